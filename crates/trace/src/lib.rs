@@ -1,0 +1,555 @@
+//! The sensor trace format, version 1 (`docs/trace-format.md`): the raw record
+//! of one game on a sensor board. It is the daemon's journal, the replay input,
+//! the recovery format and the test fixture format, so the reader is strict —
+//! every error names its line — and never panics, whatever the bytes.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::io::{self, BufRead, Write};
+
+use serde::Deserialize;
+use shakmaty::{Color, Role, Square};
+
+/// Milliseconds since the start of the trace.
+pub type Ms = u64;
+
+/// The only format version this crate reads and writes.
+pub const VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Variant {
+    #[default]
+    Standard,
+    Chess960,
+}
+
+impl Variant {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Variant::Standard => "standard",
+            Variant::Chess960 => "chess960",
+        }
+    }
+}
+
+/// Line 1 of a trace.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Header {
+    pub variant: Variant,
+    /// Position at `t = 0`; `None` is the standard start.
+    pub start_fen: Option<String>,
+    /// PGN `TimeControl` syntax (extended); `None`: no clock.
+    pub time_control: Option<String>,
+    pub white: Option<String>,
+    pub black: Option<String>,
+    pub event: Option<String>,
+    pub site: Option<String>,
+    pub round: Option<String>,
+    pub date: Option<String>,
+}
+
+/// What happened at one instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Record {
+    /// A raw sensor edge: the square now reads occupied (`on`) or empty.
+    Edge { sq: Square, on: bool },
+    /// The clock button on this side was pressed (6.2.1).
+    Clock(Color),
+    /// A button, selector or arbiter input.
+    Input(Input),
+    /// The recording stops here.
+    End,
+}
+
+/// Inputs other than sensors and levers. Everything the core reacts to is in
+/// the trace, so a replay reproduces the live game exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// The promotion selector: the next promotion is to this piece.
+    Promote(Role),
+    /// A player claims (A.5.2 illegal move, 9.2 threefold, 9.3 fifty moves).
+    Claim { side: Color, claim: Claim },
+    /// The arbiter stops the clocks (6.11).
+    Pause,
+    /// The clocks run again; also how players resume a recovered game.
+    Resume,
+    /// The arbiter sets both clocks (6.10.2, 7.1).
+    SetClock { white_ms: Ms, black_ms: Ms },
+    /// The arbiter adds time to one side (7.5.5, 9.5.3, 12.9.2).
+    AddTime { side: Color, ms: Ms },
+    /// Guidelines III.4: a 5-second increment for both from now on.
+    Increment { ms: Ms },
+    /// A result decided off the board: resignation, agreement, arbiter.
+    Result { result: GameResult, reason: OffBoardReason },
+    /// A player asks for the times and move count (D.2.6.1, D.2.10.4).
+    Request(Request),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    Illegal,
+    Threefold,
+    Fifty,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GameResult {
+    WhiteWins,
+    BlackWins,
+    Draw,
+}
+
+impl GameResult {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+
+    pub fn win_for(side: Color) -> GameResult {
+        match side {
+            Color::White => GameResult::WhiteWins,
+            Color::Black => GameResult::BlackWins,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OffBoardReason {
+    Resignation,
+    Agreement,
+    Arbiter,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Request {
+    /// Both times and the number of completed moves.
+    Time,
+    /// The position, piece by piece.
+    Position,
+    /// The last move again.
+    LastMove,
+}
+
+/// One line after the header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    pub t: Ms,
+    pub record: Record,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceError {
+    /// 1-based line number in the file.
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+fn err<T>(line: usize, message: impl Into<String>) -> Result<T, TraceError> {
+    Err(TraceError { line, message: message.into() })
+}
+
+#[derive(Deserialize)]
+struct RawHeader {
+    tactus_trace: Option<serde_json::Value>,
+    variant: Option<String>,
+    start_fen: Option<String>,
+    time_control: Option<String>,
+    white: Option<String>,
+    black: Option<String>,
+    event: Option<String>,
+    site: Option<String>,
+    round: Option<String>,
+    date: Option<String>,
+}
+
+/// Every field any line kind uses; unknown fields are ignored (the spec's
+/// forward compatibility), and which kind a line is follows from which of the
+/// kind fields (`sq`, `clock`, `input`, `end`) it has.
+#[derive(Deserialize)]
+struct RawLine<'a> {
+    t: Option<serde_json::Number>,
+    #[serde(borrow)]
+    sq: Option<Cow<'a, str>>,
+    on: Option<bool>,
+    #[serde(borrow)]
+    clock: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    input: Option<Cow<'a, str>>,
+    end: Option<bool>,
+    #[serde(borrow)]
+    piece: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    side: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    claim: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    result: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    reason: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    what: Option<Cow<'a, str>>,
+    white_ms: Option<serde_json::Number>,
+    black_ms: Option<serde_json::Number>,
+    ms: Option<serde_json::Number>,
+}
+
+/// Parses the header line (line 1).
+pub fn parse_header(text: &str) -> Result<Header, TraceError> {
+    let raw: RawHeader = match serde_json::from_str(text) {
+        Ok(raw) => raw,
+        Err(e) => return err(1, format!("the header is not a JSON object: {e}")),
+    };
+    match raw.tactus_trace.as_ref().and_then(|v| v.as_u64()) {
+        Some(1) => {}
+        Some(v) => return err(1, format!("trace format version {v} is not supported (this build reads version {VERSION})")),
+        None => return err(1, "the header must start the file and carry \"tactus_trace\": 1"),
+    }
+    let variant = match raw.variant.as_deref() {
+        None | Some("standard") => Variant::Standard,
+        Some("chess960") => Variant::Chess960,
+        Some(other) => return err(1, format!("unknown variant {other:?} (expected \"standard\" or \"chess960\")")),
+    };
+    Ok(Header {
+        variant,
+        start_fen: raw.start_fen,
+        time_control: raw.time_control,
+        white: raw.white,
+        black: raw.black,
+        event: raw.event,
+        site: raw.site,
+        round: raw.round,
+        date: raw.date,
+    })
+}
+
+fn color(line: usize, field: &str, text: &str) -> Result<Color, TraceError> {
+    match text {
+        "white" => Ok(Color::White),
+        "black" => Ok(Color::Black),
+        other => err(line, format!("{field} must be \"white\" or \"black\", not {other:?}")),
+    }
+}
+
+fn ms(line: usize, field: &str, n: Option<&serde_json::Number>) -> Result<Ms, TraceError> {
+    match n {
+        Some(n) => match n.as_u64() {
+            Some(v) => Ok(v),
+            None => err(line, format!("{field} must be a whole number of milliseconds ≥ 0, not {n}")),
+        },
+        None => err(line, format!("missing {field}")),
+    }
+}
+
+fn need<'s>(line: usize, field: &str, v: &'s Option<Cow<'_, str>>) -> Result<&'s str, TraceError> {
+    match v {
+        Some(s) => Ok(s),
+        None => err(line, format!("missing {field}")),
+    }
+}
+
+/// Parses one event line (line 2 and later). `line` is the 1-based number used in errors.
+pub fn parse_entry(line: usize, text: &str) -> Result<Entry, TraceError> {
+    let raw: RawLine = match serde_json::from_str(text) {
+        Ok(raw) => raw,
+        Err(e) => return err(line, format!("not a JSON object: {e}")),
+    };
+    let t = ms(line, "t", raw.t.as_ref())?;
+    let kinds = [raw.sq.is_some(), raw.clock.is_some(), raw.input.is_some(), raw.end.is_some()];
+    match kinds.iter().filter(|k| **k).count() {
+        0 => return err(line, "unknown kind of line: expected one of \"sq\", \"clock\", \"input\" or \"end\""),
+        1 => {}
+        _ => return err(line, "a line has exactly one of \"sq\", \"clock\", \"input\" or \"end\""),
+    }
+    let record = if let Some(sq) = &raw.sq {
+        let sq = Square::from_ascii(sq.as_bytes()).or_else(|_| err(line, format!("{sq:?} is not a square (a1 … h8)")))?;
+        let Some(on) = raw.on else {
+            return err(line, "a sensor edge needs \"on\": true or false");
+        };
+        Record::Edge { sq, on }
+    } else if let Some(side) = &raw.clock {
+        Record::Clock(color(line, "clock", side)?)
+    } else if let Some(end) = raw.end {
+        if !end {
+            return err(line, "\"end\" can only be true");
+        }
+        Record::End
+    } else {
+        Record::Input(parse_input(line, &raw)?)
+    };
+    Ok(Entry { t, record })
+}
+
+fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
+    let name = need(line, "input", &raw.input)?;
+    Ok(match name {
+        "promote" => {
+            let piece = need(line, "piece", &raw.piece)?;
+            let role = match piece {
+                "q" | "Q" => Role::Queen,
+                "r" | "R" => Role::Rook,
+                "b" | "B" => Role::Bishop,
+                "n" | "N" => Role::Knight,
+                other => return err(line, format!("a pawn promotes to q, r, b or n, not {other:?}")),
+            };
+            Input::Promote(role)
+        }
+        "claim" => {
+            let side = color(line, "side", need(line, "side", &raw.side)?)?;
+            let claim = match need(line, "claim", &raw.claim)? {
+                "illegal" => Claim::Illegal,
+                "threefold" => Claim::Threefold,
+                "fifty" => Claim::Fifty,
+                other => return err(line, format!("unknown claim {other:?} (illegal, threefold, fifty)")),
+            };
+            Input::Claim { side, claim }
+        }
+        "pause" => Input::Pause,
+        "resume" => Input::Resume,
+        "set_clock" => Input::SetClock {
+            white_ms: ms(line, "white_ms", raw.white_ms.as_ref())?,
+            black_ms: ms(line, "black_ms", raw.black_ms.as_ref())?,
+        },
+        "add_time" => Input::AddTime {
+            side: color(line, "side", need(line, "side", &raw.side)?)?,
+            ms: ms(line, "ms", raw.ms.as_ref())?,
+        },
+        "increment" => Input::Increment { ms: ms(line, "ms", raw.ms.as_ref())? },
+        "result" => {
+            let result = match need(line, "result", &raw.result)? {
+                "1-0" => GameResult::WhiteWins,
+                "0-1" => GameResult::BlackWins,
+                "1/2-1/2" => GameResult::Draw,
+                other => return err(line, format!("result must be 1-0, 0-1 or 1/2-1/2, not {other:?}")),
+            };
+            let reason = match raw.reason.as_deref() {
+                Some("resignation") => OffBoardReason::Resignation,
+                Some("agreement") => OffBoardReason::Agreement,
+                Some("arbiter") | None => OffBoardReason::Arbiter,
+                Some(other) => return err(line, format!("unknown reason {other:?} (resignation, agreement, arbiter)")),
+            };
+            Input::Result { result, reason }
+        }
+        "request" => Input::Request(match raw.what.as_deref() {
+            Some("time") | None => Request::Time,
+            Some("position") => Request::Position,
+            Some("last_move") => Request::LastMove,
+            Some(other) => return err(line, format!("unknown request {other:?} (time, position, last_move)")),
+        }),
+        other => return err(line, format!("unknown input {other:?}")),
+    })
+}
+
+/// Reads a whole trace: the header, then entries in non-decreasing time, up to
+/// and including an `end` line (anything after it is ignored, as the spec says).
+pub struct TraceReader<R> {
+    src: R,
+    buf: String,
+    line: usize,
+    last_t: Ms,
+    ended: bool,
+}
+
+impl<R: BufRead> TraceReader<R> {
+    /// Reads the header; the entries follow from the iterator.
+    pub fn new(mut src: R) -> Result<(Header, Self), TraceError> {
+        let mut buf = String::new();
+        let mut line = 0;
+        loop {
+            buf.clear();
+            line += 1;
+            match src.read_line(&mut buf) {
+                Ok(0) => return err(line, "empty trace: the first line must be the header"),
+                Ok(_) if buf.trim().is_empty() => continue,
+                Ok(_) => break,
+                Err(e) => return err(line, format!("cannot read: {e}")),
+            }
+        }
+        let header = parse_header(buf.trim())?;
+        Ok((header, TraceReader { src, buf, line, last_t: 0, ended: false }))
+    }
+
+    /// The number of the last line read.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+}
+
+impl<R: BufRead> Iterator for TraceReader<R> {
+    type Item = Result<Entry, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.ended {
+            return None;
+        }
+        loop {
+            self.buf.clear();
+            self.line += 1;
+            match self.src.read_line(&mut self.buf) {
+                Ok(0) => {
+                    self.ended = true;
+                    return None;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    self.ended = true;
+                    return Some(err(self.line, format!("cannot read: {e}")));
+                }
+            }
+            let text = self.buf.trim();
+            if text.is_empty() {
+                continue;
+            }
+            let entry = match parse_entry(self.line, text) {
+                Ok(entry) => entry,
+                Err(e) => {
+                    self.ended = true;
+                    return Some(Err(e));
+                }
+            };
+            if entry.t < self.last_t {
+                self.ended = true;
+                return Some(err(
+                    self.line,
+                    format!("time goes backwards: t = {} after t = {}", entry.t, self.last_t),
+                ));
+            }
+            self.last_t = entry.t;
+            if entry.record == Record::End {
+                self.ended = true;
+            }
+            return Some(Ok(entry));
+        }
+    }
+}
+
+/// Reads a whole trace held in memory.
+pub fn read_str(text: &str) -> Result<(Header, Vec<Entry>), TraceError> {
+    let (header, reader) = TraceReader::new(text.as_bytes())?;
+    let entries = reader.collect::<Result<Vec<_>, _>>()?;
+    Ok((header, entries))
+}
+
+/// Writes traces. Each entry is one line; the daemon flushes and syncs after
+/// the writes that matter, so the writer does no buffering of its own.
+pub struct TraceWriter<W> {
+    out: W,
+    line: String,
+}
+
+impl<W: Write> TraceWriter<W> {
+    pub fn new(out: W) -> Self {
+        TraceWriter { out, line: String::with_capacity(96) }
+    }
+
+    pub fn write_header(&mut self, h: &Header) -> io::Result<()> {
+        let mut obj = serde_json::Map::new();
+        obj.insert("tactus_trace".into(), VERSION.into());
+        obj.insert("variant".into(), h.variant.as_str().into());
+        let fields = [
+            ("start_fen", &h.start_fen),
+            ("time_control", &h.time_control),
+            ("white", &h.white),
+            ("black", &h.black),
+            ("event", &h.event),
+            ("site", &h.site),
+            ("round", &h.round),
+            ("date", &h.date),
+        ];
+        for (k, v) in fields {
+            if let Some(v) = v {
+                obj.insert(k.into(), v.clone().into());
+            }
+        }
+        serde_json::to_writer(&mut self.out, &obj)?;
+        self.out.write_all(b"\n")
+    }
+
+    pub fn write_entry(&mut self, e: &Entry) -> io::Result<()> {
+        self.line.clear();
+        format_entry(&mut self.line, e);
+        self.line.push('\n');
+        self.out.write_all(self.line.as_bytes())
+    }
+
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+fn side_str(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+/// Appends the JSON text of one entry (no newline). Hand-formatted: every
+/// string written is from a fixed vocabulary, so no escaping is needed.
+pub fn format_entry(s: &mut String, e: &Entry) {
+    use std::fmt::Write as _;
+    let t = e.t;
+    let _ = match e.record {
+        Record::Edge { sq, on } => write!(s, r#"{{"t": {t}, "sq": "{sq}", "on": {on}}}"#),
+        Record::Clock(c) => write!(s, r#"{{"t": {t}, "clock": "{}"}}"#, side_str(c)),
+        Record::End => write!(s, r#"{{"t": {t}, "end": true}}"#),
+        Record::Input(input) => match input {
+            Input::Promote(role) => write!(s, r#"{{"t": {t}, "input": "promote", "piece": "{}"}}"#, role.char()),
+            Input::Claim { side, claim } => {
+                let claim = match claim {
+                    Claim::Illegal => "illegal",
+                    Claim::Threefold => "threefold",
+                    Claim::Fifty => "fifty",
+                };
+                write!(s, r#"{{"t": {t}, "input": "claim", "side": "{}", "claim": "{claim}"}}"#, side_str(side))
+            }
+            Input::Pause => write!(s, r#"{{"t": {t}, "input": "pause"}}"#),
+            Input::Resume => write!(s, r#"{{"t": {t}, "input": "resume"}}"#),
+            Input::SetClock { white_ms, black_ms } => write!(
+                s,
+                r#"{{"t": {t}, "input": "set_clock", "white_ms": {white_ms}, "black_ms": {black_ms}}}"#
+            ),
+            Input::AddTime { side, ms } => {
+                write!(s, r#"{{"t": {t}, "input": "add_time", "side": "{}", "ms": {ms}}}"#, side_str(side))
+            }
+            Input::Increment { ms } => write!(s, r#"{{"t": {t}, "input": "increment", "ms": {ms}}}"#),
+            Input::Result { result, reason } => {
+                let reason = match reason {
+                    OffBoardReason::Resignation => "resignation",
+                    OffBoardReason::Agreement => "agreement",
+                    OffBoardReason::Arbiter => "arbiter",
+                };
+                write!(
+                    s,
+                    r#"{{"t": {t}, "input": "result", "result": "{}", "reason": "{reason}"}}"#,
+                    result.as_str()
+                )
+            }
+            Input::Request(r) => {
+                let what = match r {
+                    Request::Time => "time",
+                    Request::Position => "position",
+                    Request::LastMove => "last_move",
+                };
+                write!(s, r#"{{"t": {t}, "input": "request", "what": "{what}"}}"#)
+            }
+        },
+    };
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,156 @@
+use super::*;
+use proptest::prelude::*;
+
+const HEADER: &str = r#"{"tactus_trace": 1, "variant": "standard", "start_fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "time_control": "5400+30", "white": "Howell, David", "black": "Moore, Graham J", "event": "GBR-ch 104th", "round": "1.1"}"#;
+
+#[test]
+fn reads_the_spec_examples() {
+    let text = format!(
+        "{HEADER}\n{}\n{}\n\n{}\n{}\n{}\n",
+        r#"{"t": 1034, "sq": "e2", "on": false}"#,
+        r#"{"t": 2050, "input": "promote", "piece": "n"}"#,
+        r#"{"t": 2100, "clock": "white"}"#,
+        r#"{"t": 3600000, "end": true}"#,
+        r#"{"t": 1, "sq": "zz", "on": true}"#,
+    );
+    let (h, entries) = read_str(&text).unwrap();
+    assert_eq!(h.white.as_deref(), Some("Howell, David"));
+    assert_eq!(h.time_control.as_deref(), Some("5400+30"));
+    assert_eq!(h.variant, Variant::Standard);
+    assert_eq!(
+        entries,
+        vec![
+            Entry { t: 1034, record: Record::Edge { sq: Square::E2, on: false } },
+            Entry { t: 2050, record: Record::Input(Input::Promote(Role::Knight)) },
+            Entry { t: 2100, record: Record::Clock(Color::White) },
+            // Lines after `end` are not read, not even a broken one.
+            Entry { t: 3600000, record: Record::End },
+        ]
+    );
+}
+
+#[test]
+fn unknown_fields_are_ignored() {
+    let e = parse_entry(2, r#"{"t": 5, "sq": "a1", "on": true, "pressure": 0.3, "meta": {"x": [1]}}"#).unwrap();
+    assert_eq!(e.record, Record::Edge { sq: Square::A1, on: true });
+}
+
+fn error_of(text: &str) -> TraceError {
+    match read_str(text) {
+        Err(e) => e,
+        Ok(v) => panic!("expected an error, got {v:?}"),
+    }
+}
+
+#[test]
+fn errors_name_the_line() {
+    let cases = [
+        (format!("{HEADER}\n{{\"t\": 5, \"foo\": 1}}\n"), 2, "unknown kind"),
+        (format!("{HEADER}\n\n{{\"t\": 5, \"sq\": \"i9\", \"on\": true}}\n"), 3, "not a square"),
+        (
+            format!("{HEADER}\n{{\"t\": 5, \"sq\": \"a1\", \"on\": true}}\n{{\"t\": 4, \"clock\": \"white\"}}\n"),
+            3,
+            "backwards",
+        ),
+        (format!("{HEADER}\n{{\"t\": 5, \"clock\": \"red\"}}\n"), 2, "white"),
+        (format!("{HEADER}\n{{\"t\": -5, \"clock\": \"white\"}}\n"), 2, "whole number"),
+        (format!("{HEADER}\n{{\"t\": 5.5, \"clock\": \"white\"}}\n"), 2, "whole number"),
+        (format!("{HEADER}\n{{\"sq\": \"a1\", \"on\": true}}\n"), 2, "missing t"),
+        (format!("{HEADER}\n{{\"t\": 5, \"sq\": \"a1\"}}\n"), 2, "\"on\""),
+        (format!("{HEADER}\n{{\"t\": 5, \"input\": \"promote\", \"piece\": \"k\"}}\n"), 2, "promotes"),
+        (format!("{HEADER}\n{{\"t\": 5, \"input\": \"teleport\"}}\n"), 2, "unknown input"),
+        (format!("{HEADER}\n{{\"t\": 5, \"clock\": \"white\", \"end\": true}}\n"), 2, "exactly one"),
+        (format!("{HEADER}\nnot json\n"), 2, "not a JSON object"),
+        ("{\"variant\": \"standard\"}\n".to_string(), 1, "tactus_trace"),
+        ("{\"tactus_trace\": 2}\n".to_string(), 1, "version 2"),
+        ("{\"tactus_trace\": 1, \"variant\": \"crazyhouse\"}\n".to_string(), 1, "variant"),
+        (String::new(), 1, "empty"),
+    ];
+    for (text, line, needle) in cases {
+        let e = error_of(&text);
+        assert_eq!(e.line, line, "{text:?} → {e}");
+        assert!(e.to_string().contains(needle), "{text:?} → {e} (wanted {needle:?})");
+        assert!(e.to_string().starts_with(&format!("line {line}: ")));
+    }
+}
+
+#[test]
+fn repeated_edges_are_legal() {
+    let text = format!(
+        "{HEADER}\n{}\n{}\n",
+        r#"{"t": 5, "sq": "a1", "on": true}"#, r#"{"t": 5, "sq": "a1", "on": true}"#
+    );
+    assert_eq!(read_str(&text).unwrap().1.len(), 2);
+}
+
+fn arb_record() -> impl Strategy<Value = Record> {
+    let sq = (0u32..64).prop_map(|i| Square::new(i));
+    let side = prop_oneof![Just(Color::White), Just(Color::Black)];
+    prop_oneof![
+        (sq, any::<bool>()).prop_map(|(sq, on)| Record::Edge { sq, on }),
+        side.clone().prop_map(Record::Clock),
+        prop_oneof![Just(Role::Queen), Just(Role::Rook), Just(Role::Bishop), Just(Role::Knight)]
+            .prop_map(|r| Record::Input(Input::Promote(r))),
+        (side.clone(), prop_oneof![Just(Claim::Illegal), Just(Claim::Threefold), Just(Claim::Fifty)])
+            .prop_map(|(side, claim)| Record::Input(Input::Claim { side, claim })),
+        Just(Record::Input(Input::Pause)),
+        Just(Record::Input(Input::Resume)),
+        (any::<u32>(), any::<u32>()).prop_map(|(w, b)| Record::Input(Input::SetClock {
+            white_ms: w.into(),
+            black_ms: b.into()
+        })),
+        (side.clone(), any::<u32>()).prop_map(|(side, ms)| Record::Input(Input::AddTime { side, ms: ms.into() })),
+        any::<u16>().prop_map(|ms| Record::Input(Input::Increment { ms: ms.into() })),
+        prop_oneof![Just(Request::Time), Just(Request::Position), Just(Request::LastMove)]
+            .prop_map(|r| Record::Input(Input::Request(r))),
+        (
+            prop_oneof![Just(GameResult::WhiteWins), Just(GameResult::BlackWins), Just(GameResult::Draw)],
+            prop_oneof![
+                Just(OffBoardReason::Resignation),
+                Just(OffBoardReason::Agreement),
+                Just(OffBoardReason::Arbiter)
+            ]
+        )
+            .prop_map(|(result, reason)| Record::Input(Input::Result { result, reason })),
+    ]
+}
+
+proptest! {
+    /// What the writer writes, the reader reads back unchanged.
+    #[test]
+    fn round_trip(records in proptest::collection::vec((0u64..5000, arb_record()), 0..60), fen in any::<bool>()) {
+        let header = Header {
+            variant: if fen { Variant::Chess960 } else { Variant::Standard },
+            start_fen: fen.then(|| "nbbrknrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRKNRQ w GDgd - 0 1".to_string()),
+            time_control: Some("40/5400+30:1800+30".into()),
+            white: Some("Ünïcode \"quoted\"".into()),
+            ..Header::default()
+        };
+        let mut t = 0;
+        let entries: Vec<Entry> = records.into_iter().map(|(dt, record)| { t += dt; Entry { t, record } }).collect();
+        let mut w = TraceWriter::new(Vec::new());
+        w.write_header(&header).unwrap();
+        for e in &entries { w.write_entry(e).unwrap(); }
+        let text = String::from_utf8(w.into_inner()).unwrap();
+        let (h, back) = read_str(&text).unwrap();
+        prop_assert_eq!(h, header);
+        prop_assert_eq!(back, entries);
+    }
+
+    /// Any bytes at all: an error or a trace, never a panic.
+    #[test]
+    fn arbitrary_text_never_panics(body in "\\PC{0,400}") {
+        let _ = read_str(&body);
+        let _ = read_str(&format!("{HEADER}\n{body}"));
+    }
+
+    /// Near-miss lines (JSON-shaped, with the real keys) never panic either.
+    #[test]
+    fn jsonish_lines_never_panic(
+        lines in proptest::collection::vec(
+            proptest::string::string_regex(r#"\{("(t|sq|on|clock|input|piece|end|side|claim|ms|what)": ?(-?[0-9]{1,22}(\.[0-9])?|"[a-z0-9/\-]{0,6}"|true|false|null|\[\]|\{\}),? ?){0,5}\}"#).unwrap(),
+            0..20)
+    ) {
+        let _ = read_str(&format!("{HEADER}\n{}", lines.join("\n")));
+    }
+}
