@@ -1,0 +1,390 @@
+//! What the core tells the world. Every adapter — voice, clock display,
+//! journal, web page, MQTT — consumes these; the JSON form (one object per
+//! event, `t` and `event` always present) is the contract of
+//! `docs/events.md`, which scripts and arbiters rely on.
+
+use serde::{Deserialize, Serialize};
+use shakmaty::{Color, Piece, Role, Square};
+
+use crate::serde_chess;
+pub use tactus_trace::Ms;
+
+/// One event at one instant (ms since the start of the game).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    pub t: Ms,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// The articles of the FIDE Laws an event rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Article {
+    /// Touch-move: the first own piece touched must be moved.
+    #[serde(rename = "4.3.1")]
+    A4_3_1,
+    /// Touch-move: the first opponent piece touched must be captured.
+    #[serde(rename = "4.3.2")]
+    A4_3_2,
+    /// Touch-move: one own and one opponent piece touched.
+    #[serde(rename = "4.3.3")]
+    A4_3_3,
+    /// Rook touched before the king: castling is not allowed on that side.
+    #[serde(rename = "4.4.2")]
+    A4_4_2,
+    /// A piece released on a square cannot be moved to another square.
+    #[serde(rename = "4.7")]
+    A4_7,
+    /// Checkmate.
+    #[serde(rename = "5.1.1")]
+    A5_1_1,
+    /// Resignation.
+    #[serde(rename = "5.1.2")]
+    A5_1_2,
+    /// Stalemate.
+    #[serde(rename = "5.2.1")]
+    A5_2_1,
+    /// Dead position.
+    #[serde(rename = "5.2.2")]
+    A5_2_2,
+    /// Draw by agreement.
+    #[serde(rename = "5.2.3")]
+    A5_2_3,
+    /// The clock: pressing it completes the move.
+    #[serde(rename = "6.2.1")]
+    A6_2_1,
+    /// Flag fall.
+    #[serde(rename = "6.9")]
+    A6_9,
+    /// The arbiter stops or corrects the clock.
+    #[serde(rename = "6.11")]
+    A6_11,
+    /// Displaced pieces.
+    #[serde(rename = "7.4.1")]
+    A7_4_1,
+    /// An illegal move completed.
+    #[serde(rename = "7.5.1")]
+    A7_5_1,
+    /// The clock pressed without a move.
+    #[serde(rename = "7.5.3")]
+    A7_5_3,
+    /// Penalties for illegal moves.
+    #[serde(rename = "7.5.5")]
+    A7_5_5,
+    /// Threefold repetition (a claim).
+    #[serde(rename = "9.2")]
+    A9_2,
+    /// Fifty moves (a claim).
+    #[serde(rename = "9.3")]
+    A9_3,
+    /// Fivefold repetition.
+    #[serde(rename = "9.6.1")]
+    A9_6_1,
+    /// Seventy-five moves.
+    #[serde(rename = "9.6.2")]
+    A9_6_2,
+    /// The arbiter decides.
+    #[serde(rename = "12")]
+    A12,
+}
+
+impl Article {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Article::A4_3_1 => "4.3.1",
+            Article::A4_3_2 => "4.3.2",
+            Article::A4_3_3 => "4.3.3",
+            Article::A4_4_2 => "4.4.2",
+            Article::A4_7 => "4.7",
+            Article::A5_1_1 => "5.1.1",
+            Article::A5_1_2 => "5.1.2",
+            Article::A5_2_1 => "5.2.1",
+            Article::A5_2_2 => "5.2.2",
+            Article::A5_2_3 => "5.2.3",
+            Article::A6_2_1 => "6.2.1",
+            Article::A6_9 => "6.9",
+            Article::A6_11 => "6.11",
+            Article::A7_4_1 => "7.4.1",
+            Article::A7_5_1 => "7.5.1",
+            Article::A7_5_3 => "7.5.3",
+            Article::A7_5_5 => "7.5.5",
+            Article::A9_2 => "9.2",
+            Article::A9_3 => "9.3",
+            Article::A9_6_1 => "9.6.1",
+            Article::A9_6_2 => "9.6.2",
+            Article::A12 => "12",
+        }
+    }
+}
+
+/// A move as made on the board, with everything a voice needs to say it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveInfo {
+    /// 1 = White's first move.
+    pub ply: u32,
+    #[serde(with = "serde_chess::color")]
+    pub side: Color,
+    pub san: String,
+    /// UCI; Chess960 castling as king-takes-rook.
+    pub uci: String,
+    #[serde(with = "serde_chess::piece")]
+    pub piece: Piece,
+    #[serde(with = "serde_chess::square")]
+    pub from: Square,
+    #[serde(with = "serde_chess::square")]
+    pub to: Square,
+    #[serde(with = "serde_chess::opt_piece", default, skip_serializing_if = "Option::is_none")]
+    pub capture: Option<Piece>,
+    #[serde(with = "serde_chess::opt_role", default, skip_serializing_if = "Option::is_none")]
+    pub promotion: Option<Role>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub castle: Option<CastleSide>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub en_passant: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub check: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mate: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CastleSide {
+    King,
+    Queen,
+}
+
+/// A piece standing on a square.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placed {
+    #[serde(with = "serde_chess::square")]
+    pub sq: Square,
+    #[serde(with = "serde_chess::piece")]
+    pub piece: Piece,
+}
+
+/// One step that brings the board back to the game's position: move a piece
+/// (`from` and `to`), put one back (`to` only) or take one off (`from` only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fix {
+    #[serde(with = "serde_chess::opt_piece", default, skip_serializing_if = "Option::is_none")]
+    pub piece: Option<Piece>,
+    #[serde(with = "serde_chess::opt_square", default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<Square>,
+    #[serde(with = "serde_chess::opt_square", default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<Square>,
+}
+
+/// Why a ruling was made, as data a voice can phrase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// The move would leave (or put) the mover's own king in check.
+    LeavesKingInCheck,
+    /// The piece cannot move that way.
+    NotAMoveOfThatPiece,
+    /// Castling without the right, through or out of check, or blocked.
+    CastlingNotAllowed,
+    /// The board matches no move: pieces missing or added.
+    Unrecognised,
+    /// The clock was pressed and nothing had moved.
+    NoMove,
+    /// A touched piece that could move (or be captured) was not.
+    TouchMove,
+    /// The rook was touched before the king, then castled.
+    RookFirst,
+    /// Pieces knocked over or off their squares and not put back.
+    Displaced,
+}
+
+/// An illegal or irregular act (Article 7, Article 4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Irregularity {
+    pub article: Article,
+    /// Who committed it.
+    #[serde(with = "serde_chess::color")]
+    pub side: Color,
+    pub ply: u32,
+    pub reason: Reason,
+    /// The ruling in plain English, for logs and arbiters.
+    pub detail: String,
+    /// What was attempted: the piece and squares as the board showed them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<Attempt>,
+    /// The touched piece a touch-move ruling is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub touched: Option<Placed>,
+    /// How to put the board right, fewest steps first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fix: Vec<Fix>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attempt {
+    #[serde(with = "serde_chess::piece")]
+    pub piece: Piece,
+    #[serde(with = "serde_chess::square")]
+    pub from: Square,
+    #[serde(with = "serde_chess::square")]
+    pub to: Square,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    Checkmate,
+    Stalemate,
+    InsufficientMaterial,
+    FivefoldRepetition,
+    SeventyFiveMoves,
+    FlagFall,
+    /// A second illegal move by the same player (7.5.5).
+    IllegalMoves,
+    Resignation,
+    Agreement,
+    Arbiter,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimKind {
+    /// 9.2: the same position for the third time.
+    Threefold,
+    /// 9.3: fifty moves without a capture or pawn move.
+    Fifty,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum EventKind {
+    /// The game begins (or resumes after recovery) from this position.
+    Start {
+        fen: String,
+        chess960: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        time_control: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        white_ms: Option<i64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        black_ms: Option<i64>,
+    },
+    /// A piece was lifted (4.3; on a tactile board, D.2.2). `binding` marks the
+    /// touch that binds under touch-move: the first own piece (4.3.1) or the
+    /// first opponent piece (4.3.2) of the ply.
+    Touch {
+        #[serde(with = "serde_chess::square")]
+        sq: Square,
+        #[serde(with = "serde_chess::piece")]
+        piece: Piece,
+        ply: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        binding: Option<Article>,
+    },
+    /// A move was made on the board (4.7). `correction`: it replaces a move
+    /// announced earlier in the same ply, to be corrected aloud (D.2.8).
+    Move {
+        #[serde(flatten)]
+        mv: MoveInfo,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        correction: bool,
+    },
+    /// The board went back to the position before the move: the move
+    /// announced earlier in this ply no longer stands.
+    Withdrawn { ply: u32, san: String },
+    /// The move was completed by the clock press (6.2.1).
+    Complete {
+        ply: u32,
+        #[serde(with = "serde_chess::color")]
+        side: Color,
+        san: String,
+        uci: String,
+        /// The mover's remaining time after the press, increment included.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock_ms: Option<i64>,
+        /// The opponent's remaining time at the press.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        opponent_ms: Option<i64>,
+    },
+    Irregularity(Irregularity),
+    /// Time added to a clock; `side` is who benefits.
+    Penalty {
+        article: Article,
+        #[serde(with = "serde_chess::color")]
+        side: Color,
+        ms: i64,
+    },
+    GameOver {
+        result: String,
+        reason: EndReason,
+        article: Article,
+    },
+    /// Something the sensors cannot settle: a piece came to rest on one square
+    /// and then went on to another before the clock press (a possible 4.7
+    /// breach, or a slow slide). Never a ruling.
+    Observation {
+        article: Article,
+        #[serde(with = "serde_chess::color")]
+        side: Color,
+        ply: u32,
+        detail: String,
+        /// The move the board showed first, and the move it shows now.
+        first: String,
+        then: String,
+    },
+    /// An own piece was knocked off its square and put back before the press.
+    Displaced {
+        #[serde(with = "serde_chess::square")]
+        sq: Square,
+        #[serde(with = "serde_chess::piece")]
+        piece: Piece,
+        ply: u32,
+    },
+    /// Two or more legal moves fit what the sensors saw; `chosen` is the one
+    /// recorded until the arbiter corrects it.
+    Ambiguous { ply: u32, candidates: Vec<String>, chosen: String },
+    /// A draw the player to move may now claim.
+    Claimable {
+        claim: ClaimKind,
+        article: Article,
+        #[serde(with = "serde_chess::color")]
+        side: Color,
+        ply: u32,
+    },
+    /// The board has differed from the game for a while: what is missing,
+    /// what is extra, and how to fix it.
+    BoardMismatch {
+        missing: Vec<Placed>,
+        #[serde(with = "serde_chess::squares")]
+        extra: Vec<Square>,
+        fix: Vec<Fix>,
+    },
+    /// The board matches the game again.
+    BoardOk,
+    /// The clocks were stopped (6.11), or resumed.
+    Paused,
+    Resumed,
+    /// The arbiter set the clocks.
+    ClockSet { white_ms: i64, black_ms: i64 },
+    /// On request (D.2.6.1): both times and the moves each side completed.
+    Time {
+        white_ms: i64,
+        black_ms: i64,
+        white_moves: u32,
+        black_moves: u32,
+        #[serde(with = "serde_chess::opt_color", default, skip_serializing_if = "Option::is_none")]
+        running: Option<Color>,
+    },
+    /// On request: the position, for a readout.
+    Position { fen: String },
+    /// On request: the last move again.
+    LastMove {
+        #[serde(flatten)]
+        mv: MoveInfo,
+    },
+    /// A player's time fell below a warning threshold.
+    TimeWarning {
+        #[serde(with = "serde_chess::color")]
+        side: Color,
+        remaining_ms: i64,
+    },
+}
