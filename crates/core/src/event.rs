@@ -77,6 +77,9 @@ pub enum Article {
     /// Fifty moves (a claim).
     #[serde(rename = "9.3")]
     A9_3,
+    /// An incorrect draw claim.
+    #[serde(rename = "9.5.3")]
+    A9_5_3,
     /// Fivefold repetition.
     #[serde(rename = "9.6.1")]
     A9_6_1,
@@ -110,6 +113,7 @@ impl Article {
             Article::A7_5_5 => "7.5.5",
             Article::A9_2 => "9.2",
             Article::A9_3 => "9.3",
+            Article::A9_5_3 => "9.5.3",
             Article::A9_6_1 => "9.6.1",
             Article::A9_6_2 => "9.6.2",
             Article::A12 => "12",
@@ -133,9 +137,17 @@ pub struct MoveInfo {
     pub from: Square,
     #[serde(with = "serde_chess::square")]
     pub to: Square,
-    #[serde(with = "serde_chess::opt_piece", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        with = "serde_chess::opt_piece",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub capture: Option<Piece>,
-    #[serde(with = "serde_chess::opt_role", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        with = "serde_chess::opt_role",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub promotion: Option<Role>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub castle: Option<CastleSide>,
@@ -167,11 +179,23 @@ pub struct Placed {
 /// (`from` and `to`), put one back (`to` only) or take one off (`from` only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fix {
-    #[serde(with = "serde_chess::opt_piece", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        with = "serde_chess::opt_piece",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub piece: Option<Piece>,
-    #[serde(with = "serde_chess::opt_square", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        with = "serde_chess::opt_square",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub from: Option<Square>,
-    #[serde(with = "serde_chess::opt_square", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        with = "serde_chess::opt_square",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub to: Option<Square>,
 }
 
@@ -237,6 +261,10 @@ pub enum EndReason {
     InsufficientMaterial,
     FivefoldRepetition,
     SeventyFiveMoves,
+    /// A correct claim under 9.2.
+    ThreefoldRepetition,
+    /// A correct claim under 9.3.
+    FiftyMoves,
     FlagFall,
     /// A second illegal move by the same player (7.5.5).
     IllegalMoves,
@@ -290,7 +318,10 @@ pub enum EventKind {
     },
     /// The board went back to the position before the move: the move
     /// announced earlier in this ply no longer stands.
-    Withdrawn { ply: u32, san: String },
+    Withdrawn {
+        ply: u32,
+        san: String,
+    },
     /// The move was completed by the clock press (6.2.1).
     Complete {
         ply: u32,
@@ -341,7 +372,11 @@ pub enum EventKind {
     },
     /// Two or more legal moves fit what the sensors saw; `chosen` is the one
     /// recorded until the arbiter corrects it.
-    Ambiguous { ply: u32, candidates: Vec<String>, chosen: String },
+    Ambiguous {
+        ply: u32,
+        candidates: Vec<String>,
+        chosen: String,
+    },
     /// A draw the player to move may now claim.
     Claimable {
         claim: ClaimKind,
@@ -364,18 +399,27 @@ pub enum EventKind {
     Paused,
     Resumed,
     /// The arbiter set the clocks.
-    ClockSet { white_ms: i64, black_ms: i64 },
+    ClockSet {
+        white_ms: i64,
+        black_ms: i64,
+    },
     /// On request (D.2.6.1): both times and the moves each side completed.
     Time {
         white_ms: i64,
         black_ms: i64,
         white_moves: u32,
         black_moves: u32,
-        #[serde(with = "serde_chess::opt_color", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            with = "serde_chess::opt_color",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
         running: Option<Color>,
     },
     /// On request: the position, for a readout.
-    Position { fen: String },
+    Position {
+        fen: String,
+    },
     /// On request: the last move again.
     LastMove {
         #[serde(flatten)]

@@ -3,7 +3,16 @@
 //! carries its time, timers are inputs — so a replay is exact and recovery
 //! after a power cut is replaying the journal.
 
+pub mod debounce;
 pub mod event;
+pub mod game;
+pub mod pgn;
+pub mod policy;
+pub mod recognise;
+pub mod replay;
 pub mod serde_chess;
+pub mod session;
 
 pub use event::*;
+pub use policy::{Policy, Supervision};
+pub use session::{Session, StartError};

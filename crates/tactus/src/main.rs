@@ -1,1 +1,38 @@
-fn main() {}
+//! `tactus`: the sensor chessboard daemon and its tools.
+
+mod replay_cmd;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "tactus",
+    version,
+    about = "A sensor chessboard as arbiter, voice and broadcast station"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Replay a sensor trace: the game record (PGN) and the arbiter's events.
+    Replay(replay_cmd::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Replay(args) => replay_cmd::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("tactus: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! The game as the rules see it: the position (shakmaty), the moves played
+//! with their clock readings, repetitions, and how the game ends on the board
+//! (Articles 5 and 9).
+
+use shakmaty::fen::Fen;
+use shakmaty::san::SanPlus;
+use shakmaty::uci::UciMove;
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{
+    Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, FromSetup, Move, Piece,
+    Position, Square,
+};
+
+use crate::event::{Article, CastleSide, ClaimKind, EndReason, MoveInfo};
+use tactus_trace::{GameResult, Variant};
+
+/// One legal move with what it does to the board's occupancy.
+#[derive(Debug, Clone, Copy)]
+pub struct LegalMove {
+    pub mv: Move,
+    /// Occupancy after the move.
+    pub after: Bitboard,
+    /// Squares whose pieces must have been lifted for this move to have
+    /// happened, beyond what the final occupancy shows: a captured piece's
+    /// square, the squares of a king and rook that trade places.
+    pub lifted: Bitboard,
+}
+
+/// A completed move in the record.
+#[derive(Debug, Clone)]
+pub struct Played {
+    pub info: MoveInfo,
+    /// The mover's clock after the press, increment included.
+    pub clock_ms: Option<i64>,
+    /// Rulings and remarks at this move, for the PGN.
+    pub comments: Vec<String>,
+    /// An illegal move that stood under A.5.2 (no SAN exists for it).
+    pub stood_illegal: bool,
+}
+
+/// How the game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ending {
+    pub result: GameResult,
+    pub reason: EndReason,
+    pub article: Article,
+}
+
+#[derive(Debug, Clone)]
+pub struct Game {
+    pub variant: Variant,
+    pub mode: CastlingMode,
+    start: Chess,
+    pos: Chess,
+    pub played: Vec<Played>,
+    /// Zobrist keys of the positions since the last irreversible move,
+    /// the current one included.
+    keys: Vec<u64>,
+    options: Vec<LegalMove>,
+    pub ending: Option<Ending>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error("start_fen {fen:?} is not a valid FEN: {why}")]
+    Fen { fen: String, why: String },
+    #[error("start_fen {fen:?} is not a legal position: {why}")]
+    Position { fen: String, why: String },
+}
+
+impl Game {
+    pub fn new(variant: Variant, start_fen: Option<&str>) -> Result<Game, SetupError> {
+        let mode = match variant {
+            Variant::Standard => CastlingMode::Standard,
+            Variant::Chess960 => CastlingMode::Chess960,
+        };
+        let start = match start_fen {
+            None => Chess::default(),
+            Some(text) => {
+                let fen = Fen::from_ascii(text.as_bytes()).map_err(|e| SetupError::Fen {
+                    fen: text.into(),
+                    why: e.to_string(),
+                })?;
+                fen.into_position(mode).map_err(|e| SetupError::Position {
+                    fen: text.into(),
+                    why: e.to_string(),
+                })?
+            }
+        };
+        let mut game = Game {
+            variant,
+            mode,
+            pos: start.clone(),
+            start,
+            played: Vec::new(),
+            keys: Vec::new(),
+            options: Vec::new(),
+            ending: None,
+        };
+        game.keys.push(game.key());
+        game.refresh_options();
+        Ok(game)
+    }
+
+    fn key(&self) -> u64 {
+        self.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+    }
+
+    pub fn position(&self) -> &Chess {
+        &self.pos
+    }
+
+    pub fn start(&self) -> &Chess {
+        &self.start
+    }
+
+    pub fn turn(&self) -> Color {
+        self.pos.turn()
+    }
+
+    /// The ply the player to move is making (1 = White's first move).
+    pub fn ply(&self) -> u32 {
+        let start_ply =
+            (self.start.fullmoves().get() - 1) * 2 + u32::from(self.start.turn() == Color::Black);
+        start_ply + self.played.len() as u32 + 1
+    }
+
+    pub fn occupancy(&self) -> Bitboard {
+        self.pos.board().occupied()
+    }
+
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        self.pos.board().piece_at(sq)
+    }
+
+    /// The legal moves of the player to move, with their occupancies.
+    pub fn options(&self) -> &[LegalMove] {
+        &self.options
+    }
+
+    fn refresh_options(&mut self) {
+        self.options.clear();
+        for mv in self.pos.legal_moves() {
+            let mut after = self.pos.clone();
+            after.play_unchecked(mv);
+            let lifted = match mv {
+                Move::Normal {
+                    from,
+                    to,
+                    capture: Some(_),
+                    ..
+                } => Bitboard::from(from) | Bitboard::from(to),
+                Move::Normal { from, .. } => Bitboard::from(from),
+                Move::EnPassant { from, to } => {
+                    Bitboard::from(from)
+                        | Bitboard::from(Square::from_coords(to.file(), from.rank()))
+                }
+                Move::Castle { king, rook } => {
+                    let side = CastlingSide::from_king_side(king < rook);
+                    let rank = king.rank();
+                    let mut lifted = Bitboard::EMPTY;
+                    if king != Square::from_coords(side.king_to_file(), rank) {
+                        lifted.add(king);
+                    }
+                    if rook != Square::from_coords(side.rook_to_file(), rank) {
+                        lifted.add(rook);
+                    }
+                    lifted
+                }
+                Move::Put { to, .. } => Bitboard::from(to),
+            };
+            self.options.push(LegalMove {
+                mv,
+                after: after.board().occupied(),
+                lifted,
+            });
+        }
+    }
+
+    /// Everything a voice or a record needs to know about a legal move.
+    pub fn describe(&self, mv: Move) -> MoveInfo {
+        let side = self.pos.turn();
+        let san = SanPlus::from_move(self.pos.clone(), mv);
+        let (from, to) = match mv {
+            Move::Normal { from, to, .. } | Move::EnPassant { from, to } => (from, to),
+            Move::Castle { king, rook } => {
+                let cs = CastlingSide::from_king_side(king < rook);
+                (king, Square::from_coords(cs.king_to_file(), king.rank()))
+            }
+            Move::Put { to, .. } => (to, to),
+        };
+        let capture = mv.capture().map(|role| Piece { color: !side, role });
+        MoveInfo {
+            ply: self.ply(),
+            side,
+            san: san.to_string(),
+            uci: UciMove::from_move(mv, self.mode).to_string(),
+            piece: Piece {
+                color: side,
+                role: mv.role(),
+            },
+            from,
+            to,
+            capture,
+            promotion: mv.promotion(),
+            castle: mv.castling_side().map(|cs| {
+                if cs.is_king_side() {
+                    CastleSide::King
+                } else {
+                    CastleSide::Queen
+                }
+            }),
+            en_passant: mv.is_en_passant(),
+            check: san.suffix.is_some(),
+            mate: matches!(san.suffix, Some(shakmaty::san::Suffix::Checkmate)),
+        }
+    }
+
+    /// Plays a legal move and returns what can now be claimed.
+    pub fn play(&mut self, mv: Move, clock_ms: Option<i64>) -> (MoveInfo, Option<ClaimKind>) {
+        let info = self.describe(mv);
+        let irreversible = self.pos.is_irreversible(mv);
+        self.pos.play_unchecked(mv);
+        if irreversible {
+            self.keys.clear();
+        }
+        self.keys.push(self.key());
+        self.played.push(Played {
+            info: info.clone(),
+            clock_ms,
+            comments: Vec::new(),
+            stood_illegal: false,
+        });
+        self.refresh_options();
+        self.ending = self.ending_on_board();
+        let claim = if self.ending.is_some() {
+            None
+        } else if self.repetitions() >= 3 {
+            Some(ClaimKind::Threefold)
+        } else if self.pos.halfmoves() >= 100 {
+            Some(ClaimKind::Fifty)
+        } else {
+            None
+        };
+        (info, claim)
+    }
+
+    /// How often the current position has stood on the board (9.2.2: same
+    /// player to move, same pieces, same castling and en passant rights).
+    pub fn repetitions(&self) -> usize {
+        let now = self.keys.last().copied().unwrap_or_default();
+        self.keys.iter().filter(|k| **k == now).count()
+    }
+
+    /// Articles 5.1.1, 5.2.1, 5.2.2, 9.6.1 and 9.6.2, in that order: a mate on
+    /// the 75th move still wins.
+    fn ending_on_board(&self) -> Option<Ending> {
+        let mover = !self.pos.turn();
+        if self.pos.is_checkmate() {
+            return Some(Ending {
+                result: GameResult::win_for(mover),
+                reason: EndReason::Checkmate,
+                article: Article::A5_1_1,
+            });
+        }
+        let draw = |reason, article| {
+            Some(Ending {
+                result: GameResult::Draw,
+                reason,
+                article,
+            })
+        };
+        if self.pos.is_stalemate() {
+            return draw(EndReason::Stalemate, Article::A5_2_1);
+        }
+        if self.pos.is_insufficient_material() {
+            return draw(EndReason::InsufficientMaterial, Article::A5_2_2);
+        }
+        if self.repetitions() >= 5 {
+            return draw(EndReason::FivefoldRepetition, Article::A9_6_1);
+        }
+        if self.pos.halfmoves() >= 150 {
+            return draw(EndReason::SeventyFiveMoves, Article::A9_6_2);
+        }
+        None
+    }
+
+    /// Whether `side` can possibly checkmate (6.9, 7.5.5). A complete
+    /// "cannot mate by any series of legal moves" test is beyond occupancy
+    /// play; this is the material test, which covers the cases that occur.
+    pub fn can_mate(&self, side: Color) -> bool {
+        !self.pos.has_insufficient_material(side)
+    }
+
+    pub fn end(&mut self, ending: Ending) {
+        self.ending = Some(ending);
+    }
+
+    pub fn fen(&self) -> String {
+        Fen::from_position(&self.pos, EnPassantMode::Legal).to_string()
+    }
+
+    pub fn start_fen(&self) -> String {
+        Fen::from_position(&self.start, EnPassantMode::Legal).to_string()
+    }
+
+    /// Was the game set up from the standard start?
+    pub fn standard_start(&self) -> bool {
+        self.start == Chess::default()
+    }
+}
+
+impl Game {
+    /// A.5.2: an illegal move that stands. The game goes on from the position
+    /// it made; `None` when that position cannot exist (the mover's king left
+    /// in check could be taken).
+    pub fn force(&mut self, a: crate::event::Attempt) -> Option<MoveInfo> {
+        let side = self.pos.turn();
+        let mut setup = self.pos.to_setup(EnPassantMode::Legal);
+        let captured = setup.board.remove_piece_at(a.to);
+        setup.board.discard_piece_at(a.from);
+        setup.board.set_piece_at(a.to, a.piece);
+        setup.turn = !side;
+        setup.ep_square = None;
+        setup.halfmoves = if captured.is_some() || a.piece.role == shakmaty::Role::Pawn {
+            0
+        } else {
+            setup.halfmoves + 1
+        };
+        if side == Color::Black {
+            setup.fullmoves = setup.fullmoves.saturating_add(1);
+        }
+        let pos = Chess::from_setup(setup, self.mode)
+            .or_else(|e| e.ignore_invalid_castling_rights())
+            .ok()?;
+        let info = MoveInfo {
+            ply: self.ply(),
+            side,
+            san: format!(
+                "{}{}{}{}",
+                a.piece.role.upper_char(),
+                a.from,
+                if captured.is_some() { 'x' } else { '-' },
+                a.to
+            ),
+            uci: format!("{}{}", a.from, a.to),
+            piece: a.piece,
+            from: a.from,
+            to: a.to,
+            capture: captured,
+            promotion: None,
+            castle: None,
+            en_passant: false,
+            check: pos.is_check(),
+            mate: pos.is_checkmate(),
+        };
+        self.pos = pos;
+        self.keys.clear();
+        self.keys.push(self.key());
+        self.played.push(Played {
+            info: info.clone(),
+            clock_ms: None,
+            comments: Vec::new(),
+            stood_illegal: true,
+        });
+        self.refresh_options();
+        self.ending = self.ending_on_board();
+        Some(info)
+    }
+}

@@ -1,0 +1,39 @@
+//! Policies are values: what the board treats as made, announced or ruled is
+//! decided here, not by conditions spread through the interpreter.
+
+use crate::Ms;
+
+/// Who watches the game (Competition Rules; Annex A.4, A.5, B.2, B.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Supervision {
+    /// The board acts as an arbiter who sees every move: every illegal move
+    /// is penalised at once (A.4, B.2, and all standard play).
+    #[default]
+    Arbiter,
+    /// Rapid and blitz without adequate supervision (A.5.2, B.3): an illegal
+    /// move stands unless the opponent claims before making their own move.
+    Unsupervised,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policy {
+    /// A square's new reading must hold this long to count (contact bounce).
+    pub debounce_ms: Ms,
+    /// A board that shows a legal move must hold still this long before the
+    /// move is announced: longer than a slide's brush over a passed square.
+    pub settle_ms: Ms,
+    /// A board that differs from the game this long is reported, with the fix.
+    pub mismatch_ms: Ms,
+    pub supervision: Supervision,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            debounce_ms: 10,
+            settle_ms: 100,
+            mismatch_ms: 4000,
+            supervision: Supervision::Arbiter,
+        }
+    }
+}

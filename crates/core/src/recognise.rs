@@ -1,0 +1,298 @@
+//! From occupancy to moves. Sensors say only *occupied* or *empty*, so a move
+//! is recognised by the board it leaves behind plus the lifts that board
+//! cannot show: a captured piece's square reads occupied before and after,
+//! and in Chess960 a king and rook may trade squares. What occupancy cannot
+//! tell at all — which piece a pawn promoted to — comes from the promotion
+//! selector.
+
+use shakmaty::attacks;
+use shakmaty::{Bitboard, Board, CastlingSide, Chess, Color, Move, Piece, Position, Role, Square};
+
+use crate::Ms;
+use crate::debounce::Change;
+use crate::event::{Attempt, Fix, Placed, Reason};
+use crate::game::LegalMove;
+
+/// What the sensors showed during one ply, beyond the current occupancy.
+#[derive(Debug, Clone)]
+pub struct Observed {
+    /// Squares of the position seen empty (debounced).
+    lifted: Bitboard,
+    /// Squares with any raw off-edge: weaker evidence, for lifts shorter
+    /// than the debounce window.
+    raw_off: Bitboard,
+    /// Order of first lifts.
+    lift_seq: [u16; 64],
+    next_seq: u16,
+    /// When each square was last set down on.
+    placed_at: [Ms; 64],
+}
+
+impl Default for Observed {
+    fn default() -> Self {
+        Observed {
+            lifted: Bitboard::EMPTY,
+            raw_off: Bitboard::EMPTY,
+            lift_seq: [0; 64],
+            next_seq: 1,
+            placed_at: [0; 64],
+        }
+    }
+}
+
+impl Observed {
+    /// Records a debounced change; true for the first lift of a square that
+    /// holds a piece in `reference` (a touch).
+    pub fn change(&mut self, c: Change, reference: Bitboard) -> bool {
+        if c.on {
+            self.placed_at[c.sq as usize] = c.t;
+            return false;
+        }
+        if !reference.contains(c.sq) || self.lifted.contains(c.sq) {
+            return false;
+        }
+        self.lifted.add(c.sq);
+        self.lift_seq[c.sq as usize] = self.next_seq;
+        self.next_seq = self.next_seq.saturating_add(1);
+        true
+    }
+
+    pub fn raw_off(&mut self, sq: Square) {
+        self.raw_off.add(sq);
+    }
+
+    pub fn lifted(&self) -> Bitboard {
+        self.lifted
+    }
+
+    /// Was `a` first lifted before `b`?
+    pub fn lifted_before(&self, a: Square, b: Square) -> bool {
+        self.lifted.contains(a)
+            && self.lifted.contains(b)
+            && self.lift_seq[a as usize] < self.lift_seq[b as usize]
+    }
+}
+
+/// The move the board shows, and any others that fit it equally well.
+#[derive(Debug, Clone, Default)]
+pub struct Decision {
+    pub chosen: Option<Move>,
+    pub others: Vec<Move>,
+}
+
+/// The square a move's piece lands on (the king's, for castling).
+pub fn destination(mv: Move) -> Square {
+    match mv {
+        Move::Normal { to, .. } | Move::EnPassant { to, .. } | Move::Put { to, .. } => to,
+        Move::Castle { king, rook } => Square::from_coords(
+            CastlingSide::from_king_side(king < rook).king_to_file(),
+            king.rank(),
+        ),
+    }
+}
+
+/// Squares of the pieces a move moves (king and rook, for castling).
+pub fn moving_squares(mv: Move) -> Bitboard {
+    match mv {
+        Move::Normal { from, .. } | Move::EnPassant { from, .. } => Bitboard::from(from),
+        Move::Castle { king, rook } => Bitboard::from(king) | Bitboard::from(rook),
+        Move::Put { .. } => Bitboard::EMPTY,
+    }
+}
+
+/// Where the captured piece stood.
+pub fn captured_square(mv: Move) -> Option<Square> {
+    match mv {
+        Move::Normal {
+            to,
+            capture: Some(_),
+            ..
+        } => Some(to),
+        Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
+        _ => None,
+    }
+}
+
+/// Whether both king and rook leave their squares in a castling move.
+pub fn castling_moves_both(mv: Move) -> bool {
+    match mv {
+        Move::Castle { king, rook } => {
+            let side = CastlingSide::from_king_side(king < rook);
+            king.file() != side.king_to_file() && rook.file() != side.rook_to_file()
+        }
+        _ => false,
+    }
+}
+
+/// The legal moves that leave exactly this occupancy and whose hidden lifts
+/// were seen. Where several fit, the one that explains the most of the
+/// mover's lifts wins (a Chess960 castling over a rook move that would leave
+/// the king's lift unexplained), then the one whose destination was set down
+/// on last (the capturing piece lands last); moves that tie are reported.
+pub fn decide(
+    options: &[LegalMove],
+    us: Bitboard,
+    occupancy: Bitboard,
+    seen: &Observed,
+    promotion: Role,
+) -> Decision {
+    let fits = |evidence: Bitboard| -> Vec<Move> {
+        options
+            .iter()
+            .filter(|o| o.after == occupancy && o.mv.promotion().is_none_or(|r| r == promotion))
+            .filter(|o| o.lifted.is_subset(evidence))
+            .map(|o| o.mv)
+            .collect()
+    };
+    let mut fit = fits(seen.lifted);
+    if fit.is_empty() {
+        fit = fits(seen.lifted | seen.raw_off);
+    }
+    let rank = |mv: Move| {
+        let unexplained = (seen.lifted & us & !moving_squares(mv)).count();
+        (
+            unexplained,
+            std::cmp::Reverse(seen.placed_at[destination(mv) as usize]),
+        )
+    };
+    fit.sort_by_key(|mv| rank(*mv));
+    let best = fit.first().map(|mv| rank(*mv));
+    let mut fit = fit.into_iter();
+    let chosen = fit.next();
+    Decision {
+        chosen,
+        others: fit.filter(|mv| Some(rank(*mv)) == best).collect(),
+    }
+}
+
+/// A legal move made, with one or two of the mover's other pieces knocked off
+/// and not put back (7.4.1): the move stands; the pieces go back.
+pub fn with_displaced(
+    options: &[LegalMove],
+    us: Bitboard,
+    occupancy: Bitboard,
+    seen: &Observed,
+) -> Option<(Move, Bitboard)> {
+    let mut found = options.iter().filter(|o| {
+        let missing = o.after & !occupancy;
+        occupancy.is_subset(o.after)
+            && (1..=2).contains(&missing.count())
+            && missing.is_subset(us & !moving_squares(o.mv))
+            && o.lifted.is_subset(seen.lifted | seen.raw_off)
+    });
+    let first = found.next()?;
+    if found.next().is_some() {
+        return None;
+    }
+    Some((first.mv, first.after & !occupancy))
+}
+
+/// What an illegal move tried to do, read off the board: one of the mover's
+/// pieces left `from` and stands on `to`.
+pub fn attempt(pos: &Chess, occupancy: Bitboard, seen: &Observed) -> Option<(Reason, Attempt)> {
+    let board = pos.board();
+    let reference = board.occupied();
+    let us = pos.us();
+    let vacated = reference & !occupancy & us;
+    let appeared = occupancy & !reference;
+    let (from, to) =
+        if vacated.count() == 2 && (vacated & pos.our(Role::King)).any() && appeared.count() == 2 {
+            // Both king and rook moved: an attempt to castle.
+            let king = (vacated & pos.our(Role::King)).first()?;
+            let to = appeared
+                .into_iter()
+                .max_by_key(|sq| (*sq as i32 - king as i32).abs())?;
+            (king, to)
+        } else if vacated.count() == 1 {
+            let from = vacated.first()?;
+            let to = if appeared.count() == 1 {
+                appeared.first()?
+            } else if appeared.is_empty() {
+                // Onto an opponent's piece, taken off and replaced by the mover's.
+                (seen.lifted & occupancy & pos.them())
+                    .into_iter()
+                    .max_by_key(|sq| seen.placed_at[*sq as usize])?
+            } else {
+                return None;
+            };
+            (from, to)
+        } else {
+            return None;
+        };
+    let piece = board.piece_at(from)?;
+    let reason = if piece.role == Role::King && from.rank() == to.rank() && from.distance(to) >= 2 {
+        Reason::CastlingNotAllowed
+    } else if reaches(pos, from, to, piece) {
+        Reason::LeavesKingInCheck
+    } else {
+        Reason::NotAMoveOfThatPiece
+    };
+    Some((reason, Attempt { piece, from, to }))
+}
+
+/// Could the piece go from `from` to `to` if kings could be left in check?
+fn reaches(pos: &Chess, from: Square, to: Square, piece: Piece) -> bool {
+    let board = pos.board();
+    let occupied = board.occupied();
+    if pos.us().contains(to) {
+        return false;
+    }
+    if piece.role != Role::Pawn {
+        return attacks::attacks(from, piece, occupied).contains(to);
+    }
+    let step: i32 = if piece.color == Color::White { 8 } else { -8 };
+    let one = from.offset(step);
+    let two = from.offset(2 * step);
+    let home = if piece.color == Color::White {
+        shakmaty::Rank::Second
+    } else {
+        shakmaty::Rank::Seventh
+    };
+    let empty = |sq: Option<Square>| sq.is_some_and(|s| !occupied.contains(s));
+    (Some(to) == one && empty(one))
+        || (Some(to) == two && from.rank() == home && empty(one) && empty(two))
+        || (attacks::pawn_attacks(piece.color, from).contains(to)
+            && (pos.them().contains(to) || pos.maybe_ep_square() == Some(to)))
+}
+
+/// How the board differs from the position, and the fewest steps that put it
+/// right: a piece standing where a missing one could have gone is moved back;
+/// the rest are put back or taken off.
+pub fn board_fix(board: &Board, occupancy: Bitboard) -> (Vec<Placed>, Vec<Square>, Vec<Fix>) {
+    let occupied = board.occupied();
+    let missing: Vec<Placed> = (occupied & !occupancy)
+        .into_iter()
+        .filter_map(|sq| board.piece_at(sq).map(|piece| Placed { sq, piece }))
+        .collect();
+    let extra: Vec<Square> = (occupancy & !occupied).into_iter().collect();
+    let mut unpaired: Vec<Placed> = missing.clone();
+    let mut fix = Vec::new();
+    let mut leftover = Vec::new();
+    for &e in &extra {
+        let reach = unpaired.iter().position(|p| {
+            attacks::attacks(p.sq, p.piece, occupied).contains(e) || p.sq.file() == e.file()
+        });
+        match reach.or((!unpaired.is_empty()).then_some(0)) {
+            Some(i) => {
+                let p = unpaired.remove(i);
+                fix.push(Fix {
+                    piece: Some(p.piece),
+                    from: Some(e),
+                    to: Some(p.sq),
+                });
+            }
+            None => leftover.push(e),
+        }
+    }
+    fix.extend(unpaired.iter().map(|p| Fix {
+        piece: Some(p.piece),
+        from: None,
+        to: Some(p.sq),
+    }));
+    fix.extend(leftover.into_iter().map(|e| Fix {
+        piece: None,
+        from: Some(e),
+        to: None,
+    }));
+    (missing, extra, fix)
+}
