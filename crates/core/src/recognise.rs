@@ -71,6 +71,11 @@ impl Observed {
             && self.lifted.contains(b)
             && self.lift_seq[a as usize] < self.lift_seq[b as usize]
     }
+
+    /// Was `a` first lifted before `b`, or `b` not lifted at all?
+    pub fn touched_before(&self, a: Square, b: Square) -> bool {
+        !self.lifted.contains(b) || self.lifted_before(a, b)
+    }
 }
 
 /// The move the board shows, and any others that fit it equally well.
@@ -128,7 +133,8 @@ pub fn castling_moves_both(mv: Move) -> bool {
 /// were seen. Where several fit, the one that explains the most of the
 /// mover's lifts wins (a Chess960 castling over a rook move that would leave
 /// the king's lift unexplained), then the one whose destination was set down
-/// on last (the capturing piece lands last); moves that tie are reported.
+/// on last (the capturing piece lands last). Moves that explain the lifts
+/// equally well are reported whatever the order of placing said.
 pub fn decide(
     options: &[LegalMove],
     us: Bitboard,
@@ -148,20 +154,19 @@ pub fn decide(
     if fit.is_empty() {
         fit = fits(seen.lifted | seen.raw_off);
     }
-    let rank = |mv: Move| {
-        let unexplained = (seen.lifted & us & !moving_squares(mv)).count();
+    let unexplained = |mv: Move| (seen.lifted & us & !moving_squares(mv)).count();
+    fit.sort_by_key(|mv| {
         (
-            unexplained,
-            std::cmp::Reverse(seen.placed_at[destination(mv) as usize]),
+            unexplained(*mv),
+            std::cmp::Reverse(seen.placed_at[destination(*mv) as usize]),
         )
-    };
-    fit.sort_by_key(|mv| rank(*mv));
-    let best = fit.first().map(|mv| rank(*mv));
+    });
+    let best = fit.first().map(|mv| unexplained(*mv));
     let mut fit = fit.into_iter();
     let chosen = fit.next();
     Decision {
         chosen,
-        others: fit.filter(|mv| Some(rank(*mv)) == best).collect(),
+        others: fit.filter(|mv| Some(unexplained(*mv)) == best).collect(),
     }
 }
 

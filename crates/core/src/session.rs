@@ -715,35 +715,55 @@ impl Session {
                 .any(|o| recognise::captured_square(o.mv) == Some(sq))
         };
         let takes = recognise::captured_square(mv);
+        let moves_it = |sq: Square| moving.contains(sq);
+        let breach_own = |o: Square| {
+            (
+                Article::A4_3_1,
+                Reason::TouchMove,
+                format!(
+                    "the piece on {o} was touched first and could move; another piece was moved (4.3.1)"
+                ),
+                placed(o),
+            )
+        };
+        let breach_opp = |p: Square| {
+            (
+                Article::A4_3_2,
+                Reason::TouchMove,
+                format!(
+                    "the opponent's piece on {p} was touched and could be captured; it was not (4.3.2)"
+                ),
+                placed(p),
+            )
+        };
         match (own, opp) {
-            (Some(o), Some(p))
-                if options.iter().any(|x| {
+            (Some(o), None) if can_move(o) && !moves_it(o) => rulings.push(breach_own(o)),
+            (None, Some(p)) if can_take(p) && takes != Some(p) => rulings.push(breach_opp(p)),
+            (Some(o), Some(p)) => {
+                let with_it = options.iter().any(|x| {
                     recognise::moving_squares(x.mv).contains(o)
                         && recognise::captured_square(x.mv) == Some(p)
-                }) && !(moving.contains(o) && takes == Some(p)) =>
-            {
-                rulings.push((
-                    Article::A4_3_3,
-                    Reason::TouchMove,
-                    format!("touched {o} and {p}: that capture had to be made (4.3.3)"),
-                    placed(o),
-                ));
-            }
-            (Some(o), _) if can_move(o) && !moving.contains(o) => {
-                rulings.push((
-                    Article::A4_3_1,
-                    Reason::TouchMove,
-                    format!("the piece on {o} was touched first and could move; another piece was moved (4.3.1)"),
-                    placed(o),
-                ));
-            }
-            (o, Some(p)) if o.is_none_or(|o| !can_move(o)) && can_take(p) && takes != Some(p) => {
-                rulings.push((
-                    Article::A4_3_2,
-                    Reason::TouchMove,
-                    format!("the opponent's piece on {p} was touched and could be captured; it was not (4.3.2)"),
-                    placed(p),
-                ));
+                });
+                if with_it {
+                    if !(moves_it(o) && takes == Some(p)) {
+                        rulings.push((
+                            Article::A4_3_3,
+                            Reason::TouchMove,
+                            format!("the pieces on {o} and {p} were touched: the first had to capture the second (4.3.3)"),
+                            placed(o),
+                        ));
+                    }
+                } else {
+                    // 4.3.3: else the first touched that can move or be captured.
+                    let own_first =
+                        self.ply.carried == Some(o) || self.ply.seen.touched_before(o, p);
+                    let own_bound = can_move(o) && (own_first || !can_take(p));
+                    if own_bound && !moves_it(o) {
+                        rulings.push(breach_own(o));
+                    } else if !own_bound && can_take(p) && takes != Some(p) {
+                        rulings.push(breach_opp(p));
+                    }
+                }
             }
             _ => {}
         }

@@ -52,9 +52,12 @@ pub fn random_game(seed: u64, max_plies: usize, chess960: bool) -> GameSpec {
     }
 }
 
+/// Tells whether a move is of one kind.
+type Kind = fn(&Move) -> bool;
+
 /// A legal move, biased towards the kinds that need special handling.
 fn pick(rng: &mut SmallRng, legal: &[Move]) -> Option<Move> {
-    let kinds: [(fn(&Move) -> bool, f64); 5] = [
+    let kinds: [(Kind, f64); 5] = [
         (|m| m.is_castle(), 0.8),
         (|m| m.is_promotion(), 0.9),
         (|m| m.is_en_passant(), 0.9),

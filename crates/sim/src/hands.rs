@@ -235,10 +235,11 @@ impl Hands {
         self.cursor = self.place(to, lifted + carry);
     }
 
-    /// The arbiter has the illegal move taken back: the piece on `at` goes
-    /// back to `to`, and the player thinks again.
+    /// The arbiter, after stepping in, has the illegal move taken back: the
+    /// piece on `at` goes back to `to`, and the player thinks again.
     pub fn restore(&mut self, at: Square, to: Square) {
-        let lifted = self.lift(at, self.cursor);
+        let arbiter = self.rng.random_range(2_000..=10_000);
+        let lifted = self.lift(at, self.cursor + arbiter);
         let carry = self.between(CARRY);
         let placed = self.place(to, lifted + carry);
         self.cursor = placed + self.rng.random_range(1_000..=5_000);

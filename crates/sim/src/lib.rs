@@ -105,19 +105,34 @@ pub struct GameSpec {
     pub moves: Vec<Move>,
     /// Per ply: time on the mover's clock from the previous press to this
     /// press (White's clock starts at `t = 0`). Missing entries are drawn at
-    /// random, 1–60 s. A time too short for the handling is stretched.
+    /// random, 1–60 s. A time too short for the handling is stretched; in
+    /// `Irregular`, the replacing move after an illegal act takes its own time.
     pub think_ms: Vec<u64>,
 }
 
 impl GameSpec {
-    /// The standard start position, no moves yet.
-    pub fn standard() -> GameSpec {
-        GameSpec {
-            variant: Variant::Standard,
-            start: Fen::from_position(&Chess::default(), EnPassantMode::Legal),
+    /// A game given as SAN moves from `start`, as a PGN gives it.
+    pub fn from_san(variant: Variant, start: Fen, sans: &[&str]) -> Result<GameSpec, String> {
+        let mut spec = GameSpec {
+            variant,
+            start,
             moves: Vec::new(),
             think_ms: Vec::new(),
+        };
+        let mut pos = spec
+            .start_position()
+            .map_err(|e| format!("start position: {e}"))?;
+        for (i, text) in sans.iter().enumerate() {
+            let m = text
+                .parse::<SanPlus>()
+                .map_err(|e| format!("move {}: {text:?}: {e}", i + 1))?
+                .san
+                .to_move(&pos)
+                .map_err(|e| format!("move {}: {text}: {e}", i + 1))?;
+            pos.play_unchecked(m);
+            spec.moves.push(m);
         }
+        Ok(spec)
     }
 
     pub fn castling_mode(&self) -> CastlingMode {
@@ -127,8 +142,11 @@ impl GameSpec {
         }
     }
 
-    pub fn start_position(&self) -> Result<Chess, PositionError<Chess>> {
-        self.start.clone().into_position(self.castling_mode())
+    pub fn start_position(&self) -> Result<Chess, Box<PositionError<Chess>>> {
+        self.start
+            .clone()
+            .into_position(self.castling_mode())
+            .map_err(Box::new)
     }
 
     /// The trace header for this game (no clock, no players).

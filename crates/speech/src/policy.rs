@@ -1,0 +1,53 @@
+//! What is said at all. A value, so a tournament, a training game and a
+//! broadcast differ in data, not in `if`s.
+
+use serde::{Deserialize, Serialize};
+use shakmaty::Color;
+use tactus_core::Ms;
+
+/// Which touches of a piece are announced (D.2.2, D.2.10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Touches {
+    #[default]
+    Never,
+    /// Only the touches that bind under touch-move (4.3.1, 4.3.2).
+    Binding,
+    All,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SpeechPolicy {
+    pub touches: Touches,
+    /// The side of the player who listens: their own moves and touches are
+    /// not read back to them (they announced them). `None`: say both sides.
+    pub listener: Option<Color>,
+    /// Remaining times that trigger a warning, each said once per side until
+    /// the clock is set again or the time rises well above it (a new period).
+    pub time_warnings: Vec<Ms>,
+    /// Say what the sensors could not settle (`Observation`); for arbiters.
+    pub observations: bool,
+}
+
+impl Default for SpeechPolicy {
+    fn default() -> Self {
+        SpeechPolicy {
+            touches: Touches::Never,
+            listener: None,
+            time_warnings: vec![5 * 60_000, 60_000, 10_000],
+            observations: false,
+        }
+    }
+}
+
+impl SpeechPolicy {
+    /// Everything that has words: for transcripts, tests and trying voices.
+    pub fn everything() -> Self {
+        SpeechPolicy { touches: Touches::All, observations: true, ..SpeechPolicy::default() }
+    }
+
+    pub(crate) fn hears_side(&self, side: Color) -> bool {
+        self.listener != Some(side)
+    }
+}
