@@ -1,6 +1,7 @@
 //! What the `Irregular` profile's players do wrong, chosen so that the ruling
 //! is unambiguous: illegal moves go to an empty square (no captured piece to
-//! restore, no 4.3.3), never castle, never promote.
+//! restore), never castle, never promote, and a piece touched by mistake
+//! could never have made the capture that follows (which 4.3.3 would bind).
 
 use rand::{Rng, rngs::SmallRng, seq::IndexedRandom};
 use shakmaty::{Bitboard, Chess, File, Move, Position, Rank, Role, Square, attacks};
@@ -57,6 +58,18 @@ fn has_legal_move(pos: &Chess, sq: Square) -> bool {
     pos.legal_moves().iter().any(|m| m.from() == Some(sq))
 }
 
+/// Whether the piece on `sq` could make the capture `m` makes: touching it
+/// and then the captured piece would bind the player to that capture (4.3.3),
+/// so such a piece is never the one touched by mistake.
+fn could_take(pos: &Chess, sq: Square, m: Move) -> bool {
+    m.is_capture()
+        && pos.legal_moves().iter().any(|l| {
+            l.from() == Some(sq)
+                && l.is_capture()
+                && (l.to() == m.to() || l.is_en_passant() && m.is_en_passant())
+        })
+}
+
 fn breach(rng: &mut SmallRng, pos: &Chess, m: Move) -> Option<Act> {
     let mut involved = Bitboard::from(mover(m));
     if let Move::Castle { rook, .. } = m {
@@ -64,7 +77,7 @@ fn breach(rng: &mut SmallRng, pos: &Chess, m: Move) -> Option<Act> {
     }
     let touchable: Vec<Square> = (pos.us() & !involved)
         .into_iter()
-        .filter(|&sq| has_legal_move(pos, sq))
+        .filter(|&sq| has_legal_move(pos, sq) && !could_take(pos, sq, m))
         .collect();
     touchable.choose(rng).map(|&sq| Act::Breach { sq })
 }
@@ -105,6 +118,9 @@ fn illegal(rng: &mut SmallRng, pos: &Chess, m: Move) -> Option<Act> {
     let leave_in_check = rng.random_bool(0.5);
     let mut candidates = Vec::new();
     for from in pos.us() {
+        if from != mover(m) && could_take(pos, from, m) {
+            continue;
+        }
         let role = board.role_at(from).expect("a piece on the square");
         let reach = pseudo_targets(pos, from);
         let targets = if leave_in_check {

@@ -10,10 +10,27 @@
 //!   and a [`PhraseCache`]; a [`Sink`] plays it ([`RodioSink`]), files it
 //!   ([`WavDirSink`]) or writes the text ([`TextSink`]).
 
+mod announcer;
+pub mod bench;
+mod cache;
 mod choice;
+mod error;
 mod lang;
+mod policy;
+mod queue;
+mod sample;
+mod sink;
+mod voice;
 mod words;
 
+pub use announcer::{Announcer, Kind, Utterance};
+pub use cache::PhraseCache;
 pub use choice::{Choice, ChoiceError, Lang, Style};
+pub use error::SpeechError;
 pub use lang::spoken;
+pub use policy::{SpeechPolicy, Touches};
+pub use queue::SpeechQueue;
+pub use sample::moves_from_san;
+pub use sink::{RodioSink, Sink, Speaker, TextSink, WavDirSink};
+pub use voice::{Audio, EspeakNg, Synth, Voice, VoiceSettings};
 pub use words::{Readout, Words};

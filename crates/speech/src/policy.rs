@@ -3,7 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 use shakmaty::Color;
-use tactus_core::Ms;
 
 /// Which touches of a piece are announced (D.2.2, D.2.10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -23,9 +22,9 @@ pub struct SpeechPolicy {
     /// The side of the player who listens: their own moves and touches are
     /// not read back to them (they announced them). `None`: say both sides.
     pub listener: Option<Color>,
-    /// Remaining times that trigger a warning, each said once per side until
+    /// Remaining times (ms) that trigger a warning, each said once per side until
     /// the clock is set again or the time rises well above it (a new period).
-    pub time_warnings: Vec<Ms>,
+    pub time_warnings: Vec<i64>,
     /// Say what the sensors could not settle (`Observation`); for arbiters.
     pub observations: bool,
 }

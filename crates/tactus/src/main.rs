@@ -1,5 +1,7 @@
 //! `tactus`: the sensor chessboard daemon and its tools.
 
+mod bench;
+mod demo;
 mod replay_cmd;
 
 use std::process::ExitCode;
@@ -21,12 +23,18 @@ struct Cli {
 enum Command {
     /// Replay a sensor trace: the game record (PGN) and the arbiter's events.
     Replay(replay_cmd::Args),
+    /// Play a real recorded game through the core at real speed (no hardware needed).
+    Demo(demo::Args),
+    /// Measure replay throughput and move-recognition latency.
+    Bench(bench::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Replay(args) => replay_cmd::run(args),
+        Command::Demo(args) => demo::run(args),
+        Command::Bench(args) => bench::run(args),
     };
     match result {
         Ok(code) => code,

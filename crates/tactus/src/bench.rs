@@ -1,0 +1,114 @@
+//! `tactus bench`: the figures the core promises, measured on real traces.
+//! Throughput is parse + recognise (edges per second of wall time); latency is
+//! from a move's final settling edge to its `move` event, in the trace's own
+//! milliseconds (what a player would wait on a live board).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use tactus_core::{EventKind, Policy, replay};
+use tactus_trace::Record;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Folders of `*.trace.jsonl` files (searched one level deep).
+    #[arg(default_value = "tests/traces")]
+    dirs: Vec<PathBuf>,
+    /// How many times to replay the whole set for the throughput figure.
+    #[arg(long, default_value_t = 20)]
+    repeat: u32,
+}
+
+fn traces_in(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() {
+            traces_in(&path, out)?;
+        } else if path.to_string_lossy().ends_with(".trace.jsonl") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Per move: the `move` event's time minus the last sensor edge before the
+/// press that completed it (the last announcement counts, as a player hears it).
+fn latencies(text: &str) -> anyhow::Result<Vec<u64>> {
+    let r = replay::replay(text.as_bytes(), Policy::default())?;
+    let clean = !r.events.iter().any(|e| matches!(e.kind, EventKind::Irregularity(_)));
+    if !clean {
+        return Ok(Vec::new());
+    }
+    let (_, entries) = tactus_trace::read_str(text)?;
+    let mut last_edge = None;
+    let mut settled = Vec::new();
+    for e in &entries {
+        match e.record {
+            Record::Edge { .. } => last_edge = Some(e.t),
+            Record::Clock(_) => settled.push(last_edge),
+            _ => {}
+        }
+    }
+    let mut announced = std::collections::BTreeMap::new();
+    for e in &r.events {
+        if let EventKind::Move { mv, .. } = &e.kind {
+            announced.insert(mv.ply, e.t);
+        }
+    }
+    Ok(announced
+        .iter()
+        .filter_map(|(ply, t)| settled.get(*ply as usize - 1).copied().flatten().map(|edge| t.saturating_sub(edge)))
+        .collect())
+}
+
+fn percentile(sorted: &[u64], p: f64) -> u64 {
+    sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)]
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut paths = Vec::new();
+    for dir in &args.dirs {
+        traces_in(dir, &mut paths)?;
+    }
+    anyhow::ensure!(!paths.is_empty(), "no *.trace.jsonl under {:?}", args.dirs);
+    let texts: Vec<String> =
+        paths.iter().map(|p| std::fs::read_to_string(p).with_context(|| p.display().to_string())).collect::<Result<_, _>>()?;
+    let mut edges = 0;
+    let mut lines = 0;
+    let started = Instant::now();
+    for _ in 0..args.repeat {
+        for text in &texts {
+            let r = replay::replay(text.as_bytes(), Policy::default())?;
+            edges += r.edges;
+            lines += text.lines().count() as u64;
+            std::hint::black_box(&r.events);
+        }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    println!("traces: {} files, replayed {} times", texts.len(), args.repeat);
+    println!(
+        "throughput (parse + recognise): {:.0} edges/s, {:.0} lines/s, {:.1} µs per game",
+        edges as f64 / secs,
+        lines as f64 / secs,
+        secs * 1e6 / (texts.len() as f64 * f64::from(args.repeat))
+    );
+    let mut lat = Vec::new();
+    for text in &texts {
+        lat.extend(latencies(text)?);
+    }
+    lat.sort_unstable();
+    if lat.is_empty() {
+        println!("latency: no moves in traces without irregularities");
+    } else {
+        println!(
+            "latency from the final settling edge to the move event: p50 {} ms, p95 {} ms, max {} ms over {} moves",
+            percentile(&lat, 0.5),
+            percentile(&lat, 0.95),
+            lat[lat.len() - 1],
+            lat.len()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
