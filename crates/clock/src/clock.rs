@@ -110,8 +110,7 @@ fn to_i64(ms: u64) -> i64 {
 
 impl Turn {
     fn elapsed(&self, t: u64) -> u64 {
-        self.used_ms
-            .saturating_add(self.since.map_or(0, |s| t.saturating_sub(s)))
+        self.used_ms.saturating_add(self.since.map_or(0, |s| t.saturating_sub(s)))
     }
 }
 
@@ -119,24 +118,11 @@ impl Clock {
     /// Both sides at their initial times, nothing running.
     pub fn new(tc: TimeControl) -> Clock {
         let (main_ms, byoyomi_left) = match tc.system() {
-            System::Periods { periods, byoyomi } => {
-                (periods[0].time_ms, byoyomi.map_or(0, |b| b.periods))
-            }
+            System::Periods { periods, byoyomi } => (periods[0].time_ms, byoyomi.map_or(0, |b| b.periods)),
             System::Hourglass { ms } | System::Gong { ms } => (*ms, 0),
         };
-        let side = SideState {
-            main_ms,
-            moves: 0,
-            byoyomi_left,
-            last_bonus_ms: 0,
-        };
-        Clock {
-            tc,
-            sides: [side; 2],
-            turn: None,
-            now: 0,
-            extra_increment_ms: 0,
-        }
+        let side = SideState { main_ms, moves: 0, byoyomi_left, last_bonus_ms: 0 };
+        Clock { tc, sides: [side; 2], turn: None, now: 0, extra_increment_ms: 0 }
     }
 
     /// The time control being played.
@@ -169,9 +155,7 @@ impl Clock {
 
     fn byoyomi_period_ms(&self) -> u64 {
         match self.tc.system() {
-            System::Periods {
-                byoyomi: Some(b), ..
-            } => b.period_ms,
+            System::Periods { byoyomi: Some(b), .. } => b.period_ms,
             _ => 0,
         }
     }
@@ -197,9 +181,7 @@ impl Clock {
 
     /// Elapsed time of `side`'s move at `t`, if it is on move.
     fn elapsed(&self, side: Color, t: u64) -> Option<u64> {
-        self.turn
-            .filter(|turn| turn.side == side)
-            .map(|turn| turn.elapsed(t))
+        self.turn.filter(|turn| turn.side == side).map(|turn| turn.elapsed(t))
     }
 
     /// The face of `side`'s clock at `t`.
@@ -208,19 +190,12 @@ impl Clock {
         let s = self.side(side);
         let elapsed = self.elapsed(side, t);
         let e = elapsed.unwrap_or(0);
-        let mut reading = Reading {
-            main_ms: s.main_ms.saturating_sub(e),
-            delay_ms: 0,
-            period_ms: 0,
-            periods: 0,
-        };
+        let mut reading = Reading { main_ms: s.main_ms.saturating_sub(e), delay_ms: 0, period_ms: 0, periods: 0 };
         match self.tc.system() {
             System::Hourglass { .. } => {
                 if elapsed.is_none() {
                     // The opponent's sand runs into this side's glass.
-                    let gained = self
-                        .elapsed(!side, t)
-                        .map_or(0, |oe| oe.min(self.side(!side).main_ms));
+                    let gained = self.elapsed(!side, t).map_or(0, |oe| oe.min(self.side(!side).main_ms));
                     reading.main_ms = s.main_ms.saturating_add(gained);
                 }
             }
@@ -283,9 +258,7 @@ impl Clock {
 
     /// The side whose clock is running.
     pub fn running(&self) -> Option<Color> {
-        self.turn
-            .filter(|turn| turn.since.is_some())
-            .map(|turn| turn.side)
+        self.turn.filter(|turn| turn.since.is_some()).map(|turn| turn.side)
     }
 
     /// Moves completed by `side`.
@@ -306,11 +279,7 @@ impl Clock {
             }
             self.settle(turn.side, turn.elapsed(t), false);
         }
-        self.turn = Some(Turn {
-            side,
-            used_ms: 0,
-            since: Some(t),
-        });
+        self.turn = Some(Turn { side, used_ms: 0, since: Some(t) });
     }
 
     /// 7.5.1: `side`'s last completed move was illegal and is withdrawn;
@@ -345,17 +314,8 @@ impl Clock {
             None => return Err(PressError::NotRunning),
         };
         let flagged = self.settle(side, turn.elapsed(t), true);
-        self.turn = Some(Turn {
-            side: !side,
-            used_ms: 0,
-            since: Some(t),
-        });
-        Ok(Press {
-            side,
-            remaining_ms: self.remaining(side, t),
-            moves: self.moves(side),
-            flagged,
-        })
+        self.turn = Some(Turn { side: !side, used_ms: 0, since: Some(t) });
+        Ok(Press { side, remaining_ms: self.remaining(side, t), moves: self.moves(side), flagged })
     }
 
     /// Ends `side`'s move of `elapsed` ms, completed or not. Returns whether
@@ -384,11 +344,7 @@ impl Clock {
                 other.main_ms = other.main_ms.saturating_add(ran);
             }
             System::Gong { ms } => {
-                s.main_ms = if completed {
-                    *ms
-                } else {
-                    s.main_ms.saturating_sub(elapsed)
-                };
+                s.main_ms = if completed { *ms } else { s.main_ms.saturating_sub(elapsed) };
             }
             System::Periods { periods, .. } => {
                 if flagged {
@@ -413,9 +369,7 @@ impl Clock {
             }
         }
         if completed {
-            let gain = gain
-                .saturating_add(period_bonus)
-                .saturating_add(self.extra_increment_ms);
+            let gain = gain.saturating_add(period_bonus).saturating_add(self.extra_increment_ms);
             s.main_ms = s.main_ms.saturating_add(gain);
             s.moves = s.moves.saturating_add(1);
             s.last_bonus_ms = period_bonus;

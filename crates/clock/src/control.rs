@@ -200,11 +200,7 @@ impl FromStr for TimeControl {
     type Err = ParseError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        TimeControl::parse(s)?.ok_or_else(|| ParseError {
-            input: s.to_owned(),
-            pos: 0,
-            kind: ParseErrorKind::NoClock,
-        })
+        TimeControl::parse(s)?.ok_or_else(|| ParseError { input: s.to_owned(), pos: 0, kind: ParseErrorKind::NoClock })
     }
 }
 
@@ -333,30 +329,17 @@ impl Parser<'_> {
     }
 
     fn error_at(&self, pos: usize, kind: ParseErrorKind) -> ParseError {
-        ParseError {
-            input: self.s.to_owned(),
-            pos,
-            kind,
-        }
+        ParseError { input: self.s.to_owned(), pos, kind }
     }
 
     fn expected(&self, expected: &'static str) -> ParseError {
-        self.error_at(
-            self.pos,
-            ParseErrorKind::Expected {
-                expected,
-                found: self.peek(),
-            },
-        )
+        self.error_at(self.pos, ParseErrorKind::Expected { expected, found: self.peek() })
     }
 
     /// A run of decimal digits as an integer no larger than `max`.
     fn integer(&mut self, what: &'static str, max: u64) -> Result<u64, ParseError> {
         let start = self.pos;
-        let len = self.s[start..]
-            .bytes()
-            .take_while(u8::is_ascii_digit)
-            .count();
+        let len = self.s[start..].bytes().take_while(u8::is_ascii_digit).count();
         if len == 0 {
             return Err(self.expected(what));
         }
@@ -402,13 +385,9 @@ impl Parser<'_> {
 
     fn control(mut self) -> Result<TimeControl, ParseError> {
         let system = if self.eat('*') {
-            System::Hourglass {
-                ms: self.positive_seconds("the hourglass time")?,
-            }
+            System::Hourglass { ms: self.positive_seconds("the hourglass time")? }
         } else if self.eat('g') {
-            System::Gong {
-                ms: self.positive_seconds("the gong time")?,
-            }
+            System::Gong { ms: self.positive_seconds("the gong time")? }
         } else {
             self.periods()?
         };
@@ -431,10 +410,7 @@ impl Parser<'_> {
         let mut byoyomi = None;
         let start = self.pos;
         if self.eat('b') {
-            if periods
-                .iter()
-                .any(|p| matches!(p.bonus, Bonus::Bronstein(_) | Bonus::Delay(_)))
-            {
+            if periods.iter().any(|p| matches!(p.bonus, Bonus::Bronstein(_) | Bonus::Delay(_))) {
                 return Err(self.error_at(start, ParseErrorKind::ByoYomiWithDelay));
             }
             let count_at = self.pos;
@@ -445,10 +421,7 @@ impl Parser<'_> {
             if !self.eat('x') {
                 return Err(self.expected("'x' and the byo-yomi period in seconds"));
             }
-            byoyomi = Some(ByoYomi {
-                periods: count as u32,
-                period_ms: self.positive_seconds("the byo-yomi period")?,
-            });
+            byoyomi = Some(ByoYomi { periods: count as u32, period_ms: self.positive_seconds("the byo-yomi period")? });
         }
         Ok(System::Periods { periods, byoyomi })
     }
@@ -458,10 +431,8 @@ impl Parser<'_> {
         let start = self.pos;
         let first = self.integer("a number of seconds or moves", MAX_SECONDS)?;
         let (moves, time_ms) = if self.eat('/') {
-            let count =
-                u32::try_from(first).map_err(|_| self.error_at(start, ParseErrorKind::TooLarge))?;
-            let moves = NonZeroU32::new(count)
-                .ok_or_else(|| self.error_at(start, ParseErrorKind::ZeroMoves))?;
+            let count = u32::try_from(first).map_err(|_| self.error_at(start, ParseErrorKind::TooLarge))?;
+            let moves = NonZeroU32::new(count).ok_or_else(|| self.error_at(start, ParseErrorKind::ZeroMoves))?;
             (Some(moves), self.seconds()?)
         } else {
             // Re-read as seconds, which may have decimals.
@@ -477,11 +448,7 @@ impl Parser<'_> {
         } else {
             Bonus::None
         };
-        Ok(Period {
-            moves,
-            time_ms,
-            bonus,
-        })
+        Ok(Period { moves, time_ms, bonus })
     }
 }
 
@@ -502,60 +469,32 @@ mod tests {
     fn no_clock() {
         for s in ["", "-", "?"] {
             assert_eq!(TimeControl::parse(s), Ok(None));
-            assert_eq!(
-                s.parse::<TimeControl>().unwrap_err().kind,
-                ParseErrorKind::NoClock
-            );
+            assert_eq!(s.parse::<TimeControl>().unwrap_err().kind, ParseErrorKind::NoClock);
         }
     }
 
     #[test]
     fn parses_the_systems() {
-        let p = |moves: Option<u32>, time_ms, bonus| Period {
-            moves: moves.and_then(NonZeroU32::new),
-            time_ms,
-            bonus,
-        };
+        let p = |moves: Option<u32>, time_ms, bonus| Period { moves: moves.and_then(NonZeroU32::new), time_ms, bonus };
         let periods = |s: &str| match tc(s).system {
             System::Periods { periods, byoyomi } => (periods, byoyomi),
             other => panic!("{other:?}"),
         };
         assert_eq!(periods("300").0, [p(None, 300_000, Bonus::None)]);
-        assert_eq!(
-            periods("300+0.5").0,
-            [p(None, 300_000, Bonus::Increment(500))]
-        );
+        assert_eq!(periods("300+0.5").0, [p(None, 300_000, Bonus::Increment(500))]);
         assert_eq!(
             periods("40/5400+30:1800+30").0,
-            [
-                p(Some(40), 5_400_000, Bonus::Increment(30_000)),
-                p(None, 1_800_000, Bonus::Increment(30_000)),
-            ]
+            [p(Some(40), 5_400_000, Bonus::Increment(30_000)), p(None, 1_800_000, Bonus::Increment(30_000)),]
         );
         assert_eq!(
             periods("40/7200:20/3600").0,
-            [
-                p(Some(40), 7_200_000, Bonus::None),
-                p(Some(20), 3_600_000, Bonus::None),
-            ]
+            [p(Some(40), 7_200_000, Bonus::None), p(Some(20), 3_600_000, Bonus::None),]
         );
-        assert_eq!(
-            periods("5400d30").0,
-            [p(None, 5_400_000, Bonus::Bronstein(30_000))]
-        );
-        assert_eq!(
-            periods("5400s5").0,
-            [p(None, 5_400_000, Bonus::Delay(5_000))]
-        );
+        assert_eq!(periods("5400d30").0, [p(None, 5_400_000, Bonus::Bronstein(30_000))]);
+        assert_eq!(periods("5400s5").0, [p(None, 5_400_000, Bonus::Delay(5_000))]);
         assert_eq!(
             periods("3600b5x30"),
-            (
-                vec![p(None, 3_600_000, Bonus::None)],
-                Some(ByoYomi {
-                    periods: 5,
-                    period_ms: 30_000
-                })
-            )
+            (vec![p(None, 3_600_000, Bonus::None)], Some(ByoYomi { periods: 5, period_ms: 30_000 }))
         );
         assert_eq!(tc("*300").system, System::Hourglass { ms: 300_000 });
         assert_eq!(tc("g30").system, System::Gong { ms: 30_000 });
@@ -586,10 +525,7 @@ mod tests {
     fn parse_errors() {
         use ParseErrorKind::*;
         let expected = |expected, found| Expected { expected, found };
-        assert_eq!(
-            err("abc"),
-            (0, expected("a number of seconds or moves", Some('a')))
-        );
+        assert_eq!(err("abc"), (0, expected("a number of seconds or moves", Some('a'))));
         assert_eq!(err("300+"), (4, expected("a number of seconds", None)));
         assert_eq!(err("300x"), (3, expected("the end", Some('x'))));
         assert_eq!(err("0/300"), (0, ZeroMoves));
@@ -603,21 +539,12 @@ mod tests {
         assert_eq!(err("g"), (1, expected("a number of seconds", None)));
         assert_eq!(err("3600b0x30"), (5, Zero("the number of periods")));
         assert_eq!(err("3600b5x0"), (7, Zero("the byo-yomi period")));
-        assert_eq!(
-            err("3600b5"),
-            (6, expected("'x' and the byo-yomi period in seconds", None))
-        );
+        assert_eq!(err("3600b5"), (6, expected("'x' and the byo-yomi period in seconds", None)));
         assert_eq!(err("3600s5b5x30"), (6, ByoYomiWithDelay));
-        assert_eq!(
-            err(" 300"),
-            (0, expected("a number of seconds or moves", Some(' ')))
-        );
+        assert_eq!(err(" 300"), (0, expected("a number of seconds or moves", Some(' '))));
         assert_eq!(err("*300+2"), (4, expected("the end", Some('+'))));
         let e = TimeControl::parse("40/54x").unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "time control \"40/54x\", at byte 5: expected the end, found 'x'"
-        );
+        assert_eq!(e.to_string(), "time control \"40/54x\", at byte 5: expected the end, found 'x'");
     }
 
     #[test]

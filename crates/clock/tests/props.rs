@@ -23,44 +23,27 @@ fn period(counted: bool, delay: bool) -> impl Strategy<Value = String> {
     let count = if counted {
         (1..60u32).prop_map(|n| format!("{n}/")).boxed()
     } else {
-        prop_oneof![
-            Just(String::new()),
-            (1..60u32).prop_map(|n| format!("{n}/"))
-        ]
-        .boxed()
+        prop_oneof![Just(String::new()), (1..60u32).prop_map(|n| format!("{n}/"))].boxed()
     };
-    let letters: &[&str] = if delay {
-        &["", "+", "d", "s"]
-    } else {
-        &["", "+"]
-    };
+    let letters: &[&str] = if delay { &["", "+", "d", "s"] } else { &["", "+"] };
     (count, ms(), prop::sample::select(letters), ms()).prop_map(|(count, time, letter, bonus)| {
-        let bonus = if letter.is_empty() {
-            String::new()
-        } else {
-            format!("{letter}{}", secs(bonus))
-        };
+        let bonus = if letter.is_empty() { String::new() } else { format!("{letter}{}", secs(bonus)) };
         format!("{count}{}{bonus}", secs(time))
     })
 }
 
 fn periods(delay: bool) -> impl Strategy<Value = String> {
-    (
-        prop::collection::vec(period(true, delay), 0..3),
-        period(false, delay),
-    )
-        .prop_map(|(mut init, last)| {
-            init.push(last);
-            init.join(":")
-        })
+    (prop::collection::vec(period(true, delay), 0..3), period(false, delay)).prop_map(|(mut init, last)| {
+        init.push(last);
+        init.join(":")
+    })
 }
 
 /// Canonical strings of every system.
 fn control() -> impl Strategy<Value = String> {
     prop_oneof![
         periods(true),
-        (periods(false), 1..6u32, positive_ms())
-            .prop_map(|(p, n, period)| format!("{p}b{n}x{}", secs(period))),
+        (periods(false), 1..6u32, positive_ms()).prop_map(|(p, n, period)| format!("{p}b{n}x{}", secs(period))),
         positive_ms().prop_map(|ms| format!("*{}", secs(ms))),
         positive_ms().prop_map(|ms| format!("g{}", secs(ms))),
     ]

@@ -89,10 +89,7 @@ fn fide_tournament() {
     assert_eq!(g.remaining(White), 5_403_968 + 38 * 20_000);
     // Move 40: − 10 000 + 30 000, and the second period's 1 800 000.
     let p = g.play(White, 10_000);
-    assert_eq!(
-        (p.moves, p.remaining_ms),
-        (40, 6_163_968 + 20_000 + 1_800_000)
-    );
+    assert_eq!((p.moves, p.remaining_ms), (40, 6_163_968 + 20_000 + 1_800_000));
     // Black: 5 400 000 + 40 × 30 000 + 1 800 000
     assert_eq!(g.play(Black, 0).remaining_ms, 8_400_000);
     // Move 41 is in the last period: increment only.
@@ -173,15 +170,7 @@ fn bronstein() {
     // Mode 18: 5 min, 3 s delay.
     let mut g = Game::new("300d3");
     // The clock counts down at once; the delay left shows beside it.
-    assert_eq!(
-        g.clock.display(White, 1_000),
-        Reading {
-            main_ms: 299_000,
-            delay_ms: 2_000,
-            period_ms: 0,
-            periods: 0
-        }
-    );
+    assert_eq!(g.clock.display(White, 1_000), Reading { main_ms: 299_000, delay_ms: 2_000, period_ms: 0, periods: 0 });
     assert_eq!(g.clock.flag_deadline(), Some((White, 300_000)));
     // 2 s used, 2 s given back: 300 000.
     assert_eq!(g.play(White, 2_000).remaining_ms, 300_000);
@@ -218,15 +207,7 @@ fn byoyomi() {
     assert!(!p.flagged);
     g.play(Black, 0);
     // 25 s: two periods run out, 5 s into the third.
-    assert_eq!(
-        g.clock.display(White, g.t + 25_000),
-        Reading {
-            main_ms: 0,
-            delay_ms: 0,
-            period_ms: 5_000,
-            periods: 1
-        }
-    );
+    assert_eq!(g.clock.display(White, g.t + 25_000), Reading { main_ms: 0, delay_ms: 0, period_ms: 5_000, periods: 1 });
     assert_eq!(g.play(White, 25_000).remaining_ms, 10_000);
     assert_eq!(g.clock.display(White, g.t).periods, 1);
     g.play(Black, 0);
@@ -328,10 +309,7 @@ fn arbiter_sets_times_and_moves() {
     assert_eq!(c.moves(White), 39);
     // Black's 39th move does not end the period; White's 40th does.
     assert_eq!(c.press(21_000, Black).unwrap().remaining_ms, 199_000);
-    assert_eq!(
-        c.press(22_000, White).unwrap().remaining_ms,
-        99_000 + 1_800_000
-    );
+    assert_eq!(c.press(22_000, White).unwrap().remaining_ms, 99_000 + 1_800_000);
 }
 
 #[test]
@@ -367,15 +345,7 @@ fn penalty_time_in_byoyomi() {
     c.start(0, White);
     // 85 s: main gone, two periods lost, 5 s into the third.
     c.add_time(85_000, White, 120_000);
-    assert_eq!(
-        c.display(White, 85_000),
-        Reading {
-            main_ms: 120_000,
-            delay_ms: 0,
-            period_ms: 10_000,
-            periods: 1
-        }
-    );
+    assert_eq!(c.display(White, 85_000), Reading { main_ms: 120_000, delay_ms: 0, period_ms: 10_000, periods: 1 });
     assert_eq!(c.flag_deadline(), Some((White, 85_000 + 130_000)));
 }
 
@@ -430,8 +400,7 @@ fn illegal_move_withdrawn() {
     // 5 400 000 + 39 × 30 000 = 6 570 000; the 40th move: − 10 000 + 30 000 + 1 800 000.
     assert_eq!(g.play(White, 10_000).remaining_ms, 8_390_000);
     g.t += 2_000; // Black's clock ran 2 s
-    g.clock
-        .add_time(g.t, Black, g.clock.time_control().penalty_ms());
+    g.clock.add_time(g.t, Black, g.clock.time_control().penalty_ms());
     g.clock.hand_over(g.t, White);
     assert_eq!(g.clock.running(), Some(White));
     assert_eq!(g.clock.moves(White), 39);
@@ -441,10 +410,7 @@ fn illegal_move_withdrawn() {
     assert_eq!(g.remaining(Black), 6_688_000);
     // The replacement 40th move brings the period time again.
     let p = g.play(White, 5_000);
-    assert_eq!(
-        (p.moves, p.remaining_ms),
-        (40, 6_590_000 - 5_000 + 30_000 + 1_800_000)
-    );
+    assert_eq!((p.moves, p.remaining_ms), (40, 6_590_000 - 5_000 + 30_000 + 1_800_000));
     // Nothing to withdraw when the side is already on move.
     let before = g.clock.clone();
     g.clock.hand_over(g.t, Black);

@@ -8,6 +8,9 @@ use shakmaty::{Bitboard, Square};
 
 use crate::Ms;
 
+/// `last_edge` of a square that has not had one.
+const NEVER: Ms = Ms::MAX;
+
 /// Per-square debouncer over the 64 squares.
 #[derive(Debug, Clone)]
 pub struct Debouncer {
@@ -20,6 +23,9 @@ pub struct Debouncer {
     pending: Bitboard,
     /// Time of each square's latest raw edge.
     last_edge: [Ms; 64],
+    /// When each pending square's burst of edges began: the moment the hand
+    /// acted, which orders touches better than when the bouncing stopped.
+    burst_start: [Ms; 64],
 }
 
 /// A debounced change: the square reads `on` from time `t`.
@@ -28,6 +34,8 @@ pub struct Change {
     pub t: Ms,
     pub sq: Square,
     pub on: bool,
+    /// The first raw edge of the burst that led to this reading.
+    pub since: Ms,
 }
 
 impl Debouncer {
@@ -37,7 +45,8 @@ impl Debouncer {
             stable: initial,
             raw: initial,
             pending: Bitboard::EMPTY,
-            last_edge: [0; 64],
+            last_edge: [NEVER; 64],
+            burst_start: [0; 64],
         }
     }
 
@@ -56,16 +65,19 @@ impl Debouncer {
             return;
         }
         self.raw.toggle(sq);
-        self.last_edge[sq as usize] = t;
+        let i = sq as usize;
+        let steady = self.last_edge[i] == NEVER || t.saturating_sub(self.last_edge[i]) > self.window;
+        if !self.pending.contains(sq) && steady {
+            // The square had been steady: a new burst begins.
+            self.burst_start[i] = t;
+        }
+        self.last_edge[i] = t;
         self.pending.toggle(sq);
     }
 
     /// When the next pending reading will be accepted.
     pub fn next_deadline(&self) -> Option<Ms> {
-        self.pending
-            .into_iter()
-            .map(|sq| self.last_edge[sq as usize] + self.window)
-            .min()
+        self.pending.into_iter().map(|sq| self.last_edge[sq as usize] + self.window).min()
     }
 
     /// Accepts every reading that has held for the window by time `t`, in
@@ -80,11 +92,7 @@ impl Debouncer {
             .min_by_key(|&(sq, due)| (due, sq))?;
         self.pending.discard(sq);
         self.stable.toggle(sq);
-        Some(Change {
-            t: due,
-            sq,
-            on: self.stable.contains(sq),
-        })
+        Some(Change { t: due, sq, on: self.stable.contains(sq), since: self.burst_start[sq as usize] })
     }
 
     /// Accepts every pending reading now: a clock press means the hand has
@@ -94,11 +102,8 @@ impl Debouncer {
         self.pending = Bitboard::EMPTY;
         self.stable = self.raw;
         let raw = self.raw;
-        pending.into_iter().map(move |sq| Change {
-            t,
-            sq,
-            on: raw.contains(sq),
-        })
+        let since = self.burst_start;
+        pending.into_iter().map(move |sq| Change { t, sq, on: raw.contains(sq), since: since[sq as usize] })
     }
 
     /// Forgets pending readings and starts from `occupancy` (recovery, tests).
@@ -120,25 +125,12 @@ mod tests {
     #[test]
     fn bounce_becomes_one_lift() {
         let mut d = Debouncer::new(10, Bitboard::from(Square::E2));
-        for (t, on) in [
-            (100, false),
-            (103, true),
-            (104, false),
-            (106, true),
-            (108, false),
-        ] {
+        for (t, on) in [(100, false), (103, true), (104, false), (106, true), (108, false)] {
             d.edge(t, Square::E2, on);
         }
         assert_eq!(drain(&mut d, 117), vec![]);
         assert_eq!(d.next_deadline(), Some(118));
-        assert_eq!(
-            drain(&mut d, 200),
-            vec![Change {
-                t: 118,
-                sq: Square::E2,
-                on: false
-            }]
-        );
+        assert_eq!(drain(&mut d, 200), vec![Change { t: 118, sq: Square::E2, on: false, since: 100 }]);
         assert_eq!(d.stable(), Bitboard::EMPTY);
     }
 
@@ -164,16 +156,8 @@ mod tests {
         assert_eq!(
             changes,
             vec![
-                Change {
-                    t: 1010,
-                    sq: Square::F5,
-                    on: false
-                },
-                Change {
-                    t: 1030,
-                    sq: Square::F5,
-                    on: true
-                }
+                Change { t: 1010, sq: Square::F5, on: false, since: 1000 },
+                Change { t: 1030, sq: Square::F5, on: true, since: 1020 }
             ]
         );
     }
@@ -193,14 +177,7 @@ mod tests {
         let mut d = Debouncer::new(10, Bitboard::EMPTY);
         d.edge(5, Square::D4, true);
         let flushed: Vec<_> = d.flush(8).collect();
-        assert_eq!(
-            flushed,
-            vec![Change {
-                t: 8,
-                sq: Square::D4,
-                on: true
-            }]
-        );
+        assert_eq!(flushed, vec![Change { t: 8, sq: Square::D4, on: true, since: 5 }]);
         assert_eq!(d.next_deadline(), None);
         assert!(d.stable().contains(Square::D4));
     }

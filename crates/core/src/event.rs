@@ -137,17 +137,9 @@ pub struct MoveInfo {
     pub from: Square,
     #[serde(with = "serde_chess::square")]
     pub to: Square,
-    #[serde(
-        with = "serde_chess::opt_piece",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(with = "serde_chess::opt_piece", default, skip_serializing_if = "Option::is_none")]
     pub capture: Option<Piece>,
-    #[serde(
-        with = "serde_chess::opt_role",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(with = "serde_chess::opt_role", default, skip_serializing_if = "Option::is_none")]
     pub promotion: Option<Role>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub castle: Option<CastleSide>,
@@ -179,23 +171,11 @@ pub struct Placed {
 /// (`from` and `to`), put one back (`to` only) or take one off (`from` only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fix {
-    #[serde(
-        with = "serde_chess::opt_piece",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(with = "serde_chess::opt_piece", default, skip_serializing_if = "Option::is_none")]
     pub piece: Option<Piece>,
-    #[serde(
-        with = "serde_chess::opt_square",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(with = "serde_chess::opt_square", default, skip_serializing_if = "Option::is_none")]
     pub from: Option<Square>,
-    #[serde(
-        with = "serde_chess::opt_square",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(with = "serde_chess::opt_square", default, skip_serializing_if = "Option::is_none")]
     pub to: Option<Square>,
 }
 
@@ -409,11 +389,7 @@ pub enum EventKind {
         black_ms: i64,
         white_moves: u32,
         black_moves: u32,
-        #[serde(
-            with = "serde_chess::opt_color",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(with = "serde_chess::opt_color", default, skip_serializing_if = "Option::is_none")]
         running: Option<Color>,
     },
     /// On request: the position, for a readout.

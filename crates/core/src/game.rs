@@ -7,8 +7,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{
-    Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, FromSetup, Move, Piece,
-    Position, Square,
+    Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, FromSetup, Move, Piece, Position, Square,
 };
 
 use crate::event::{Article, CastleSide, ClaimKind, EndReason, MoveInfo};
@@ -77,14 +76,9 @@ impl Game {
         let start = match start_fen {
             None => Chess::default(),
             Some(text) => {
-                let fen = Fen::from_ascii(text.as_bytes()).map_err(|e| SetupError::Fen {
-                    fen: text.into(),
-                    why: e.to_string(),
-                })?;
-                fen.into_position(mode).map_err(|e| SetupError::Position {
-                    fen: text.into(),
-                    why: e.to_string(),
-                })?
+                let fen = Fen::from_ascii(text.as_bytes())
+                    .map_err(|e| SetupError::Fen { fen: text.into(), why: e.to_string() })?;
+                fen.into_position(mode).map_err(|e| SetupError::Position { fen: text.into(), why: e.to_string() })?
             }
         };
         let mut game = Game {
@@ -120,8 +114,7 @@ impl Game {
 
     /// The ply the player to move is making (1 = White's first move).
     pub fn ply(&self) -> u32 {
-        let start_ply =
-            (self.start.fullmoves().get() - 1) * 2 + u32::from(self.start.turn() == Color::Black);
+        let start_ply = (self.start.fullmoves().get() - 1) * 2 + u32::from(self.start.turn() == Color::Black);
         start_ply + self.played.len() as u32 + 1
     }
 
@@ -144,16 +137,10 @@ impl Game {
             let mut after = self.pos.clone();
             after.play_unchecked(mv);
             let lifted = match mv {
-                Move::Normal {
-                    from,
-                    to,
-                    capture: Some(_),
-                    ..
-                } => Bitboard::from(from) | Bitboard::from(to),
+                Move::Normal { from, to, capture: Some(_), .. } => Bitboard::from(from) | Bitboard::from(to),
                 Move::Normal { from, .. } => Bitboard::from(from),
                 Move::EnPassant { from, to } => {
-                    Bitboard::from(from)
-                        | Bitboard::from(Square::from_coords(to.file(), from.rank()))
+                    Bitboard::from(from) | Bitboard::from(Square::from_coords(to.file(), from.rank()))
                 }
                 Move::Castle { king, rook } => {
                     let side = CastlingSide::from_king_side(king < rook);
@@ -169,11 +156,7 @@ impl Game {
                 }
                 Move::Put { to, .. } => Bitboard::from(to),
             };
-            self.options.push(LegalMove {
-                mv,
-                after: after.board().occupied(),
-                lifted,
-            });
+            self.options.push(LegalMove { mv, after: after.board().occupied(), lifted });
         }
     }
 
@@ -195,21 +178,12 @@ impl Game {
             side,
             san: san.to_string(),
             uci: UciMove::from_move(mv, self.mode).to_string(),
-            piece: Piece {
-                color: side,
-                role: mv.role(),
-            },
+            piece: Piece { color: side, role: mv.role() },
             from,
             to,
             capture,
             promotion: mv.promotion(),
-            castle: mv.castling_side().map(|cs| {
-                if cs.is_king_side() {
-                    CastleSide::King
-                } else {
-                    CastleSide::Queen
-                }
-            }),
+            castle: mv.castling_side().map(|cs| if cs.is_king_side() { CastleSide::King } else { CastleSide::Queen }),
             en_passant: mv.is_en_passant(),
             check: san.suffix.is_some(),
             mate: matches!(san.suffix, Some(shakmaty::san::Suffix::Checkmate)),
@@ -225,12 +199,7 @@ impl Game {
             self.keys.clear();
         }
         self.keys.push(self.key());
-        self.played.push(Played {
-            info: info.clone(),
-            clock_ms,
-            comments: Vec::new(),
-            stood_illegal: false,
-        });
+        self.played.push(Played { info: info.clone(), clock_ms, comments: Vec::new(), stood_illegal: false });
         self.refresh_options();
         self.ending = self.ending_on_board();
         let claim = if self.ending.is_some() {
@@ -263,13 +232,7 @@ impl Game {
                 article: Article::A5_1_1,
             });
         }
-        let draw = |reason, article| {
-            Some(Ending {
-                result: GameResult::Draw,
-                reason,
-                article,
-            })
-        };
+        let draw = |reason, article| Some(Ending { result: GameResult::Draw, reason, article });
         if self.pos.is_stalemate() {
             return draw(EndReason::Stalemate, Article::A5_2_1);
         }
@@ -322,17 +285,12 @@ impl Game {
         setup.board.set_piece_at(a.to, a.piece);
         setup.turn = !side;
         setup.ep_square = None;
-        setup.halfmoves = if captured.is_some() || a.piece.role == shakmaty::Role::Pawn {
-            0
-        } else {
-            setup.halfmoves + 1
-        };
+        setup.halfmoves =
+            if captured.is_some() || a.piece.role == shakmaty::Role::Pawn { 0 } else { setup.halfmoves + 1 };
         if side == Color::Black {
             setup.fullmoves = setup.fullmoves.saturating_add(1);
         }
-        let pos = Chess::from_setup(setup, self.mode)
-            .or_else(|e| e.ignore_invalid_castling_rights())
-            .ok()?;
+        let pos = Chess::from_setup(setup, self.mode).or_else(|e| e.ignore_invalid_castling_rights()).ok()?;
         let info = MoveInfo {
             ply: self.ply(),
             side,
@@ -357,12 +315,7 @@ impl Game {
         self.pos = pos;
         self.keys.clear();
         self.keys.push(self.key());
-        self.played.push(Played {
-            info: info.clone(),
-            clock_ms: None,
-            comments: Vec::new(),
-            stood_illegal: true,
-        });
+        self.played.push(Played { info: info.clone(), clock_ms: None, comments: Vec::new(), stood_illegal: true });
         self.refresh_options();
         self.ending = self.ending_on_board();
         Some(info)

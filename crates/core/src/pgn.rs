@@ -25,9 +25,7 @@ fn tag(out: &mut String, name: &str, value: &str) {
 pub fn write(header: &Header, game: &Game) -> String {
     let mut out = String::new();
     let result = game.ending.map_or("*", |e| e.result.as_str());
-    let or_unknown = |v: &Option<String>, unknown: &'static str| {
-        v.clone().unwrap_or_else(|| unknown.to_string())
-    };
+    let or_unknown = |v: &Option<String>, unknown: &'static str| v.clone().unwrap_or_else(|| unknown.to_string());
     tag(&mut out, "Event", &or_unknown(&header.event, "?"));
     tag(&mut out, "Site", &or_unknown(&header.site, "?"));
     tag(&mut out, "Date", &or_unknown(&header.date, "????.??.??"));

@@ -29,11 +29,6 @@ pub struct Policy {
 
 impl Default for Policy {
     fn default() -> Self {
-        Policy {
-            debounce_ms: 10,
-            settle_ms: 100,
-            mismatch_ms: 4000,
-            supervision: Supervision::Arbiter,
-        }
+        Policy { debounce_ms: 10, settle_ms: 100, mismatch_ms: 4000, supervision: Supervision::Arbiter }
     }
 }

@@ -21,8 +21,8 @@ pub struct Observed {
     /// Squares with any raw off-edge: weaker evidence, for lifts shorter
     /// than the debounce window.
     raw_off: Bitboard,
-    /// Order of first lifts.
-    lift_seq: [u16; 64],
+    /// When each square's first lift began, and in what order it was seen.
+    lift_at: [(Ms, u16); 64],
     next_seq: u16,
     /// When each square was last set down on.
     placed_at: [Ms; 64],
@@ -33,7 +33,7 @@ impl Default for Observed {
         Observed {
             lifted: Bitboard::EMPTY,
             raw_off: Bitboard::EMPTY,
-            lift_seq: [0; 64],
+            lift_at: [(0, 0); 64],
             next_seq: 1,
             placed_at: [0; 64],
         }
@@ -52,7 +52,7 @@ impl Observed {
             return false;
         }
         self.lifted.add(c.sq);
-        self.lift_seq[c.sq as usize] = self.next_seq;
+        self.lift_at[c.sq as usize] = (c.since, self.next_seq);
         self.next_seq = self.next_seq.saturating_add(1);
         true
     }
@@ -67,9 +67,15 @@ impl Observed {
 
     /// Was `a` first lifted before `b`?
     pub fn lifted_before(&self, a: Square, b: Square) -> bool {
-        self.lifted.contains(a)
-            && self.lifted.contains(b)
-            && self.lift_seq[a as usize] < self.lift_seq[b as usize]
+        self.lifted.contains(a) && self.lifted.contains(b) && self.lift_at[a as usize] < self.lift_at[b as usize]
+    }
+
+    /// Rook first, then king (4.4.2): the rook lifted and set down again
+    /// before the king was lifted. Both lifted before either lands is one
+    /// castling with two hands (in Chess960, Guidelines II.3.2.1).
+    pub fn rook_first(&self, rook: Square, rook_to: Square, king: Square) -> bool {
+        let king_up = self.lift_at[king as usize].0;
+        self.lifted_before(rook, king) && self.placed_at[rook_to as usize] <= king_up
     }
 
     /// Was `a` first lifted before `b`, or `b` not lifted at all?
@@ -89,10 +95,19 @@ pub struct Decision {
 pub fn destination(mv: Move) -> Square {
     match mv {
         Move::Normal { to, .. } | Move::EnPassant { to, .. } | Move::Put { to, .. } => to,
-        Move::Castle { king, rook } => Square::from_coords(
-            CastlingSide::from_king_side(king < rook).king_to_file(),
-            king.rank(),
-        ),
+        Move::Castle { king, rook } => {
+            Square::from_coords(CastlingSide::from_king_side(king < rook).king_to_file(), king.rank())
+        }
+    }
+}
+
+/// The square the rook lands on in a castling move.
+pub fn rook_destination(mv: Move) -> Square {
+    match mv {
+        Move::Castle { king, rook } => {
+            Square::from_coords(CastlingSide::from_king_side(king < rook).rook_to_file(), king.rank())
+        }
+        other => destination(other),
     }
 }
 
@@ -108,11 +123,7 @@ pub fn moving_squares(mv: Move) -> Bitboard {
 /// Where the captured piece stood.
 pub fn captured_square(mv: Move) -> Option<Square> {
     match mv {
-        Move::Normal {
-            to,
-            capture: Some(_),
-            ..
-        } => Some(to),
+        Move::Normal { to, capture: Some(_), .. } => Some(to),
         Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
         _ => None,
     }
@@ -135,13 +146,7 @@ pub fn castling_moves_both(mv: Move) -> bool {
 /// the king's lift unexplained), then the one whose destination was set down
 /// on last (the capturing piece lands last). Moves that explain the lifts
 /// equally well are reported whatever the order of placing said.
-pub fn decide(
-    options: &[LegalMove],
-    us: Bitboard,
-    occupancy: Bitboard,
-    seen: &Observed,
-    promotion: Role,
-) -> Decision {
+pub fn decide(options: &[LegalMove], us: Bitboard, occupancy: Bitboard, seen: &Observed, promotion: Role) -> Decision {
     let fits = |evidence: Bitboard| -> Vec<Move> {
         options
             .iter()
@@ -155,19 +160,11 @@ pub fn decide(
         fit = fits(seen.lifted | seen.raw_off);
     }
     let unexplained = |mv: Move| (seen.lifted & us & !moving_squares(mv)).count();
-    fit.sort_by_key(|mv| {
-        (
-            unexplained(*mv),
-            std::cmp::Reverse(seen.placed_at[destination(*mv) as usize]),
-        )
-    });
+    fit.sort_by_key(|mv| (unexplained(*mv), std::cmp::Reverse(seen.placed_at[destination(*mv) as usize])));
     let best = fit.first().map(|mv| unexplained(*mv));
     let mut fit = fit.into_iter();
     let chosen = fit.next();
-    Decision {
-        chosen,
-        others: fit.filter(|mv| Some(unexplained(*mv)) == best).collect(),
-    }
+    Decision { chosen, others: fit.filter(|mv| Some(unexplained(*mv)) == best).collect() }
 }
 
 /// A legal move made, with one or two of the mover's other pieces knocked off
@@ -200,30 +197,25 @@ pub fn attempt(pos: &Chess, occupancy: Bitboard, seen: &Observed) -> Option<(Rea
     let us = pos.us();
     let vacated = reference & !occupancy & us;
     let appeared = occupancy & !reference;
-    let (from, to) =
-        if vacated.count() == 2 && (vacated & pos.our(Role::King)).any() && appeared.count() == 2 {
-            // Both king and rook moved: an attempt to castle.
-            let king = (vacated & pos.our(Role::King)).first()?;
-            let to = appeared
-                .into_iter()
-                .max_by_key(|sq| (*sq as i32 - king as i32).abs())?;
-            (king, to)
-        } else if vacated.count() == 1 {
-            let from = vacated.first()?;
-            let to = if appeared.count() == 1 {
-                appeared.first()?
-            } else if appeared.is_empty() {
-                // Onto an opponent's piece, taken off and replaced by the mover's.
-                (seen.lifted & occupancy & pos.them())
-                    .into_iter()
-                    .max_by_key(|sq| seen.placed_at[*sq as usize])?
-            } else {
-                return None;
-            };
-            (from, to)
+    let (from, to) = if vacated.count() == 2 && (vacated & pos.our(Role::King)).any() && appeared.count() == 2 {
+        // Both king and rook moved: an attempt to castle.
+        let king = (vacated & pos.our(Role::King)).first()?;
+        let to = appeared.into_iter().max_by_key(|sq| (*sq as i32 - king as i32).abs())?;
+        (king, to)
+    } else if vacated.count() == 1 {
+        let from = vacated.first()?;
+        let to = if appeared.count() == 1 {
+            appeared.first()?
+        } else if appeared.is_empty() {
+            // Onto an opponent's piece, taken off and replaced by the mover's.
+            (seen.lifted & occupancy & pos.them()).into_iter().max_by_key(|sq| seen.placed_at[*sq as usize])?
         } else {
             return None;
         };
+        (from, to)
+    } else {
+        return None;
+    };
     let piece = board.piece_at(from)?;
     let reason = if piece.role == Role::King && from.rank() == to.rank() && from.distance(to) >= 2 {
         Reason::CastlingNotAllowed
@@ -248,11 +240,7 @@ fn reaches(pos: &Chess, from: Square, to: Square, piece: Piece) -> bool {
     let step: i32 = if piece.color == Color::White { 8 } else { -8 };
     let one = from.offset(step);
     let two = from.offset(2 * step);
-    let home = if piece.color == Color::White {
-        shakmaty::Rank::Second
-    } else {
-        shakmaty::Rank::Seventh
-    };
+    let home = if piece.color == Color::White { shakmaty::Rank::Second } else { shakmaty::Rank::Seventh };
     let empty = |sq: Option<Square>| sq.is_some_and(|s| !occupied.contains(s));
     (Some(to) == one && empty(one))
         || (Some(to) == two && from.rank() == home && empty(one) && empty(two))
@@ -274,30 +262,18 @@ pub fn board_fix(board: &Board, occupancy: Bitboard) -> (Vec<Placed>, Vec<Square
     let mut fix = Vec::new();
     let mut leftover = Vec::new();
     for &e in &extra {
-        let reach = unpaired.iter().position(|p| {
-            attacks::attacks(p.sq, p.piece, occupied).contains(e) || p.sq.file() == e.file()
-        });
+        let reach = unpaired
+            .iter()
+            .position(|p| attacks::attacks(p.sq, p.piece, occupied).contains(e) || p.sq.file() == e.file());
         match reach.or((!unpaired.is_empty()).then_some(0)) {
             Some(i) => {
                 let p = unpaired.remove(i);
-                fix.push(Fix {
-                    piece: Some(p.piece),
-                    from: Some(e),
-                    to: Some(p.sq),
-                });
+                fix.push(Fix { piece: Some(p.piece), from: Some(e), to: Some(p.sq) });
             }
             None => leftover.push(e),
         }
     }
-    fix.extend(unpaired.iter().map(|p| Fix {
-        piece: Some(p.piece),
-        from: None,
-        to: Some(p.sq),
-    }));
-    fix.extend(leftover.into_iter().map(|e| Fix {
-        piece: None,
-        from: Some(e),
-        to: None,
-    }));
+    fix.extend(unpaired.iter().map(|p| Fix { piece: Some(p.piece), from: None, to: Some(p.sq) }));
+    fix.extend(leftover.into_iter().map(|e| Fix { piece: None, from: Some(e), to: None }));
     (missing, extra, fix)
 }

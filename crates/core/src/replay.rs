@@ -48,11 +48,5 @@ pub fn replay<R: BufRead>(src: R, policy: Policy) -> Result<Replay, ReplayError>
             }
         }
     }
-    Ok(Replay {
-        header,
-        session,
-        events,
-        edges,
-        error,
-    })
+    Ok(Replay { header, session, events, edges, error })
 }

@@ -51,9 +51,7 @@ pub mod opt_square {
         }
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Square>, D::Error> {
-        Option::<String>::deserialize(d)?
-            .map(|s| parse_square(&s))
-            .transpose()
+        Option::<String>::deserialize(d)?.map(|s| parse_square(&s)).transpose()
     }
 }
 
@@ -68,10 +66,7 @@ pub mod squares {
         seq.end()
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Square>, D::Error> {
-        Vec::<String>::deserialize(d)?
-            .iter()
-            .map(|s| parse_square(s))
-            .collect()
+        Vec::<String>::deserialize(d)?.iter().map(|s| parse_square(s)).collect()
     }
 }
 
@@ -94,9 +89,7 @@ pub mod opt_color {
         }
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Color>, D::Error> {
-        Option::<String>::deserialize(d)?
-            .map(|s| parse_color(&s))
-            .transpose()
+        Option::<String>::deserialize(d)?.map(|s| parse_color(&s)).transpose()
     }
 }
 
@@ -119,9 +112,7 @@ pub mod opt_piece {
         }
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Piece>, D::Error> {
-        Option::<String>::deserialize(d)?
-            .map(|s| parse_piece(&s))
-            .transpose()
+        Option::<String>::deserialize(d)?.map(|s| parse_piece(&s)).transpose()
     }
 }
 

@@ -88,10 +88,8 @@ impl Session {
         let game = Game::new(header.variant, header.start_fen.as_deref())?;
         let time_control = match header.time_control.as_deref() {
             None => None,
-            Some(text) => TimeControl::parse(text).map_err(|e| StartError::TimeControl {
-                text: text.into(),
-                why: e.to_string(),
-            })?,
+            Some(text) => TimeControl::parse(text)
+                .map_err(|e| StartError::TimeControl { text: text.into(), why: e.to_string() })?,
         };
         let mut clock = time_control.clone().map(Clock::new);
         if let Some(clock) = &mut clock {
@@ -159,20 +157,8 @@ impl Session {
         if self.finished {
             return None;
         }
-        let flag = self
-            .clock
-            .as_ref()
-            .and_then(|c| c.flag_deadline())
-            .map(|(_, t)| t);
-        [
-            self.deb.next_deadline(),
-            self.ply.settle.map(|(t, _)| t),
-            flag,
-            self.mismatch,
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        let flag = self.clock.as_ref().and_then(|c| c.flag_deadline()).map(|(_, t)| t);
+        [self.deb.next_deadline(), self.ply.settle.map(|(t, _)| t), flag, self.mismatch].into_iter().flatten().min()
     }
 
     /// Runs every timer due by `t`, in time order.
@@ -228,10 +214,7 @@ impl Session {
 
     fn times(&self, t: Ms) -> (Option<i64>, Option<i64>) {
         match &self.clock {
-            Some(c) => (
-                Some(c.remaining(Color::White, t)),
-                Some(c.remaining(Color::Black, t)),
-            ),
+            Some(c) => (Some(c.remaining(Color::White, t)), Some(c.remaining(Color::Black, t))),
             None => (None, None),
         }
     }
@@ -260,10 +243,7 @@ impl Session {
             // The players have put the position back (7.5.1): the replacing
             // move starts from a clean slate, but the touched piece still binds.
             let carried = self.ply.carried;
-            self.ply = Ply {
-                carried,
-                ..Ply::new()
-            };
+            self.ply = Ply { carried, ..Ply::new() };
             self.report_board_ok(c.t);
         }
         self.reconsider(c.t);
@@ -284,15 +264,7 @@ impl Session {
                 Article::A4_3_2
             })
         };
-        self.emit(
-            t,
-            EventKind::Touch {
-                sq,
-                piece,
-                ply: self.game.ply(),
-                binding,
-            },
-        );
+        self.emit(t, EventKind::Touch { sq, piece, ply: self.game.ply(), binding });
     }
 
     /// What move, if any, the board shows now.
@@ -312,9 +284,7 @@ impl Session {
         let reference = self.game.occupancy();
         self.ply.settle = match decision.chosen {
             Some(mv) => Some((t + self.policy.settle_ms, Some(mv))),
-            None if occupancy == reference && self.ply.announced.is_some() => {
-                Some((t + self.policy.settle_ms, None))
-            }
+            None if occupancy == reference && self.ply.announced.is_some() => Some((t + self.policy.settle_ms, None)),
             None => None,
         };
         // A board that is neither the position nor a move, with pieces where
@@ -323,13 +293,7 @@ impl Session {
             && occupancy != reference
             && (self.ply.restoring || !(occupancy & !reference).is_empty());
         if wrong {
-            self.mismatch = Some(
-                t + if self.ply.restoring {
-                    self.policy.settle_ms
-                } else {
-                    self.policy.mismatch_ms
-                },
-            );
+            self.mismatch = Some(t + if self.ply.restoring { self.policy.settle_ms } else { self.policy.mismatch_ms });
         } else {
             self.mismatch = None;
             if self.mismatch_reported && (occupancy == reference || decision.chosen.is_some()) {
@@ -350,13 +314,7 @@ impl Session {
             None => {
                 if let Some(old) = self.ply.announced.take() {
                     let san = self.game.describe(old).san;
-                    self.emit(
-                        t,
-                        EventKind::Withdrawn {
-                            ply: self.game.ply(),
-                            san,
-                        },
-                    );
+                    self.emit(t, EventKind::Withdrawn { ply: self.game.ply(), san });
                 }
             }
         }
@@ -382,28 +340,14 @@ impl Session {
                 },
             );
         }
-        self.emit(
-            t,
-            EventKind::Move {
-                mv: info,
-                correction: previous.is_some(),
-            },
-        );
+        self.emit(t, EventKind::Move { mv: info, correction: previous.is_some() });
     }
 
     fn on_mismatch(&mut self, t: Ms) {
         self.mismatch = None;
-        let (missing, extra, fix) =
-            recognise::board_fix(self.game.position().board(), self.deb.stable());
+        let (missing, extra, fix) = recognise::board_fix(self.game.position().board(), self.deb.stable());
         self.mismatch_reported = true;
-        self.emit(
-            t,
-            EventKind::BoardMismatch {
-                missing,
-                extra,
-                fix,
-            },
-        );
+        self.emit(t, EventKind::BoardMismatch { missing, extra, fix });
     }
 
     fn report_board_ok(&mut self, t: Ms) {
@@ -427,19 +371,8 @@ impl Session {
             return;
         }
         let opponent = !side;
-        let result = if self.game.can_mate(opponent) {
-            GameResult::win_for(opponent)
-        } else {
-            GameResult::Draw
-        };
-        self.end(
-            t,
-            Ending {
-                result,
-                reason: EndReason::FlagFall,
-                article: Article::A6_9,
-            },
-        );
+        let result = if self.game.can_mate(opponent) { GameResult::win_for(opponent) } else { GameResult::Draw };
+        self.end(t, Ending { result, reason: EndReason::FlagFall, article: Article::A6_9 });
     }
 
     fn ends_game(&self, mv: Move) -> bool {
@@ -470,42 +403,21 @@ impl Session {
             self.illegal_act(t, Article::A7_5_3, Reason::NoMove, None, Vec::new());
             return;
         }
-        if let Some((mv, missing)) = recognise::with_displaced(
-            self.game.options(),
-            self.game.position().us(),
-            occupancy,
-            &self.ply.seen,
-        ) {
+        if let Some((mv, missing)) =
+            recognise::with_displaced(self.game.options(), self.game.position().us(), occupancy, &self.ply.seen)
+        {
             self.complete(t, mv, Vec::new());
             let fix: Vec<Fix> = missing
                 .into_iter()
                 .filter_map(|sq| {
-                    self.game.piece_at(sq).map(|piece| Fix {
-                        piece: Some(piece),
-                        from: None,
-                        to: Some(sq),
-                    })
+                    self.game.piece_at(sq).map(|piece| Fix { piece: Some(piece), from: None, to: Some(sq) })
                 })
                 .collect();
             let detail = format!(
                 "pieces displaced and not put back: {}",
-                fix.iter()
-                    .filter_map(|f| f.to)
-                    .map(|s| s.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                fix.iter().filter_map(|f| f.to).map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
             );
-            self.rule(
-                t,
-                side,
-                self.game.ply() - 1,
-                Article::A7_4_1,
-                Reason::Displaced,
-                detail,
-                None,
-                None,
-                fix,
-            );
+            self.rule(t, side, self.game.ply() - 1, Article::A7_4_1, Reason::Displaced, detail, None, None, fix);
             self.ply.restoring = true;
             self.reconsider(t);
             return;
@@ -517,17 +429,9 @@ impl Session {
         };
         let fix = match attempt {
             Some(a) => {
-                let mut fix = vec![Fix {
-                    piece: Some(a.piece),
-                    from: Some(a.to),
-                    to: Some(a.from),
-                }];
+                let mut fix = vec![Fix { piece: Some(a.piece), from: Some(a.to), to: Some(a.from) }];
                 if let Some(captured) = self.game.piece_at(a.to) {
-                    fix.push(Fix {
-                        piece: Some(captured),
-                        from: None,
-                        to: Some(a.to),
-                    });
+                    fix.push(Fix { piece: Some(captured), from: None, to: Some(a.to) });
                 }
                 fix
             }
@@ -558,39 +462,13 @@ impl Session {
             last.clock_ms = clock_ms;
         }
         self.claimable = Some(Claimable { before, offender });
-        let detail = format!(
-            "illegal move {} stands unless the opponent claims before moving (A.5.2)",
-            info.san
-        );
+        let detail = format!("illegal move {} stands unless the opponent claims before moving (A.5.2)", info.san);
+        self.emit(t, EventKind::Move { mv: info.clone(), correction: false });
         self.emit(
             t,
-            EventKind::Move {
-                mv: info.clone(),
-                correction: false,
-            },
+            EventKind::Complete { ply, side: offender, san: info.san, uci: info.uci, clock_ms, opponent_ms: None },
         );
-        self.emit(
-            t,
-            EventKind::Complete {
-                ply,
-                side: offender,
-                san: info.san,
-                uci: info.uci,
-                clock_ms,
-                opponent_ms: None,
-            },
-        );
-        self.rule(
-            t,
-            offender,
-            ply,
-            Article::A7_5_1,
-            reason,
-            detail,
-            Some(a),
-            None,
-            Vec::new(),
-        );
+        self.rule(t, offender, ply, Article::A7_5_1, reason, detail, Some(a), None, Vec::new());
         self.new_ply(t);
         true
     }
@@ -610,14 +488,7 @@ impl Session {
             let chosen = self.game.describe(mv).san;
             let mut candidates = vec![chosen.clone()];
             candidates.extend(others.iter().map(|m| self.game.describe(*m).san));
-            self.emit(
-                t,
-                EventKind::Ambiguous {
-                    ply,
-                    candidates,
-                    chosen,
-                },
-            );
+            self.emit(t, EventKind::Ambiguous { ply, candidates, chosen });
         }
         let rulings = self.touch_rulings(mv);
         let displaced = self.displaced(mv);
@@ -630,29 +501,9 @@ impl Session {
         let opponent_ms = self.clock.as_ref().map(|c| c.remaining(!side, t));
         self.claimable = None;
         let (info, claim) = self.game.play(mv, clock_ms);
-        self.emit(
-            t,
-            EventKind::Complete {
-                ply,
-                side,
-                san: info.san,
-                uci: info.uci,
-                clock_ms,
-                opponent_ms,
-            },
-        );
+        self.emit(t, EventKind::Complete { ply, side, san: info.san, uci: info.uci, clock_ms, opponent_ms });
         for (article, reason, detail, touched) in rulings {
-            self.rule(
-                t,
-                side,
-                ply,
-                article,
-                reason,
-                detail,
-                None,
-                touched,
-                Vec::new(),
-            );
+            self.rule(t, side, ply, article, reason, detail, None, touched, Vec::new());
         }
         if let Some(ending) = self.game.ending {
             self.end(t, ending);
@@ -663,15 +514,7 @@ impl Session {
                 ClaimKind::Threefold => Article::A9_2,
                 ClaimKind::Fifty => Article::A9_3,
             };
-            self.emit(
-                t,
-                EventKind::Claimable {
-                    claim,
-                    article,
-                    side: !side,
-                    ply: ply + 1,
-                },
-            );
+            self.emit(t, EventKind::Claimable { claim, article, side: !side, ply: ply + 1 });
         }
         self.new_ply(t);
     }
@@ -703,26 +546,20 @@ impl Session {
         let moving = recognise::moving_squares(mv);
         let placed = |sq: Square| self.game.piece_at(sq).map(|piece| Placed { sq, piece });
         let own = self.ply.carried.or(self.ply.first_own);
-        let opp = self.ply.first_opp;
-        let can_move = |sq: Square| {
-            options
-                .iter()
-                .any(|o| recognise::moving_squares(o.mv).contains(sq))
-        };
-        let can_take = |sq: Square| {
-            options
-                .iter()
-                .any(|o| recognise::captured_square(o.mv) == Some(sq))
-        };
         let takes = recognise::captured_square(mv);
+        // A piece taken off as part of the move, after the mover's own piece
+        // was lifted, is the capture being carried out, not a touch that binds.
+        let opp = self.ply.first_opp.filter(|&p| {
+            takes != Some(p) || !moving.into_iter().any(|sq| self.ply.seen.lifted_before(sq, p))
+        });
+        let can_move = |sq: Square| options.iter().any(|o| recognise::moving_squares(o.mv).contains(sq));
+        let can_take = |sq: Square| options.iter().any(|o| recognise::captured_square(o.mv) == Some(sq));
         let moves_it = |sq: Square| moving.contains(sq);
         let breach_own = |o: Square| {
             (
                 Article::A4_3_1,
                 Reason::TouchMove,
-                format!(
-                    "the piece on {o} was touched first and could move; another piece was moved (4.3.1)"
-                ),
+                format!("the piece on {o} was touched first and could move; another piece was moved (4.3.1)"),
                 placed(o),
             )
         };
@@ -730,9 +567,7 @@ impl Session {
             (
                 Article::A4_3_2,
                 Reason::TouchMove,
-                format!(
-                    "the opponent's piece on {p} was touched and could be captured; it was not (4.3.2)"
-                ),
+                format!("the opponent's piece on {p} was touched and could be captured; it was not (4.3.2)"),
                 placed(p),
             )
         };
@@ -741,22 +576,22 @@ impl Session {
             (None, Some(p)) if can_take(p) && takes != Some(p) => rulings.push(breach_opp(p)),
             (Some(o), Some(p)) => {
                 let with_it = options.iter().any(|x| {
-                    recognise::moving_squares(x.mv).contains(o)
-                        && recognise::captured_square(x.mv) == Some(p)
+                    recognise::moving_squares(x.mv).contains(o) && recognise::captured_square(x.mv) == Some(p)
                 });
                 if with_it {
                     if !(moves_it(o) && takes == Some(p)) {
                         rulings.push((
                             Article::A4_3_3,
                             Reason::TouchMove,
-                            format!("the pieces on {o} and {p} were touched: the first had to capture the second (4.3.3)"),
+                            format!(
+                                "the pieces on {o} and {p} were touched: the first had to capture the second (4.3.3)"
+                            ),
                             placed(o),
                         ));
                     }
                 } else {
                     // 4.3.3: else the first touched that can move or be captured.
-                    let own_first =
-                        self.ply.carried == Some(o) || self.ply.seen.touched_before(o, p);
+                    let own_first = self.ply.carried == Some(o) || self.ply.seen.touched_before(o, p);
                     let own_bound = can_move(o) && (own_first || !can_take(p));
                     if own_bound && !moves_it(o) {
                         rulings.push(breach_own(o));
@@ -769,7 +604,7 @@ impl Session {
         }
         if let Move::Castle { king, rook } = mv
             && recognise::castling_moves_both(mv)
-            && self.ply.seen.lifted_before(rook, king)
+            && self.ply.seen.rook_first(rook, recognise::rook_destination(mv), king)
         {
             rulings.push((
                 Article::A4_4_2,
@@ -797,21 +632,11 @@ impl Session {
         if let Some(last) = self.game.played.last_mut()
             && last.info.ply == ply
         {
-            last.comments
-                .push(format!("{} {}", article.as_str(), detail));
+            last.comments.push(format!("{} {}", article.as_str(), detail));
         }
         self.emit(
             t,
-            EventKind::Irregularity(Irregularity {
-                article,
-                side,
-                ply,
-                reason,
-                detail,
-                attempt,
-                touched,
-                fix,
-            }),
+            EventKind::Irregularity(Irregularity { article, side, ply, reason, detail, attempt, touched, fix }),
         );
     }
 
@@ -819,14 +644,7 @@ impl Session {
     /// offender moves again on their own time (the clock does not switch);
     /// the opponent gets two minutes (one in rapid and blitz, A.3); a second
     /// such act loses, unless the opponent cannot mate (7.5.5).
-    fn illegal_act(
-        &mut self,
-        t: Ms,
-        article: Article,
-        reason: Reason,
-        attempt: Option<Attempt>,
-        fix: Vec<Fix>,
-    ) {
+    fn illegal_act(&mut self, t: Ms, article: Article, reason: Reason, attempt: Option<Attempt>, fix: Vec<Fix>) {
         let side = self.game.turn();
         let ply = self.game.ply();
         let detail = match (reason, attempt) {
@@ -845,58 +663,22 @@ impl Session {
             (_, None) => "the board matches no legal move (7.5.1)".to_string(),
         };
         let touched = self.ply.carried.or(self.ply.first_own);
-        let touched_piece =
-            touched.and_then(|sq| self.game.piece_at(sq).map(|piece| Placed { sq, piece }));
-        self.rule(
-            t,
-            side,
-            ply,
-            article,
-            reason,
-            detail,
-            attempt,
-            touched_piece,
-            fix,
-        );
+        let touched_piece = touched.and_then(|sq| self.game.piece_at(sq).map(|piece| Placed { sq, piece }));
+        self.rule(t, side, ply, article, reason, detail, attempt, touched_piece, fix);
         self.illegal[idx(side)] += 1;
         let opponent = !side;
         if self.illegal[idx(side)] >= 2 {
-            let result = if self.game.can_mate(opponent) {
-                GameResult::win_for(opponent)
-            } else {
-                GameResult::Draw
-            };
-            self.end(
-                t,
-                Ending {
-                    result,
-                    reason: EndReason::IllegalMoves,
-                    article: Article::A7_5_5,
-                },
-            );
+            let result = if self.game.can_mate(opponent) { GameResult::win_for(opponent) } else { GameResult::Draw };
+            self.end(t, Ending { result, reason: EndReason::IllegalMoves, article: Article::A7_5_5 });
             return;
         }
-        let ms = self
-            .time_control
-            .as_ref()
-            .map_or(120_000, |tc| tc.penalty_ms());
+        let ms = self.time_control.as_ref().map_or(120_000, |tc| tc.penalty_ms());
         if let Some(clock) = &mut self.clock {
             clock.add_time(t, opponent, ms);
         }
-        self.emit(
-            t,
-            EventKind::Penalty {
-                article: Article::A7_5_5,
-                side: opponent,
-                ms: ms as i64,
-            },
-        );
+        self.emit(t, EventKind::Penalty { article: Article::A7_5_5, side: opponent, ms: ms as i64 });
         let occupancy = self.deb.stable();
-        self.ply = Ply {
-            carried: touched,
-            restoring: occupancy != self.game.occupancy(),
-            ..Ply::new()
-        };
+        self.ply = Ply { carried: touched, restoring: occupancy != self.game.occupancy(), ..Ply::new() };
         self.reconsider(t);
     }
 
@@ -943,39 +725,20 @@ impl Session {
                 if let Some(c) = &mut self.clock {
                     c.set_times(t, white_ms, black_ms);
                 }
-                self.emit(
-                    t,
-                    EventKind::ClockSet {
-                        white_ms: white_ms as i64,
-                        black_ms: black_ms as i64,
-                    },
-                );
+                self.emit(t, EventKind::ClockSet { white_ms: white_ms as i64, black_ms: black_ms as i64 });
             }
             Input::AddTime { side, ms } => {
                 if let Some(c) = &mut self.clock {
                     c.add_time(t, side, ms);
                 }
-                self.emit(
-                    t,
-                    EventKind::Penalty {
-                        article: Article::A12,
-                        side,
-                        ms: ms as i64,
-                    },
-                );
+                self.emit(t, EventKind::Penalty { article: Article::A12, side, ms: ms as i64 });
             }
             Input::Increment { ms } => {
                 if let Some(c) = &mut self.clock {
                     c.switch_to_increment(t, ms);
                 }
                 let (w, b) = self.times(t);
-                self.emit(
-                    t,
-                    EventKind::ClockSet {
-                        white_ms: w.unwrap_or(0),
-                        black_ms: b.unwrap_or(0),
-                    },
-                );
+                self.emit(t, EventKind::ClockSet { white_ms: w.unwrap_or(0), black_ms: b.unwrap_or(0) });
             }
             Input::Result { result, reason } => {
                 let (reason, article) = match reason {
@@ -983,14 +746,7 @@ impl Session {
                     OffBoardReason::Agreement => (EndReason::Agreement, Article::A5_2_3),
                     OffBoardReason::Arbiter => (EndReason::Arbiter, Article::A12),
                 };
-                self.end(
-                    t,
-                    Ending {
-                        result,
-                        reason,
-                        article,
-                    },
-                );
+                self.end(t, Ending { result, reason, article });
             }
             Input::Request(what) => self.on_request(t, what),
         }
@@ -1006,11 +762,7 @@ impl Session {
                         let n = self.game.played.len() as u32;
                         let white_first = self.game.start().turn() == Color::White;
                         let (a, b) = (n.div_ceil(2), n / 2);
-                        if white_first {
-                            (a, b, None)
-                        } else {
-                            (b, a, None)
-                        }
+                        if white_first { (a, b, None) } else { (b, a, None) }
                     }
                 };
                 self.emit(
@@ -1052,38 +804,17 @@ impl Session {
                 let offender = c.offender;
                 self.illegal[idx(offender)] += 1;
                 if self.illegal[idx(offender)] >= 2 {
-                    let result = if self.game.can_mate(side) {
-                        GameResult::win_for(side)
-                    } else {
-                        GameResult::Draw
-                    };
-                    self.end(
-                        t,
-                        Ending {
-                            result,
-                            reason: EndReason::IllegalMoves,
-                            article: Article::A7_5_5,
-                        },
-                    );
+                    let result = if self.game.can_mate(side) { GameResult::win_for(side) } else { GameResult::Draw };
+                    self.end(t, Ending { result, reason: EndReason::IllegalMoves, article: Article::A7_5_5 });
                     return;
                 }
-                let ms = self
-                    .time_control
-                    .as_ref()
-                    .map_or(60_000, |tc| tc.penalty_ms());
+                let ms = self.time_control.as_ref().map_or(60_000, |tc| tc.penalty_ms());
                 if let Some(clock) = &mut self.clock {
                     clock.add_time(t, side, ms);
                     // The offender moves again, on their own time (7.1).
                     clock.hand_over(t, offender);
                 }
-                self.emit(
-                    t,
-                    EventKind::Penalty {
-                        article: Article::A7_5_5,
-                        side,
-                        ms: ms as i64,
-                    },
-                );
+                self.emit(t, EventKind::Penalty { article: Article::A7_5_5, side, ms: ms as i64 });
                 self.new_ply(t);
             }
             Claim::Threefold | Claim::Fifty => {
@@ -1097,27 +828,13 @@ impl Session {
                         Claim::Threefold => (EndReason::ThreefoldRepetition, Article::A9_2),
                         _ => (EndReason::FiftyMoves, Article::A9_3),
                     };
-                    self.end(
-                        t,
-                        Ending {
-                            result: GameResult::Draw,
-                            reason,
-                            article,
-                        },
-                    );
+                    self.end(t, Ending { result: GameResult::Draw, reason, article });
                 } else {
                     // 9.5.3: an incorrect claim gives the opponent two minutes.
                     if let Some(clock) = &mut self.clock {
                         clock.add_time(t, !side, 120_000);
                     }
-                    self.emit(
-                        t,
-                        EventKind::Penalty {
-                            article: Article::A9_5_3,
-                            side: !side,
-                            ms: 120_000,
-                        },
-                    );
+                    self.emit(t, EventKind::Penalty { article: Article::A9_5_3, side: !side, ms: 120_000 });
                 }
             }
         }

@@ -31,51 +31,25 @@ fn fixtures() -> Vec<PathBuf> {
 type Ruling = (String, String, u64);
 
 fn check(trace: &Path) -> Result<(), String> {
-    let expect_path = PathBuf::from(
-        trace
-            .to_string_lossy()
-            .replace(".trace.jsonl", ".expect.json"),
-    );
+    let expect_path = PathBuf::from(trace.to_string_lossy().replace(".trace.jsonl", ".expect.json"));
     let expect: Value = serde_json::from_reader(File::open(&expect_path).unwrap()).unwrap();
-    let r = replay::replay(
-        BufReader::new(File::open(trace).unwrap()),
-        Policy::default(),
-    )
-    .map_err(|e| e.to_string())?;
+    let r = replay::replay(BufReader::new(File::open(trace).unwrap()), Policy::default()).map_err(|e| e.to_string())?;
     if let Some(e) = r.error {
         return Err(format!("trace error: {e}"));
     }
-    let got: Vec<&str> = r
-        .session
-        .game()
-        .played
-        .iter()
-        .map(|p| p.info.san.as_str())
-        .collect();
-    let want: Vec<&str> = expect["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_str().unwrap())
-        .collect();
+    let got: Vec<&str> = r.session.game().played.iter().map(|p| p.info.san.as_str()).collect();
+    let want: Vec<&str> = expect["moves"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
     if got != want {
         let i = got.iter().zip(&want).take_while(|(a, b)| a == b).count();
-        return Err(format!(
-            "moves differ at ply {}: want {:?} got {:?}",
-            i + 1,
-            want.get(i),
-            got.get(i)
-        ));
+        return Err(format!("moves differ at ply {}: want {:?} got {:?}", i + 1, want.get(i), got.get(i)));
     }
     let mut rulings: Vec<Ruling> = r
         .events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Irregularity(i) => Some((
-                i.article.as_str().to_string(),
-                color_str(i.side).to_string(),
-                u64::from(i.ply),
-            )),
+            EventKind::Irregularity(i) => {
+                Some((i.article.as_str().to_string(), color_str(i.side).to_string(), u64::from(i.ply)))
+            }
             _ => None,
         })
         .collect();
@@ -85,11 +59,7 @@ fn check(trace: &Path) -> Result<(), String> {
         .iter()
         .map(|x| {
             let article = x["article"].as_str().unwrap().to_string();
-            (
-                article,
-                x["side"].as_str().unwrap().to_string(),
-                x["ply"].as_u64().unwrap(),
-            )
+            (article, x["side"].as_str().unwrap().to_string(), x["ply"].as_u64().unwrap())
         })
         .collect();
     rulings.sort();
@@ -112,27 +82,18 @@ fn check(trace: &Path) -> Result<(), String> {
     let mut penalties_wanted: Vec<(String, i64)> = wanted
         .iter()
         .filter(|(a, _, ply)| (a == "7.5.1" || a == "7.5.3") && Some(*ply) != game_over_ply)
-        .map(|(_, side, _)| {
-            (
-                (if side == "white" { "black" } else { "white" }).to_string(),
-                penalty_ms,
-            )
-        })
+        .map(|(_, side, _)| ((if side == "white" { "black" } else { "white" }).to_string(), penalty_ms))
         .collect();
     penalties.sort();
     penalties_wanted.sort();
     if penalties != penalties_wanted {
-        return Err(format!(
-            "penalties: want {penalties_wanted:?} got {penalties:?}"
-        ));
+        return Err(format!("penalties: want {penalties_wanted:?} got {penalties:?}"));
     }
     for c in expect["clocks"].as_array().unwrap() {
         let ply = c["ply"].as_u64().unwrap() as u32;
         let ms = c["ms"].as_i64().unwrap();
         let got = r.events.iter().find_map(|e| match &e.kind {
-            EventKind::Complete {
-                ply: p, clock_ms, ..
-            } if *p == ply => *clock_ms,
+            EventKind::Complete { ply: p, clock_ms, .. } if *p == ply => *clock_ms,
             _ => None,
         });
         if got != Some(ms) {
@@ -153,20 +114,8 @@ fn check(trace: &Path) -> Result<(), String> {
 #[test]
 fn every_fixture_replays_exactly() {
     let traces = fixtures();
-    assert!(
-        traces.len() >= 40,
-        "fixtures missing: found {}",
-        traces.len()
-    );
-    let failures: Vec<String> = traces
-        .iter()
-        .filter_map(|t| check(t).err().map(|e| format!("{}: {e}", t.display())))
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {} traces failed:\n{}",
-        failures.len(),
-        traces.len(),
-        failures.join("\n")
-    );
+    assert!(traces.len() >= 40, "fixtures missing: found {}", traces.len());
+    let failures: Vec<String> =
+        traces.iter().filter_map(|t| check(t).err().map(|e| format!("{}: {e}", t.display()))).collect();
+    assert!(failures.is_empty(), "{} of {} traces failed:\n{}", failures.len(), traces.len(), failures.join("\n"));
 }

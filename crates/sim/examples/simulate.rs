@@ -24,10 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     out.into_inner().flush()?;
     eprintln!("moves: {}", expect.moves_san.join(" "));
     for irr in &expect.irregularities {
-        eprintln!(
-            "irregularity: ply {} {} {:?}",
-            irr.ply, irr.article, irr.side
-        );
+        eprintln!("irregularity: ply {} {} {:?}", irr.ply, irr.article, irr.side);
     }
     eprintln!("result: {}", expect.result.as_deref().unwrap_or("*"));
     Ok(())

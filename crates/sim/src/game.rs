@@ -19,13 +19,8 @@ pub fn random_game(seed: u64, max_plies: usize, chess960: bool) -> GameSpec {
     let mut rng = SmallRng::seed_from_u64(seed);
     let (mut pos, variant) = if chess960 {
         let board = Board::chess960(rng.random_range(0..960));
-        let setup = Setup {
-            castling_rights: board.rooks(),
-            board,
-            ..Setup::initial()
-        };
-        let pos = Chess::from_setup(setup, CastlingMode::Chess960)
-            .expect("a Chess960 start position is legal");
+        let setup = Setup { castling_rights: board.rooks(), board, ..Setup::initial() };
+        let pos = Chess::from_setup(setup, CastlingMode::Chess960).expect("a Chess960 start position is legal");
         (pos, Variant::Chess960)
     } else {
         (Chess::default(), Variant::Standard)
@@ -44,12 +39,7 @@ pub fn random_game(seed: u64, max_plies: usize, chess960: bool) -> GameSpec {
             break;
         }
     }
-    GameSpec {
-        variant,
-        start,
-        moves,
-        think_ms: Vec::new(),
-    }
+    GameSpec { variant, start, moves, think_ms: Vec::new() }
 }
 
 /// Tells whether a move is of one kind.
@@ -80,18 +70,13 @@ pub(crate) struct Ending {
 
 impl Ending {
     pub fn new(start: &Chess) -> Ending {
-        let mut ending = Ending {
-            seen: HashMap::new(),
-        };
+        let mut ending = Ending { seen: HashMap::new() };
         ending.count(start);
         ending
     }
 
     fn count(&mut self, pos: &Chess) -> u32 {
-        let n = self
-            .seen
-            .entry(pos.zobrist_hash(EnPassantMode::Legal))
-            .or_default();
+        let n = self.seen.entry(pos.zobrist_hash(EnPassantMode::Legal)).or_default();
         *n += 1;
         *n
     }

@@ -133,21 +133,13 @@ impl Hands {
     }
 
     fn edge(&mut self, t: Ms, sq: Square, on: bool) {
-        self.out.push(Entry {
-            t,
-            record: Record::Edge { sq, on },
-        });
+        self.out.push(Entry { t, record: Record::Edge { sq, on } });
     }
 
     /// One lift (`on = false`) or placement at `t`; with contact bounce the
     /// square toggles 2, 4 or 6 more times. Returns the time of the last edge.
     fn contact(&mut self, sq: Square, on: bool, t: Ms) -> Ms {
-        debug_assert_eq!(
-            self.occ.contains(sq),
-            !on,
-            "{sq} {} twice",
-            if on { "placed" } else { "lifted" }
-        );
+        debug_assert_eq!(self.occ.contains(sq), !on, "{sq} {} twice", if on { "placed" } else { "lifted" });
         self.occ.toggle(sq);
         self.used.add(sq);
         self.edge(t, sq, on);
@@ -188,9 +180,7 @@ impl Hands {
         }
         let mut squares: Vec<Square> = path.into_iter().collect();
         squares.sort_by_key(|sq| sq.distance(from));
-        let rest = self
-            .chance(self.style.rest)
-            .then(|| self.rng.random_range(0..squares.len()));
+        let rest = self.chance(self.style.rest).then(|| self.rng.random_range(0..squares.len()));
         let mut t = t + self.rng.random_range(20..=120);
         for (i, sq) in squares.into_iter().enumerate() {
             if rest == Some(i) {
@@ -212,11 +202,7 @@ impl Hands {
     /// How long the target square of a capture reads empty before the
     /// capturing piece lands.
     fn off_time(&mut self) -> Ms {
-        if self.chance(self.style.short_off) {
-            self.between(SHORT_OFF)
-        } else {
-            self.between(OFF)
-        }
+        if self.chance(self.style.short_off) { self.between(SHORT_OFF) } else { self.between(OFF) }
     }
 
     /// Touches the piece on `sq`, lets go of it on its square, and pauses:
@@ -259,35 +245,15 @@ impl Hands {
         }
         let mut rook_first = false;
         match m {
-            Move::Normal {
-                from,
-                to,
-                capture: None,
-                promotion: None,
-                ..
-            } => self.quiet(pos, from, to, t),
-            Move::Normal {
-                from,
-                to,
-                capture: Some(_),
-                promotion: None,
-                ..
-            } => {
+            Move::Normal { from, to, capture: None, promotion: None, .. } => self.quiet(pos, from, to, t),
+            Move::Normal { from, to, capture: Some(_), promotion: None, .. } => {
                 let (ready, emptied) = self.take(from, to, t);
                 let off = self.off_time();
                 self.place(to, ready.max(emptied + off));
             }
-            Move::Normal {
-                from,
-                to,
-                capture,
-                promotion: Some(_),
-                ..
-            } => self.promote(from, to, capture.is_some(), t),
+            Move::Normal { from, to, capture, promotion: Some(_), .. } => self.promote(from, to, capture.is_some(), t),
             Move::EnPassant { from, to } => self.en_passant(from, to, t),
-            Move::Castle { king, rook } => {
-                rook_first = self.castle(pos.turn(), king, rook, chess960, t)
-            }
+            Move::Castle { king, rook } => rook_first = self.castle(pos.turn(), king, rook, chess960, t),
             Move::Put { .. } => unreachable!("no drops in chess"),
         }
         self.knock_off(pos);
@@ -305,13 +271,9 @@ impl Hands {
                 .legal_moves()
                 .iter()
                 .filter_map(|d| match *d {
-                    Move::Normal {
-                        from: f,
-                        to: x,
-                        capture: None,
-                        promotion: None,
-                        ..
-                    } if f == from && x != to => Some(x),
+                    Move::Normal { from: f, to: x, capture: None, promotion: None, .. } if f == from && x != to => {
+                        Some(x)
+                    }
                     _ => None,
                 })
                 .collect();
@@ -331,11 +293,7 @@ impl Hands {
     /// players use. Returns when the capturing piece is over `to` and when
     /// `to` was emptied.
     fn take(&mut self, from: Square, to: Square, t: Ms) -> (Ms, Ms) {
-        let order = if self.style.any_order {
-            self.rng.random_range(0..10)
-        } else {
-            0
-        };
+        let order = if self.style.any_order { self.rng.random_range(0..10) } else { 0 };
         match order {
             // Capturing piece first, then the captured one from under it.
             0..=5 => {
@@ -400,11 +358,7 @@ impl Hands {
     /// En passant, the captured pawn removed before, between or after.
     fn en_passant(&mut self, from: Square, to: Square, t: Ms) {
         let captured = Square::from_coords(to.file(), from.rank());
-        let order = if self.style.any_order {
-            self.rng.random_range(0..3)
-        } else {
-            0
-        };
+        let order = if self.style.any_order { self.rng.random_range(0..3) } else { 0 };
         match order {
             0 => {
                 let lifted = self.lift_mover(from, t);
@@ -510,9 +464,7 @@ impl Hands {
             return;
         }
         let board = pos.board();
-        let candidates: Vec<Square> = (board.by_color(pos.turn()) & !board.kings() & !self.used)
-            .into_iter()
-            .collect();
+        let candidates: Vec<Square> = (board.by_color(pos.turn()) & !board.kings() & !self.used).into_iter().collect();
         let Some(&sq) = candidates.choose(&mut self.rng) else {
             return;
         };
@@ -531,11 +483,7 @@ impl Hands {
     /// selector if needed, and presses `side`'s clock. Returns the press time.
     pub fn close(&mut self, prev: Ms, think: Ms, side: Color, promote: Option<Role>) -> Ms {
         let last = self.last_edge();
-        let delay = if last.is_some() {
-            self.between(PRESS_DELAY)
-        } else {
-            0
-        };
+        let delay = if last.is_some() { self.between(PRESS_DELAY) } else { 0 };
         let span = last.map_or(0, |l| l + delay);
         let start = prev + think.saturating_sub(span).max(MIN_THINK);
         for e in &mut self.out[self.seg..] {
@@ -544,15 +492,9 @@ impl Hands {
         let press = start + span;
         if let (Some(role), Some(last)) = (promote, last) {
             let record = Record::Input(Input::Promote(role));
-            self.out.push(Entry {
-                t: start + last + delay / 2,
-                record,
-            });
+            self.out.push(Entry { t: start + last + delay / 2, record });
         }
-        self.out.push(Entry {
-            t: press,
-            record: Record::Clock(side),
-        });
+        self.out.push(Entry { t: press, record: Record::Clock(side) });
         self.seg = self.out.len();
         self.cursor = 0;
         press
@@ -560,10 +502,7 @@ impl Hands {
 
     /// The whole trace, in time order, ending at `end`.
     pub fn finish(mut self, end: Ms) -> Vec<Entry> {
-        self.out.push(Entry {
-            t: end,
-            record: Record::End,
-        });
+        self.out.push(Entry { t: end, record: Record::End });
         // Stable: the edges of one square are already in time order.
         self.out.sort_by_key(|e| e.t);
         self.out

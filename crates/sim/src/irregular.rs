@@ -64,9 +64,7 @@ fn has_legal_move(pos: &Chess, sq: Square) -> bool {
 fn could_take(pos: &Chess, sq: Square, m: Move) -> bool {
     m.is_capture()
         && pos.legal_moves().iter().any(|l| {
-            l.from() == Some(sq)
-                && l.is_capture()
-                && (l.to() == m.to() || l.is_en_passant() && m.is_en_passant())
+            l.from() == Some(sq) && l.is_capture() && (l.to() == m.to() || l.is_en_passant() && m.is_en_passant())
         })
 }
 
@@ -75,10 +73,8 @@ fn breach(rng: &mut SmallRng, pos: &Chess, m: Move) -> Option<Act> {
     if let Move::Castle { rook, .. } = m {
         involved.add(rook);
     }
-    let touchable: Vec<Square> = (pos.us() & !involved)
-        .into_iter()
-        .filter(|&sq| has_legal_move(pos, sq) && !could_take(pos, sq, m))
-        .collect();
+    let touchable: Vec<Square> =
+        (pos.us() & !involved).into_iter().filter(|&sq| has_legal_move(pos, sq) && !could_take(pos, sq, m)).collect();
     touchable.choose(rng).map(|&sq| Act::Breach { sq })
 }
 
@@ -90,8 +86,8 @@ fn pseudo_targets(pos: &Chess, from: Square) -> Bitboard {
     if piece.role != Role::Pawn {
         return attacks::attacks(from, piece, occ) & !board.by_color(piece.color);
     }
-    let mut targets = attacks::pawn_attacks(piece.color, from)
-        & (pos.them() | Bitboard::from_iter(pos.maybe_ep_square()));
+    let mut targets =
+        attacks::pawn_attacks(piece.color, from) & (pos.them() | Bitboard::from_iter(pos.maybe_ep_square()));
     let step = piece.color.fold_wb(8, -8);
     if let Some(one) = from.offset(step).filter(|sq| !occ.contains(*sq)) {
         targets.add(one);
@@ -130,22 +126,14 @@ fn illegal(rng: &mut SmallRng, pos: &Chess, m: Move) -> Option<Act> {
                 Role::Pawn => quiet &= Bitboard::from_file(from.file()) & !back_ranks,
                 // A king step onto its castling square could be read as castling begun.
                 Role::King if pos.castles().has_color(pos.turn()) => {
-                    quiet &= !(own_back_rank
-                        & (Bitboard::from_file(File::C) | Bitboard::from_file(File::G)))
+                    quiet &= !(own_back_rank & (Bitboard::from_file(File::C) | Bitboard::from_file(File::G)))
                 }
                 _ => {}
             }
-            quiet
-                & !Bitboard::from_iter(
-                    legal
-                        .iter()
-                        .filter(|l| l.from() == Some(from))
-                        .map(|l| l.to()),
-                )
+            quiet & !Bitboard::from_iter(legal.iter().filter(|l| l.from() == Some(from)).map(|l| l.to()))
         } else {
-            let near = empty
-                & !reach
-                & Bitboard::from_iter(Square::ALL.into_iter().filter(|sq| sq.distance(from) <= 2));
+            let near =
+                empty & !reach & Bitboard::from_iter(Square::ALL.into_iter().filter(|sq| sq.distance(from) <= 2));
             match role {
                 Role::King => Bitboard::EMPTY,
                 Role::Pawn => near & !back_ranks,
@@ -156,20 +144,8 @@ fn illegal(rng: &mut SmallRng, pos: &Chess, m: Move) -> Option<Act> {
         };
         candidates.extend(targets.into_iter().map(|to| (from, to)));
     }
-    let same_piece: Vec<(Square, Square)> = candidates
-        .iter()
-        .copied()
-        .filter(|&(from, _)| from == mover(m))
-        .collect();
-    let pool = if !same_piece.is_empty() && rng.random_bool(0.5) {
-        &same_piece
-    } else {
-        &candidates
-    };
+    let same_piece: Vec<(Square, Square)> = candidates.iter().copied().filter(|&(from, _)| from == mover(m)).collect();
+    let pool = if !same_piece.is_empty() && rng.random_bool(0.5) { &same_piece } else { &candidates };
     let &(from, to) = pool.choose(rng)?;
-    Some(Act::Illegal {
-        from,
-        to,
-        breach: from != mover(m) && has_legal_move(pos, from),
-    })
+    Some(Act::Illegal { from, to, breach: from != mover(m) && has_legal_move(pos, from) })
 }

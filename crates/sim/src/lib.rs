@@ -31,9 +31,7 @@ use std::str::FromStr;
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
-use shakmaty::{
-    ByColor, CastlingMode, Chess, Color, EnPassantMode, Move, Position, PositionError, Role,
-};
+use shakmaty::{ByColor, CastlingMode, Chess, Color, EnPassantMode, Move, Position, PositionError, Role};
 use tactus_trace::{Entry, GameResult, Header, Ms, Variant};
 
 pub use game::random_game;
@@ -61,12 +59,7 @@ pub enum Profile {
 }
 
 impl Profile {
-    pub const ALL: [Profile; 4] = [
-        Profile::Clean,
-        Profile::Realistic,
-        Profile::Hostile,
-        Profile::Irregular,
-    ];
+    pub const ALL: [Profile; 4] = [Profile::Clean, Profile::Realistic, Profile::Hostile, Profile::Irregular];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -113,15 +106,8 @@ pub struct GameSpec {
 impl GameSpec {
     /// A game given as SAN moves from `start`, as a PGN gives it.
     pub fn from_san(variant: Variant, start: Fen, sans: &[&str]) -> Result<GameSpec, String> {
-        let mut spec = GameSpec {
-            variant,
-            start,
-            moves: Vec::new(),
-            think_ms: Vec::new(),
-        };
-        let mut pos = spec
-            .start_position()
-            .map_err(|e| format!("start position: {e}"))?;
+        let mut spec = GameSpec { variant, start, moves: Vec::new(), think_ms: Vec::new() };
+        let mut pos = spec.start_position().map_err(|e| format!("start position: {e}"))?;
         for (i, text) in sans.iter().enumerate() {
             let m = text
                 .parse::<SanPlus>()
@@ -143,19 +129,12 @@ impl GameSpec {
     }
 
     pub fn start_position(&self) -> Result<Chess, Box<PositionError<Chess>>> {
-        self.start
-            .clone()
-            .into_position(self.castling_mode())
-            .map_err(Box::new)
+        self.start.clone().into_position(self.castling_mode()).map_err(Box::new)
     }
 
     /// The trace header for this game (no clock, no players).
     pub fn header(&self) -> Header {
-        Header {
-            variant: self.variant,
-            start_fen: Some(self.start.to_string()),
-            ..Header::default()
-        }
+        Header { variant: self.variant, start_fen: Some(self.start.to_string()), ..Header::default() }
     }
 }
 
@@ -196,16 +175,10 @@ fn ply_of(pos: &Chess) -> u32 {
 ///
 /// If the start position is not legal or a move is not legal where it is played.
 pub fn simulate(spec: &GameSpec, profile: Profile, seed: u64) -> (Vec<Entry>, Expect) {
-    let mut pos = spec
-        .start_position()
-        .expect("the start position of a game spec must be legal");
+    let mut pos = spec.start_position().expect("the start position of a game spec must be legal");
     let chess960 = spec.variant == Variant::Chess960;
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut hands = Hands::new(
-        profile,
-        SmallRng::seed_from_u64(rng.random()),
-        pos.board().occupied(),
-    );
+    let mut hands = Hands::new(profile, SmallRng::seed_from_u64(rng.random()), pos.board().occupied());
     let mut expect = Expect::default();
     let mut ending = Ending::new(&pos);
     let mut illegal_acts = ByColor::new_with(|_| 0u8);
@@ -220,22 +193,10 @@ pub fn simulate(spec: &GameSpec, profile: Profile, seed: u64) -> (Vec<Entry>, Ex
         );
         let side = pos.turn();
         let ply = ply_of(&pos);
-        let mut flag = |article| {
-            expect
-                .irregularities
-                .push(ExpectedIrregularity { ply, article, side })
-        };
-        let mut think = spec
-            .think_ms
-            .get(i)
-            .copied()
-            .unwrap_or_else(|| rng.random_range(1_000..=60_000));
+        let mut flag = |article| expect.irregularities.push(ExpectedIrregularity { ply, article, side });
+        let mut think = spec.think_ms.get(i).copied().unwrap_or_else(|| rng.random_range(1_000..=60_000));
 
-        let act = if profile == Profile::Irregular {
-            irregular::pick(&mut rng, &pos, m)
-        } else {
-            Act::None
-        };
+        let act = if profile == Profile::Irregular { irregular::pick(&mut rng, &pos, m) } else { Act::None };
         match act {
             Act::None => {}
             Act::Breach { sq } => {
@@ -276,9 +237,7 @@ pub fn simulate(spec: &GameSpec, profile: Profile, seed: u64) -> (Vec<Entry>, Ex
         }
         let promote = m.promotion().filter(|&r| r != Role::Queen);
         press = hands.close(press, think, side, promote);
-        expect
-            .moves_san
-            .push(SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string());
+        expect.moves_san.push(SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string());
         if let Some(result) = ending.after(&pos) {
             expect.result = Some(result.as_str().to_owned());
             break;

@@ -25,19 +25,11 @@ fn edges_by_square(trace: &[Entry]) -> HashMap<Square, Vec<(u64, bool)>> {
 /// occupied ≥ 200 ms, squares emptied ≥ 20 ms, presses 150–1200 ms after the
 /// last edge and lifts ≥ 200 ms after the opponent's press.
 fn check_physics(start: Bitboard, trace: &[Entry]) {
-    assert!(
-        trace.windows(2).all(|w| w[0].t <= w[1].t),
-        "time goes backwards"
-    );
+    assert!(trace.windows(2).all(|w| w[0].t <= w[1].t), "time goes backwards");
     assert_eq!(trace.last().map(|e| e.record), Some(Record::End));
     assert_eq!(trace.iter().filter(|e| e.record == Record::End).count(), 1);
     let end = trace.last().expect("not empty").t;
-    let last_press = trace
-        .iter()
-        .rev()
-        .find(|e| matches!(e.record, Record::Clock(_)))
-        .expect("a press")
-        .t;
+    let last_press = trace.iter().rev().find(|e| matches!(e.record, Record::Clock(_))).expect("a press").t;
     assert_eq!(end, last_press + 2_000);
 
     for (sq, edges) in edges_by_square(trace) {
@@ -47,31 +39,16 @@ fn check_physics(start: Bitboard, trace: &[Entry]) {
         let mut i = 0;
         while i < edges.len() {
             let (first, on) = edges[i];
-            assert_eq!(
-                on, !state,
-                "{sq} at {first}: an edge that does not change the settled state"
-            );
+            assert_eq!(on, !state, "{sq} at {first}: an edge that does not change the settled state");
             let mut j = i;
             while j + 1 < edges.len() && edges[j + 1].0 - edges[j].0 <= 5 {
                 let gap = edges[j + 1].0 - edges[j].0;
-                assert!(
-                    (1..=4).contains(&gap),
-                    "{sq} at {}: bounce step of {gap} ms",
-                    edges[j].0
-                );
-                assert_ne!(
-                    edges[j + 1].1,
-                    edges[j].1,
-                    "{sq} at {}: bounce does not alternate",
-                    edges[j].0
-                );
+                assert!((1..=4).contains(&gap), "{sq} at {}: bounce step of {gap} ms", edges[j].0);
+                assert_ne!(edges[j + 1].1, edges[j].1, "{sq} at {}: bounce does not alternate", edges[j].0);
                 j += 1;
             }
             assert!(j - i <= 6, "{sq} at {first}: more than 6 bounces");
-            assert_eq!(
-                edges[j].1, on,
-                "{sq} at {first}: bounce settles on the wrong state"
-            );
+            assert_eq!(edges[j].1, on, "{sq} at {first}: bounce settles on the wrong state");
             state = on;
             clusters.push((first, edges[j].0, on));
             i = j + 1;
@@ -81,10 +58,7 @@ fn check_physics(start: Bitboard, trace: &[Entry]) {
             let held = next - last;
             if on {
                 let transient = first == last && (30..=90).contains(&held);
-                assert!(
-                    transient || held >= 200,
-                    "{sq} at {first}: occupied for {held} ms"
-                );
+                assert!(transient || held >= 200, "{sq} at {first}: occupied for {held} ms");
             } else {
                 assert!(held >= 20, "{sq} at {first}: empty for only {held} ms");
             }
@@ -164,32 +138,14 @@ fn check_regular(spec: &GameSpec, profile: Profile, seed: u64) -> (Vec<Entry>, E
     for (i, ((side, occ), san)) in presses.iter().zip(&expect.moves_san).enumerate() {
         let m = spec.moves[i];
         assert_eq!(*side, pos.turn(), "ply {}: the mover presses", i + 1);
-        assert_eq!(
-            *san,
-            SanPlus::from_move(pos.clone(), m).to_string(),
-            "ply {}",
-            i + 1
-        );
+        assert_eq!(*san, SanPlus::from_move(pos.clone(), m).to_string(), "ply {}", i + 1);
         pos.play_unchecked(m);
-        assert_eq!(
-            *occ,
-            pos.board().occupied(),
-            "ply {} ({san}): occupancy after the press",
-            i + 1
-        );
+        assert_eq!(*occ, pos.board().occupied(), "ply {} ({san}): occupancy after the press", i + 1);
         let under = m.promotion().filter(|&r| r != Role::Queen);
-        assert_eq!(
-            promotions[i],
-            under.into_iter().collect::<Vec<_>>(),
-            "ply {}: promotion selector",
-            i + 1
-        );
+        assert_eq!(promotions[i], under.into_iter().collect::<Vec<_>>(), "ply {}: promotion selector", i + 1);
     }
     for irr in &expect.irregularities {
-        assert!(
-            profile == Profile::Hostile && irr.article == "4.4.2",
-            "unexpected {irr:?}"
-        );
+        assert!(profile == Profile::Hostile && irr.article == "4.4.2", "unexpected {irr:?}");
         let m = spec.moves[irr.ply as usize - 1];
         assert!(m.is_castle(), "4.4.2 on a move that is not castling");
     }
@@ -197,11 +153,7 @@ fn check_regular(spec: &GameSpec, profile: Profile, seed: u64) -> (Vec<Entry>, E
 }
 
 fn san_spec(start: &str, chess960: bool, sans: &[&str]) -> GameSpec {
-    let variant = if chess960 {
-        Variant::Chess960
-    } else {
-        Variant::Standard
-    };
+    let variant = if chess960 { Variant::Chess960 } else { Variant::Standard };
     GameSpec::from_san(variant, start.parse().expect("fen"), sans).expect("legal moves")
 }
 
@@ -238,14 +190,8 @@ fn deterministic_for_a_seed() {
     for profile in Profile::ALL {
         assert_eq!(simulate(&spec, profile, 9), simulate(&spec, profile, 9));
     }
-    assert_ne!(
-        simulate(&spec, Profile::Hostile, 9).0,
-        simulate(&spec, Profile::Hostile, 10).0
-    );
-    assert_eq!(
-        random_game(3, 80, true).moves,
-        random_game(3, 80, true).moves
-    );
+    assert_ne!(simulate(&spec, Profile::Hostile, 9).0, simulate(&spec, Profile::Hostile, 10).0);
+    assert_eq!(random_game(3, 80, true).moves, random_game(3, 80, true).moves);
 }
 
 #[test]
@@ -299,21 +245,11 @@ fn handling_statistics() {
         (bounces, transients, rests, short_offs, edges)
     };
     let clean = count(Profile::Clean);
-    assert_eq!(
-        (clean.0, clean.1, clean.3),
-        (0, 0, 0),
-        "clean has no bounce, slides or short off-times"
-    );
+    assert_eq!((clean.0, clean.1, clean.3), (0, 0, 0), "clean has no bounce, slides or short off-times");
     let realistic = count(Profile::Realistic);
     let hostile = count(Profile::Hostile);
-    assert!(
-        realistic.0 * 5 > realistic.4,
-        "bounce on a good part of the contacts: {realistic:?}"
-    );
-    assert!(
-        realistic.1 > 0 && hostile.1 > 2 * realistic.1,
-        "more slides in hostile: {realistic:?} {hostile:?}"
-    );
+    assert!(realistic.0 * 5 > realistic.4, "bounce on a good part of the contacts: {realistic:?}");
+    assert!(realistic.1 > 0 && hostile.1 > 2 * realistic.1, "more slides in hostile: {realistic:?} {hostile:?}");
     assert!(
         hostile.2 > realistic.2 && hostile.3 > 0,
         "rests and short off-times in hostile: {realistic:?} {hostile:?}"
@@ -348,20 +284,14 @@ fn chess960_castling_lifts_what_changes_hands() {
             &["b3", "b6", "Bb2", "Bb7", "c3", "c6", "Bc2", "Bc7", "O-O-O"],
         ),
         // O-O with the king going to the rook's square.
-        (
-            "nbbrknrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRKNRQ w GDgd - 0 1",
-            &["Ne3", "Ne6", "O-O", "O-O"],
-        ),
+        ("nbbrknrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRKNRQ w GDgd - 0 1", &["Ne3", "Ne6", "O-O", "O-O"]),
         // Rook-only O-O-O: the king is on c1 already.
         (
             "rnkbbqnr/pppppppp/8/8/8/8/PPPPPPPP/RNKBBQNR w HAha - 0 1",
             &["Nc3", "Nc6", "e4", "e5", "Be2", "Be7", "O-O-O", "O-O-O"],
         ),
         // Swap: king f1 and rook g1 trade squares.
-        (
-            "nbbqrkrn/pppppppp/8/8/8/8/PPPPPPPP/NBBQRKRN w GEge - 0 1",
-            &["O-O", "O-O"],
-        ),
+        ("nbbqrkrn/pppppppp/8/8/8/8/PPPPPPPP/NBBQRKRN w GEge - 0 1", &["O-O", "O-O"]),
     ];
     for (fen, sans) in cases {
         let spec = san_spec(fen, true, sans);
@@ -398,48 +328,28 @@ fn hostile_castles_rook_first_sometimes() {
     let spec = san_spec(
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
         false,
-        &[
-            "e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "O-O", "Nf6", "d3", "O-O",
-        ],
+        &["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "O-O", "Nf6", "d3", "O-O"],
     );
     let mut flagged = 0;
     for seed in 0..GAMES {
         let (trace, expect) = check_regular(&spec, Profile::Hostile, seed);
         for irr in &expect.irregularities {
-            let side = if irr.ply == 7 {
-                Color::White
-            } else {
-                Color::Black
-            };
+            let side = if irr.ply == 7 { Color::White } else { Color::Black };
             assert_eq!(irr.side, side);
-            let (rook, king) = if side == Color::White {
-                (Square::H1, Square::E1)
-            } else {
-                (Square::H8, Square::E8)
-            };
+            let (rook, king) = if side == Color::White { (Square::H1, Square::E1) } else { (Square::H8, Square::E8) };
             let first = trace.iter().find_map(|e| match e.record {
                 Record::Edge { sq, on: false } if sq == rook || sq == king => Some(sq),
                 _ => None,
             });
             // The first lift of the castling ply, among king and rook, is the rook.
-            let before: Vec<&Entry> = trace
-                .iter()
-                .filter(|e| matches!(e.record, Record::Clock(_)))
-                .collect();
+            let before: Vec<&Entry> = trace.iter().filter(|e| matches!(e.record, Record::Clock(_))).collect();
             let start = before[irr.ply as usize - 2].t;
-            let first_in_ply = trace
-                .iter()
-                .filter(|e| e.t > start)
-                .find_map(|e| match e.record {
-                    Record::Edge { sq, on: false } if sq == rook || sq == king => Some(sq),
-                    _ => None,
-                });
+            let first_in_ply = trace.iter().filter(|e| e.t > start).find_map(|e| match e.record {
+                Record::Edge { sq, on: false } if sq == rook || sq == king => Some(sq),
+                _ => None,
+            });
             assert!(first.is_some());
-            assert_eq!(
-                first_in_ply,
-                Some(rook),
-                "4.4.2 only for rook-first castling"
-            );
+            assert_eq!(first_in_ply, Some(rook), "4.4.2 only for rook-first castling");
             flagged += 1;
         }
     }
@@ -461,26 +371,16 @@ fn irregular_acts_and_rulings() {
         let presses = occupancy_at_presses(pos.board().occupied(), &trace);
         let mut acts: HashMap<Color, u32> = HashMap::new();
         let mut next = presses.iter();
-        let plies = expect.moves_san.len()
-            + usize::from(expect.result.is_some() && expect.moves_san.len() < spec.moves.len());
+        let plies =
+            expect.moves_san.len() + usize::from(expect.result.is_some() && expect.moves_san.len() < spec.moves.len());
         for ply in 1..=plies {
             let side = pos.turn();
-            let here: Vec<&str> = expect
-                .irregularities
-                .iter()
-                .filter(|i| i.ply as usize == ply)
-                .map(|i| i.article)
-                .collect();
+            let here: Vec<&str> =
+                expect.irregularities.iter().filter(|i| i.ply as usize == ply).map(|i| i.article).collect();
             for article in &here {
                 *seen.entry(article).or_default() += 1;
             }
-            assert!(
-                expect
-                    .irregularities
-                    .iter()
-                    .filter(|i| i.ply as usize == ply)
-                    .all(|i| i.side == side)
-            );
+            assert!(expect.irregularities.iter().filter(|i| i.ply as usize == ply).all(|i| i.side == side));
             let before = pos.board().occupied();
             if here.contains(&"7.5.1") || here.contains(&"7.5.3") {
                 let (presser, occ) = next.next().expect("the irregular press");
@@ -490,10 +390,7 @@ fn irregular_acts_and_rulings() {
                     assert_eq!(changed, Bitboard::EMPTY, "ply {ply}: 7.5.3 without a move");
                 } else {
                     assert_eq!(changed.count(), 2, "ply {ply}: one piece moved illegally");
-                    assert!(
-                        (changed & pos.us()).count() == 1,
-                        "ply {ply}: an own piece moved"
-                    );
+                    assert!((changed & pos.us()).count() == 1, "ply {ply}: an own piece moved");
                 }
                 let n = acts.entry(side).or_default();
                 *n += 1;
@@ -516,20 +413,13 @@ fn irregular_acts_and_rulings() {
             pos.play_unchecked(m);
             let (presser, occ) = next.next().expect("the press of the move");
             assert_eq!(*presser, side);
-            assert_eq!(
-                *occ,
-                pos.board().occupied(),
-                "ply {ply}: occupancy after the move"
-            );
+            assert_eq!(*occ, pos.board().occupied(), "ply {ply}: occupancy after the move");
         }
         assert_eq!(next.next(), None, "no presses after the game");
         assert!(acts.values().all(|&n| n <= 2));
     }
     for article in ["7.5.1", "7.5.3", "4.3.1"] {
-        assert!(
-            seen.get(article).copied().unwrap_or(0) >= 3,
-            "{article}: {seen:?}"
-        );
+        assert!(seen.get(article).copied().unwrap_or(0) >= 3, "{article}: {seen:?}");
     }
     assert!(forfeits > 0, "some games are lost by a second illegal act");
 }
@@ -537,15 +427,9 @@ fn irregular_acts_and_rulings() {
 #[test]
 fn think_times_are_kept() {
     let mut spec = random_game(2, 40, false);
-    spec.think_ms = (0..spec.moves.len() as u64)
-        .map(|i| 5_000 + 100 * i)
-        .collect();
+    spec.think_ms = (0..spec.moves.len() as u64).map(|i| 5_000 + 100 * i).collect();
     let (trace, _) = simulate(&spec, Profile::Realistic, 2);
-    let presses: Vec<u64> = trace
-        .iter()
-        .filter(|e| matches!(e.record, Record::Clock(_)))
-        .map(|e| e.t)
-        .collect();
+    let presses: Vec<u64> = trace.iter().filter(|e| matches!(e.record, Record::Clock(_))).map(|e| e.t).collect();
     let mut prev = 0;
     for (press, think) in presses.iter().zip(&spec.think_ms) {
         assert_eq!(press - prev, *think);

@@ -22,14 +22,7 @@ pub struct PhraseCache {
 
 impl PhraseCache {
     pub fn new(max_bytes: usize) -> Self {
-        PhraseCache {
-            max_bytes,
-            bytes: 0,
-            clock: 0,
-            entries: HashMap::new(),
-            by_age: BTreeMap::new(),
-            dir: None,
-        }
+        PhraseCache { max_bytes, bytes: 0, clock: 0, entries: HashMap::new(), by_age: BTreeMap::new(), dir: None }
     }
 
     /// Also keeps every phrase as a WAV file in `dir` (created if missing).
@@ -59,6 +52,13 @@ impl PhraseCache {
             let _ = fs::File::create(&wav).map_err(SpeechError::io(&wav)).and_then(|f| audio.write_wav(f));
         }
         self.remember(key, audio);
+    }
+
+    /// Forgets what is in memory (the disk copy stays).
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.by_age.clear();
+        self.bytes = 0;
     }
 
     pub fn len(&self) -> usize {

@@ -85,9 +85,7 @@ impl fmt::Display for Choice {
 pub enum ChoiceError {
     #[error("unknown language {0:?}: choose one of en, de, ru, pl (as LANG:STYLE, e.g. de:annex-d)")]
     Lang(String),
-    #[error(
-        "unknown style {0:?}: choose one of annex-d, natural, nato, literate (as LANG:STYLE, e.g. de:annex-d)"
-    )]
+    #[error("unknown style {0:?}: choose one of annex-d, natural, nato, literate (as LANG:STYLE, e.g. de:annex-d)")]
     Style(String),
 }
 
@@ -128,10 +126,7 @@ mod tests {
 
     #[test]
     fn parses_lang_and_style() {
-        assert_eq!(
-            "de:annex-d".parse::<Choice>(),
-            Ok(Choice { lang: Lang::De, style: Style::AnnexD })
-        );
+        assert_eq!("de:annex-d".parse::<Choice>(), Ok(Choice { lang: Lang::De, style: Style::AnnexD }));
         assert_eq!("PL:Nato".parse::<Choice>().map(|c| c.to_string()), Ok("pl:nato".into()));
         assert_eq!("ru".parse::<Choice>().map(|c| c.style), Ok(Style::AnnexD));
     }

@@ -21,6 +21,7 @@ pub struct SpeechPolicy {
     pub touches: Touches,
     /// The side of the player who listens: their own moves and touches are
     /// not read back to them (they announced them). `None`: say both sides.
+    #[serde(with = "tactus_core::serde_chess::opt_color")]
     pub listener: Option<Color>,
     /// Remaining times (ms) that trigger a warning, each said once per side until
     /// the clock is set again or the time rises well above it (a new period).

@@ -29,7 +29,8 @@ impl RodioSink {
     /// Opens the default output device; fails with a message that says what
     /// to do on a machine without one.
     pub fn open_default() -> Result<Self, SpeechError> {
-        let mut device = rodio::DeviceSinkBuilder::open_default_sink().map_err(|e| SpeechError::NoDevice(e.to_string()))?;
+        let mut device =
+            rodio::DeviceSinkBuilder::open_default_sink().map_err(|e| SpeechError::NoDevice(e.to_string()))?;
         device.log_on_drop(false);
         let player = rodio::Player::connect_new(device.mixer());
         Ok(RodioSink { _device: device, player })
@@ -106,25 +107,23 @@ impl<W: Write> Sink for TextSink<W> {
     fn play(&mut self, utterance: &Utterance, _: Option<&Audio>) -> Result<(), SpeechError> {
         let line = if self.timed { utterance.transcript_line() } else { utterance.text.clone() };
         // Flushed at once: a screen reader should not wait for a buffer.
-        writeln!(self.out, "{line}")
-            .and_then(|()| self.out.flush())
-            .map_err(SpeechError::io("text output"))
+        writeln!(self.out, "{line}").and_then(|()| self.out.flush()).map_err(SpeechError::io("text output"))
     }
 }
 
 /// A voice and the sinks it speaks to.
-pub struct Speaker {
+pub struct Speaker<'a> {
     voice: Option<Voice>,
-    sinks: Vec<Box<dyn Sink>>,
+    sinks: Vec<Box<dyn Sink + 'a>>,
 }
 
-impl Speaker {
+impl<'a> Speaker<'a> {
     /// `voice` may be `None` when every sink takes text only.
     pub fn new(voice: Option<Voice>) -> Self {
         Speaker { voice, sinks: Vec::new() }
     }
 
-    pub fn add(&mut self, sink: Box<dyn Sink>) {
+    pub fn add(&mut self, sink: Box<dyn Sink + 'a>) {
         self.sinks.push(sink);
     }
 

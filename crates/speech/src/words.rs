@@ -10,9 +10,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{CastlingSide, Color, File, Piece, Rank, Role, Square};
-use tactus_core::{
-    Attempt, ClaimKind, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, Placed, Reason,
-};
+use tactus_core::{Attempt, ClaimKind, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, Placed, Reason};
 
 use crate::lang::{Case, Lexicon, fill, lexicon};
 use crate::{Lang, Style};
@@ -89,9 +87,10 @@ impl Words {
             EventKind::Withdrawn { san, .. } => fill(lex.withdrawn, &[("move", &self.san(san))]),
             EventKind::Complete { .. } | EventKind::Displaced { .. } => return None,
             EventKind::Irregularity(irr) => self.irregularity(irr),
-            EventKind::Penalty { side, ms, .. } => {
-                sentence(&fill(lex.penalty, &[("side", lex.side(*side)), ("side_gen", lex.side_gen(*side)), ("time", &lex.duration(*ms))]))
-            }
+            EventKind::Penalty { side, ms, .. } => sentence(&fill(
+                lex.penalty,
+                &[("side", lex.side(*side)), ("side_gen", lex.side_gen(*side)), ("time", &lex.duration(*ms))],
+            )),
             EventKind::GameOver { result, reason, .. } => {
                 let mut out = sentence(&fill(lex.game_over, &[("reason", lex.end_reasons[end_index(*reason)])]));
                 if let Some(r) = result_index(result) {
@@ -118,12 +117,14 @@ impl Words {
             EventKind::BoardOk => lex.board_ok.to_owned(),
             EventKind::Paused => lex.paused.to_owned(),
             EventKind::Resumed => lex.resumed.to_owned(),
-            EventKind::ClockSet { white_ms, black_ms } => fill(lex.clock_set, &[("times", &self.times(*white_ms, *black_ms))]),
+            EventKind::ClockSet { white_ms, black_ms } => {
+                fill(lex.clock_set, &[("times", &self.times(*white_ms, *black_ms))])
+            }
             EventKind::Time { white_ms, black_ms, black_moves, running, .. } => {
                 let n = (black_moves + 1).to_string();
                 let mut out = fill(lex.time_readout, &[("times", &self.times(*white_ms, *black_ms)), ("n", &n)]);
                 if let Some(side) = running {
-                    out = format!("{out}, {}", self.to_play(*side));
+                    out = format!("{out}, {}", self.side_to_play(*side));
                 }
                 sentence(&format!("{out}."))
             }
@@ -196,7 +197,11 @@ impl Words {
                 match promotion {
                     Some(p) => fill(
                         lex.promotion,
-                        &[("move", &said), ("piece", self.piece(p, Case::Nom)), ("piece_acc", self.piece(p, Case::Acc))],
+                        &[
+                            ("move", &said),
+                            ("piece", self.piece(p, Case::Nom)),
+                            ("piece_acc", self.piece(p, Case::Acc)),
+                        ],
                     ),
                     None => said,
                 }
@@ -333,8 +338,10 @@ impl Words {
             Some(fixes) => out.push(fixes),
             None => {
                 if !missing.is_empty() {
-                    let list: Vec<String> =
-                        missing.iter().map(|p| format!("{} {}", self.coloured(p.piece, Case::Nom), self.square(p.sq))).collect();
+                    let list: Vec<String> = missing
+                        .iter()
+                        .map(|p| format!("{} {}", self.coloured(p.piece, Case::Nom), self.square(p.sq)))
+                        .collect();
                     out.push(fill(lex.missing, &[("list", &list.join(", "))]));
                 }
                 if !extra.is_empty() {
@@ -350,12 +357,15 @@ impl Words {
     fn times(&self, white_ms: i64, black_ms: i64) -> String {
         let lex = self.lex;
         let one = |side: Color, ms: i64| {
-            fill(lex.side_time, &[("side", lex.side(side)), ("side_gen", lex.side_gen(side)), ("time", &lex.duration(ms))])
+            fill(
+                lex.side_time,
+                &[("side", lex.side(side)), ("side_gen", lex.side_gen(side)), ("time", &lex.duration(ms))],
+            )
         };
         format!("{}, {}", one(Color::White, white_ms), one(Color::Black, black_ms))
     }
 
-    fn to_play(&self, side: Color) -> String {
+    fn side_to_play(&self, side: Color) -> String {
         fill(self.lex.to_play, &[("side", self.lex.side(side)), ("side_gen", self.lex.side_gen(side))])
     }
 
@@ -398,7 +408,7 @@ impl Words {
                 }
             }
         }
-        out.push(sentence(&format!("{}.", self.to_play(setup.turn))));
+        out.push(sentence(&format!("{}.", self.side_to_play(setup.turn))));
         Some(out.join(" "))
     }
 

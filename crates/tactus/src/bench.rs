@@ -73,8 +73,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         traces_in(dir, &mut paths)?;
     }
     anyhow::ensure!(!paths.is_empty(), "no *.trace.jsonl under {:?}", args.dirs);
-    let texts: Vec<String> =
-        paths.iter().map(|p| std::fs::read_to_string(p).with_context(|| p.display().to_string())).collect::<Result<_, _>>()?;
+    let texts: Vec<String> = paths
+        .iter()
+        .map(|p| std::fs::read_to_string(p).with_context(|| p.display().to_string()))
+        .collect::<Result<_, _>>()?;
     let mut edges = 0;
     let mut lines = 0;
     let started = Instant::now();

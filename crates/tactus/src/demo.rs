@@ -61,11 +61,9 @@ pub fn log_line(e: &Event) -> Option<String> {
         EventKind::Start { fen, time_control, .. } => {
             format!("game starts — {} — time control {}", fen, time_control.as_deref().unwrap_or("none"))
         }
-        EventKind::Touch { sq, piece, binding, .. } => format!(
-            "touch  {} on {sq}{}",
-            piece.char(),
-            if binding.is_some() { " (binding)" } else { "" }
-        ),
+        EventKind::Touch { sq, piece, binding, .. } => {
+            format!("touch  {} on {sq}{}", piece.char(), if binding.is_some() { " (binding)" } else { "" })
+        }
         EventKind::Move { mv, correction } => {
             format!("{}{} {}", if *correction { "move (correction) " } else { "move   " }, mv.ply, mv.san)
         }
@@ -74,7 +72,9 @@ pub fn log_line(e: &Event) -> Option<String> {
             side(*s),
             clock_ms.map(|ms| format!(" — {} left", clock_text(ms))).unwrap_or_default()
         ),
-        EventKind::Irregularity(i) => format!("RULING {} {} (ply {}): {}", i.article.as_str(), side(i.side), i.ply, i.detail),
+        EventKind::Irregularity(i) => {
+            format!("RULING {} {} (ply {}): {}", i.article.as_str(), side(i.side), i.ply, i.detail)
+        }
         EventKind::Penalty { article, side: s, ms } => {
             format!("PENALTY {}: {} s to {}", article.as_str(), ms / 1000, side(*s))
         }

@@ -9,11 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(
-    name = "tactus",
-    version,
-    about = "A sensor chessboard as arbiter, voice and broadcast station"
-)]
+#[command(name = "tactus", version, about = "A sensor chessboard as arbiter, voice and broadcast station")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

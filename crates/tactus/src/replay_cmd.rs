@@ -32,12 +32,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let input: Box<dyn std::io::BufRead> = if args.trace.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        let file = File::open(&args.trace)
-            .with_context(|| format!("cannot open {}", args.trace.display()))?;
+        let file = File::open(&args.trace).with_context(|| format!("cannot open {}", args.trace.display()))?;
         Box::new(BufReader::new(file))
     };
-    let replay = replay::replay(input, Policy::default())
-        .with_context(|| args.trace.display().to_string())?;
+    let replay = replay::replay(input, Policy::default()).with_context(|| args.trace.display().to_string())?;
     let pgn_text = pgn::write(&replay.header, replay.session.game());
     match &args.pgn {
         Some(path) => create(path)?.write_all(pgn_text.as_bytes())?,
@@ -52,10 +50,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         out.flush()?;
     }
     if let Some(e) = replay.error {
-        eprintln!(
-            "tactus: {}: {e} (the game up to there was written)",
-            args.trace.display()
-        );
+        eprintln!("tactus: {}: {e} (the game up to there was written)", args.trace.display());
         return Ok(ExitCode::from(2));
     }
     Ok(ExitCode::SUCCESS)

@@ -80,10 +80,7 @@ pub enum Input {
     /// Guidelines III.4: a 5-second increment for both from now on.
     Increment { ms: Ms },
     /// A result decided off the board: resignation, agreement, arbiter.
-    Result {
-        result: GameResult,
-        reason: OffBoardReason,
-    },
+    Result { result: GameResult, reason: OffBoardReason },
     /// A player asks for the times and move count (D.2.6.1, D.2.10.4).
     Request(Request),
 }
@@ -159,10 +156,7 @@ impl fmt::Display for TraceError {
 impl std::error::Error for TraceError {}
 
 fn err<T>(line: usize, message: impl Into<String>) -> Result<T, TraceError> {
-    Err(TraceError {
-        line,
-        message: message.into(),
-    })
+    Err(TraceError { line, message: message.into() })
 }
 
 #[derive(Deserialize)]
@@ -219,28 +213,17 @@ pub fn parse_header(text: &str) -> Result<Header, TraceError> {
     match raw.tactus_trace.as_ref().and_then(|v| v.as_u64()) {
         Some(1) => {}
         Some(v) => {
-            return err(
-                1,
-                format!(
-                    "trace format version {v} is not supported (this build reads version {VERSION})"
-                ),
-            );
+            return err(1, format!("trace format version {v} is not supported (this build reads version {VERSION})"));
         }
         None => {
-            return err(
-                1,
-                "the header must start the file and carry \"tactus_trace\": 1",
-            );
+            return err(1, "the header must start the file and carry \"tactus_trace\": 1");
         }
     }
     let variant = match raw.variant.as_deref() {
         None | Some("standard") => Variant::Standard,
         Some("chess960") => Variant::Chess960,
         Some(other) => {
-            return err(
-                1,
-                format!("unknown variant {other:?} (expected \"standard\" or \"chess960\")"),
-            );
+            return err(1, format!("unknown variant {other:?} (expected \"standard\" or \"chess960\")"));
         }
     };
     Ok(Header {
@@ -260,10 +243,7 @@ fn color(line: usize, field: &str, text: &str) -> Result<Color, TraceError> {
     match text {
         "white" => Ok(Color::White),
         "black" => Ok(Color::Black),
-        other => err(
-            line,
-            format!("{field} must be \"white\" or \"black\", not {other:?}"),
-        ),
+        other => err(line, format!("{field} must be \"white\" or \"black\", not {other:?}")),
     }
 }
 
@@ -271,10 +251,7 @@ fn ms(line: usize, field: &str, n: Option<&serde_json::Number>) -> Result<Ms, Tr
     match n {
         Some(n) => match n.as_u64() {
             Some(v) => Ok(v),
-            None => err(
-                line,
-                format!("{field} must be a whole number of milliseconds ≥ 0, not {n}"),
-            ),
+            None => err(line, format!("{field} must be a whole number of milliseconds ≥ 0, not {n}")),
         },
         None => err(line, format!("missing {field}")),
     }
@@ -294,30 +271,19 @@ pub fn parse_entry(line: usize, text: &str) -> Result<Entry, TraceError> {
         Err(e) => return err(line, format!("not a JSON object: {e}")),
     };
     let t = ms(line, "t", raw.t.as_ref())?;
-    let kinds = [
-        raw.sq.is_some(),
-        raw.clock.is_some(),
-        raw.input.is_some(),
-        raw.end.is_some(),
-    ];
+    let kinds = [raw.sq.is_some(), raw.clock.is_some(), raw.input.is_some(), raw.end.is_some()];
     match kinds.iter().filter(|k| **k).count() {
         0 => {
-            return err(
-                line,
-                "unknown kind of line: expected one of \"sq\", \"clock\", \"input\" or \"end\"",
-            );
+            return err(line, "unknown kind of line: expected one of \"sq\", \"clock\", \"input\" or \"end\"");
         }
         1 => {}
         _ => {
-            return err(
-                line,
-                "a line has exactly one of \"sq\", \"clock\", \"input\" or \"end\"",
-            );
+            return err(line, "a line has exactly one of \"sq\", \"clock\", \"input\" or \"end\"");
         }
     }
     let record = if let Some(sq) = &raw.sq {
-        let sq = Square::from_ascii(sq.as_bytes())
-            .or_else(|_| err(line, format!("{sq:?} is not a square (a1 … h8)")))?;
+        let sq =
+            Square::from_ascii(sq.as_bytes()).or_else(|_| err(line, format!("{sq:?} is not a square (a1 … h8)")))?;
         let Some(on) = raw.on else {
             return err(line, "a sensor edge needs \"on\": true or false");
         };
@@ -346,10 +312,7 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
                 "b" | "B" => Role::Bishop,
                 "n" | "N" => Role::Knight,
                 other => {
-                    return err(
-                        line,
-                        format!("a pawn promotes to q, r, b or n, not {other:?}"),
-                    );
+                    return err(line, format!("a pawn promotes to q, r, b or n, not {other:?}"));
                 }
             };
             Input::Promote(role)
@@ -361,10 +324,7 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
                 "threefold" => Claim::Threefold,
                 "fifty" => Claim::Fifty,
                 other => {
-                    return err(
-                        line,
-                        format!("unknown claim {other:?} (illegal, threefold, fifty)"),
-                    );
+                    return err(line, format!("unknown claim {other:?} (illegal, threefold, fifty)"));
                 }
             };
             Input::Claim { side, claim }
@@ -379,19 +339,14 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
             side: color(line, "side", need(line, "side", &raw.side)?)?,
             ms: ms(line, "ms", raw.ms.as_ref())?,
         },
-        "increment" => Input::Increment {
-            ms: ms(line, "ms", raw.ms.as_ref())?,
-        },
+        "increment" => Input::Increment { ms: ms(line, "ms", raw.ms.as_ref())? },
         "result" => {
             let result = match need(line, "result", &raw.result)? {
                 "1-0" => GameResult::WhiteWins,
                 "0-1" => GameResult::BlackWins,
                 "1/2-1/2" => GameResult::Draw,
                 other => {
-                    return err(
-                        line,
-                        format!("result must be 1-0, 0-1 or 1/2-1/2, not {other:?}"),
-                    );
+                    return err(line, format!("result must be 1-0, 0-1 or 1/2-1/2, not {other:?}"));
                 }
             };
             let reason = match raw.reason.as_deref() {
@@ -399,10 +354,7 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
                 Some("agreement") => OffBoardReason::Agreement,
                 Some("arbiter") | None => OffBoardReason::Arbiter,
                 Some(other) => {
-                    return err(
-                        line,
-                        format!("unknown reason {other:?} (resignation, agreement, arbiter)"),
-                    );
+                    return err(line, format!("unknown reason {other:?} (resignation, agreement, arbiter)"));
                 }
             };
             Input::Result { result, reason }
@@ -412,10 +364,7 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
             Some("position") => Request::Position,
             Some("last_move") => Request::LastMove,
             Some(other) => {
-                return err(
-                    line,
-                    format!("unknown request {other:?} (time, position, last_move)"),
-                );
+                return err(line, format!("unknown request {other:?} (time, position, last_move)"));
             }
         }),
         other => return err(line, format!("unknown input {other:?}")),
@@ -448,16 +397,7 @@ impl<R: BufRead> TraceReader<R> {
             }
         }
         let header = parse_header(buf.trim())?;
-        Ok((
-            header,
-            TraceReader {
-                src,
-                buf,
-                line,
-                last_t: 0,
-                ended: false,
-            },
-        ))
+        Ok((header, TraceReader { src, buf, line, last_t: 0, ended: false }))
     }
 
     /// The number of the last line read.
@@ -500,13 +440,7 @@ impl<R: BufRead> Iterator for TraceReader<R> {
             };
             if entry.t < self.last_t {
                 self.ended = true;
-                return Some(err(
-                    self.line,
-                    format!(
-                        "time goes backwards: t = {} after t = {}",
-                        entry.t, self.last_t
-                    ),
-                ));
+                return Some(err(self.line, format!("time goes backwards: t = {} after t = {}", entry.t, self.last_t)));
             }
             self.last_t = entry.t;
             if entry.record == Record::End {
@@ -533,10 +467,7 @@ pub struct TraceWriter<W> {
 
 impl<W: Write> TraceWriter<W> {
     pub fn new(out: W) -> Self {
-        TraceWriter {
-            out,
-            line: String::with_capacity(96),
-        }
+        TraceWriter { out, line: String::with_capacity(96) }
     }
 
     pub fn write_header(&mut self, h: &Header) -> io::Result<()> {
@@ -595,35 +526,22 @@ pub fn format_entry(s: &mut String, e: &Entry) {
         Record::Clock(c) => write!(s, r#"{{"t": {t}, "clock": "{}"}}"#, side_str(c)),
         Record::End => write!(s, r#"{{"t": {t}, "end": true}}"#),
         Record::Input(input) => match input {
-            Input::Promote(role) => write!(
-                s,
-                r#"{{"t": {t}, "input": "promote", "piece": "{}"}}"#,
-                role.char()
-            ),
+            Input::Promote(role) => write!(s, r#"{{"t": {t}, "input": "promote", "piece": "{}"}}"#, role.char()),
             Input::Claim { side, claim } => {
                 let claim = match claim {
                     Claim::Illegal => "illegal",
                     Claim::Threefold => "threefold",
                     Claim::Fifty => "fifty",
                 };
-                write!(
-                    s,
-                    r#"{{"t": {t}, "input": "claim", "side": "{}", "claim": "{claim}"}}"#,
-                    side_str(side)
-                )
+                write!(s, r#"{{"t": {t}, "input": "claim", "side": "{}", "claim": "{claim}"}}"#, side_str(side))
             }
             Input::Pause => write!(s, r#"{{"t": {t}, "input": "pause"}}"#),
             Input::Resume => write!(s, r#"{{"t": {t}, "input": "resume"}}"#),
-            Input::SetClock { white_ms, black_ms } => write!(
-                s,
-                r#"{{"t": {t}, "input": "set_clock", "white_ms": {white_ms}, "black_ms": {black_ms}}}"#
-            ),
+            Input::SetClock { white_ms, black_ms } => {
+                write!(s, r#"{{"t": {t}, "input": "set_clock", "white_ms": {white_ms}, "black_ms": {black_ms}}}"#)
+            }
             Input::AddTime { side, ms } => {
-                write!(
-                    s,
-                    r#"{{"t": {t}, "input": "add_time", "side": "{}", "ms": {ms}}}"#,
-                    side_str(side)
-                )
+                write!(s, r#"{{"t": {t}, "input": "add_time", "side": "{}", "ms": {ms}}}"#, side_str(side))
             }
             Input::Increment { ms } => {
                 write!(s, r#"{{"t": {t}, "input": "increment", "ms": {ms}}}"#)
@@ -634,11 +552,7 @@ pub fn format_entry(s: &mut String, e: &Entry) {
                     OffBoardReason::Agreement => "agreement",
                     OffBoardReason::Arbiter => "arbiter",
                 };
-                write!(
-                    s,
-                    r#"{{"t": {t}, "input": "result", "result": "{}", "reason": "{reason}"}}"#,
-                    result.as_str()
-                )
+                write!(s, r#"{{"t": {t}, "input": "result", "result": "{}", "reason": "{reason}"}}"#, result.as_str())
             }
             Input::Request(r) => {
                 let what = match r {

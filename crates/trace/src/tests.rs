@@ -20,44 +20,19 @@ fn reads_the_spec_examples() {
     assert_eq!(
         entries,
         vec![
-            Entry {
-                t: 1034,
-                record: Record::Edge {
-                    sq: Square::E2,
-                    on: false
-                }
-            },
-            Entry {
-                t: 2050,
-                record: Record::Input(Input::Promote(Role::Knight))
-            },
-            Entry {
-                t: 2100,
-                record: Record::Clock(Color::White)
-            },
+            Entry { t: 1034, record: Record::Edge { sq: Square::E2, on: false } },
+            Entry { t: 2050, record: Record::Input(Input::Promote(Role::Knight)) },
+            Entry { t: 2100, record: Record::Clock(Color::White) },
             // Lines after `end` are not read, not even a broken one.
-            Entry {
-                t: 3600000,
-                record: Record::End
-            },
+            Entry { t: 3600000, record: Record::End },
         ]
     );
 }
 
 #[test]
 fn unknown_fields_are_ignored() {
-    let e = parse_entry(
-        2,
-        r#"{"t": 5, "sq": "a1", "on": true, "pressure": 0.3, "meta": {"x": [1]}}"#,
-    )
-    .unwrap();
-    assert_eq!(
-        e.record,
-        Record::Edge {
-            sq: Square::A1,
-            on: true
-        }
-    );
+    let e = parse_entry(2, r#"{"t": 5, "sq": "a1", "on": true, "pressure": 0.3, "meta": {"x": [1]}}"#).unwrap();
+    assert_eq!(e.record, Record::Edge { sq: Square::A1, on: true });
 }
 
 fn error_of(text: &str) -> TraceError {
@@ -70,94 +45,39 @@ fn error_of(text: &str) -> TraceError {
 #[test]
 fn errors_name_the_line() {
     let cases = [
+        (format!("{HEADER}\n{{\"t\": 5, \"foo\": 1}}\n"), 2, "unknown kind"),
+        (format!("{HEADER}\n\n{{\"t\": 5, \"sq\": \"i9\", \"on\": true}}\n"), 3, "not a square"),
         (
-            format!("{HEADER}\n{{\"t\": 5, \"foo\": 1}}\n"),
-            2,
-            "unknown kind",
-        ),
-        (
-            format!("{HEADER}\n\n{{\"t\": 5, \"sq\": \"i9\", \"on\": true}}\n"),
-            3,
-            "not a square",
-        ),
-        (
-            format!(
-                "{HEADER}\n{{\"t\": 5, \"sq\": \"a1\", \"on\": true}}\n{{\"t\": 4, \"clock\": \"white\"}}\n"
-            ),
+            format!("{HEADER}\n{{\"t\": 5, \"sq\": \"a1\", \"on\": true}}\n{{\"t\": 4, \"clock\": \"white\"}}\n"),
             3,
             "backwards",
         ),
-        (
-            format!("{HEADER}\n{{\"t\": 5, \"clock\": \"red\"}}\n"),
-            2,
-            "white",
-        ),
-        (
-            format!("{HEADER}\n{{\"t\": -5, \"clock\": \"white\"}}\n"),
-            2,
-            "whole number",
-        ),
-        (
-            format!("{HEADER}\n{{\"t\": 5.5, \"clock\": \"white\"}}\n"),
-            2,
-            "whole number",
-        ),
-        (
-            format!("{HEADER}\n{{\"sq\": \"a1\", \"on\": true}}\n"),
-            2,
-            "missing t",
-        ),
-        (
-            format!("{HEADER}\n{{\"t\": 5, \"sq\": \"a1\"}}\n"),
-            2,
-            "\"on\"",
-        ),
-        (
-            format!("{HEADER}\n{{\"t\": 5, \"input\": \"promote\", \"piece\": \"k\"}}\n"),
-            2,
-            "promotes",
-        ),
-        (
-            format!("{HEADER}\n{{\"t\": 5, \"input\": \"teleport\"}}\n"),
-            2,
-            "unknown input",
-        ),
-        (
-            format!("{HEADER}\n{{\"t\": 5, \"clock\": \"white\", \"end\": true}}\n"),
-            2,
-            "exactly one",
-        ),
+        (format!("{HEADER}\n{{\"t\": 5, \"clock\": \"red\"}}\n"), 2, "white"),
+        (format!("{HEADER}\n{{\"t\": -5, \"clock\": \"white\"}}\n"), 2, "whole number"),
+        (format!("{HEADER}\n{{\"t\": 5.5, \"clock\": \"white\"}}\n"), 2, "whole number"),
+        (format!("{HEADER}\n{{\"sq\": \"a1\", \"on\": true}}\n"), 2, "missing t"),
+        (format!("{HEADER}\n{{\"t\": 5, \"sq\": \"a1\"}}\n"), 2, "\"on\""),
+        (format!("{HEADER}\n{{\"t\": 5, \"input\": \"promote\", \"piece\": \"k\"}}\n"), 2, "promotes"),
+        (format!("{HEADER}\n{{\"t\": 5, \"input\": \"teleport\"}}\n"), 2, "unknown input"),
+        (format!("{HEADER}\n{{\"t\": 5, \"clock\": \"white\", \"end\": true}}\n"), 2, "exactly one"),
         (format!("{HEADER}\nnot json\n"), 2, "not a JSON object"),
-        (
-            "{\"variant\": \"standard\"}\n".to_string(),
-            1,
-            "tactus_trace",
-        ),
+        ("{\"variant\": \"standard\"}\n".to_string(), 1, "tactus_trace"),
         ("{\"tactus_trace\": 2}\n".to_string(), 1, "version 2"),
-        (
-            "{\"tactus_trace\": 1, \"variant\": \"crazyhouse\"}\n".to_string(),
-            1,
-            "variant",
-        ),
+        ("{\"tactus_trace\": 1, \"variant\": \"crazyhouse\"}\n".to_string(), 1, "variant"),
         (String::new(), 1, "empty"),
     ];
     for (text, line, needle) in cases {
         let e = error_of(&text);
         assert_eq!(e.line, line, "{text:?} → {e}");
-        assert!(
-            e.to_string().contains(needle),
-            "{text:?} → {e} (wanted {needle:?})"
-        );
+        assert!(e.to_string().contains(needle), "{text:?} → {e} (wanted {needle:?})");
         assert!(e.to_string().starts_with(&format!("line {line}: ")));
     }
 }
 
 #[test]
 fn repeated_edges_are_legal() {
-    let text = format!(
-        "{HEADER}\n{}\n{}\n",
-        r#"{"t": 5, "sq": "a1", "on": true}"#, r#"{"t": 5, "sq": "a1", "on": true}"#
-    );
+    let text =
+        format!("{HEADER}\n{}\n{}\n", r#"{"t": 5, "sq": "a1", "on": true}"#, r#"{"t": 5, "sq": "a1", "on": true}"#);
     assert_eq!(read_str(&text).unwrap().1.len(), 2);
 }
 
@@ -167,45 +87,20 @@ fn arb_record() -> impl Strategy<Value = Record> {
     prop_oneof![
         (sq, any::<bool>()).prop_map(|(sq, on)| Record::Edge { sq, on }),
         side.clone().prop_map(Record::Clock),
-        prop_oneof![
-            Just(Role::Queen),
-            Just(Role::Rook),
-            Just(Role::Bishop),
-            Just(Role::Knight)
-        ]
-        .prop_map(|r| Record::Input(Input::Promote(r))),
-        (
-            side.clone(),
-            prop_oneof![
-                Just(Claim::Illegal),
-                Just(Claim::Threefold),
-                Just(Claim::Fifty)
-            ]
-        )
+        prop_oneof![Just(Role::Queen), Just(Role::Rook), Just(Role::Bishop), Just(Role::Knight)]
+            .prop_map(|r| Record::Input(Input::Promote(r))),
+        (side.clone(), prop_oneof![Just(Claim::Illegal), Just(Claim::Threefold), Just(Claim::Fifty)])
             .prop_map(|(side, claim)| Record::Input(Input::Claim { side, claim })),
         Just(Record::Input(Input::Pause)),
         Just(Record::Input(Input::Resume)),
-        (any::<u32>(), any::<u32>()).prop_map(|(w, b)| Record::Input(Input::SetClock {
-            white_ms: w.into(),
-            black_ms: b.into()
-        })),
-        (side.clone(), any::<u32>()).prop_map(|(side, ms)| Record::Input(Input::AddTime {
-            side,
-            ms: ms.into()
-        })),
+        (any::<u32>(), any::<u32>())
+            .prop_map(|(w, b)| Record::Input(Input::SetClock { white_ms: w.into(), black_ms: b.into() })),
+        (side.clone(), any::<u32>()).prop_map(|(side, ms)| Record::Input(Input::AddTime { side, ms: ms.into() })),
         any::<u16>().prop_map(|ms| Record::Input(Input::Increment { ms: ms.into() })),
-        prop_oneof![
-            Just(Request::Time),
-            Just(Request::Position),
-            Just(Request::LastMove)
-        ]
-        .prop_map(|r| Record::Input(Input::Request(r))),
+        prop_oneof![Just(Request::Time), Just(Request::Position), Just(Request::LastMove)]
+            .prop_map(|r| Record::Input(Input::Request(r))),
         (
-            prop_oneof![
-                Just(GameResult::WhiteWins),
-                Just(GameResult::BlackWins),
-                Just(GameResult::Draw)
-            ],
+            prop_oneof![Just(GameResult::WhiteWins), Just(GameResult::BlackWins), Just(GameResult::Draw)],
             prop_oneof![
                 Just(OffBoardReason::Resignation),
                 Just(OffBoardReason::Agreement),

@@ -197,8 +197,7 @@ impl Lexicon {
         } else {
             return part(sec, &self.seconds);
         };
-        let said: Vec<String> =
-            parts.into_iter().filter(|(n, _)| *n > 0).map(|(n, u)| part(n, u)).collect();
+        let said: Vec<String> = parts.into_iter().filter(|(n, _)| *n > 0).map(|(n, u)| part(n, u)).collect();
         said.join(" ")
     }
 }

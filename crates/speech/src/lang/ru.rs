@@ -81,7 +81,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "решение арбитра",
     ],
     observation: "Внимание: сначала {first}, затем {then}.",
-    ambiguous: "Неоднозначный ход: записано {chosen}; возможно также: {others}.",
+    ambiguous: "Неоднозначный ход: записано: {chosen}; возможно также: {others}.",
     claimable: "{side} могут потребовать ничью: {claim}.",
     claims: ["троекратное повторение позиции", "правило 50 ходов"],
     paused: "Часы остановлены.",
