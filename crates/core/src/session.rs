@@ -549,9 +549,10 @@ impl Session {
         let takes = recognise::captured_square(mv);
         // A piece taken off as part of the move, after the mover's own piece
         // was lifted, is the capture being carried out, not a touch that binds.
-        let opp = self.ply.first_opp.filter(|&p| {
-            takes != Some(p) || !moving.into_iter().any(|sq| self.ply.seen.lifted_before(sq, p))
-        });
+        let opp = self
+            .ply
+            .first_opp
+            .filter(|&p| takes != Some(p) || !moving.into_iter().any(|sq| self.ply.seen.lifted_before(sq, p)));
         let can_move = |sq: Square| options.iter().any(|o| recognise::moving_squares(o.mv).contains(sq));
         let can_take = |sq: Square| options.iter().any(|o| recognise::captured_square(o.mv) == Some(sq));
         let moves_it = |sq: Square| moving.contains(sq);
