@@ -290,7 +290,11 @@ impl Game {
         if side == Color::Black {
             setup.fullmoves = setup.fullmoves.saturating_add(1);
         }
-        let pos = Chess::from_setup(setup, self.mode).or_else(|e| e.ignore_invalid_castling_rights()).ok()?;
+        // A king or rook moved by the illegal move loses its castling rights.
+        let pos = match Chess::from_setup(setup, self.mode) {
+            Ok(pos) => pos,
+            Err(e) => e.ignore_invalid_castling_rights().ok()?,
+        };
         let info = MoveInfo {
             ply: self.ply(),
             side,

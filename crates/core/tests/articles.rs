@@ -6,7 +6,6 @@
 //! `!claim:black` claims an illegal move, `end` ends the recording.
 
 use shakmaty::{Color, Role, Square};
-use tactus_core::game::Game;
 use tactus_core::{Article, EndReason, Event, EventKind, Policy, Reason, Session, Supervision};
 use tactus_trace::{Claim, Entry, Header, Input, Record, Variant};
 
@@ -32,10 +31,6 @@ impl Run {
 
     fn kinds(&self, name: &str) -> Vec<&Event> {
         self.events.iter().filter(|e| serde_json::to_value(e).unwrap()["event"] == name).collect()
-    }
-
-    fn game(&self) -> &Game {
-        self.session.game()
     }
 
     fn ending(&self) -> Option<(String, EndReason, Article)> {

@@ -59,9 +59,11 @@ proptest! {
 /// Cases the property once found, kept as plain tests.
 #[test]
 fn known_hard_cases() {
-    for (seed, profile, chess960) in
-        [(16737322318042841379, Profile::Irregular, true), (4404976878237585246, Profile::Irregular, true)]
-    {
+    for (seed, profile, chess960) in [
+        (16737322318042841379, Profile::Irregular, true),
+        (4404976878237585246, Profile::Irregular, true),
+        (7715301150478611319, Profile::Irregular, false),
+    ] {
         check(seed, profile, chess960).unwrap();
     }
 }

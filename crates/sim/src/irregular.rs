@@ -62,10 +62,16 @@ fn has_legal_move(pos: &Chess, sq: Square) -> bool {
 /// and then the captured piece would bind the player to that capture (4.3.3),
 /// so such a piece is never the one touched by mistake.
 fn could_take(pos: &Chess, sq: Square, m: Move) -> bool {
-    m.is_capture()
-        && pos.legal_moves().iter().any(|l| {
-            l.from() == Some(sq) && l.is_capture() && (l.to() == m.to() || l.is_en_passant() && m.is_en_passant())
-        })
+    captured(m).is_some() && pos.legal_moves().iter().any(|l| l.from() == Some(sq) && captured(*l) == captured(m))
+}
+
+/// Where the captured piece stands (not the destination, for en passant).
+fn captured(m: Move) -> Option<Square> {
+    match m {
+        Move::Normal { to, capture: Some(_), .. } => Some(to),
+        Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
+        _ => None,
+    }
 }
 
 fn breach(rng: &mut SmallRng, pos: &Chess, m: Move) -> Option<Act> {
