@@ -293,7 +293,9 @@ impl Session {
             && occupancy != reference
             && (self.ply.restoring || !(occupancy & !reference).is_empty());
         if wrong {
-            self.mismatch = Some(t + if self.ply.restoring { self.policy.settle_ms } else { self.policy.mismatch_ms });
+            // The ruling after an illegal move already says how to restore;
+            // only a board still wrong after a while is reported again.
+            self.mismatch = Some(t + self.policy.mismatch_ms);
         } else {
             self.mismatch = None;
             if self.mismatch_reported && (occupancy == reference || decision.chosen.is_some()) {

@@ -3,6 +3,8 @@
 mod bench;
 mod demo;
 mod replay_cmd;
+mod say;
+mod voice;
 
 use std::process::ExitCode;
 
@@ -19,6 +21,8 @@ struct Cli {
 enum Command {
     /// Replay a sensor trace: the game record (PGN) and the arbiter's events.
     Replay(replay_cmd::Args),
+    /// Speak a phrase, a move or an event, for trying languages, styles and voices.
+    Say(say::Args),
     /// Play a real recorded game through the core at real speed (no hardware needed).
     Demo(demo::Args),
     /// Measure replay throughput and move-recognition latency.
@@ -30,6 +34,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Replay(args) => replay_cmd::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Say(args) => say::run(args),
         Command::Bench(args) => bench::run(args),
     };
     match result {

@@ -1,4 +1,4 @@
-//! `tactus replay TRACE [--pgn OUT] [--events OUT]`.
+//! `tactus replay TRACE [--pgn OUT] [--events OUT] [--say LANG:STYLE --transcript FILE [--speak | --wav DIR]]`.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
@@ -6,7 +6,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use tactus_core::{Policy, pgn, replay};
+use tactus_core::{Event, Policy, Supervision, pgn, replay};
+use tactus_speech::{Announcer, Choice, SpeechPolicy, Touches, VoiceSettings, Words};
+
+use crate::voice::{VoiceSink, speaker};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,6 +21,33 @@ pub struct Args {
     /// Write the events as JSON Lines here (`-`: standard output).
     #[arg(long)]
     events: Option<PathBuf>,
+    /// Let illegal moves stand unless claimed (A.5.2, unsupervised rapid and blitz).
+    #[arg(long)]
+    unsupervised: bool,
+    /// Say the game: language and style, e.g. `de:annex-d`, `en:natural`, `ru:nato`, `pl:literate`.
+    #[arg(long)]
+    say: Option<Choice>,
+    /// Write what would be said, one `t_ms<TAB>text` line per utterance (needs --say).
+    #[arg(long, requires = "say")]
+    transcript: Option<PathBuf>,
+    /// Also speak it on the sound card (needs --say).
+    #[arg(long, requires = "say", conflicts_with = "wav")]
+    speak: bool,
+    /// Also render each utterance to a numbered WAV file in this folder (needs --say).
+    #[arg(long, requires = "say")]
+    wav: Option<PathBuf>,
+    /// Which touches are said: never, binding (the touch-move ones), all.
+    #[arg(long, default_value = "never", value_parser = parse_touches)]
+    touches: Touches,
+}
+
+fn parse_touches(s: &str) -> Result<Touches, String> {
+    match s {
+        "never" => Ok(Touches::Never),
+        "binding" => Ok(Touches::Binding),
+        "all" => Ok(Touches::All),
+        _ => Err(format!("{s:?}: choose never, binding or all")),
+    }
 }
 
 fn create(path: &PathBuf) -> anyhow::Result<Box<dyn Write>> {
@@ -35,11 +65,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let file = File::open(&args.trace).with_context(|| format!("cannot open {}", args.trace.display()))?;
         Box::new(BufReader::new(file))
     };
-    let replay = replay::replay(input, Policy::default()).with_context(|| args.trace.display().to_string())?;
+    let policy = Policy {
+        supervision: if args.unsupervised { Supervision::Unsupervised } else { Supervision::Arbiter },
+        ..Policy::default()
+    };
+    let replay = replay::replay(input, policy).with_context(|| args.trace.display().to_string())?;
     let pgn_text = pgn::write(&replay.header, replay.session.game());
     match &args.pgn {
         Some(path) => create(path)?.write_all(pgn_text.as_bytes())?,
-        None => std::io::stdout().lock().write_all(pgn_text.as_bytes())?,
+        None if args.say.is_none() => std::io::stdout().lock().write_all(pgn_text.as_bytes())?,
+        None => {}
     }
     if let Some(path) = &args.events {
         let mut out = create(path)?;
@@ -49,9 +84,40 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         out.flush()?;
     }
+    if let Some(choice) = args.say {
+        say(&args, choice, &replay.events)?;
+    }
     if let Some(e) = replay.error {
         eprintln!("tactus: {}: {e} (the game up to there was written)", args.trace.display());
         return Ok(ExitCode::from(2));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn say(args: &Args, choice: Choice, events: &[Event]) -> anyhow::Result<()> {
+    let policy = SpeechPolicy { touches: args.touches, ..SpeechPolicy::default() };
+    let mut announcer = Announcer::new(Words::new(choice.lang, choice.style), policy);
+    let sink = match (&args.wav, args.speak) {
+        (Some(dir), _) => VoiceSink::Wav(dir.clone()),
+        (None, true) => VoiceSink::Sound,
+        (None, false) => VoiceSink::None,
+    };
+    let mut speaker = speaker(&sink, choice, &VoiceSettings::default(), Box::new(std::io::sink()))?;
+    let mut transcript = match &args.transcript {
+        Some(path) => Some(create(path)?),
+        None if sink == VoiceSink::None => Some(Box::new(std::io::stdout().lock()) as Box<dyn Write>),
+        None => None,
+    };
+    for event in events {
+        if let Some(u) = announcer.hear(event) {
+            if let Some(out) = &mut transcript {
+                writeln!(out, "{}", u.transcript_line())?;
+            }
+            speaker.speak(&u)?;
+        }
+    }
+    if let Some(out) = &mut transcript {
+        out.flush()?;
+    }
+    Ok(())
 }

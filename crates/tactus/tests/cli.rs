@@ -1,0 +1,118 @@
+//! The `tactus` commands as a user runs them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn tactus() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_tactus"))
+}
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/traces").join(rel)
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tactus-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn replay_writes_pgn_and_events() {
+    let dir = tempdir("replay");
+    let (pgn, events) = (dir.join("g.pgn"), dir.join("g.jsonl"));
+    let out = tactus()
+        .args(["replay"])
+        .arg(fixture("irregular/irregular-0002.trace.jsonl"))
+        .arg("--pgn")
+        .arg(&pgn)
+        .arg("--events")
+        .arg(&events)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let pgn = std::fs::read_to_string(pgn).unwrap();
+    assert!(pgn.contains("[Result \"1-0\"]"));
+    assert!(pgn.contains("[TimeControl \"180+2\"]"));
+    assert!(pgn.contains("1. d4 {[%clk 0:02:44]}"), "{pgn}");
+    assert!(pgn.trim_end().ends_with("1-0"));
+    let events = std::fs::read_to_string(events).unwrap();
+    let kinds: Vec<String> = events
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["event"].as_str().unwrap().to_string())
+        .collect();
+    for kind in ["touch", "move", "complete", "irregularity", "penalty", "game_over"] {
+        assert!(kinds.iter().any(|k| k == kind), "no {kind} event");
+    }
+}
+
+#[test]
+fn a_malformed_line_is_named_and_what_came_before_is_kept() {
+    let dir = tempdir("bad");
+    let trace = dir.join("bad.trace.jsonl");
+    let good = std::fs::read_to_string(fixture("clean/clean-0001.trace.jsonl")).unwrap();
+    let mut lines: Vec<&str> = good.lines().take(40).collect();
+    lines.push(r#"{"t": 999999999, "sq": "k9", "on": true}"#);
+    std::fs::write(&trace, lines.join("\n")).unwrap();
+    let pgn = dir.join("g.pgn");
+    let out = tactus().arg("replay").arg(&trace).arg("--pgn").arg(&pgn).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 41") && err.contains("not a square"), "{err}");
+    let pgn = std::fs::read_to_string(pgn).unwrap();
+    assert!(pgn.contains("1. e4"), "the moves before the bad line are written: {pgn}");
+}
+
+#[test]
+fn a_missing_trace_is_a_clear_error() {
+    let out = tactus().args(["replay", "/nonexistent/game.trace.jsonl"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open /nonexistent/game.trace.jsonl"));
+}
+
+#[test]
+fn transcripts_say_every_move_in_annex_d_german() {
+    let dir = tempdir("say");
+    let transcript = dir.join("t.tsv");
+    let out = tactus()
+        .arg("replay")
+        .arg(fixture("clean/clean-0001.trace.jsonl"))
+        .args(["--say", "de:annex-d", "--transcript"])
+        .arg(&transcript)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(transcript).unwrap();
+    let lines: Vec<(u64, &str)> =
+        text.lines().map(|l| l.split_once('\t').map(|(t, s)| (t.parse().unwrap(), s)).unwrap()).collect();
+    // clean-0001: 1. e4 e5 2. Nf3 Nc6 3. Bb5 …, 53 plies, both sides castle short.
+    assert!(lines.iter().any(|(_, s)| *s == "Springer Felix drei"), "{text}");
+    assert!(lines.iter().any(|(_, s)| *s == "Kurze Rochade"), "{text}");
+    let moves = lines.iter().filter(|(_, s)| !s.starts_with("Neue Partie")).count();
+    assert!(moves >= 53, "every move is said: {moves} lines");
+    assert!(lines.windows(2).all(|w| w[0].0 <= w[1].0), "in time order");
+}
+
+#[test]
+fn say_renders_a_wav_with_espeak_ng() {
+    let dir = tempdir("wav");
+    let out = tactus()
+        .args(["say", "--say", "pl:natural", "--san", "Nxe5+", "--voice"])
+        .arg(format!("wav:{}", dir.display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "espeak-ng must be installed (./setup): {}", String::from_utf8_lossy(&out.stderr));
+    let wav = std::fs::read(dir.join("0001.wav")).unwrap();
+    assert!(wav.len() > 10_000, "a real utterance, not silence: {} bytes", wav.len());
+    assert_eq!(&wav[..4], b"RIFF");
+}
+
+#[test]
+fn bench_prints_throughput_and_latency() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/traces");
+    let out = tactus().arg("bench").arg(root).args(["--repeat", "1"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("edges/s") && text.contains("p95"), "{text}");
+}
