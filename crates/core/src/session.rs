@@ -384,15 +384,19 @@ impl Session {
     }
 
     fn on_press(&mut self, t: Ms, side: Color) {
+        let paused = self.clock.as_ref().is_some_and(|c| c.running().is_none());
         if side != self.game.turn() {
-            // The clock of the side not to move is already stopped: pressing
-            // it again changes nothing.
+            // A stopped clock is started the usual way: the player not to
+            // move presses, starting the opponent's time (a game resumed after
+            // a pause or a power cut). Otherwise that clock is already stopped
+            // and pressing it again changes nothing.
+            if paused {
+                self.on_input(t, Input::Resume);
+            }
             return;
         }
-        if let Some(c) = &self.clock
-            && c.running().is_none()
-        {
-            return; // paused by the arbiter (6.11)
+        if paused {
+            return; // stopped by the arbiter (6.11)
         }
         let decision = self.decide();
         if let Some(mv) = decision.chosen {

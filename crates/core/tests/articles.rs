@@ -535,3 +535,18 @@ fn an_unknown_start_is_an_error_naming_the_field() {
     let e = Session::new(&h, Policy::default()).err().unwrap();
     assert!(e.to_string().contains("time_control"), "{e}");
 }
+
+#[test]
+fn a_paused_clock_is_started_by_the_player_not_to_move() {
+    let h = header(None, Variant::Standard, Some("300"));
+    let mut session = Session::new(&h, Policy::default()).unwrap();
+    let feed = |s: &mut Session, t, record| s.handle(Entry { t, record });
+    feed(&mut session, 1000, Record::Input(Input::Pause));
+    feed(&mut session, 5000, Record::Clock(Color::White));
+    assert_eq!(session.clock().unwrap().running(), None, "the mover's press does not start a stopped clock");
+    feed(&mut session, 6000, Record::Clock(Color::Black));
+    assert_eq!(session.clock().unwrap().running(), Some(Color::White));
+    assert_eq!(session.clock().unwrap().remaining(Color::White, 6000), 299_000, "the pause cost nothing");
+    let kinds: Vec<_> = session.drain().map(|e| serde_json::to_value(&e).unwrap()["event"].clone()).collect();
+    assert!(kinds.contains(&"resumed".into()), "{kinds:?}");
+}

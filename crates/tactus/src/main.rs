@@ -1,7 +1,11 @@
 //! `tactus`: the sensor chessboard daemon and its tools.
 
 mod bench;
+mod config;
+mod daemon;
 mod demo;
+mod journal;
+mod notify;
 mod replay_cmd;
 mod say;
 mod voice;
@@ -19,6 +23,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run the daemon: scan the board, keep the game, speak, journal every edge.
+    Run(daemon::Args),
     /// Replay a sensor trace: the game record (PGN) and the arbiter's events.
     Replay(replay_cmd::Args),
     /// Speak a phrase, a move or an event, for trying languages, styles and voices.
@@ -32,6 +38,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Run(args) => daemon::run(args),
         Command::Replay(args) => replay_cmd::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Say(args) => say::run(args),

@@ -48,7 +48,9 @@ pub fn speaker(
         }
         VoiceSink::Wav(dir) => {
             let mut s = Speaker::new(Some(voice()));
-            s.add(Box::new(WavDirSink::new(dir).with_context(|| format!("cannot write WAV files to {}", dir.display()))?));
+            s.add(Box::new(
+                WavDirSink::new(dir).with_context(|| format!("cannot write WAV files to {}", dir.display()))?,
+            ));
             s
         }
         VoiceSink::Sound => {

@@ -1,0 +1,137 @@
+//! The daemon end to end with the simulated board: what it announces, what
+//! it journals, and that a SIGKILL at any instant loses no completed move.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/traces").join(rel)
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tactus-daemon-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn daemon(trace: &Path, speed: &str, state: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .args(["run", "--board", "sim", "--sim-trace"])
+        .arg(trace)
+        .args(["--sim-speed", speed, "--state-dir"])
+        .arg(state)
+        .args(["--voice", "none", "--events", "-"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("tactus runs")
+}
+
+/// Reads the daemon's events as they come; `complete` ones land in `done`.
+fn collect(child: &mut Child, done: Arc<Mutex<BTreeMap<u64, String>>>) -> std::thread::JoinHandle<Vec<Value>> {
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        let mut all = Vec::new();
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let v: Value = serde_json::from_str(&line).expect("each line is one JSON event");
+            if v["event"] == "complete" {
+                done.lock().unwrap().insert(v["ply"].as_u64().unwrap(), v["san"].as_str().unwrap().to_string());
+            }
+            all.push(v);
+        }
+        all
+    })
+}
+
+/// The game the journal holds, replayed: SAN per ply.
+fn journaled(state: &Path) -> Vec<String> {
+    let games = state.join("games");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&games).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "one game, one journal: {files:?}");
+    let text = std::fs::read_to_string(files.pop().unwrap()).unwrap();
+    // A torn last line is what recovery cuts; the test reads what it would.
+    let text = match text.rfind('\n') {
+        Some(i) => &text[..=i],
+        None => "",
+    };
+    let r = tactus_core::replay::replay(text.as_bytes(), tactus_core::Policy::default()).unwrap();
+    r.session.game().played.iter().map(|p| p.info.san.clone()).collect()
+}
+
+#[test]
+fn the_sim_board_plays_a_game_through_the_daemon() {
+    let state = tempdir("play");
+    let trace = fixture("irregular/irregular-0002.trace.jsonl");
+    let mut child = daemon(&trace, "200", &state);
+    let done = Arc::new(Mutex::new(BTreeMap::new()));
+    let events = collect(&mut child, done.clone());
+    assert!(child.wait().unwrap().success());
+    let events = events.join().unwrap();
+    let expected = tactus_core::replay::replay(
+        std::io::BufReader::new(std::fs::File::open(&trace).unwrap()),
+        tactus_core::Policy::default(),
+    )
+    .unwrap();
+    let want: Vec<String> = expected.session.game().played.iter().map(|p| p.info.san.clone()).collect();
+    let got: Vec<String> = done.lock().unwrap().values().cloned().collect();
+    assert_eq!(got, want, "the daemon announces the same game as a replay");
+    assert!(events.iter().any(|e| e["event"] == "irregularity" && e["article"] == "7.5.1"));
+    assert_eq!(events.last().unwrap()["event"], "game_over");
+    assert!(!state.join("current").exists(), "a finished game is not left to recover");
+    assert_eq!(journaled(&state), want, "the journal replays to the same game");
+}
+
+#[test]
+fn sigkill_at_a_hundred_random_instants_loses_no_completed_move() {
+    let state = tempdir("crash");
+    let trace = fixture("irregular/irregular-0002.trace.jsonl");
+    let done = Arc::new(Mutex::new(BTreeMap::new()));
+    // A fixed seed: the instants are random but the test is repeatable.
+    let mut seed: u64 = 0x5eed_cafe;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut kills = 0;
+    let mut checked = 0;
+    while kills < 100 {
+        let mut child = daemon(&trace, "300", &state);
+        let reader = collect(&mut child, done.clone());
+        let after = Duration::from_millis(5 + next() % 300);
+        std::thread::sleep(after);
+        let finished = child.try_wait().unwrap().is_some();
+        if !finished {
+            child.kill().unwrap(); // SIGKILL
+            kills += 1;
+        }
+        child.wait().unwrap();
+        reader.join().unwrap();
+        let game = journaled(&state);
+        checked += done.lock().unwrap().len();
+        for (ply, san) in done.lock().unwrap().iter() {
+            assert_eq!(
+                game.get(*ply as usize - 1),
+                Some(san),
+                "after kill {kills}: ply {ply} was announced as completed but the journal has {:?}",
+                game.get(*ply as usize - 1)
+            );
+        }
+        if finished {
+            // The game ran to its end before the kill: start the game again.
+            let _ = std::fs::remove_dir_all(&state);
+            std::fs::create_dir_all(&state).unwrap();
+            done.lock().unwrap().clear();
+        }
+    }
+    assert!(checked > 1000, "the kills fell where moves were being completed: {checked} checks");
+}
