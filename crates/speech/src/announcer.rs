@@ -80,7 +80,8 @@ impl Announcer {
     pub fn hear(&mut self, ev: &Event) -> Option<Utterance> {
         let said = |kind: Kind, text: String| Some(Utterance { t: ev.t, kind, text });
         match &ev.kind {
-            EventKind::Start { .. } | EventKind::ClockSet { .. } => self.warned = [Vec::new(), Vec::new()],
+            EventKind::Start { white_ms, black_ms, .. } => self.rearm(*white_ms, *black_ms),
+            EventKind::ClockSet { white_ms, black_ms } => self.rearm(Some(*white_ms), Some(*black_ms)),
             EventKind::Touch { binding, ply, .. } => {
                 let wanted = match self.policy.touches {
                     Touches::Never => false,
@@ -105,6 +106,15 @@ impl Announcer {
             _ => {}
         }
         said(Kind::of(&ev.kind), self.words.say(ev)?)
+    }
+
+    /// A new game or a clock set by the arbiter: every threshold below the
+    /// time now on a clock is armed; one at or above it (five minutes in a
+    /// three-minute game) is the time control, not a warning.
+    fn rearm(&mut self, white_ms: Option<i64>, black_ms: Option<i64>) {
+        for (warned, ms) in self.warned.iter_mut().zip([white_ms, black_ms]) {
+            *warned = self.policy.time_warnings.iter().copied().filter(|&t| ms.is_some_and(|ms| ms <= t)).collect();
+        }
     }
 
     /// Whether `remaining` is at or below a threshold not yet warned about

@@ -9,11 +9,13 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use shakmaty::{Color, Square};
+use shakmaty::{Color, Position, Square};
 use tactus_core::{Event, EventKind, Policy, Session, Supervision};
 use tactus_speech::{Announcer, Choice, SpeechPolicy, SpeechQueue, Touches, VoiceSettings, Words};
 use tactus_trace::{Entry, Header, Input, Ms, Record, Variant};
 use tokio::sync::mpsc;
+
+use tactus_clockdev::{Button, ClockLink, ClockReport, DeviceKind, Display};
 
 use crate::config::{self, Config};
 use crate::journal::Journal;
@@ -46,6 +48,12 @@ pub struct Args {
     /// Write the events as JSON Lines here; `-` is standard output.
     #[arg(long)]
     pub events: Option<PathBuf>,
+    /// The chess clock: none, open (the open line protocol), dgt3000.
+    #[arg(long)]
+    pub clock: Option<String>,
+    /// The clock's serial device (default /dev/tactus-clock).
+    #[arg(long)]
+    pub clock_path: Option<PathBuf>,
 }
 
 impl Args {
@@ -75,6 +83,12 @@ impl Args {
         if let Some(s) = &self.say {
             cfg.voice.say = s.clone();
         }
+        if let Some(c) = &self.clock {
+            cfg.clock.device = c.clone();
+        }
+        if let Some(p) = &self.clock_path {
+            cfg.clock.path = p.clone();
+        }
         cfg.validate()?;
         Ok(cfg)
     }
@@ -103,6 +117,8 @@ impl GameTime {
 enum Incoming {
     /// Sensed now, by the board or a person.
     Now(Record),
+    /// Sensed at a known instant (a clock lever, timed by the device).
+    At(Instant, Record),
     /// From a trace, at its own game time.
     Exact(Entry),
 }
@@ -160,8 +176,36 @@ fn policy_of(cfg: &Config) -> Policy {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let cfg = args.config()?;
+    run_with(cfg, Options { events: args.events, terminal_clock: false })
+}
+
+/// What a caller adds to the configuration.
+#[derive(Default)]
+pub struct Options {
+    /// Where the events go as JSON Lines (`-`: standard output).
+    pub events: Option<PathBuf>,
+    /// Show both clocks on the terminal, updated every second.
+    pub terminal_clock: bool,
+}
+
+pub fn run_with(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    runtime.block_on(daemon(cfg, args.events))
+    runtime.block_on(daemon(cfg, opts))
+}
+
+/// `White 1:29:56 · Black 1:30:00 · move 12, Black to move`
+fn clock_line(session: &Session, t: Ms) -> Option<String> {
+    let clock = session.clock()?;
+    let show = |c: Color| tactus_core::pgn::clock_text(clock.remaining(c, t));
+    let game = session.game();
+    let mover = if game.turn() == Color::White { "White" } else { "Black" };
+    let state = if clock.running().is_none() { "clocks stopped".to_string() } else { format!("{mover} to move") };
+    Some(format!(
+        "White {} · Black {} · move {}, {state}",
+        show(Color::White),
+        show(Color::Black),
+        game.position().fullmoves()
+    ))
 }
 
 /// A game being played: the session and its journal.
@@ -369,6 +413,81 @@ fn already_played(trace: &[Entry], journal: &[Entry]) -> usize {
     played
 }
 
+/// Game time for an input: never before what the game has already seen, so
+/// the journal replays exactly as it was played.
+fn stamp(msg: Incoming, clock: &GameTime, last_t: Ms) -> Entry {
+    match msg {
+        Incoming::Now(record) => Entry { t: clock.t(Instant::now()).max(last_t), record },
+        Incoming::At(at, record) => Entry { t: clock.t(at).max(last_t), record },
+        Incoming::Exact(entry) => Entry { t: entry.t.max(last_t), ..entry },
+    }
+}
+
+/// The chess clock on its serial line: levers and buttons come in as
+/// inputs; the core's times go out. Plugging and unplugging is reported and
+/// survived — the core keeps the time.
+fn start_clock_device(cfg: &Config, tx: mpsc::UnboundedSender<Incoming>) -> Option<ClockLink> {
+    let kind = match cfg.clock.device.as_str() {
+        "open" => DeviceKind::Open,
+        "dgt3000" => DeviceKind::Dgt3000 { white_on_left: true },
+        _ => return None,
+    };
+    let (link, reports) = ClockLink::open(kind, &cfg.clock.path, cfg.clock.baud);
+    let path = cfg.clock.path.clone();
+    let mut paused = false;
+    std::thread::spawn(move || {
+        for report in reports {
+            let record = match report {
+                ClockReport::Lever { side, at } => Some((at, Record::Clock(side))),
+                ClockReport::Button { button, at } => match button {
+                    Button::TimeRequest => Some((at, Record::Input(Input::Request(tactus_trace::Request::Time)))),
+                    Button::LastMove => Some((at, Record::Input(Input::Request(tactus_trace::Request::LastMove)))),
+                    Button::Pause => {
+                        paused = !paused;
+                        Some((at, Record::Input(if paused { Input::Pause } else { Input::Resume })))
+                    }
+                    other => {
+                        eprintln!("tactus: clock {}: button {other:?} has no use here", path.display());
+                        None
+                    }
+                },
+                ClockReport::Connected { device, version } => {
+                    eprintln!("tactus: clock {}: connected: {device} {version}", path.display());
+                    None
+                }
+                ClockReport::Disconnected { reason } => {
+                    eprintln!(
+                        "tactus: clock {}: disconnected ({reason}); the game goes on, timed here",
+                        path.display()
+                    );
+                    None
+                }
+                ClockReport::Garbage { line } => {
+                    eprintln!("tactus: clock {}: ignored a garbled line {line:?}", path.display());
+                    None
+                }
+                ClockReport::Error { message } => {
+                    eprintln!("tactus: clock {}: {message}", path.display());
+                    None
+                }
+            };
+            if let Some((at, record)) = record
+                && tx.send(Incoming::At(at, record)).is_err()
+            {
+                return;
+            }
+        }
+    });
+    Some(link)
+}
+
+/// The clock shows what the core computes.
+fn show_clock(link: &Option<ClockLink>, session: &Session, t: Ms) {
+    if let (Some(link), Some(clock)) = (link, session.clock()) {
+        link.show(Display::from_clock(clock, t));
+    }
+}
+
 /// The simulated board typed at a terminal: `e2-` lifts, `e4+` places,
 /// `e2e4` does both, `w`/`b` press the clock, `promote n`, `time`, `resume`.
 fn start_typed(tx: mpsc::UnboundedSender<Incoming>) {
@@ -424,7 +543,8 @@ fn typed(line: &str) -> Result<Vec<Record>, String> {
     Ok(out)
 }
 
-async fn daemon(cfg: Config, events: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
+    let events = opts.events;
     std::fs::create_dir_all(&cfg.state.dir).with_context(|| format!("cannot create {}", cfg.state.dir.display()))?;
     let events_to_stdout = events.as_deref() == Some(std::path::Path::new("-"));
     let events_out: Option<Box<dyn Write + Send>> = match &events {
@@ -457,12 +577,15 @@ async fn daemon(cfg: Config, events: Option<PathBuf>) -> anyhow::Result<ExitCode
             "board {other:?} is not available in this build yet: use --board sim (see hardware/ for the wiring)"
         ),
     }
+    let clock_link = start_clock_device(&cfg, tx.clone());
+    show_clock(&clock_link, &game.session, game.journal.last_t());
     drop(tx);
     notify::ready();
     let watchdog = notify::watchdog_interval();
     let mut last_t = game.journal.last_t();
     let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut next_ping = Instant::now();
+    let mut next_status = Instant::now();
     loop {
         if game.session.finished() {
             break;
@@ -470,31 +593,34 @@ async fn daemon(cfg: Config, events: Option<PathBuf>) -> anyhow::Result<ExitCode
         let deadline = game.session.next_deadline();
         let wake = deadline.map(|d| clock.instant(d));
         let ping_at = watchdog.map(|_| next_ping);
-        let sleep_until = [wake, ping_at].into_iter().flatten().min();
+        let status_at = opts.terminal_clock.then_some(next_status);
+        let sleep_until = [wake, ping_at, status_at].into_iter().flatten().min();
         tokio::select! {
             msg = rx.recv() => {
                 let Some(msg) = msg else { break };
-                let entry = match msg {
-                    Incoming::Now(record) => Entry { t: clock.t(Instant::now()).max(last_t), record },
-                    Incoming::Exact(entry) => Entry { t: entry.t.max(last_t), ..entry },
-                };
+                let entry = stamp(msg, &clock, last_t);
                 last_t = entry.t;
                 game.feed(entry, &mut out)?;
+                show_clock(&clock_link, &game.session, last_t);
             }
             _ = async { match sleep_until { Some(at) => tokio::time::sleep_until(at.into()).await, None => std::future::pending().await } } => {
                 if let (Some(d), Some(w)) = (deadline, wake) && Instant::now() >= w {
                     // Timers never run ahead of an input already waiting.
                     while let Ok(msg) = rx.try_recv() {
-                        let entry = match msg {
-                            Incoming::Now(record) => Entry { t: clock.t(Instant::now()).max(last_t), record },
-                            Incoming::Exact(entry) => Entry { t: entry.t.max(last_t), ..entry },
-                        };
+                        let entry = stamp(msg, &clock, last_t);
                         last_t = entry.t;
                         game.feed(entry, &mut out)?;
                     }
                     let d = d.max(last_t);
                     last_t = d;
                     game.advance(d, &mut out)?;
+                    show_clock(&clock_link, &game.session, last_t);
+                }
+                if opts.terminal_clock && Instant::now() >= next_status {
+                    if let Some(line) = clock_line(&game.session, clock.t(Instant::now()).max(last_t)) {
+                        eprint!("\r\x1b[K{line}");
+                    }
+                    next_status = Instant::now() + Duration::from_secs(1);
                 }
                 if let Some(interval) = watchdog && Instant::now() >= next_ping {
                     notify::watchdog();

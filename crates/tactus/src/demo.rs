@@ -1,16 +1,18 @@
-//! `tactus demo`: a real blitz game, recorded on a sensor board, played back
-//! at real speed through the core, with every touch, move, ruling and clock
-//! reading printed as it happens. No hardware needed.
+//! `tactus demo`: the daemon on the built-in simulated board. A real blitz
+//! game, recorded on a sensor board, is played back at real speed through
+//! the whole pipeline — debouncing, the arbiter, the journal, the voice — with
+//! both clocks shown on the terminal. No hardware needed.
 
-use std::io::Write;
+use std::io::IsTerminal;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
 
-use tactus_core::{Event, EventKind, Policy, Session, pgn::clock_text};
-use tactus_trace::{Entry, read_str};
+use tactus_core::{Policy, pgn, replay};
+
+use crate::config::Config;
+use crate::daemon::{Options, run_with};
 
 /// xd009642 – dvmivnb, Chess.com 2023, 3+2: an illegal move that leaves the
-/// king in check (7.5.1) and a mate.
+/// king in check (7.5.1), a penalty minute, and a mate.
 const DEMO_TRACE: &str = include_str!("../assets/demo.trace.jsonl");
 
 #[derive(clap::Args)]
@@ -18,102 +20,54 @@ pub struct Args {
     /// Play faster than real time (e.g. 10 plays ten times as fast).
     #[arg(long, default_value_t = 1.0)]
     speed: f64,
-}
-
-/// Feeds entries to the session at their times (scaled by `speed`), running
-/// the session's timers in between, and hands every event to `sink`.
-pub fn play(session: &mut Session, entries: &[Entry], speed: f64, mut sink: impl FnMut(&Event)) {
-    let start = Instant::now();
-    let wait_until = |t: u64| {
-        let due = start + Duration::from_secs_f64(t as f64 / 1000.0 / speed);
-        if let Some(d) = due.checked_duration_since(Instant::now()) {
-            std::thread::sleep(d);
-        }
-    };
-    for event in session.drain() {
-        sink(&event);
-    }
-    for entry in entries {
-        while let Some(deadline) = session.next_deadline().filter(|d| *d < entry.t) {
-            wait_until(deadline);
-            session.advance(deadline);
-            for event in session.drain() {
-                sink(&event);
-            }
-        }
-        wait_until(entry.t);
-        session.handle(*entry);
-        for event in session.drain() {
-            sink(&event);
-        }
-        if session.finished() {
-            break;
-        }
-    }
-}
-
-/// One line for the arbiter's log.
-pub fn log_line(e: &Event) -> Option<String> {
-    let s = e.t / 1000;
-    let stamp = format!("{:>2}:{:02}.{}", s / 60, s % 60, e.t % 1000 / 100);
-    let side = |c: shakmaty::Color| if c == shakmaty::Color::White { "White" } else { "Black" };
-    let text = match &e.kind {
-        EventKind::Start { fen, time_control, .. } => {
-            format!("game starts — {} — time control {}", fen, time_control.as_deref().unwrap_or("none"))
-        }
-        EventKind::Touch { sq, piece, binding, .. } => {
-            format!("touch  {} on {sq}{}", piece.char(), if binding.is_some() { " (binding)" } else { "" })
-        }
-        EventKind::Move { mv, correction } => {
-            format!("{}{} {}", if *correction { "move (correction) " } else { "move   " }, mv.ply, mv.san)
-        }
-        EventKind::Complete { ply, side: s, san, clock_ms, .. } => format!(
-            "press  {} completes {ply}. {san}{}",
-            side(*s),
-            clock_ms.map(|ms| format!(" — {} left", clock_text(ms))).unwrap_or_default()
-        ),
-        EventKind::Irregularity(i) => {
-            format!("RULING {} {} (ply {}): {}", i.article.as_str(), side(i.side), i.ply, i.detail)
-        }
-        EventKind::Penalty { article, side: s, ms } => {
-            format!("PENALTY {}: {} s to {}", article.as_str(), ms / 1000, side(*s))
-        }
-        EventKind::GameOver { result, reason, article } => {
-            format!("GAME OVER {result} ({reason:?}, article {})", article.as_str())
-        }
-        EventKind::Observation { detail, .. } => format!("note   {detail}"),
-        EventKind::Displaced { sq, piece, .. } => format!("note   {} knocked off {sq} and put back", piece.char()),
-        EventKind::Withdrawn { san, .. } => format!("note   {san} taken back before the press"),
-        EventKind::Ambiguous { candidates, chosen, .. } => {
-            format!("NOTE   the board fits {}; recorded {chosen}", candidates.join(" or "))
-        }
-        EventKind::Claimable { claim, side: s, .. } => format!("claim  {} may claim a draw ({claim:?})", side(*s)),
-        EventKind::BoardMismatch { fix, .. } => format!("BOARD  differs from the game; {} step(s) to fix", fix.len()),
-        EventKind::BoardOk => "board  matches the game again".to_string(),
-        _ => return None,
-    };
-    Some(format!("[{stamp}] {text}"))
+    /// Where speech goes: sound, text, wav:DIR, text+wav:DIR, none (default:
+    /// the sound card, or text lines and WAV files where there is none).
+    #[arg(long)]
+    voice: Option<String>,
+    /// Language and style of speech, e.g. de:annex-d, ru:natural.
+    #[arg(long, default_value = "en:natural")]
+    say: String,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(args.speed > 0.0, "--speed must be above 0");
-    let (header, entries) = read_str(DEMO_TRACE)?;
-    let mut session = Session::new(&header, Policy::default())?;
-    println!(
-        "tactus demo: {} – {}, {} ({}), replayed from its sensor trace at {}× speed",
+    let dir = std::env::temp_dir().join(format!("tactus-demo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let trace = dir.join("demo.trace.jsonl");
+    std::fs::write(&trace, DEMO_TRACE)?;
+    let voice = match args.voice {
+        Some(v) => v,
+        None if tactus_speech::RodioSink::open_default().is_ok() => "sound".to_string(),
+        None => {
+            let wav = dir.join("speech");
+            eprintln!("tactus demo: no sound card here: speech is printed, and rendered to {}", wav.display());
+            format!("text+wav:{}", wav.display())
+        }
+    };
+    let mut cfg = Config::default();
+    cfg.board.kind = "sim".into();
+    cfg.board.sim_trace = Some(trace);
+    cfg.board.sim_speed = args.speed;
+    cfg.state.dir = dir.join("state");
+    cfg.voice.sink = voice;
+    cfg.voice.say = args.say;
+    cfg.validate()?;
+    let (header, _) = tactus_trace::read_str(DEMO_TRACE)?;
+    eprintln!(
+        "tactus demo: {} – {}, {} ({}, {}), from its sensor trace at {}× speed; Ctrl-C stops",
         header.white.as_deref().unwrap_or("?"),
         header.black.as_deref().unwrap_or("?"),
         header.event.as_deref().unwrap_or("?"),
         header.date.as_deref().unwrap_or("?"),
+        header.time_control.as_deref().unwrap_or("no clock"),
         args.speed
     );
-    let mut out = std::io::stdout().lock();
-    play(&mut session, &entries, args.speed, |e| {
-        if let Some(line) = log_line(e) {
-            let _ = writeln!(out, "{line}");
-            let _ = out.flush();
-        }
-    });
-    println!("\n{}", tactus_core::pgn::write(&header, session.game()));
-    Ok(ExitCode::SUCCESS)
+    let code = run_with(cfg, Options { events: None, terminal_clock: std::io::stderr().is_terminal() })?;
+    // The journal is the game: show it as the record a broadcast would get.
+    let games = dir.join("state/games");
+    if let Some(journal) = std::fs::read_dir(&games)?.filter_map(Result::ok).map(|e| e.path()).next() {
+        let r = replay::replay(std::io::BufReader::new(std::fs::File::open(&journal)?), Policy::default())?;
+        println!("\n{}", pgn::write(&r.header, r.session.game()));
+    }
+    Ok(code)
 }

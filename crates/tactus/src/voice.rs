@@ -13,6 +13,8 @@ pub enum VoiceSink {
     Sound,
     Text,
     Wav(PathBuf),
+    /// Text lines and a WAV file per utterance: for a machine without a sound card.
+    TextWav(PathBuf),
     None,
 }
 
@@ -23,9 +25,10 @@ impl FromStr for VoiceSink {
             "sound" => Ok(VoiceSink::Sound),
             "text" => Ok(VoiceSink::Text),
             "none" => Ok(VoiceSink::None),
-            _ => match s.strip_prefix("wav:") {
-                Some(dir) if !dir.is_empty() => Ok(VoiceSink::Wav(dir.into())),
-                _ => Err(format!("unknown voice {s:?}: choose sound, text, wav:DIR or none")),
+            _ => match (s.strip_prefix("wav:"), s.strip_prefix("text+wav:")) {
+                (Some(dir), _) if !dir.is_empty() => Ok(VoiceSink::Wav(dir.into())),
+                (_, Some(dir)) if !dir.is_empty() => Ok(VoiceSink::TextWav(dir.into())),
+                _ => Err(format!("unknown voice {s:?}: choose sound, text, wav:DIR, text+wav:DIR or none")),
             },
         }
     }
@@ -46,8 +49,11 @@ pub fn speaker(
             s.add(Box::new(TextSink::plain(text_out)));
             s
         }
-        VoiceSink::Wav(dir) => {
+        VoiceSink::Wav(dir) | VoiceSink::TextWav(dir) => {
             let mut s = Speaker::new(Some(voice()));
+            if matches!(sink, VoiceSink::TextWav(_)) {
+                s.add(Box::new(TextSink::plain(text_out)));
+            }
             s.add(Box::new(
                 WavDirSink::new(dir).with_context(|| format!("cannot write WAV files to {}", dir.display()))?,
             ));

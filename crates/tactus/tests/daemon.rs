@@ -135,3 +135,49 @@ fn sigkill_at_a_hundred_random_instants_loses_no_completed_move() {
     }
     assert!(checked > 1000, "the kills fell where moves were being completed: {checked} checks");
 }
+
+#[test]
+fn moves_typed_on_the_sim_board_are_completed_by_a_serial_clock() {
+    use std::io::Write as _;
+    use tactus_clockdev::DeviceKind;
+    use tactus_clockdev::sim::{Saw, SimClock};
+
+    let state = tempdir("clock");
+    let path = state.join("tactus-clock");
+    let sim = SimClock::plug(DeviceKind::Open, &path).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .args(["run", "--board", "sim", "--clock", "open", "--clock-path"])
+        .arg(&path)
+        .arg("--state-dir")
+        .arg(&state)
+        .args(["--voice", "none", "--events", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let done = Arc::new(Mutex::new(BTreeMap::new()));
+    let events = collect(&mut child, done.clone());
+    let wait = Duration::from_secs(5);
+    assert!(sim.wait_for(wait, |s| matches!(s, Saw::Hello)).is_some(), "the daemon greets the clock");
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "e2e4").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    sim.press(shakmaty::Color::White);
+    let shown = sim
+        .wait_for(wait, |s| matches!(s, Saw::Display(d) if d.running == Some(shakmaty::Color::Black)))
+        .expect("the clock shows Black's time running after White's press");
+    if let Saw::Display(d) = shown.saw {
+        // 5400+30 by default: White's 30 s increment is on the display.
+        assert!(d.white_ms > 5_400_000 && d.white_ms <= 5_430_000, "{d:?}");
+        assert_eq!(d.white_moves, 1);
+    }
+    sim.button(&tactus_clockdev::Button::TimeRequest);
+    std::thread::sleep(Duration::from_millis(300));
+    drop(stdin); // the typed board ends: the daemon stops
+    assert!(child.wait().unwrap().success());
+    let events = events.join().unwrap();
+    assert_eq!(done.lock().unwrap().get(&1).map(String::as_str), Some("e4"));
+    let time = events.iter().find(|e| e["event"] == "time").expect("the time request is answered");
+    assert_eq!(time["white_moves"], 1);
+}

@@ -1,0 +1,274 @@
+//! A clock device on a serial path, run in a thread: reads reports,
+//! writes commands, reopens the path when the device comes back.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use serialport::SerialPort;
+
+use crate::{ClockDevice, ClockReport, Dgt3000, Display, OpenClock, Outbox};
+
+/// How often a missing path is tried again, and a present one checked.
+const PROBE_EVERY: Duration = Duration::from_millis(250);
+/// A read waits this long before checking whether to stop; data wakes it at once.
+const READ_TIMEOUT: Duration = Duration::from_millis(100);
+/// A write that cannot go out this fast means the device is stuck.
+const WRITE_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// Which protocol the device on the path speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceKind {
+    /// A home-made clock speaking the open tactus protocol (115200 baud is usual).
+    Open,
+    /// A DGT 3000 on a DGT board's serial port (9600 baud).
+    Dgt3000 {
+        /// Whether White's face is the clock's left one.
+        white_on_left: bool,
+    },
+}
+
+impl DeviceKind {
+    /// A fresh device of this kind.
+    pub fn device(self) -> Box<dyn ClockDevice> {
+        match self {
+            DeviceKind::Open => Box::new(OpenClock::new()),
+            DeviceKind::Dgt3000 { white_on_left } => Box::new(Dgt3000::new(white_on_left)),
+        }
+    }
+}
+
+enum Input {
+    Show(Display),
+    Beep(u32),
+    Text(String),
+    Stop,
+    /// From the reader of connection `id`: bytes and when they were read.
+    Bytes(u64, Vec<u8>, Instant),
+    /// The reader of connection `id` failed.
+    Lost(u64, String),
+}
+
+/// A clock on a serial path. Dropping it stops the thread and closes the
+/// port.
+pub struct ClockLink {
+    tx: Sender<Input>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl ClockLink {
+    /// Starts driving a `kind` device on `path` (say `/dev/tactus-clock`).
+    /// Reports come out of the receiver: the first is `Connected` once the
+    /// device answers, or `Disconnected` if the path cannot be opened (the
+    /// link keeps trying every 250 ms).
+    pub fn open(kind: DeviceKind, path: &Path, baud: u32) -> (ClockLink, Receiver<ClockReport>) {
+        ClockLink::with_device(kind.device(), path, baud)
+    }
+
+    /// Like [`ClockLink::open`] with any [`ClockDevice`].
+    pub fn with_device(device: Box<dyn ClockDevice>, path: &Path, baud: u32) -> (ClockLink, Receiver<ClockReport>) {
+        let (tx, rx) = mpsc::channel();
+        let (report_tx, report_rx) = mpsc::channel();
+        let mut driver = Driver {
+            device,
+            path: path.to_path_buf(),
+            baud,
+            inputs: tx.clone(),
+            reports: report_tx,
+            conn: None,
+            next_id: 0,
+            up: None,
+        };
+        let failed = driver.reports.clone();
+        let thread = match thread::Builder::new().name("clock-link".into()).spawn(move || driver.run(&rx)) {
+            Ok(thread) => Some(thread),
+            Err(e) => {
+                let _ =
+                    failed.send(ClockReport::Disconnected { reason: format!("cannot start the clock thread: {e}") });
+                None
+            }
+        };
+        (ClockLink { tx, thread }, report_rx)
+    }
+
+    /// Show these times; the device keeps the last one and gets it again
+    /// after a reconnection.
+    pub fn show(&self, display: Display) {
+        let _ = self.tx.send(Input::Show(display));
+    }
+
+    /// Beep for about `ms` milliseconds.
+    pub fn beep(&self, ms: u32) {
+        let _ = self.tx.send(Input::Beep(ms));
+    }
+
+    /// Show a short text until the next display; empty goes back to the times.
+    pub fn text(&self, text: &str) {
+        let _ = self.tx.send(Input::Text(text.to_string()));
+    }
+}
+
+impl Drop for ClockLink {
+    fn drop(&mut self) {
+        let _ = self.tx.send(Input::Stop);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+struct Conn {
+    id: u64,
+    port: Box<dyn SerialPort>,
+    stop: Arc<AtomicBool>,
+    reader: JoinHandle<()>,
+}
+
+struct Driver {
+    device: Box<dyn ClockDevice>,
+    path: PathBuf,
+    baud: u32,
+    inputs: Sender<Input>,
+    reports: Sender<ClockReport>,
+    conn: Option<Conn>,
+    next_id: u64,
+    /// Whether the host was last told Connected (`Some(true)`) or
+    /// Disconnected; `None` before either.
+    up: Option<bool>,
+}
+
+impl Driver {
+    fn run(&mut self, rx: &Receiver<Input>) {
+        let mut next_probe = Instant::now();
+        loop {
+            let now = Instant::now();
+            let mut out = Outbox::default();
+            if now >= next_probe {
+                self.probe(now, &mut out);
+                next_probe = now + PROBE_EVERY;
+            }
+            let wake = self.device.poll(now, &mut out).map_or(next_probe, |t| t.min(next_probe));
+            self.flush(out);
+            let input = match rx.recv_timeout(wake.saturating_duration_since(Instant::now())) {
+                Ok(input) => input,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => break,
+            };
+            let mut out = Outbox::default();
+            let now = Instant::now();
+            match input {
+                Input::Show(d) => self.device.show(&d, now, &mut out),
+                Input::Beep(ms) => self.device.beep(ms, now, &mut out),
+                Input::Text(t) => self.device.text(&t, now, &mut out),
+                Input::Stop => break,
+                Input::Bytes(id, bytes, at) if self.is_current(id) => self.device.received(&bytes, at, &mut out),
+                Input::Lost(id, reason) if self.is_current(id) => {
+                    self.close(&format!("{}: {reason}", self.path.display()));
+                }
+                Input::Bytes(..) | Input::Lost(..) => {}
+            }
+            self.flush(out);
+        }
+        self.close("the link was closed");
+    }
+
+    fn is_current(&self, id: u64) -> bool {
+        self.conn.as_ref().is_some_and(|c| c.id == id)
+    }
+
+    /// Opens the path if closed; closes the port if the path is gone (a
+    /// USB adapter pulled out: its udev symlink goes away).
+    fn probe(&mut self, now: Instant, out: &mut Outbox) {
+        if self.conn.is_some() {
+            if !self.path.exists() {
+                self.close(&format!("{} is gone", self.path.display()));
+            }
+            return;
+        }
+        match self.connect() {
+            Ok(conn) => {
+                self.conn = Some(conn);
+                self.device.opened(now, out);
+            }
+            Err(e) => {
+                if self.up != Some(false) {
+                    self.report(ClockReport::Disconnected {
+                        reason: format!("cannot open {}: {e}; trying again", self.path.display()),
+                    });
+                }
+            }
+        }
+    }
+
+    fn connect(&mut self) -> io::Result<Conn> {
+        let port = serialport::new(self.path.to_string_lossy(), self.baud).timeout(WRITE_TIMEOUT).open()?;
+        let mut reader = port.try_clone()?;
+        reader.set_timeout(READ_TIMEOUT)?;
+        self.next_id += 1;
+        let id = self.next_id;
+        let stop = Arc::new(AtomicBool::new(false));
+        let (inputs, flag) = (self.inputs.clone(), stop.clone());
+        let reader =
+            thread::Builder::new().name("clock-read".into()).spawn(move || read(&mut *reader, id, &flag, &inputs))?;
+        Ok(Conn { id, port, stop, reader })
+    }
+
+    fn close(&mut self, reason: &str) {
+        if let Some(conn) = self.conn.take() {
+            conn.stop.store(true, Ordering::Relaxed);
+            drop(conn.port);
+            // Within READ_TIMEOUT; the port must be free before it is reopened.
+            let _ = conn.reader.join();
+            self.device.closed();
+            if self.up == Some(true) {
+                self.report(ClockReport::Disconnected { reason: reason.to_string() });
+            }
+        }
+    }
+
+    fn report(&mut self, report: ClockReport) {
+        match report {
+            ClockReport::Connected { .. } => self.up = Some(true),
+            ClockReport::Disconnected { .. } => self.up = Some(false),
+            _ => {}
+        }
+        // Nobody listening is not a reason to stop driving the display.
+        let _ = self.reports.send(report);
+    }
+
+    fn flush(&mut self, out: Outbox) {
+        for report in out.reports {
+            self.report(report);
+        }
+        if out.bytes.is_empty() {
+            return;
+        }
+        if let Some(conn) = &mut self.conn
+            && let Err(e) = conn.port.write_all(&out.bytes)
+        {
+            let reason = format!("{}: write failed: {e}", self.path.display());
+            self.close(&reason);
+        }
+    }
+}
+
+/// The reader thread: forwards what arrives, stamped with its time.
+fn read(port: &mut dyn SerialPort, id: u64, stop: &AtomicBool, inputs: &Sender<Input>) {
+    let mut buf = [0u8; 256];
+    while !stop.load(Ordering::Relaxed) {
+        let input = match port.read(&mut buf) {
+            Ok(0) => Input::Lost(id, "end of file".into()),
+            Ok(n) => Input::Bytes(id, buf[..n].to_vec(), Instant::now()),
+            Err(e) if e.kind() == io::ErrorKind::TimedOut || e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => Input::Lost(id, e.to_string()),
+        };
+        let lost = matches!(input, Input::Lost(..));
+        if inputs.send(input).is_err() || lost {
+            return;
+        }
+    }
+}
