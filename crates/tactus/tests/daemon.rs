@@ -53,10 +53,18 @@ fn collect(child: &mut Child, done: Arc<Mutex<BTreeMap<u64, String>>>) -> std::t
 
 /// The game the journal holds, replayed: SAN per ply.
 fn journaled(state: &Path) -> Vec<String> {
-    let games = state.join("games");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&games).unwrap().map(|e| e.unwrap().path()).collect();
-    assert_eq!(files.len(), 1, "one game, one journal: {files:?}");
-    let text = std::fs::read_to_string(files.pop().unwrap()).unwrap();
+    // The game being played is named in `current`; a finished one is the
+    // newest (a kill between creating a journal and naming it leaves an
+    // empty one behind).
+    let path = match std::fs::read_to_string(state.join("current")) {
+        Ok(name) => state.join(name.trim()),
+        Err(_) => {
+            let games = state.join("games");
+            let files = std::fs::read_dir(&games).unwrap().map(|e| e.unwrap().path());
+            files.max_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap()).expect("a journal")
+        }
+    };
+    let text = std::fs::read_to_string(path).unwrap();
     // A torn last line is what recovery cuts; the test reads what it would.
     let text = match text.rfind('\n') {
         Some(i) => &text[..=i],
@@ -109,13 +117,13 @@ fn sigkill_at_a_hundred_random_instants_loses_no_completed_move() {
         let reader = collect(&mut child, done.clone());
         let after = Duration::from_millis(5 + next() % 300);
         std::thread::sleep(after);
-        let finished = child.try_wait().unwrap().is_some();
-        if !finished {
+        if child.try_wait().unwrap().is_none() {
             child.kill().unwrap(); // SIGKILL
             kills += 1;
         }
         child.wait().unwrap();
-        reader.join().unwrap();
+        // The game may have ended just before the kill.
+        let finished = reader.join().unwrap().iter().any(|e| e["event"] == "game_over");
         let game = journaled(&state);
         checked += done.lock().unwrap().len();
         for (ply, san) in done.lock().unwrap().iter() {
