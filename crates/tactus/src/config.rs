@@ -38,6 +38,8 @@ pub struct BoardConfig {
     /// `mcp23017`: I²C bus and address of the expander.
     pub i2c_bus: u8,
     pub i2c_address: u16,
+    /// Microseconds to let a column's pull-up recharge after a row that pulled it low.
+    pub settle_us: u64,
     /// The calibration: the square under each (row, column) wire pair, row by
     /// row (64 names); empty: a1 … h8 in wire order.
     pub squares: Vec<String>,
@@ -47,13 +49,14 @@ impl Default for BoardConfig {
     fn default() -> Self {
         BoardConfig {
             kind: "sim".into(),
-            scan_hz: 200,
+            scan_hz: 100,
             sim_trace: None,
             sim_speed: 1.0,
-            rows: vec![5, 6, 13, 19, 26, 16, 20, 21],
-            cols: vec![4, 17, 27, 22, 10, 9, 11, 12],
+            rows: tactus_board::GpioConfig::DEFAULT_ROWS.to_vec(),
+            cols: tactus_board::GpioConfig::DEFAULT_COLS.to_vec(),
             i2c_bus: 1,
             i2c_address: 0x20,
+            settle_us: 20,
             squares: Vec::new(),
         }
     }

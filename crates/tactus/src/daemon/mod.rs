@@ -8,19 +8,19 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+mod clockdev;
+mod sources;
+mod speech;
+
 use anyhow::Context;
-use shakmaty::{Color, Position, Square};
+use shakmaty::{Color, Position};
 use tactus_core::{Event, EventKind, Policy, Session, Supervision};
-use tactus_speech::{Announcer, Choice, SpeechPolicy, SpeechQueue, Touches, VoiceSettings, Words};
 use tactus_trace::{Entry, Header, Input, Ms, Record, Variant};
 use tokio::sync::mpsc;
-
-use tactus_clockdev::{Button, ClockLink, ClockReport, DeviceKind, Display};
 
 use crate::config::{self, Config};
 use crate::journal::Journal;
 use crate::notify;
-use crate::voice::{VoiceSink, speaker};
 
 #[derive(clap::Args, Default)]
 pub struct Args {
@@ -98,9 +98,9 @@ impl Args {
 /// times faster than the wall clock for a simulated board.
 #[derive(Clone, Copy)]
 struct GameTime {
-    start: Instant,
-    base: Ms,
-    speed: f64,
+    pub start: Instant,
+    pub base: Ms,
+    pub speed: f64,
 }
 
 impl GameTime {
@@ -115,8 +115,6 @@ impl GameTime {
 
 /// What reaches the game task.
 enum Incoming {
-    /// Sensed now, by the board or a person.
-    Now(Record),
     /// Sensed at a known instant (a clock lever, timed by the device).
     At(Instant, Record),
     /// From a trace, at its own game time.
@@ -274,7 +272,7 @@ fn unix_seconds() -> u64 {
 /// Where events go: JSON Lines, the voice.
 struct Outputs {
     events: Option<Box<dyn Write + Send>>,
-    voice: Option<Voice>,
+    voice: Option<speech::Voice>,
 }
 
 impl Outputs {
@@ -297,250 +295,13 @@ impl Outputs {
     }
 }
 
-/// The voice: its own thread, because synthesis and playback block. A queue
-/// in front drops stale readouts, never a move or a ruling.
-fn start_voice(cfg: &Config, to_stderr: bool) -> anyhow::Result<Option<Voice>> {
-    let sink: VoiceSink = cfg.voice.sink.parse().map_err(|e: String| anyhow::anyhow!(e))?;
-    if sink == VoiceSink::None {
-        return Ok(None);
-    }
-    let choice: Choice = cfg.voice.say.parse()?;
-    let settings = VoiceSettings { speed: cfg.voice.rate, voice: cfg.voice.espeak_voice.clone(), ..Default::default() };
-    let policy = SpeechPolicy {
-        touches: match cfg.voice.touches.as_str() {
-            "binding" => Touches::Binding,
-            "all" => Touches::All,
-            _ => Touches::Never,
-        },
-        listener: match cfg.voice.listener.as_deref() {
-            Some("white") => Some(Color::White),
-            Some("black") => Some(Color::Black),
-            _ => None,
-        },
-        time_warnings: cfg.voice.time_warnings.iter().map(|s| *s as i64 * 1000).collect(),
-        observations: false,
-    };
-    let (tx, rx) = std::sync::mpsc::channel::<Event>();
-    let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(), String>>();
-    // The sound device lives on the voice thread; opening it there and
-    // reporting back makes a missing sound card an error at start.
-    let thread = std::thread::Builder::new().name("voice".into()).spawn(move || {
-        let text_out: Box<dyn Write + Send> =
-            if to_stderr { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
-        let mut speaker = match speaker(&sink, choice, &settings, text_out) {
-            Ok(s) => {
-                let _ = ready_tx.send(Ok(()));
-                s
-            }
-            Err(e) => {
-                let _ = ready_tx.send(Err(format!("{e:#}")));
-                return;
-            }
-        };
-        let mut announcer = Announcer::new(Words::new(choice.lang, choice.style), policy);
-        let mut queue = SpeechQueue::new();
-        while let Ok(event) = rx.recv() {
-            let mut take = |e: &Event, q: &mut SpeechQueue| {
-                if let Some(u) = announcer.hear(e) {
-                    q.push(u);
-                }
-            };
-            take(&event, &mut queue);
-            while let Some(u) = queue.pop() {
-                while let Ok(e) = rx.try_recv() {
-                    take(&e, &mut queue);
-                }
-                if let Err(e) = speaker.speak(&u) {
-                    eprintln!("tactus: voice: {e}");
-                }
-            }
-        }
-    })?;
-    match ready_rx.recv() {
-        Ok(Ok(())) => Ok(Some(Voice { tx, thread })),
-        Ok(Err(e)) => anyhow::bail!("voice {}: {e}", cfg.voice.sink),
-        Err(_) => anyhow::bail!("voice {}: the voice thread stopped", cfg.voice.sink),
-    }
-}
-
-/// The voice thread and the way to it.
-struct Voice {
-    tx: std::sync::mpsc::Sender<Event>,
-    thread: std::thread::JoinHandle<()>,
-}
-
-/// The simulated board playing a trace: every line at its own game time.
-/// After a recovery, what the journal already holds is not played again.
-fn start_sim_trace(path: PathBuf, done: Vec<Entry>, clock: GameTime, tx: mpsc::UnboundedSender<Incoming>) {
-    std::thread::spawn(move || {
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("tactus: cannot read {}: {e}", path.display());
-                return;
-            }
-        };
-        let entries = match tactus_trace::read_str(&text) {
-            Ok((_, entries)) => entries,
-            Err(e) => {
-                eprintln!("tactus: {}: {e}", path.display());
-                return;
-            }
-        };
-        let skip = already_played(&entries, &done);
-        for entry in entries.into_iter().skip(skip) {
-            if let Some(wait) = clock.instant(entry.t).checked_duration_since(Instant::now()) {
-                std::thread::sleep(wait);
-            }
-            if tx.send(Incoming::Exact(entry)).is_err() {
-                return;
-            }
-        }
-    });
-}
-
-/// How many of a trace's entries the journal already holds, in order; the
-/// pauses and resumes the daemon added at each recovery are passed over.
-fn already_played(trace: &[Entry], journal: &[Entry]) -> usize {
-    let mut played = 0;
-    for j in journal {
-        if trace.get(played).is_some_and(|e| e.record == j.record) {
-            played += 1;
-        } else if !matches!(j.record, Record::Input(Input::Pause | Input::Resume)) {
-            break;
-        }
-    }
-    played
-}
-
 /// Game time for an input: never before what the game has already seen, so
 /// the journal replays exactly as it was played.
 fn stamp(msg: Incoming, clock: &GameTime, last_t: Ms) -> Entry {
     match msg {
-        Incoming::Now(record) => Entry { t: clock.t(Instant::now()).max(last_t), record },
         Incoming::At(at, record) => Entry { t: clock.t(at).max(last_t), record },
         Incoming::Exact(entry) => Entry { t: entry.t.max(last_t), ..entry },
     }
-}
-
-/// The chess clock on its serial line: levers and buttons come in as
-/// inputs; the core's times go out. Plugging and unplugging is reported and
-/// survived — the core keeps the time.
-fn start_clock_device(cfg: &Config, tx: mpsc::UnboundedSender<Incoming>) -> Option<ClockLink> {
-    let kind = match cfg.clock.device.as_str() {
-        "open" => DeviceKind::Open,
-        "dgt3000" => DeviceKind::Dgt3000 { white_on_left: true },
-        _ => return None,
-    };
-    let (link, reports) = ClockLink::open(kind, &cfg.clock.path, cfg.clock.baud);
-    let path = cfg.clock.path.clone();
-    let mut paused = false;
-    std::thread::spawn(move || {
-        for report in reports {
-            let record = match report {
-                ClockReport::Lever { side, at } => Some((at, Record::Clock(side))),
-                ClockReport::Button { button, at } => match button {
-                    Button::TimeRequest => Some((at, Record::Input(Input::Request(tactus_trace::Request::Time)))),
-                    Button::LastMove => Some((at, Record::Input(Input::Request(tactus_trace::Request::LastMove)))),
-                    Button::Pause => {
-                        paused = !paused;
-                        Some((at, Record::Input(if paused { Input::Pause } else { Input::Resume })))
-                    }
-                    other => {
-                        eprintln!("tactus: clock {}: button {other:?} has no use here", path.display());
-                        None
-                    }
-                },
-                ClockReport::Connected { device, version } => {
-                    eprintln!("tactus: clock {}: connected: {device} {version}", path.display());
-                    None
-                }
-                ClockReport::Disconnected { reason } => {
-                    eprintln!(
-                        "tactus: clock {}: disconnected ({reason}); the game goes on, timed here",
-                        path.display()
-                    );
-                    None
-                }
-                ClockReport::Garbage { line } => {
-                    eprintln!("tactus: clock {}: ignored a garbled line {line:?}", path.display());
-                    None
-                }
-                ClockReport::Error { message } => {
-                    eprintln!("tactus: clock {}: {message}", path.display());
-                    None
-                }
-            };
-            if let Some((at, record)) = record
-                && tx.send(Incoming::At(at, record)).is_err()
-            {
-                return;
-            }
-        }
-    });
-    Some(link)
-}
-
-/// The clock shows what the core computes.
-fn show_clock(link: &Option<ClockLink>, session: &Session, t: Ms) {
-    if let (Some(link), Some(clock)) = (link, session.clock()) {
-        link.show(Display::from_clock(clock, t));
-    }
-}
-
-/// The simulated board typed at a terminal: `e2-` lifts, `e4+` places,
-/// `e2e4` does both, `w`/`b` press the clock, `promote n`, `time`, `resume`.
-fn start_typed(tx: mpsc::UnboundedSender<Incoming>) {
-    std::thread::spawn(move || {
-        for line in std::io::stdin().lines() {
-            let Ok(line) = line else { return };
-            match typed(&line) {
-                Ok(records) => {
-                    for r in records {
-                        if tx.send(Incoming::Now(r)).is_err() {
-                            return;
-                        }
-                    }
-                }
-                Err(e) => eprintln!("tactus: {e}"),
-            }
-        }
-        let _ = tx.send(Incoming::Now(Record::End));
-    });
-}
-
-fn typed(line: &str) -> Result<Vec<Record>, String> {
-    let sq = |s: &str| Square::from_ascii(s.as_bytes()).map_err(|_| format!("{s:?} is not a square"));
-    let mut out = Vec::new();
-    let words: Vec<&str> = line.split_whitespace().collect();
-    match words.as_slice() {
-        [] => {}
-        ["w" | "white"] => out.push(Record::Clock(Color::White)),
-        ["b" | "black"] => out.push(Record::Clock(Color::Black)),
-        ["time"] => out.push(Record::Input(Input::Request(tactus_trace::Request::Time))),
-        ["resume"] => out.push(Record::Input(Input::Resume)),
-        ["pause"] => out.push(Record::Input(Input::Pause)),
-        ["promote", p] => {
-            let role = shakmaty::Role::from_char(p.chars().next().unwrap_or('?'))
-                .filter(|r| !matches!(r, shakmaty::Role::King | shakmaty::Role::Pawn))
-                .ok_or_else(|| format!("promote to q, r, b or n, not {p:?}"))?;
-            out.push(Record::Input(Input::Promote(role)));
-        }
-        words => {
-            for w in words {
-                match (w.len(), w.as_bytes().last()) {
-                    (3, Some(b'-')) => out.push(Record::Edge { sq: sq(&w[..2])?, on: false }),
-                    (3, Some(b'+')) => out.push(Record::Edge { sq: sq(&w[..2])?, on: true }),
-                    (4, _) => {
-                        out.push(Record::Edge { sq: sq(&w[..2])?, on: false });
-                        out.push(Record::Edge { sq: sq(&w[2..])?, on: true });
-                    }
-                    _ => return Err(format!("{w:?}: type e2- (lift), e4+ (place), e2e4, w or b (clock)")),
-                }
-            }
-        }
-    }
-    Ok(out)
 }
 
 async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
@@ -555,30 +316,22 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         }
         Some(p) => Some(Box::new(std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?)),
     };
-    let mut out = Outputs { events: events_out, voice: start_voice(&cfg, events_to_stdout)? };
+    let mut out = Outputs { events: events_out, voice: speech::start(&cfg, events_to_stdout)? };
     let header = header_of(&cfg)?;
     let (mut game, recovered) = Game::open(&cfg, &header, &mut out)?;
     let sim = cfg.board.kind == "sim";
     let speed = if sim && cfg.board.sim_trace.is_some() { cfg.board.sim_speed } else { 1.0 };
     let clock = GameTime { start: Instant::now(), base: game.journal.last_t(), speed };
     let (tx, mut rx) = mpsc::unbounded_channel();
-    match (&cfg.board.kind[..], &cfg.board.sim_trace) {
-        ("sim", Some(trace)) => {
-            let was_recovered = recovered.is_some();
-            start_sim_trace(trace.clone(), recovered.unwrap_or_default(), clock, tx.clone());
-            if was_recovered {
-                // A replayed game has no hands to restart the clock: it goes on.
-                let t = game.journal.last_t();
-                game.feed(Entry { t, record: Record::Input(Input::Resume) }, &mut out)?;
-            }
-        }
-        ("sim", None) => start_typed(tx.clone()),
-        (other, _) => anyhow::bail!(
-            "board {other:?} is not available in this build yet: use --board sim (see hardware/ for the wiring)"
-        ),
+    let occupied = game.session.game().occupancy();
+    let board_stop = sources::start(&cfg, occupied, recovered.as_deref(), clock, tx.clone())?;
+    if recovered.is_some() && cfg.board.kind == "sim" && cfg.board.sim_trace.is_some() {
+        // A replayed game has no hands to restart the clock: it goes on.
+        let t = game.journal.last_t();
+        game.feed(Entry { t, record: Record::Input(Input::Resume) }, &mut out)?;
     }
-    let clock_link = start_clock_device(&cfg, tx.clone());
-    show_clock(&clock_link, &game.session, game.journal.last_t());
+    let clock_link = clockdev::start(&cfg, tx.clone());
+    clockdev::show(&clock_link, &game.session, game.journal.last_t());
     drop(tx);
     notify::ready();
     let watchdog = notify::watchdog_interval();
@@ -601,7 +354,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
                 let entry = stamp(msg, &clock, last_t);
                 last_t = entry.t;
                 game.feed(entry, &mut out)?;
-                show_clock(&clock_link, &game.session, last_t);
+                clockdev::show(&clock_link, &game.session, last_t);
             }
             _ = async { match sleep_until { Some(at) => tokio::time::sleep_until(at.into()).await, None => std::future::pending().await } } => {
                 if let (Some(d), Some(w)) = (deadline, wake) && Instant::now() >= w {
@@ -614,7 +367,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
                     let d = d.max(last_t);
                     last_t = d;
                     game.advance(d, &mut out)?;
-                    show_clock(&clock_link, &game.session, last_t);
+                    clockdev::show(&clock_link, &game.session, last_t);
                 }
                 if opts.terminal_clock && Instant::now() >= next_status {
                     if let Some(line) = clock_line(&game.session, clock.t(Instant::now()).max(last_t)) {
@@ -631,6 +384,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
             _ = sigterm.recv() => break,
         }
     }
+    board_stop.store(true, std::sync::atomic::Ordering::Relaxed);
     game.journal.sync()?;
     if game.session.finished() {
         game.journal.finish()?;
@@ -649,31 +403,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn typed_moves() {
-        assert_eq!(
-            typed("e2e4").unwrap(),
-            vec![Record::Edge { sq: Square::E2, on: false }, Record::Edge { sq: Square::E4, on: true }]
-        );
-        assert_eq!(typed("w").unwrap(), vec![Record::Clock(Color::White)]);
-        assert!(typed("e9-").unwrap_err().contains("not a square"));
-        assert!(typed("promote k").is_err());
-    }
-
-    #[test]
     fn pgn_dates() {
         assert_eq!(pgn_date(0), "1970.01.01");
         assert_eq!(pgn_date(1_795_303_930), "2026.11.21");
         assert_eq!(pgn_date(951_782_400), "2000.02.29");
-    }
-
-    #[test]
-    fn a_recovered_trace_goes_on_where_the_journal_stopped() {
-        let e = |t, on| Entry { t, record: Record::Edge { sq: Square::E2, on } };
-        let pause = |t| Entry { t, record: Record::Input(Input::Pause) };
-        let resume = |t| Entry { t, record: Record::Input(Input::Resume) };
-        let trace = [e(1, false), e(2, true), e(3, false), e(4, true)];
-        assert_eq!(already_played(&trace, &[e(1, false), pause(1), resume(1), e(2, true)]), 2);
-        assert_eq!(already_played(&trace, &[]), 0);
     }
 
     #[test]

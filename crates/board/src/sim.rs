@@ -1,0 +1,571 @@
+//! The simulated board: a trace file played at a speed factor, or lifts,
+//! places and presses typed at a terminal. A first-class backend — how
+//! newcomers try tactus without hardware and how tests drive the daemon.
+//!
+//! # Playing a trace
+//!
+//! Every line after the header — edges, presses, inputs, the end — is sent at
+//! `start + t / speed`, stamped with exactly that instant (not the instant
+//! the thread woke up), so [`Timebase::ms`] gives back the trace's `t`
+//! exactly. An infinite speed plays as fast as the receiver takes it, stamped
+//! at `start + t` (unscaled). After the `end` line, or the last line of a
+//! trace without one, [`Sense::End`] is sent and `run` returns.
+//!
+//! # Typing
+//!
+//! One command a line, stamped when it is read:
+//!
+//! ```text
+//! e2-          lift from e2          e2+          place on e2
+//! e2 e4        a move: lift e2, place e4 (also e2e4, e2-e4)
+//! e4xd5        a capture: lift e4, lift d5, place d5
+//! e1- g1+ h1- f1+   any lifts and places, in order
+//! w, b         press White's / Black's clock (also white, black)
+//! promote n    the promotion selector (q, r, b, n)
+//! request time       (or position, last_move)
+//! pause, resume
+//! claim black illegal   (threefold, fifty)
+//! result 1-0 resignation   (0-1, 1/2-1/2; agreement, arbiter)
+//! end          stop (so does the end of input)
+//! help
+//! ```
+//!
+//! The edges of one line are spaced by a gap (200 ms), slept in real time, so
+//! the core sees a hand's rhythm: a captured piece's lift is not mistaken for
+//! contact bounce.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use shakmaty::{Color, Role, Square};
+use tactus_trace::{
+    Claim, Entry, GameResult, Header, Input, Ms, OffBoardReason, Record, Request, TraceError, TraceReader,
+};
+
+use crate::{Board, BoardError, Clock, Sense, Sensed, SystemClock};
+
+/// Maps trace time to instants and back: `at = start + t / speed`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timebase {
+    pub start: Instant,
+    /// The speed factor; infinite: as fast as possible, unscaled stamps.
+    pub speed: f64,
+}
+
+impl Timebase {
+    fn factor(&self) -> f64 {
+        if self.speed.is_finite() { self.speed } else { 1.0 }
+    }
+
+    /// The instant at which trace time `t` is played.
+    pub fn at(&self, t: Ms) -> Instant {
+        self.start + Duration::from_nanos((t as f64 * 1e6 / self.factor()).round() as u64)
+    }
+
+    /// The trace time of `at`, to the nearest millisecond: exactly `t` for an
+    /// instant from [`Timebase::at`].
+    pub fn ms(&self, at: Instant) -> Ms {
+        let ns = at.saturating_duration_since(self.start).as_nanos() as f64;
+        (ns * self.factor() / 1e6).round() as Ms
+    }
+}
+
+enum Source {
+    Trace(Vec<Entry>),
+    Typed { reader: Box<dyn BufRead + Send>, feedback: Box<dyn Write + Send>, gap: Duration },
+}
+
+/// The simulated board.
+pub struct SimBoard {
+    source: Source,
+    header: Option<Header>,
+    timebase: Timebase,
+    clock: Box<dyn Clock>,
+}
+
+fn check_speed(speed: f64) -> Result<(), BoardError> {
+    if speed > 0.0 {
+        Ok(())
+    } else {
+        Err(BoardError::Config(format!(
+            "simulation speed {speed}: must be above 0 (1 is real time, 20 twenty times faster, 0.5 slow motion)"
+        )))
+    }
+}
+
+impl SimBoard {
+    /// Plays the trace file at `path`, `speed` times faster than it was
+    /// recorded. The whole trace is read now: a bad line is an error here.
+    pub fn from_trace(path: impl AsRef<Path>, speed: f64) -> Result<Self, BoardError> {
+        let path = path.as_ref();
+        check_speed(speed)?;
+        let file = File::open(path).map_err(|e| {
+            BoardError::Io(format!("cannot open the simulation trace {}: {e} (--sim-trace FILE)", path.display()))
+        })?;
+        let trace_error = |error: TraceError| BoardError::Trace { path: path.to_path_buf(), error };
+        let (header, reader) = TraceReader::new(BufReader::new(file)).map_err(trace_error)?;
+        let entries = reader.collect::<Result<Vec<_>, _>>().map_err(trace_error)?;
+        SimBoard::from_entries(header, entries, speed)
+    }
+
+    /// Plays entries already read.
+    pub fn from_entries(header: Header, entries: Vec<Entry>, speed: f64) -> Result<Self, BoardError> {
+        check_speed(speed)?;
+        Ok(SimBoard {
+            source: Source::Trace(entries),
+            header: Some(header),
+            timebase: Timebase { start: Instant::now(), speed },
+            clock: Box::new(SystemClock),
+        })
+    }
+
+    /// Takes commands typed at a terminal (or piped in), one a line; mistakes
+    /// and `help` are answered on standard error.
+    pub fn from_reader(reader: impl BufRead + Send + 'static) -> Self {
+        SimBoard {
+            source: Source::Typed {
+                reader: Box::new(reader),
+                feedback: Box::new(std::io::stderr()),
+                gap: Duration::from_millis(200),
+            },
+            header: None,
+            timebase: Timebase { start: Instant::now(), speed: 1.0 },
+            clock: Box::new(SystemClock),
+        }
+    }
+
+    /// Where typed input's mistakes and help go.
+    pub fn with_feedback(mut self, out: impl Write + Send + 'static) -> Self {
+        if let Source::Typed { feedback, .. } = &mut self.source {
+            *feedback = Box::new(out);
+        }
+        self
+    }
+
+    /// The time between the edges of one typed line (default 200 ms).
+    pub fn with_gap(mut self, new: Duration) -> Self {
+        if let Source::Typed { gap, .. } = &mut self.source {
+            *gap = new;
+        }
+        self
+    }
+
+    /// Trace time 0 is played at `start` (default: when the board was made).
+    pub fn with_start(mut self, start: Instant) -> Self {
+        self.timebase.start = start;
+        self
+    }
+
+    /// Reads time from `clock`, and starts at its present time.
+    pub fn with_clock(mut self, clock: impl Clock + 'static) -> Self {
+        self.timebase.start = clock.now();
+        self.clock = Box::new(clock);
+        self
+    }
+
+    /// The trace's header (start position, time control, players); `None` for
+    /// typed input.
+    pub fn header(&self) -> Option<&Header> {
+        self.header.as_ref()
+    }
+
+    pub fn timebase(&self) -> Timebase {
+        self.timebase
+    }
+}
+
+/// Sleeps until `at` in slices, so that `stop` is seen within 50 ms. False if stopped.
+fn wait(clock: &mut dyn Clock, at: Instant, stop: &AtomicBool) -> bool {
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = clock.now();
+        if now >= at {
+            return true;
+        }
+        clock.sleep_until(at.min(now + Duration::from_millis(50)));
+    }
+}
+
+impl Board for SimBoard {
+    fn name(&self) -> &str {
+        "sim"
+    }
+
+    fn run(self: Box<Self>, tx: Sender<Sensed>, stop: Arc<AtomicBool>) -> Result<(), BoardError> {
+        let SimBoard { source, timebase, mut clock, .. } = *self;
+        match source {
+            Source::Trace(entries) => play(entries, timebase, &mut *clock, &tx, &stop),
+            Source::Typed { reader, feedback, gap } => typed(reader, feedback, gap, timebase, &mut *clock, &tx, &stop),
+        }
+    }
+}
+
+fn play(
+    entries: Vec<Entry>,
+    tb: Timebase,
+    clock: &mut dyn Clock,
+    tx: &Sender<Sensed>,
+    stop: &AtomicBool,
+) -> Result<(), BoardError> {
+    let mut last = tb.start;
+    for e in entries {
+        let at = tb.at(e.t);
+        if tb.speed.is_finite() {
+            if !wait(clock, at, stop) {
+                return Ok(());
+            }
+        } else if stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let what = match e.record {
+            Record::Edge { sq, on } => Sense::Edge { sq, on },
+            Record::Clock(side) => Sense::Clock(side),
+            Record::Input(input) => Sense::Input(input),
+            Record::End => Sense::End,
+        };
+        let end = what == Sense::End;
+        if tx.send(Sensed { at, what }).is_err() || end {
+            return Ok(());
+        }
+        last = at;
+    }
+    let _ = tx.send(Sensed { at: last, what: Sense::End });
+    Ok(())
+}
+
+enum Typed {
+    Senses(Vec<Sense>),
+    Help,
+}
+
+const HELP: &str = "\
+e2-  lift from e2    e2+  place on e2    e2 e4  a move    e4xd5  a capture    e1- g1+ h1- f1+  in order
+w, b  press a clock    promote q|r|b|n    request time|position|last_move    pause    resume
+claim white|black illegal|threefold|fifty    result 1-0|0-1|1/2-1/2 [resignation|agreement|arbiter]    end";
+
+fn square(word: &str) -> Option<Square> {
+    Square::from_ascii(word.as_bytes()).ok()
+}
+
+fn side(word: Option<&str>) -> Result<Color, String> {
+    match word {
+        Some("w" | "white") => Ok(Color::White),
+        Some("b" | "black") => Ok(Color::Black),
+        other => Err(format!("a side is white or black, not {:?}", other.unwrap_or(""))),
+    }
+}
+
+fn parse_typed(line: &str) -> Result<Typed, String> {
+    let line = line.split('#').next().unwrap_or("").trim().to_ascii_lowercase();
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let input = |i: Input| Ok(Typed::Senses(vec![Sense::Input(i)]));
+    let lift = |sq| Sense::Edge { sq, on: false };
+    let place = |sq| Sense::Edge { sq, on: true };
+    match words.as_slice() {
+        [] => Ok(Typed::Senses(vec![])),
+        ["help" | "?"] => Ok(Typed::Help),
+        ["end" | "quit" | "exit"] => Ok(Typed::Senses(vec![Sense::End])),
+        [w @ ("w" | "white" | "b" | "black")] => Ok(Typed::Senses(vec![Sense::Clock(side(Some(w))?)])),
+        ["promote", piece] => match Role::from_char(piece.chars().next().unwrap_or(' ')) {
+            Some(role @ (Role::Queen | Role::Rook | Role::Bishop | Role::Knight)) if piece.len() == 1 => {
+                input(Input::Promote(role))
+            }
+            _ => Err(format!("a pawn promotes to q, r, b or n, not {piece:?}")),
+        },
+        ["request", rest @ ..] => input(Input::Request(match rest {
+            [] | ["time"] => Request::Time,
+            ["position"] => Request::Position,
+            ["last_move" | "last" | "move"] => Request::LastMove,
+            _ => return Err("request time, position or last_move".into()),
+        })),
+        ["pause"] => input(Input::Pause),
+        ["resume"] => input(Input::Resume),
+        ["claim", who, what] => {
+            let claim = match *what {
+                "illegal" => Claim::Illegal,
+                "threefold" => Claim::Threefold,
+                "fifty" => Claim::Fifty,
+                other => return Err(format!("a claim is illegal, threefold or fifty, not {other:?}")),
+            };
+            input(Input::Claim { side: side(Some(who))?, claim })
+        }
+        ["result", result, reason @ ..] => {
+            let result = match *result {
+                "1-0" => GameResult::WhiteWins,
+                "0-1" => GameResult::BlackWins,
+                "1/2-1/2" | "draw" => GameResult::Draw,
+                other => return Err(format!("a result is 1-0, 0-1 or 1/2-1/2, not {other:?}")),
+            };
+            let reason = match reason {
+                [] | ["arbiter"] => OffBoardReason::Arbiter,
+                ["resignation" | "resigns"] => OffBoardReason::Resignation,
+                ["agreement"] => OffBoardReason::Agreement,
+                _ => return Err("the reason is resignation, agreement or arbiter".into()),
+            };
+            input(Input::Result { result, reason })
+        }
+        [from, to] if square(from).is_some() && square(to).is_some() => {
+            Ok(Typed::Senses(vec![lift(square(from).unwrap_or(Square::A1)), place(square(to).unwrap_or(Square::A1))]))
+        }
+        [one] if one.len() == 4 || (one.len() == 5 && matches!(one.as_bytes()[2], b'-' | b'x')) => {
+            let (from, to) = (&one[..2], &one[one.len() - 2..]);
+            let (Some(from), Some(to)) = (square(from), square(to)) else {
+                return Err(format!("{one:?}: a move is two squares, like e2e4, e2-e4 or e4xd5"));
+            };
+            if one.as_bytes()[2] == b'x' {
+                Ok(Typed::Senses(vec![lift(from), lift(to), place(to)]))
+            } else {
+                Ok(Typed::Senses(vec![lift(from), place(to)]))
+            }
+        }
+        words => {
+            let mut senses = Vec::with_capacity(words.len());
+            for w in words {
+                let (sq, on) = match (w.strip_suffix('-'), w.strip_suffix('+')) {
+                    (Some(sq), _) => (sq, false),
+                    (_, Some(sq)) => (sq, true),
+                    _ => return Err(format!("{w:?}: not understood; type help")),
+                };
+                let Some(sq) = square(sq) else {
+                    return Err(format!("{sq:?} is not a square (a1 … h8)"));
+                };
+                senses.push(Sense::Edge { sq, on });
+            }
+            Ok(Typed::Senses(senses))
+        }
+    }
+}
+
+fn typed(
+    reader: Box<dyn BufRead + Send>,
+    mut feedback: Box<dyn Write + Send>,
+    gap: Duration,
+    tb: Timebase,
+    clock: &mut dyn Clock,
+    tx: &Sender<Sensed>,
+    stop: &AtomicBool,
+) -> Result<(), BoardError> {
+    // A blocking read cannot watch `stop`: lines come from a thread of their
+    // own (left blocked on the terminal if the board is stopped first).
+    let (lines_tx, lines) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("sim-typed-input".into())
+        .spawn(move || {
+            for line in reader.lines() {
+                let failed = line.is_err();
+                if lines_tx.send(line).is_err() || failed {
+                    break;
+                }
+            }
+        })
+        .map_err(|e| BoardError::Io(format!("cannot start the typed-input thread: {e}")))?;
+    let mut last = tb.start;
+    while !stop.load(Ordering::Relaxed) {
+        let line = match lines.recv_timeout(Duration::from_millis(50)) {
+            Ok(Ok(line)) => line,
+            Ok(Err(e)) => return Err(BoardError::Io(format!("typed input: {e}"))),
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => {
+                let _ = tx.send(Sensed { at: clock.now().max(last), what: Sense::End });
+                return Ok(());
+            }
+        };
+        let senses = match parse_typed(&line) {
+            Ok(Typed::Senses(senses)) => senses,
+            Ok(Typed::Help) => {
+                let _ = writeln!(feedback, "{HELP}");
+                continue;
+            }
+            Err(e) => {
+                let _ = writeln!(feedback, "? {e}");
+                continue;
+            }
+        };
+        let mut at = clock.now().max(last);
+        for (i, what) in senses.into_iter().enumerate() {
+            if i > 0 {
+                at += gap;
+                if !wait(clock, at, stop) {
+                    return Ok(());
+                }
+            }
+            let end = what == Sense::End;
+            if tx.send(Sensed { at, what }).is_err() || end {
+                return Ok(());
+            }
+        }
+        last = at;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::ManualClock;
+
+    const TRACE: &str = r#"{"tactus_trace": 1, "time_control": "180+2", "white": "A", "black": "B"}
+{"t": 0, "sq": "e2", "on": false}
+{"t": 3, "sq": "e2", "on": true}
+{"t": 5, "sq": "e2", "on": false}
+{"t": 1034, "sq": "e4", "on": true}
+{"t": 2050, "input": "promote", "piece": "n"}
+{"t": 2100, "clock": "white"}
+{"t": 3600000, "end": true}
+{"t": 3600001, "sq": "e4", "on": false}
+"#;
+
+    fn play_trace(text: &str, speed: f64) -> (Timebase, Vec<Sensed>) {
+        let (header, entries) = tactus_trace::read_str(text).unwrap();
+        let clock = ManualClock::new(Instant::now());
+        let board = SimBoard::from_entries(header, entries, speed).unwrap().with_clock(clock);
+        let tb = board.timebase();
+        let (tx, rx) = mpsc::channel();
+        Box::new(board).run(tx, Arc::new(AtomicBool::new(false))).unwrap();
+        (tb, rx.try_iter().collect())
+    }
+
+    #[test]
+    fn a_trace_plays_every_line_at_its_time_over_the_speed() {
+        for speed in [1.0, 2.0, 3.0, 7.5, 20.0, 0.5, f64::INFINITY] {
+            let (tb, got) = play_trace(TRACE, speed);
+            let ts: Vec<Ms> = got.iter().map(|s| tb.ms(s.at)).collect();
+            assert_eq!(ts, vec![0, 3, 5, 1034, 2050, 2100, 3600000], "speed {speed}");
+            let what: Vec<_> = got.iter().map(|s| s.what.clone()).collect();
+            assert_eq!(what[3], Sense::Edge { sq: Square::E4, on: true });
+            assert_eq!(what[4], Sense::Input(Input::Promote(Role::Knight)));
+            assert_eq!(what[5], Sense::Clock(Color::White));
+            assert_eq!(what[6], Sense::End, "nothing after the end line");
+        }
+        let (tb, got) = play_trace(TRACE, 4.0);
+        assert_eq!(got[3].at - tb.start, Duration::from_micros(258_500), "1034 ms at speed 4");
+    }
+
+    #[test]
+    fn timebase_round_trips_every_millisecond() {
+        let start = Instant::now();
+        for speed in [1.0, 3.0, 7.0, 13.7, 1000.0, 0.3] {
+            let tb = Timebase { start, speed };
+            for t in (0..5000).chain([3_600_000, 86_400_000]) {
+                assert_eq!(tb.ms(tb.at(t)), t, "t {t} speed {speed}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_trace_without_an_end_line_still_ends() {
+        let (tb, got) = play_trace("{\"tactus_trace\": 1}\n{\"t\": 40, \"clock\": \"black\"}\n", 1.0);
+        assert_eq!(got.len(), 2);
+        assert_eq!((tb.ms(got[1].at), &got[1].what), (40, &Sense::End));
+    }
+
+    #[test]
+    fn stop_ends_a_trace_early() {
+        let (header, entries) = tactus_trace::read_str(TRACE).unwrap();
+        let board = SimBoard::from_entries(header, entries, 1.0).unwrap().with_clock(ManualClock::new(Instant::now()));
+        let (tx, rx) = mpsc::channel();
+        Box::new(board).run(tx, Arc::new(AtomicBool::new(true))).unwrap();
+        assert_eq!(rx.try_iter().count(), 0);
+    }
+
+    #[test]
+    fn trace_files_errors_name_the_file_and_line() {
+        let dir = std::env::temp_dir().join(format!("tactus-board-sim-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.jsonl");
+        std::fs::write(&good, TRACE).unwrap();
+        let board = SimBoard::from_trace(&good, 10.0).unwrap();
+        assert_eq!(board.header().unwrap().time_control.as_deref(), Some("180+2"));
+        let bad = dir.join("bad.jsonl");
+        std::fs::write(&bad, "{\"tactus_trace\": 1}\n{\"t\": 5, \"sq\": \"e9\", \"on\": true}\n").unwrap();
+        let e = SimBoard::from_trace(&bad, 1.0).err().unwrap().to_string();
+        assert!(e.starts_with(&format!("{}: line 2: ", bad.display())), "{e}");
+        let e = SimBoard::from_trace(dir.join("missing.jsonl"), 1.0).err().unwrap().to_string();
+        assert!(e.contains("cannot open the simulation trace"), "{e}");
+        let e = SimBoard::from_trace(&good, 0.0).err().unwrap().to_string();
+        assert!(e.contains("speed 0: must be above 0"), "{e}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn type_in(text: &'static str) -> (Vec<(u64, Sense)>, String) {
+        let start = Instant::now();
+        let out = Shared::default();
+        let board =
+            SimBoard::from_reader(Cursor::new(text)).with_feedback(out.clone()).with_clock(ManualClock::new(start));
+        let (tx, rx) = mpsc::channel();
+        Box::new(board).run(tx, Arc::new(AtomicBool::new(false))).unwrap();
+        let got = rx.try_iter().map(|s| (crate::ms_since(start, s.at), s.what)).collect();
+        let feedback = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        (got, feedback)
+    }
+
+    #[test]
+    fn typed_commands_become_senses_with_a_hands_rhythm() {
+        let (got, feedback) = type_in(
+            "e2 e4\nw\n# a comment\n\ne7-\ne7+\nd7d5\ne4xd5\nB\ne1- g1+ h1- f1+\npromote n\nrequest time\n\
+             claim black threefold\nresult 1/2-1/2 agreement\npause\nresume\nend\ne2-\n",
+        );
+        let edge = |sq, on| Sense::Edge { sq, on };
+        let expected = vec![
+            (0, edge(Square::E2, false)),
+            (200, edge(Square::E4, true)),
+            (200, Sense::Clock(Color::White)),
+            (200, edge(Square::E7, false)),
+            (200, edge(Square::E7, true)),
+            (200, edge(Square::D7, false)),
+            (400, edge(Square::D5, true)),
+            (400, edge(Square::E4, false)),
+            (600, edge(Square::D5, false)),
+            (800, edge(Square::D5, true)),
+            (800, Sense::Clock(Color::Black)),
+            (800, edge(Square::E1, false)),
+            (1000, edge(Square::G1, true)),
+            (1200, edge(Square::H1, false)),
+            (1400, edge(Square::F1, true)),
+            (1400, Sense::Input(Input::Promote(Role::Knight))),
+            (1400, Sense::Input(Input::Request(Request::Time))),
+            (1400, Sense::Input(Input::Claim { side: Color::Black, claim: Claim::Threefold })),
+            (1400, Sense::Input(Input::Result { result: GameResult::Draw, reason: OffBoardReason::Agreement })),
+            (1400, Sense::Input(Input::Pause)),
+            (1400, Sense::Input(Input::Resume)),
+            (1400, Sense::End),
+        ];
+        assert_eq!(got, expected);
+        assert_eq!(feedback, "");
+    }
+
+    #[test]
+    fn typing_mistakes_are_answered_and_skipped_and_input_end_ends() {
+        let (got, feedback) = type_in("e9-\nfly\npromote k\nclaim grey fifty\nhelp\ne2-\n");
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[1].1, Sense::End);
+        assert!(feedback.contains("? \"e9\" is not a square"), "{feedback}");
+        assert!(feedback.contains("? \"fly\": not understood; type help"), "{feedback}");
+        assert!(feedback.contains("? a pawn promotes to q, r, b or n, not \"k\""), "{feedback}");
+        assert!(feedback.contains("? a side is white or black, not \"grey\""), "{feedback}");
+        assert!(feedback.contains("promote q|r|b|n"), "help was printed: {feedback}");
+    }
+}
