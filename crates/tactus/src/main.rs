@@ -1,9 +1,11 @@
 //! `tactus`: the sensor chessboard daemon and its tools.
 
 mod bench;
+mod calibrate;
 mod config;
 mod daemon;
 mod demo;
+mod doctor;
 mod journal;
 mod notify;
 mod replay_cmd;
@@ -25,6 +27,10 @@ struct Cli {
 enum Command {
     /// Run the daemon: scan the board, keep the game, speak, journal every edge.
     Run(daemon::Args),
+    /// Check GPIO, I²C, the sound card, espeak-ng, the clock and permissions, and say how to fix each.
+    Doctor(doctor::Args),
+    /// Map the matrix's wires to squares, one piece at a time, into the config.
+    Calibrate(calibrate::Args),
     /// Replay a sensor trace: the game record (PGN) and the arbiter's events.
     Replay(replay_cmd::Args),
     /// Speak a phrase, a move or an event, for trying languages, styles and voices.
@@ -40,6 +46,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => daemon::run(args),
         Command::Replay(args) => replay_cmd::run(args),
+        Command::Doctor(args) => doctor::run(args),
+        Command::Calibrate(args) => calibrate::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Say(args) => say::run(args),
         Command::Bench(args) => bench::run(args),

@@ -116,3 +116,37 @@ fn bench_prints_throughput_and_latency() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("edges/s") && text.contains("p95"), "{text}");
 }
+
+#[test]
+fn doctor_reports_and_says_how_to_fix() {
+    let dir = tempdir("doctor");
+    let config = dir.join("tactus.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[board]\nkind = \"gpio-matrix\"\n[voice]\nsink = \"text\"\n[clock]\ndevice = \"open\"\npath = \"{}\"\n[state]\ndir = \"{}\"\n",
+            dir.join("no-such-clock").display(),
+            dir.join("state").display()
+        ),
+    )
+    .unwrap();
+    let out = tactus().args(["doctor", "--config"]).arg(&config).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    // No GPIO on this machine, no clock at that path: both flagged with a fix.
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("FIX GPIO"), "{text}");
+    assert!(text.contains("FIX clock") && text.contains("/dev/tactus-clock"), "{text}");
+    assert!(text.contains("ok  state directory"), "{text}");
+    assert!(text.contains("ok  espeak-ng"), "espeak-ng is installed by ./setup: {text}");
+}
+
+#[test]
+fn a_bad_config_names_file_line_and_key() {
+    let dir = tempdir("badcfg");
+    let config = dir.join("tactus.toml");
+    std::fs::write(&config, "[game]\ntime_control = \"5400+30\"\nsettle_ms = \"soon\"\n").unwrap();
+    let out = tactus().args(["run", "--config"]).arg(&config).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("{}:3: key `game.settle_ms`", config.display())), "{err}");
+}

@@ -42,6 +42,11 @@ fn collect(child: &mut Child, done: Arc<Mutex<BTreeMap<u64, String>>>) -> std::t
         for line in BufReader::new(stdout).lines() {
             let Ok(line) = line else { break };
             let v: Value = serde_json::from_str(&line).expect("each line is one JSON event");
+            if v["event"] == "start" {
+                // A new game (a recovered one begins with `paused` instead):
+                // the one before ended, perhaps just before a kill.
+                done.lock().unwrap().clear();
+            }
             if v["event"] == "complete" {
                 done.lock().unwrap().insert(v["ply"].as_u64().unwrap(), v["san"].as_str().unwrap().to_string());
             }
