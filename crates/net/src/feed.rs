@@ -1,0 +1,793 @@
+//! The games of a hall as the core's events describe them, and their PGN.
+//!
+//! Pure: no I/O, no clock. A [`BoardFeed`] is built only from core events
+//! (and the tags and spoken lines the daemon reports), so the daemon, the
+//! MQTT retained state and the relay all hold the same thing and render the
+//! same PGN.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+use shakmaty::fen::Fen;
+use shakmaty::san::SanPlus;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position};
+use tactus_core::pgn::clock_text;
+use tactus_core::{Article, EndReason, Event, EventKind, serde_chess};
+use tactus_trace::{Header, Ms};
+
+use crate::teams::{BoardTeams, MatchScore, TeamMatch};
+
+/// Spoken lines kept per board: enough for the page, bounded for MQTT.
+pub const SPOKEN_KEPT: usize = 50;
+
+const STANDARD_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// The game's tags, from the trace header (`tactus_trace::Header`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tags {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<String>,
+}
+
+impl From<&Header> for Tags {
+    fn from(h: &Header) -> Tags {
+        Tags {
+            white: h.white.clone(),
+            black: h.black.clone(),
+            event: h.event.clone(),
+            site: h.site.clone(),
+            round: h.round.clone(),
+            date: h.date.clone(),
+            time_control: h.time_control.clone(),
+        }
+    }
+}
+
+/// One completed move.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FeedMove {
+    pub ply: u32,
+    pub san: String,
+    pub uci: String,
+    /// The mover's time after the press.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_ms: Option<i64>,
+    /// An illegal move that stood (A.5.2), or a move after one: these go
+    /// into a PGN comment, as the movetext could not be replayed from the start.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub off_record: bool,
+}
+
+/// The clock readings as of the last event that told them; the page
+/// interpolates from `at_t` (game time) or `at_unix_ms` (when the server took
+/// the reading).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clocks {
+    pub white_ms: Option<i64>,
+    pub black_ms: Option<i64>,
+    #[serde(with = "serde_chess::opt_color", default)]
+    pub running: Option<Color>,
+    pub at_t: Ms,
+    #[serde(default)]
+    pub at_unix_ms: Option<u64>,
+}
+
+impl Clocks {
+    fn side_mut(&mut self, side: Color) -> &mut Option<i64> {
+        match side {
+            Color::White => &mut self.white_ms,
+            Color::Black => &mut self.black_ms,
+        }
+    }
+
+    /// Brings the running clock's reading forward to `t`.
+    fn advance(&mut self, t: Ms) {
+        if t <= self.at_t {
+            return;
+        }
+        let elapsed = i64::try_from(t - self.at_t).unwrap_or(i64::MAX);
+        if let Some(side) = self.running
+            && let Some(ms) = self.side_mut(side)
+        {
+            *ms = ms.saturating_sub(elapsed).max(0);
+        }
+        self.at_t = t;
+    }
+}
+
+/// A line the daemon spoke.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Spoken {
+    pub t: Ms,
+    pub text: String,
+}
+
+/// A ruling made where the arbiter acted that the core does not see (a
+/// rejected claim). It stays with the hall that recorded it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArbiterNote {
+    pub t: Ms,
+    pub text: String,
+}
+
+/// One board's game as its events tell it. Also the MQTT retained state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardFeed {
+    pub id: String,
+    /// Which run of the board's publisher this feed comes from (0 locally);
+    /// `seq` counts the updates applied within it.
+    #[serde(default)]
+    pub epoch: u64,
+    #[serde(default)]
+    pub seq: u64,
+    #[serde(default)]
+    pub tags: Tags,
+    pub start_fen: String,
+    #[serde(default)]
+    pub chess960: bool,
+    /// The position now.
+    pub fen: String,
+    #[serde(default)]
+    pub moves: Vec<FeedMove>,
+    #[serde(default)]
+    pub clocks: Clocks,
+    #[serde(default)]
+    pub paused: bool,
+    #[serde(default)]
+    pub result: Option<String>,
+    #[serde(default)]
+    pub end_reason: Option<EndReason>,
+    /// `irregularity`, `penalty`, `claimable` and `observation` events, for
+    /// the arbiter.
+    #[serde(default)]
+    pub irregularities: Vec<Event>,
+    /// The last [`SPOKEN_KEPT`] spoken lines.
+    #[serde(default)]
+    pub spoken: VecDeque<Spoken>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arbiter_notes: Vec<ArbiterNote>,
+    /// The time of the latest event.
+    #[serde(default)]
+    pub last_t: Ms,
+    /// The position before the first illegal move that stood, to go back to
+    /// when the opponent's claim is upheld.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fen_before_illegal: Option<String>,
+}
+
+/// Whether an event changes a [`BoardFeed`]; the others (touches, announced
+/// moves, requests) are only passed on live.
+pub fn changes_feed(kind: &EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::Start { .. }
+            | EventKind::Complete { .. }
+            | EventKind::GameOver { .. }
+            | EventKind::Irregularity(_)
+            | EventKind::Penalty { .. }
+            | EventKind::Claimable { .. }
+            | EventKind::Observation { .. }
+            | EventKind::Paused
+            | EventKind::Resumed
+            | EventKind::ClockSet { .. }
+            | EventKind::Time { .. }
+            | EventKind::TimeWarning { .. }
+    )
+}
+
+/// Whether an event changes the game's PGN.
+fn changes_pgn(kind: &EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::Start { .. } | EventKind::Complete { .. } | EventKind::GameOver { .. } | EventKind::Irregularity(_)
+    ) || matches!(kind, EventKind::Penalty { article: Article::A7_5_5, .. })
+}
+
+fn mode(chess960: bool) -> CastlingMode {
+    if chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard }
+}
+
+fn parse_position(fen: &str, chess960: bool) -> Option<Chess> {
+    let fen: Fen = fen.parse().ok()?;
+    fen.into_position(mode(chess960)).ok()
+}
+
+fn fen_of(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+impl BoardFeed {
+    /// A board before its `start` event: the standard start, no clocks.
+    pub fn new(id: impl Into<String>) -> BoardFeed {
+        BoardFeed {
+            id: id.into(),
+            epoch: 0,
+            seq: 0,
+            tags: Tags::default(),
+            start_fen: STANDARD_FEN.to_string(),
+            chess960: false,
+            fen: STANDARD_FEN.to_string(),
+            moves: Vec::new(),
+            clocks: Clocks::default(),
+            paused: false,
+            result: None,
+            end_reason: None,
+            irregularities: Vec::new(),
+            spoken: VecDeque::new(),
+            arbiter_notes: Vec::new(),
+            last_t: 0,
+            fen_before_illegal: None,
+        }
+    }
+
+    /// The side to move now.
+    pub fn turn(&self) -> Color {
+        parse_position(&self.fen, self.chess960).map_or(Color::White, |p| p.turn())
+    }
+
+    /// Applies one core event; every event counts in `seq`.
+    pub fn apply(&mut self, ev: &Event) {
+        self.seq += 1;
+        self.last_t = self.last_t.max(ev.t);
+        let t = ev.t;
+        match &ev.kind {
+            EventKind::Start { fen, chess960, time_control, white_ms, black_ms } => {
+                self.start_fen = fen.clone();
+                self.fen = fen.clone();
+                self.chess960 = *chess960;
+                self.moves.clear();
+                self.result = None;
+                self.end_reason = None;
+                self.irregularities.clear();
+                self.spoken.clear();
+                self.arbiter_notes.clear();
+                self.fen_before_illegal = None;
+                self.paused = false;
+                if self.tags.time_control.is_none() {
+                    self.tags.time_control = time_control.clone();
+                }
+                let timed = white_ms.is_some() || black_ms.is_some();
+                self.clocks = Clocks {
+                    white_ms: *white_ms,
+                    black_ms: *black_ms,
+                    running: timed.then(|| self.turn()),
+                    at_t: t,
+                    at_unix_ms: None,
+                };
+            }
+            EventKind::Complete { ply, side, san, uci, clock_ms, opponent_ms } => {
+                // A repeated event (a replay, a re-sent message) is not a new move.
+                if self.moves.last().is_some_and(|m| m.ply >= *ply) {
+                    return;
+                }
+                let off_record = !self.play(san, uci);
+                let mv = FeedMove { ply: *ply, san: san.clone(), uci: uci.clone(), clock_ms: *clock_ms, off_record };
+                self.moves.push(mv);
+                self.clocks.advance(t);
+                if clock_ms.is_some() {
+                    *self.clocks.side_mut(*side) = *clock_ms;
+                }
+                if opponent_ms.is_some() {
+                    *self.clocks.side_mut(!*side) = *opponent_ms;
+                }
+                if self.clocks.running.is_some() {
+                    self.clocks.running = Some(!*side);
+                }
+            }
+            EventKind::GameOver { result, reason, .. } => {
+                self.clocks.advance(t);
+                self.clocks.running = None;
+                self.result = Some(result.clone());
+                self.end_reason = Some(*reason);
+            }
+            EventKind::Irregularity(_) | EventKind::Claimable { .. } | EventKind::Observation { .. } => {
+                self.irregularities.push(ev.clone());
+            }
+            EventKind::Penalty { article, side, ms } => {
+                self.irregularities.push(ev.clone());
+                self.clocks.advance(t);
+                if let Some(v) = self.clocks.side_mut(*side) {
+                    *v = v.saturating_add(*ms);
+                }
+                // A.5.2: the claim against an illegal move that stood is upheld;
+                // the position before it stands and the offender moves again.
+                if *article == Article::A7_5_5
+                    && let Some(first) = self.moves.iter().position(|m| m.off_record)
+                    && let Some(fen) = self.fen_before_illegal.take()
+                {
+                    self.moves.truncate(first);
+                    self.fen = fen;
+                    if self.clocks.running.is_some() {
+                        self.clocks.running = Some(self.turn());
+                    }
+                }
+            }
+            EventKind::Paused => {
+                self.clocks.advance(t);
+                self.clocks.running = None;
+                self.paused = true;
+            }
+            EventKind::Resumed => {
+                self.clocks.advance(t);
+                self.paused = false;
+                let timed = self.clocks.white_ms.is_some() || self.clocks.black_ms.is_some();
+                if timed && self.result.is_none() {
+                    self.clocks.running = Some(self.turn());
+                }
+            }
+            EventKind::ClockSet { white_ms, black_ms } => {
+                self.clocks.advance(t);
+                self.clocks.white_ms = Some(*white_ms);
+                self.clocks.black_ms = Some(*black_ms);
+            }
+            EventKind::Time { white_ms, black_ms, running, .. } => {
+                self.clocks.white_ms = Some(*white_ms);
+                self.clocks.black_ms = Some(*black_ms);
+                self.clocks.running = *running;
+                self.clocks.at_t = self.clocks.at_t.max(t);
+            }
+            EventKind::TimeWarning { side, remaining_ms } => {
+                self.clocks.advance(t);
+                *self.clocks.side_mut(*side) = Some(*remaining_ms);
+            }
+            _ => {}
+        }
+    }
+
+    /// Plays a completed move on `fen`; false when it goes off the record: it
+    /// is not legal there (an illegal move that stood, put on the board from
+    /// its UCI as the players go on from it), or one such move came before.
+    fn play(&mut self, san: &str, uci: &str) -> bool {
+        let Some(pos) = parse_position(&self.fen, self.chess960) else {
+            return false;
+        };
+        let legal = san.parse::<SanPlus>().ok().and_then(|s| s.san.to_move(&pos).ok());
+        let next = match legal {
+            Some(m) => pos.play(m).ok(),
+            None => {
+                self.fen_before_illegal.get_or_insert_with(|| self.fen.clone());
+                force(&pos, uci)
+            }
+        };
+        if let Some(next) = next {
+            self.fen = fen_of(&next);
+        }
+        self.fen_before_illegal.is_none()
+    }
+
+    /// Records a spoken line (the last [`SPOKEN_KEPT`] are kept).
+    pub fn spoken(&mut self, t: Ms, text: &str) {
+        self.seq += 1;
+        self.last_t = self.last_t.max(t);
+        self.spoken.push_back(Spoken { t, text: text.to_string() });
+        while self.spoken.len() > SPOKEN_KEPT {
+            self.spoken.pop_front();
+        }
+    }
+
+    /// Sets the game's tags.
+    pub fn set_tags(&mut self, tags: Tags) {
+        self.seq += 1;
+        self.tags = tags;
+    }
+
+    /// The game in PGN, with the team tags when the board is in a match.
+    pub fn pgn(&self, team: Option<&BoardTeams>) -> String {
+        let mut out = String::with_capacity(256 + self.moves.len() * 24);
+        let result = self.result.as_deref().unwrap_or("*");
+        let or = |v: &Option<String>, unknown: &'static str| v.clone().unwrap_or_else(|| unknown.to_string());
+        tag(&mut out, "Event", &or(&self.tags.event, "?"));
+        tag(&mut out, "Site", &or(&self.tags.site, "?"));
+        tag(&mut out, "Date", &or(&self.tags.date, "????.??.??"));
+        tag(&mut out, "Round", &or(&self.tags.round, "?"));
+        tag(&mut out, "White", &or(&self.tags.white, "?"));
+        tag(&mut out, "Black", &or(&self.tags.black, "?"));
+        tag(&mut out, "Result", result);
+        if let Some(team) = team {
+            tag(&mut out, "WhiteTeam", &team.white_team);
+            tag(&mut out, "BlackTeam", &team.black_team);
+            tag(&mut out, "Board", &team.board.to_string());
+            tag(&mut out, "MatchScore", &team.score_text);
+        }
+        if self.chess960 {
+            tag(&mut out, "Variant", "Chess960");
+        }
+        if self.chess960 || self.start_fen != STANDARD_FEN {
+            tag(&mut out, "SetUp", "1");
+            tag(&mut out, "FEN", &self.start_fen);
+        }
+        if let Some(tc) = &self.tags.time_control {
+            tag(&mut out, "TimeControl", tc);
+        }
+        if let Some(reason) = self.end_reason {
+            let termination = match reason {
+                EndReason::FlagFall => "time forfeit",
+                EndReason::IllegalMoves => "rules infraction",
+                _ => "normal",
+            };
+            tag(&mut out, "Termination", termination);
+        }
+        out.push('\n');
+        wrap(&mut out, &self.movetext(result));
+        out
+    }
+
+    fn movetext(&self, result: &str) -> Vec<String> {
+        let start = parse_position(&self.start_fen, self.chess960);
+        let mut number = start.as_ref().map_or(1, |p| p.fullmoves().get());
+        let mut turn = start.as_ref().map_or(Color::White, |p| p.turn());
+        let mut tokens = Vec::with_capacity(self.moves.len() * 3 + 1);
+        let mut need_number = true;
+        let mut off_record: Vec<String> = Vec::new();
+        for m in &self.moves {
+            let number_text = match turn {
+                Color::White => format!("{number}."),
+                Color::Black => format!("{number}..."),
+            };
+            if m.off_record {
+                if off_record.is_empty() {
+                    off_record
+                        .push(format!("{number_text} {} an illegal move that stood (A.5.2); the game went on:", m.san));
+                } else {
+                    off_record.push(format!("{number_text} {}", m.san));
+                }
+            } else {
+                if turn == Color::White || need_number {
+                    tokens.push(number_text);
+                }
+                tokens.push(m.san.clone());
+                let mut comment: Vec<String> = Vec::new();
+                if let Some(ms) = m.clock_ms {
+                    comment.push(format!("[%clk {}]", clock_text(ms)));
+                }
+                comment.extend(self.rulings_at(m.ply));
+                need_number = !comment.is_empty();
+                if need_number {
+                    tokens.push(format!("{{{}}}", comment.join(" ")));
+                }
+            }
+            if turn == Color::Black {
+                number += 1;
+            }
+            turn = !turn;
+        }
+        if !off_record.is_empty() {
+            tokens.push(format!("{{{}}}", off_record.join(" ").replace(['{', '}'], "")));
+        }
+        tokens.push(result.to_string());
+        tokens
+    }
+
+    /// The rulings about a ply, as comment text.
+    fn rulings_at(&self, ply: u32) -> impl Iterator<Item = String> + '_ {
+        self.irregularities.iter().filter_map(move |ev| match &ev.kind {
+            EventKind::Irregularity(i) if i.ply == ply => {
+                Some(format!("{} {}", i.article.as_str(), i.detail).replace(['{', '}'], ""))
+            }
+            _ => None,
+        })
+    }
+}
+
+/// An illegal move as the board shows it: the piece on `from` goes to `to`.
+fn force(pos: &Chess, uci: &str) -> Option<Chess> {
+    let UciMove::Normal { from, to, .. } = uci.parse::<UciMove>().ok()? else {
+        return None;
+    };
+    let mut setup = pos.to_setup(EnPassantMode::Legal);
+    let piece = setup.board.remove_piece_at(from)?;
+    let captured = setup.board.remove_piece_at(to);
+    setup.board.set_piece_at(to, piece);
+    setup.ep_square = None;
+    setup.halfmoves =
+        if captured.is_some() || piece.role == shakmaty::Role::Pawn { 0 } else { setup.halfmoves.saturating_add(1) };
+    if setup.turn == Color::Black {
+        setup.fullmoves = setup.fullmoves.saturating_add(1);
+    }
+    setup.turn = !setup.turn;
+    let mode = pos.castles().mode();
+    match Chess::from_setup(setup, mode) {
+        Ok(p) => Some(p),
+        Err(e) => e.ignore_invalid_castling_rights().ok(),
+    }
+}
+
+fn tag(out: &mut String, name: &str, value: &str) {
+    let escaped = value.replace('\\', "\\\\").replace('"', "\\\"").replace(['\n', '\r'], " ");
+    let _ = writeln!(out, "[{name} \"{escaped}\"]");
+}
+
+/// Export format: lines of at most 79 characters, never breaking inside a
+/// `[%clk h:mm:ss]` (readers that match it on one line still find it).
+fn wrap(out: &mut String, tokens: &[String]) {
+    let mut line = String::new();
+    let mut words = tokens.iter().flat_map(|t| t.split(' '));
+    while let Some(first) = words.next() {
+        let joined;
+        let word = match first.ends_with("[%clk").then(|| words.next()).flatten() {
+            Some(time) => {
+                joined = format!("{first} {time}");
+                joined.as_str()
+            }
+            None => first,
+        };
+        if !line.is_empty() && line.len() + 1 + word.len() > 79 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push_str("\n\n");
+}
+
+/// One update of a board: what the daemon reports and MQTT carries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    Event(Event),
+    Spoken(Spoken),
+    Tags(Tags),
+}
+
+impl Change {
+    /// Whether the change is kept in the feed (and so in the retained state).
+    pub fn changes_feed(&self) -> bool {
+        match self {
+            Change::Event(ev) => changes_feed(&ev.kind),
+            Change::Spoken(_) | Change::Tags(_) => true,
+        }
+    }
+
+    fn changes_pgn(&self) -> bool {
+        match self {
+            Change::Event(ev) => changes_pgn(&ev.kind),
+            Change::Spoken(_) => false,
+            Change::Tags(_) => true,
+        }
+    }
+
+    fn changes_score(&self) -> bool {
+        matches!(self, Change::Event(Event { kind: EventKind::GameOver { .. } | EventKind::Start { .. }, .. }))
+    }
+}
+
+impl BoardFeed {
+    /// Applies one change; every change counts in `seq`.
+    pub fn change(&mut self, change: &Change) {
+        match change {
+            Change::Event(ev) => self.apply(ev),
+            Change::Spoken(s) => self.spoken(s.t, &s.text),
+            Change::Tags(tags) => self.set_tags(tags.clone()),
+        }
+    }
+}
+
+/// What a change did to a hall, for the live layer to pass on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applied {
+    /// Applied in order.
+    InOrder,
+    /// Already seen (a duplicate, or older than what the hall holds): nothing changed.
+    Stale,
+    /// The board jumped (a snapshot replaced it, or changes were missed):
+    /// subscribers should fetch the board again.
+    Reset,
+}
+
+struct Board {
+    feed: BoardFeed,
+    /// The game's PGN, rendered when it changes: `/games.pgn` is polled far
+    /// more often than a game changes.
+    pgn: String,
+}
+
+/// The games of one hall: one board in the daemon, many in the relay.
+pub struct Hall {
+    name: String,
+    boards: BTreeMap<String, Board>,
+    matches: Vec<TeamMatch>,
+}
+
+impl Hall {
+    pub fn new(name: impl Into<String>) -> Hall {
+        Hall { name: name.into(), boards: BTreeMap::new(), matches: Vec::new() }
+    }
+
+    /// The team matches played in the hall. Their boards are listed from the
+    /// start, so the page shows every board of a match before it begins.
+    pub fn with_matches(mut self, matches: Vec<TeamMatch>) -> Hall {
+        self.matches = matches;
+        let ids: Vec<String> = self.matches.iter().flat_map(|m| m.boards().to_vec()).collect();
+        for id in &ids {
+            self.board_mut(id);
+        }
+        let ids: Vec<String> = self.boards.keys().cloned().collect();
+        for id in ids {
+            self.render(&id);
+        }
+        self
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn matches(&self) -> &[TeamMatch] {
+        &self.matches
+    }
+
+    fn board_mut(&mut self, id: &str) -> &mut Board {
+        let teams = if self.boards.contains_key(id) { None } else { self.board_teams(id) };
+        self.boards.entry(id.to_string()).or_insert_with(|| {
+            let feed = BoardFeed::new(id);
+            let pgn = feed.pgn(teams.as_ref());
+            Board { feed, pgn }
+        })
+    }
+
+    /// Applies one core event of a board (the board is added on its first).
+    pub fn apply(&mut self, board: &str, ev: &Event) {
+        self.board_mut(board).feed.apply(ev);
+        if changes_pgn(&ev.kind) {
+            self.rendered(board, matches!(ev.kind, EventKind::GameOver { .. } | EventKind::Start { .. }));
+        }
+    }
+
+    /// Applies a change of any kind.
+    pub fn change(&mut self, board: &str, change: &Change) {
+        self.board_mut(board).feed.change(change);
+        if change.changes_pgn() {
+            self.rendered(board, change.changes_score());
+        }
+    }
+
+    /// Applies a board's change numbered `seq` in run `epoch` (from MQTT):
+    /// duplicates and older changes are skipped, a newer run starts afresh,
+    /// and after a gap the change is applied and a reset reported (the
+    /// board's next retained state fills the gap).
+    pub fn change_numbered(&mut self, board: &str, epoch: u64, seq: u64, change: &Change) -> Applied {
+        let b = self.board_mut(board);
+        let applied = if epoch > b.feed.epoch {
+            let notes = std::mem::take(&mut b.feed.arbiter_notes);
+            b.feed = BoardFeed { epoch, arbiter_notes: notes, ..BoardFeed::new(board) };
+            Applied::Reset
+        } else if epoch < b.feed.epoch || seq <= b.feed.seq {
+            return Applied::Stale;
+        } else if seq == b.feed.seq + 1 {
+            Applied::InOrder
+        } else {
+            Applied::Reset
+        };
+        b.feed.change(change);
+        b.feed.seq = seq;
+        if change.changes_pgn() || applied == Applied::Reset {
+            self.rendered(board, change.changes_score() || applied == Applied::Reset);
+        }
+        applied
+    }
+
+    /// Replaces a board with a snapshot of it (MQTT retained state) unless
+    /// the hall holds the same or something newer. Arbiter notes made here
+    /// stay.
+    pub fn replace(&mut self, mut feed: BoardFeed) -> Applied {
+        let id = feed.id.clone();
+        let b = self.board_mut(&id);
+        let (have, got) = ((b.feed.epoch, b.feed.seq), (feed.epoch, feed.seq));
+        if got < have {
+            return Applied::Stale;
+        }
+        if feed.epoch == b.feed.epoch {
+            feed.arbiter_notes.clone_from(&b.feed.arbiter_notes);
+        }
+        // The reading's wall-clock time is where it was taken, not compared.
+        feed.clocks.at_unix_ms = b.feed.clocks.at_unix_ms;
+        if got == have && feed == b.feed {
+            return Applied::Stale;
+        }
+        b.feed = feed;
+        self.rendered(&id, true);
+        Applied::Reset
+    }
+
+    /// Records a spoken line.
+    pub fn spoken(&mut self, board: &str, t: Ms, text: &str) {
+        self.board_mut(board).feed.spoken(t, text);
+    }
+
+    /// Sets a board's tags.
+    pub fn set_tags(&mut self, board: &str, tags: Tags) {
+        self.board_mut(board).feed.set_tags(tags);
+        self.render(board);
+    }
+
+    /// Records an arbiter's ruling the core does not see; `None` when there
+    /// is no such board.
+    pub fn note(&mut self, board: &str, text: &str) -> Option<ArbiterNote> {
+        let b = self.boards.get_mut(board)?;
+        let note = ArbiterNote { t: b.feed.last_t, text: text.to_string() };
+        b.feed.arbiter_notes.push(note.clone());
+        Some(note)
+    }
+
+    /// Stamps the wall-clock time of a board's clock reading.
+    pub fn stamp(&mut self, board: &str, unix_ms: u64) {
+        if let Some(b) = self.boards.get_mut(board) {
+            b.feed.clocks.at_unix_ms = Some(unix_ms);
+        }
+    }
+
+    pub fn feed(&self, board: &str) -> Option<&BoardFeed> {
+        self.boards.get(board).map(|b| &b.feed)
+    }
+
+    pub fn feeds(&self) -> impl Iterator<Item = &BoardFeed> {
+        self.boards.values().map(|b| &b.feed)
+    }
+
+    /// Every game of the hall, board by board.
+    pub fn games_pgn(&self) -> String {
+        let mut out = String::with_capacity(self.boards.values().map(|b| b.pgn.len()).sum());
+        for b in self.boards.values() {
+            out.push_str(&b.pgn);
+        }
+        out
+    }
+
+    pub fn game_pgn(&self, board: &str) -> Option<String> {
+        self.boards.get(board).map(|b| b.pgn.clone())
+    }
+
+    /// The board's place in a team match, if it has one.
+    pub fn board_teams(&self, board: &str) -> Option<BoardTeams> {
+        let result = |id: &str| self.feed(id).and_then(|f| f.result.clone());
+        self.matches.iter().find_map(|m| m.board_teams(board, result))
+    }
+
+    /// The score of every match.
+    pub fn scores(&self) -> Vec<MatchScore> {
+        let result = |id: &str| self.feed(id).and_then(|f| f.result.clone());
+        self.matches.iter().map(|m| m.score(result)).collect()
+    }
+
+    /// Re-renders a board whose PGN changed; when its result changed, the
+    /// match score in the tags of the match's other games changed too.
+    fn rendered(&mut self, board: &str, score_changed: bool) {
+        let others = match self.matches.iter().find(|m| m.boards().iter().any(|b| b == board)) {
+            Some(m) if score_changed => m.boards().to_vec(),
+            _ => Vec::new(),
+        };
+        self.render(board);
+        for id in others.iter().filter(|id| id.as_str() != board) {
+            self.render(id);
+        }
+    }
+
+    fn render(&mut self, board: &str) {
+        let teams = self.board_teams(board);
+        if let Some(b) = self.boards.get_mut(board) {
+            b.pgn = b.feed.pgn(teams.as_ref());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

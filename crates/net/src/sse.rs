@@ -1,0 +1,198 @@
+//! Live updates: the hall shared between the tasks that change it and the
+//! clients that watch it, and `/events`, its server-sent events.
+
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::extract::State;
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use futures_util::{Stream, StreamExt, stream};
+use serde_json::json;
+use tactus_core::Event;
+use tactus_trace::Ms;
+use tokio::sync::{broadcast, watch};
+
+use crate::feed::{Applied, ArbiterNote, BoardFeed, Change, Hall, Tags};
+use crate::http::AppState;
+
+/// How many updates a slow `/events` client may fall behind before it is
+/// told to fetch the hall again.
+const BACKLOG: usize = 4096;
+
+/// One server-sent event: its name (`board`, `spoken`, `arbiter`, `reset`)
+/// and its JSON data, serialised once for every client.
+#[derive(Debug, Clone)]
+pub struct Update {
+    pub name: &'static str,
+    pub data: Arc<str>,
+}
+
+/// The hall behind a lock, with a broadcast of every change in the order it
+/// was applied. Cheap to clone.
+#[derive(Clone)]
+pub struct SharedHall {
+    hall: Arc<Mutex<Hall>>,
+    tx: broadcast::Sender<Update>,
+}
+
+fn unix_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+impl SharedHall {
+    pub fn new(hall: Hall) -> SharedHall {
+        SharedHall { hall: Arc::new(Mutex::new(hall)), tx: broadcast::channel(BACKLOG).0 }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Hall> {
+        // A panic elsewhere while holding the lock leaves a usable hall: every
+        // change is applied whole before the guard drops.
+        self.hall.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Reads the hall (keep it short: the lock is held).
+    pub fn read<R>(&self, f: impl FnOnce(&Hall) -> R) -> R {
+        f(&self.lock())
+    }
+
+    /// Every update from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Update> {
+        self.tx.subscribe()
+    }
+
+    /// Applies one core event of a board and tells the subscribers.
+    pub fn apply(&self, board: &str, ev: &Event) {
+        self.change(board, &Change::Event(ev.clone()));
+    }
+
+    /// Records a line the daemon spoke.
+    pub fn spoken(&self, board: &str, t: Ms, text: &str) {
+        self.change(board, &Change::Spoken(crate::Spoken { t, text: text.to_string() }));
+    }
+
+    /// Sets a board's tags.
+    pub fn set_tags(&self, board: &str, tags: Tags) {
+        self.change(board, &Change::Tags(tags));
+    }
+
+    /// Applies a change of any kind.
+    pub fn change(&self, board: &str, change: &Change) {
+        let mut hall = self.lock();
+        hall.change(board, change);
+        self.stamp(&mut hall, board, change);
+        self.send(&hall, board, change, Applied::InOrder);
+    }
+
+    /// A change numbered by its board (from MQTT); see [`Hall::change_numbered`].
+    pub fn change_numbered(&self, board: &str, epoch: u64, seq: u64, change: &Change) -> Applied {
+        let mut hall = self.lock();
+        let applied = hall.change_numbered(board, epoch, seq, change);
+        if applied != Applied::Stale {
+            self.stamp(&mut hall, board, change);
+            self.send(&hall, board, change, applied);
+        }
+        applied
+    }
+
+    /// A snapshot of a board (MQTT retained state); see [`Hall::replace`].
+    pub fn replace(&self, feed: BoardFeed) -> Applied {
+        let board = feed.id.clone();
+        let mut hall = self.lock();
+        let applied = hall.replace(feed);
+        if applied == Applied::Reset {
+            hall.stamp(&board, unix_ms());
+            self.reset(Some(&board));
+        }
+        applied
+    }
+
+    /// Records an arbiter's ruling the core does not see (a rejected claim);
+    /// `None` when there is no such board.
+    pub fn note(&self, board: &str, text: &str) -> Option<ArbiterNote> {
+        let mut hall = self.lock();
+        let note = hall.note(board, text)?;
+        if self.tx.receiver_count() > 0 {
+            let data = json!({"board": board, "t": note.t, "text": note.text});
+            let _ = self.tx.send(Update { name: "arbiter", data: data.to_string().into() });
+        }
+        Some(note)
+    }
+
+    fn stamp(&self, hall: &mut Hall, board: &str, change: &Change) {
+        if matches!(change, Change::Event(_)) && change.changes_feed() {
+            hall.stamp(board, unix_ms());
+        }
+    }
+
+    fn reset(&self, board: Option<&str>) {
+        if self.tx.receiver_count() > 0 {
+            let _ = self.tx.send(Update { name: "reset", data: json!({ "board": board }).to_string().into() });
+        }
+    }
+
+    /// Sends under the hall's lock, so subscribers see changes in the order
+    /// they were applied.
+    fn send(&self, hall: &Hall, board: &str, change: &Change, applied: Applied) {
+        if self.tx.receiver_count() == 0 {
+            return;
+        }
+        if applied == Applied::Reset {
+            self.reset(Some(board));
+        }
+        let seq = hall.feed(board).map_or(0, |f| f.seq);
+        let (name, data) = match change {
+            Change::Event(ev) => ("board", json!({"board": board, "seq": seq, "event": ev})),
+            Change::Spoken(s) => ("spoken", json!({"board": board, "seq": seq, "t": s.t, "text": s.text})),
+            Change::Tags(_) => return self.reset(Some(board)),
+        };
+        let _ = self.tx.send(Update { name, data: data.to_string().into() });
+    }
+}
+
+/// Stops the server and ends the `/events` streams, so a graceful shutdown
+/// does not wait on clients that never hang up. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Shutdown(Arc<watch::Sender<bool>>);
+
+impl Default for Shutdown {
+    fn default() -> Shutdown {
+        Shutdown(Arc::new(watch::channel(false).0))
+    }
+}
+
+impl Shutdown {
+    pub fn new() -> Shutdown {
+        Shutdown::default()
+    }
+
+    pub fn trigger(&self) {
+        self.0.send_replace(true);
+    }
+
+    /// Resolves once [`Shutdown::trigger`] has been called.
+    pub async fn wait(&self) {
+        let mut rx = self.0.subscribe();
+        let _ = rx.wait_for(|stop| *stop).await;
+    }
+}
+
+/// `GET /events`: every update as a server-sent event, in order. A client
+/// that falls too far behind gets `reset` with `"board": null` (fetch the
+/// hall again) and goes on from there.
+pub(crate) async fn events(State(state): State<AppState>) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
+    let rx = state.hall.subscribe();
+    let updates = stream::unfold(rx, |mut rx| async move {
+        let update = match rx.recv().await {
+            Ok(update) => update,
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                Update { name: "reset", data: json!({ "board": null }).to_string().into() }
+            }
+            Err(broadcast::error::RecvError::Closed) => return None,
+        };
+        Some((Ok(SseEvent::default().event(update.name).data(&*update.data)), rx))
+    });
+    let shutdown = state.shutdown.clone();
+    let stream = updates.take_until(Box::pin(async move { shutdown.wait().await }));
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}

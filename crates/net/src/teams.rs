@@ -1,0 +1,242 @@
+//! Team matches: boards grouped into two teams (four boards a side in a
+//! school match), board points (1, ½, 0) and the match score.
+
+use serde::{Deserialize, Serialize};
+
+/// A match between two teams, as configured for a hall.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TeamMatch {
+    pub name: String,
+    pub home: Team,
+    pub away: Team,
+    /// Which team has White on boards 1, 3, … (the other has White on 2, 4, …).
+    pub white_on_odd_boards_for: HomeAway,
+}
+
+/// A team and the boards of the match, board 1 first. Both teams of a match
+/// play on the same boards: one of the two lists may be left empty.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Team {
+    pub name: String,
+    #[serde(default)]
+    pub boards: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HomeAway {
+    Home,
+    Away,
+}
+
+/// A board's place in its match, for the PGN tags and the page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BoardTeams {
+    #[serde(rename = "match")]
+    pub match_name: String,
+    /// 1 = top board.
+    pub board: u32,
+    pub white_team: String,
+    pub black_team: String,
+    /// The match score so far, as the `MatchScore` tag gives it: `Home 2.5 - 1.5 Away`.
+    pub score_text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TeamScore {
+    pub name: String,
+    /// Board points: 1 a win, 0.5 a draw.
+    pub points: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BoardScore {
+    pub board: u32,
+    pub id: String,
+    pub white_team: String,
+    pub black_team: String,
+    pub result: Option<String>,
+    /// `None` while the game is in progress.
+    pub home_points: Option<f64>,
+    pub away_points: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MatchScore {
+    pub name: String,
+    pub home: TeamScore,
+    pub away: TeamScore,
+    pub boards: Vec<BoardScore>,
+    /// Every game of the match has a result.
+    pub finished: bool,
+}
+
+/// Half points for (White, Black); `None` for a game without a result.
+fn half_points(result: &str) -> Option<(u32, u32)> {
+    match result {
+        "1-0" => Some((2, 0)),
+        "0-1" => Some((0, 2)),
+        "1/2-1/2" => Some((1, 1)),
+        _ => None,
+    }
+}
+
+fn points_text(half: u32) -> String {
+    if half.is_multiple_of(2) { (half / 2).to_string() } else { format!("{}.5", half / 2) }
+}
+
+impl TeamMatch {
+    /// The match's boards, board 1 first.
+    pub fn boards(&self) -> &[String] {
+        if self.home.boards.is_empty() { &self.away.boards } else { &self.home.boards }
+    }
+
+    /// Whether the configuration makes sense: some boards, each once, and
+    /// the same boards for both teams when both list them.
+    pub fn check(&self) -> Result<(), String> {
+        let boards = self.boards();
+        if boards.is_empty() {
+            return Err(format!("team match {:?}: no boards (list them under home.boards)", self.name));
+        }
+        if !self.home.boards.is_empty() && !self.away.boards.is_empty() && self.home.boards != self.away.boards {
+            return Err(format!("team match {:?}: home and away list different boards", self.name));
+        }
+        for (i, b) in boards.iter().enumerate() {
+            if boards[..i].contains(b) {
+                return Err(format!("team match {:?}: board {b:?} is listed twice", self.name));
+            }
+        }
+        Ok(())
+    }
+
+    fn home_white(&self, number: u32) -> bool {
+        (number % 2 == 1) == (self.white_on_odd_boards_for == HomeAway::Home)
+    }
+
+    /// Half points (home, away) so far, from each board's result.
+    fn half_totals(&self, result: &impl Fn(&str) -> Option<String>) -> (u32, u32) {
+        let mut totals = (0, 0);
+        for (number, id) in (1..).zip(self.boards()) {
+            if let Some((w, b)) = result(id).as_deref().and_then(half_points) {
+                let (h, a) = if self.home_white(number) { (w, b) } else { (b, w) };
+                totals.0 += h;
+                totals.1 += a;
+            }
+        }
+        totals
+    }
+
+    fn teams_on(&self, number: u32) -> (String, String) {
+        if self.home_white(number) {
+            (self.home.name.clone(), self.away.name.clone())
+        } else {
+            (self.away.name.clone(), self.home.name.clone())
+        }
+    }
+
+    /// The board's place in this match; `result` gives each board's result.
+    pub fn board_teams(&self, board: &str, result: impl Fn(&str) -> Option<String>) -> Option<BoardTeams> {
+        let number = u32::try_from(self.boards().iter().position(|b| b == board)? + 1).ok()?;
+        let (white_team, black_team) = self.teams_on(number);
+        let (home, away) = self.half_totals(&result);
+        let score_text = format!("{} {} - {} {}", self.home.name, points_text(home), points_text(away), self.away.name);
+        Some(BoardTeams { match_name: self.name.clone(), board: number, white_team, black_team, score_text })
+    }
+
+    /// Board points and the match score; `result` gives each board's result.
+    pub fn score(&self, result: impl Fn(&str) -> Option<String>) -> MatchScore {
+        let mut boards = Vec::with_capacity(self.boards().len());
+        for (number, id) in (1..).zip(self.boards()) {
+            let (white_team, black_team) = self.teams_on(number);
+            let game = result(id).filter(|r| half_points(r).is_some());
+            let (home_points, away_points) = match game.as_deref().and_then(half_points) {
+                Some((w, b)) if self.home_white(number) => (Some(f64::from(w) / 2.0), Some(f64::from(b) / 2.0)),
+                Some((w, b)) => (Some(f64::from(b) / 2.0), Some(f64::from(w) / 2.0)),
+                None => (None, None),
+            };
+            boards.push(BoardScore {
+                board: number,
+                id: id.clone(),
+                white_team,
+                black_team,
+                result: game,
+                home_points,
+                away_points,
+            });
+        }
+        let (home, away) = self.half_totals(&result);
+        MatchScore {
+            name: self.name.clone(),
+            home: TeamScore { name: self.home.name.clone(), points: f64::from(home) / 2.0 },
+            away: TeamScore { name: self.away.name.clone(), points: f64::from(away) / 2.0 },
+            finished: boards.iter().all(|b| b.result.is_some()),
+            boards,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn school() -> TeamMatch {
+        let boards = ["b1", "b2", "b3", "b4"].map(String::from).to_vec();
+        TeamMatch {
+            name: "Schools cup".into(),
+            home: Team { name: "Oakfield".into(), boards },
+            away: Team { name: "Riverside".into(), boards: Vec::new() },
+            white_on_odd_boards_for: HomeAway::Home,
+        }
+    }
+
+    #[test]
+    fn colours_alternate_from_board_one() {
+        let m = school();
+        let b1 = m.board_teams("b1", |_| None).unwrap();
+        let b2 = m.board_teams("b2", |_| None).unwrap();
+        assert_eq!((b1.board, b1.white_team.as_str(), b1.black_team.as_str()), (1, "Oakfield", "Riverside"));
+        assert_eq!((b2.board, b2.white_team.as_str(), b2.black_team.as_str()), (2, "Riverside", "Oakfield"));
+        assert_eq!(m.board_teams("b9", |_| None), None);
+        let away_first = TeamMatch { white_on_odd_boards_for: HomeAway::Away, ..m };
+        assert_eq!(away_first.board_teams("b1", |_| None).unwrap().white_team, "Riverside");
+    }
+
+    #[test]
+    fn board_points_and_match_score() {
+        let m = school();
+        // b1 home White wins; b2 away White wins; b3 draw; b4 still playing.
+        let results = |id: &str| match id {
+            "b1" => Some("1-0".to_string()),
+            "b2" => Some("1-0".to_string()),
+            "b3" => Some("1/2-1/2".to_string()),
+            _ => None,
+        };
+        let s = m.score(results);
+        assert_eq!((s.home.points, s.away.points), (1.5, 1.5));
+        assert!(!s.finished);
+        let points: Vec<_> = s.boards.iter().map(|b| (b.home_points, b.away_points)).collect();
+        assert_eq!(points, [(Some(1.0), Some(0.0)), (Some(0.0), Some(1.0)), (Some(0.5), Some(0.5)), (None, None)]);
+        assert_eq!(m.board_teams("b4", results).unwrap().score_text, "Oakfield 1.5 - 1.5 Riverside");
+
+        let done = m.score(|id| Some(if id == "b4" { "0-1" } else { "1-0" }.to_string()));
+        // b4: away has White, so 0-1 is a home win.
+        assert_eq!((done.home.points, done.away.points), (3.0, 1.0));
+        assert!(done.finished);
+    }
+
+    #[test]
+    fn config_is_checked_and_read_from_json() {
+        assert_eq!(school().check(), Ok(()));
+        let mut twice = school();
+        twice.home.boards[1] = "b1".into();
+        assert!(twice.check().unwrap_err().contains("twice"));
+        let mut differ = school();
+        differ.away.boards = vec!["x".into()];
+        assert!(differ.check().is_err());
+        let json = r#"{"name": "M", "home": {"name": "A", "boards": ["1", "2"]}, "away": {"name": "B"},
+                       "white_on_odd_boards_for": "away"}"#;
+        let m: TeamMatch = serde_json::from_str(json).unwrap();
+        assert_eq!(m.boards(), ["1", "2"]);
+        assert_eq!(m.white_on_odd_boards_for, HomeAway::Away);
+    }
+}
