@@ -8,6 +8,7 @@ mod demo;
 mod doctor;
 mod journal;
 mod notify;
+mod relay;
 mod replay_cmd;
 mod say;
 mod voice;
@@ -26,11 +27,13 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the daemon: scan the board, keep the game, speak, journal every edge.
-    Run(daemon::Args),
+    Run(Box<daemon::Args>),
     /// Check GPIO, I²C, the sound card, espeak-ng, the clock and permissions, and say how to fix each.
     Doctor(doctor::Args),
     /// Map the matrix's wires to squares, one piece at a time, into the config.
     Calibrate(calibrate::Args),
+    /// Follow a hall's boards on its MQTT broker and serve them together, with the arbiter's view.
+    Relay(relay::Args),
     /// Replay a sensor trace: the game record (PGN) and the arbiter's events.
     Replay(replay_cmd::Args),
     /// Speak a phrase, a move or an event, for trying languages, styles and voices.
@@ -44,8 +47,9 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run(args) => daemon::run(args),
+        Command::Run(args) => daemon::run(*args),
         Command::Replay(args) => replay_cmd::run(args),
+        Command::Relay(args) => relay::run(args),
         Command::Doctor(args) => doctor::run(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Demo(args) => demo::run(args),

@@ -8,9 +8,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+mod broadcast;
 mod clockdev;
 mod sources;
 mod speech;
+
+pub use broadcast::web_dir;
 
 use anyhow::Context;
 use shakmaty::{Color, Position};
@@ -54,6 +57,21 @@ pub struct Args {
     /// The clock's serial device (default /dev/tactus-clock).
     #[arg(long)]
     pub clock_path: Option<PathBuf>,
+    /// Serve the live page, /games.pgn and /events (default address 127.0.0.1:8080).
+    #[arg(long, num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
+    pub http: Option<String>,
+    /// The token the arbiter's actions on the page need.
+    #[arg(long)]
+    pub token: Option<String>,
+    /// Publish to the hall's MQTT broker, host:port.
+    #[arg(long)]
+    pub mqtt: Option<String>,
+    /// The hall's name on the broker.
+    #[arg(long)]
+    pub hall: Option<String>,
+    /// This board's name in the hall.
+    #[arg(long)]
+    pub board_id: Option<String>,
 }
 
 impl Args {
@@ -88,6 +106,21 @@ impl Args {
         }
         if let Some(p) = &self.clock_path {
             cfg.clock.path = p.clone();
+        }
+        if let Some(h) = &self.http {
+            cfg.http.listen = Some(h.clone());
+        }
+        if let Some(t) = &self.token {
+            cfg.http.token = Some(t.clone());
+        }
+        if let Some(m) = &self.mqtt {
+            cfg.mqtt.broker = Some(m.clone());
+        }
+        if let Some(h) = &self.hall {
+            cfg.mqtt.hall = h.clone();
+        }
+        if let Some(b) = &self.board_id {
+            cfg.mqtt.board_id = b.clone();
         }
         cfg.validate()?;
         Ok(cfg)
@@ -219,12 +252,12 @@ impl Game {
         let policy = policy_of(cfg);
         if let Some(r) = Journal::recover(&cfg.state.dir)? {
             let mut session = Session::new(&r.header, policy)?;
-            session.drain().for_each(drop);
+            let mut past: Vec<Event> = session.drain().collect();
             for entry in &r.entries {
                 session.handle(*entry);
+                past.extend(session.drain());
             }
-            // What was said before the power went is not said again.
-            session.drain().for_each(drop);
+            out.restore(&past);
             if !session.finished() {
                 if r.cut > 0 {
                     eprintln!("tactus: {}: cut a torn last line ({} bytes)", r.journal.path().display(), r.cut);
@@ -273,11 +306,23 @@ fn unix_seconds() -> u64 {
 struct Outputs {
     events: Option<Box<dyn Write + Send>>,
     voice: Option<speech::Voice>,
+    broadcast: Option<broadcast::Broadcast>,
 }
 
 impl Outputs {
+    /// A recovered game's past: the page and the hall get it again; what
+    /// was said and written before the power went is not repeated.
+    fn restore(&mut self, events: &[Event]) {
+        if let Some(b) = &self.broadcast {
+            events.iter().for_each(|e| b.event(e));
+        }
+    }
+
     fn publish(&mut self, events: &[Event]) {
         for event in events {
+            if let Some(b) = &self.broadcast {
+                b.event(event);
+            }
             if let Some(out) = &mut self.events {
                 let mut line = serde_json::to_vec(event).expect("events serialise");
                 line.push(b'\n');
@@ -316,8 +361,11 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         }
         Some(p) => Some(Box::new(std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?)),
     };
-    let mut out = Outputs { events: events_out, voice: speech::start(&cfg, events_to_stdout)? };
     let header = header_of(&cfg)?;
+    let (control_tx, mut control_rx) = mpsc::channel::<tactus_net::Control>(64);
+    let broadcast = broadcast::Broadcast::start(&cfg, &header, control_tx).await?;
+    let said = broadcast.as_ref().map(|b| b.said());
+    let mut out = Outputs { events: events_out, voice: speech::start(&cfg, events_to_stdout, said)?, broadcast };
     let (mut game, recovered) = Game::open(&cfg, &header, &mut out)?;
     let sim = cfg.board.kind == "sim";
     let speed = if sim && cfg.board.sim_trace.is_some() { cfg.board.sim_speed } else { 1.0 };
@@ -339,6 +387,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut next_ping = Instant::now();
     let mut next_status = Instant::now();
+    let mut stopped = false;
     loop {
         if game.session.finished() {
             break;
@@ -380,20 +429,40 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
                     next_ping = Instant::now() + interval;
                 }
             }
-            _ = tokio::signal::ctrl_c() => break,
-            _ = sigterm.recv() => break,
+            Some(control) = control_rx.recv() => {
+                if out.broadcast.as_ref().is_some_and(|b| b.board() == control.board) {
+                    let entry = stamp(Incoming::At(Instant::now(), Record::Input(control.input)), &clock, last_t);
+                    last_t = entry.t;
+                    game.feed(entry, &mut out)?;
+                    clockdev::show(&clock_link, &game.session, last_t);
+                }
+            }
+            _ = tokio::signal::ctrl_c() => { stopped = true; break }
+            _ = sigterm.recv() => { stopped = true; break }
         }
     }
     board_stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    // With a page being served, a game that ended stays on it.
+    let serving = cfg.http.listen.is_some() && game.session.finished() && !stopped;
     game.journal.sync()?;
     if game.session.finished() {
         game.journal.finish()?;
     }
     notify::stopping();
-    // Let the voice finish what it has to say.
+    // Let the voice finish what it has to say, and the broker what it has to send.
     if let Some(voice) = out.voice.take() {
         drop(voice.tx);
         let _ = voice.thread.join();
+    }
+    if let Some(b) = out.broadcast.take() {
+        if serving {
+            eprintln!("tactus: the game is over; still serving it — Ctrl-C stops");
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = sigterm.recv() => {}
+            }
+        }
+        b.stop().await;
     }
     Ok(ExitCode::SUCCESS)
 }

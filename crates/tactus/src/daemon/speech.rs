@@ -7,11 +7,15 @@ use tactus_core::Event;
 use tactus_speech::{Announcer, Choice, SpeechPolicy, SpeechQueue, Touches, VoiceSettings, Words};
 
 use crate::config::Config;
+
+/// Hears what was said: game time and text.
+pub type Said = std::sync::Arc<dyn Fn(tactus_trace::Ms, &str) + Send + Sync>;
 use crate::voice::{VoiceSink, speaker};
 
 /// Starts the voice. A queue in front drops stale readouts, never a move or
 /// a ruling.
-pub fn start(cfg: &Config, to_stderr: bool) -> anyhow::Result<Option<Voice>> {
+/// `said` hears every utterance once it has been said (the page shows them).
+pub fn start(cfg: &Config, to_stderr: bool, said: Option<Said>) -> anyhow::Result<Option<Voice>> {
     let sink: VoiceSink = cfg.voice.sink.parse().map_err(|e: String| anyhow::anyhow!(e))?;
     if sink == VoiceSink::None {
         return Ok(None);
@@ -64,6 +68,9 @@ pub fn start(cfg: &Config, to_stderr: bool) -> anyhow::Result<Option<Voice>> {
                 }
                 if let Err(e) = speaker.speak(&u) {
                     eprintln!("tactus: voice: {e}");
+                }
+                if let Some(said) = &said {
+                    said(u.t, &u.text);
                 }
             }
         }

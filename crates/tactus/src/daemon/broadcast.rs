@@ -1,0 +1,108 @@
+//! What leaves the board (crate `tactus-net`): the live page, `/games.pgn`
+//! and `/events` over HTTP, and the hall's MQTT broker. Arbiter actions come
+//! back as inputs, journaled like any other.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use tactus_core::Event;
+use tactus_net::{AppState, BoardPublisher, Broker, Control, Hall, SharedHall, Shutdown, Tags};
+use tactus_trace::Header;
+use tokio::sync::mpsc;
+
+use super::speech::Said;
+use crate::config::Config;
+
+pub struct Broadcast {
+    board: String,
+    hall: SharedHall,
+    publisher: Option<Arc<BoardPublisher>>,
+    shutdown: Shutdown,
+}
+
+/// Where the built page is: the config, a checkout's `web/dist`, or the
+/// installed copy.
+pub fn web_dir(configured: Option<&PathBuf>) -> PathBuf {
+    configured.cloned().unwrap_or_else(|| {
+        ["web/dist", "/usr/share/tactus/web"]
+            .iter()
+            .map(PathBuf::from)
+            .find(|p| p.exists())
+            .unwrap_or("web/dist".into())
+    })
+}
+
+impl Broadcast {
+    /// Starts what the config asks for; `None` when it asks for nothing.
+    pub async fn start(cfg: &Config, header: &Header, controls: mpsc::Sender<Control>) -> anyhow::Result<Option<Self>> {
+        if cfg.http.listen.is_none() && cfg.mqtt.broker.is_none() {
+            return Ok(None);
+        }
+        let board = if cfg.mqtt.board_id.is_empty() { "board".to_string() } else { cfg.mqtt.board_id.clone() };
+        let hall_name = if cfg.mqtt.hall.is_empty() { "tactus".to_string() } else { cfg.mqtt.hall.clone() };
+        let hall = SharedHall::new(Hall::new(&hall_name));
+        hall.set_tags(&board, Tags::from(header));
+        let shutdown = Shutdown::new();
+        if let Some(addr) = &cfg.http.listen {
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("http.listen {addr}: cannot listen"))?;
+            let mut state = AppState::new(hall.clone(), controls.clone())
+                .with_web_dir(web_dir(cfg.http.assets.as_ref()))
+                .with_shutdown(shutdown.clone());
+            if let Some(token) = &cfg.http.token {
+                state = state.with_token(token.clone());
+            }
+            tokio::spawn(async move {
+                if let Err(e) = tactus_net::serve(listener, state).await {
+                    eprintln!("tactus: http: {e}");
+                }
+            });
+        }
+        let publisher = match &cfg.mqtt.broker {
+            None => None,
+            Some(broker) => {
+                let broker: Broker = broker.parse().map_err(|e| anyhow::anyhow!("mqtt.broker {broker:?}: {e}"))?;
+                let p = BoardPublisher::start(&broker, &hall_name, &board, Some(controls))
+                    .map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
+                p.set_tags(Tags::from(header));
+                Some(Arc::new(p))
+            }
+        };
+        Ok(Some(Broadcast { board, hall, publisher, shutdown }))
+    }
+
+    pub fn board(&self) -> &str {
+        &self.board
+    }
+
+    pub fn event(&self, event: &Event) {
+        self.hall.apply(&self.board, event);
+        if let Some(p) = &self.publisher {
+            p.event(event);
+        }
+    }
+
+    /// Reports what the voice said; callable from the voice's thread.
+    pub fn said(&self) -> Said {
+        let (hall, board, publisher) = (self.hall.clone(), self.board.clone(), self.publisher.clone());
+        Arc::new(move |t, text| {
+            hall.spoken(&board, t, text);
+            if let Some(p) = &publisher {
+                p.spoken(t, text);
+            }
+        })
+    }
+
+    /// Flushes the broker and closes the page's streams.
+    pub async fn stop(self) {
+        if let Some(p) = self.publisher
+            && let Ok(p) = Arc::try_unwrap(p)
+        {
+            p.shutdown(Duration::from_secs(2)).await;
+        }
+        self.shutdown.trigger();
+    }
+}
