@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// A match between two teams, as configured for a hall.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TeamMatch {
     pub name: String,
     pub home: Team,
@@ -16,6 +17,7 @@ pub struct TeamMatch {
 /// A team and the boards of the match, board 1 first. Both teams of a match
 /// play on the same boards: one of the two lists may be left empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Team {
     pub name: String,
     #[serde(default)]

@@ -2,7 +2,7 @@
 //! them together: the hall's `/games.pgn`, a page with every board, and the
 //! arbiter's view that raises each irregularity and flag fall as it happens.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -40,16 +40,28 @@ struct Teams {
     matches: Vec<TeamMatch>,
 }
 
+/// The team matches of a file; a board may play in one match only.
+fn teams(path: &Path, text: &str) -> anyhow::Result<Vec<TeamMatch>> {
+    let teams: Teams = toml::from_str(text).map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.message()))?;
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for m in &teams.matches {
+        m.check().map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        for b in m.home.boards.iter().chain(&m.away.boards) {
+            if let Some((_, other)) = seen.iter().find(|(id, other)| id == b && *other != m.name) {
+                anyhow::bail!("{}: board {b:?} is in two matches: {other:?} and {:?}", path.display(), m.name);
+            }
+            seen.push((b, &m.name));
+        }
+    }
+    Ok(teams.matches)
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let broker: Broker = args.broker.parse().map_err(|e| anyhow::anyhow!("--broker {:?}: {e}", args.broker))?;
     let mut hall = Hall::new(&args.hall);
     if let Some(path) = &args.teams {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let teams: Teams = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        for m in &teams.matches {
-            m.check().map_err(|e| anyhow::anyhow!("{}: match {:?}: {e}", path.display(), m.name))?;
-        }
-        hall = hall.with_matches(teams.matches);
+        hall = hall.with_matches(teams(path, &text)?);
     }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
@@ -76,4 +88,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         relay.stop();
         Ok(ExitCode::SUCCESS)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MATCH: &str = "[[match]]\nname = \"A-B\"\nwhite_on_odd_boards_for = \"home\"\n[match.home]\nname = \"A\"\nboards = [\"b1\", \"b2\"]\n[match.away]\nname = \"B\"\n";
+
+    #[test]
+    fn team_files_are_checked() {
+        let p = Path::new("teams.toml");
+        assert_eq!(teams(p, MATCH).unwrap().len(), 1);
+        let e = teams(p, &MATCH.replace("boards = ", "bords = ")).unwrap_err().to_string();
+        assert!(e.contains("teams.toml") && e.contains("bords"), "{e}");
+        let twice = format!("{MATCH}{}", MATCH.replace("A-B", "C-D"));
+        let e = teams(p, &twice).unwrap_err().to_string();
+        assert!(e.contains("two matches"), "{e}");
+        let e = teams(p, &MATCH.replace("[\"b1\", \"b2\"]", "[\"b1\", \"b1\"]")).unwrap_err().to_string();
+        assert!(e.contains("twice"), "{e}");
+    }
 }

@@ -1,0 +1,102 @@
+//! The daemon's footprint: resident memory while the sim board plays a real
+//! game through the whole pipeline (journal, core, HTTP feed), and CPU use
+//! while idle. `cargo bench -p tactus --bench daemon`.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn status_kb(pid: u32, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// utime + stime, in clock ticks.
+fn cpu_ticks(pid: u32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &text[text.rfind(')')? + 2..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+}
+
+fn main() {
+    let bin = env!("CARGO_BIN_EXE_tactus");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let state = std::env::temp_dir().join(format!("tactus-bench-daemon-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&state);
+
+    // 1. A whole blitz game at 10× speed, with the HTTP feed on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = Command::new(bin)
+        .args(["run", "--board", "sim", "--sim-speed", "10", "--voice", "none", "--sim-trace"])
+        .arg(root.join("assets/demo.trace.jsonl"))
+        .arg("--state-dir")
+        .arg(state.join("play"))
+        .arg("--http")
+        .arg(format!("127.0.0.1:{port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let started = Instant::now();
+    let mut peak = 0;
+    while started.elapsed() < Duration::from_secs(50) {
+        if let Some(kb) = status_kb(pid, "VmHWM:") {
+            peak = peak.max(kb);
+        }
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        // The game is over when the feed says so; then the daemon serves on.
+        if started.elapsed() > Duration::from_secs(2) {
+            let feed = std::net::TcpStream::connect(("127.0.0.1", port)).ok().and_then(|mut s| {
+                use std::io::Read;
+                write!(s, "GET /games.pgn HTTP/1.0\r\n\r\n").ok()?;
+                let mut t = String::new();
+                s.read_to_string(&mut t).ok()?;
+                Some(t)
+            });
+            if feed.is_some_and(|t| t.contains("[Result \"1-0\"]")) {
+                peak = peak.max(status_kb(pid, "VmHWM:").unwrap_or(0));
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    println!(
+        "tactus run, sim board, a 87-ply blitz game at 10x with journal and HTTP feed: peak resident memory {:.1} MB ({} kB)",
+        peak as f64 / 1024.0,
+        peak
+    );
+
+    // 2. Idle: the typed sim board waiting for input, for ten seconds.
+    let mut child = Command::new(bin)
+        .args(["run", "--board", "sim", "--voice", "none", "--state-dir"])
+        .arg(state.join("idle"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    std::thread::sleep(Duration::from_secs(1));
+    let (t0, c0) = (Instant::now(), cpu_ticks(pid).unwrap());
+    std::thread::sleep(Duration::from_secs(10));
+    let (secs, c1) = (t0.elapsed().as_secs_f64(), cpu_ticks(pid).unwrap());
+    let rss = status_kb(pid, "VmRSS:").unwrap_or(0);
+    drop(child.stdin.take());
+    let _ = child.wait();
+    // Clock ticks are 1/100 s on Linux.
+    println!(
+        "tactus run idle (sim board, no input): CPU {:.2} % of one core over {secs:.0} s, resident {:.1} MB",
+        (c1 - c0) as f64 / secs,
+        rss as f64 / 1024.0
+    );
+    println!("(the matrix scan loop alone: cargo run --release -p tactus-board --example idle_cpu)");
+    let _ = std::fs::remove_dir_all(&state);
+}
