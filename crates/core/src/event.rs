@@ -375,6 +375,19 @@ pub enum EventKind {
     },
     /// The board matches the game again.
     BoardOk,
+    /// A sensor reads against the game while the rest of the board shows
+    /// what happened: it is taken to be stuck (`reading`: what it reads) and
+    /// the game goes on as if it showed the game's position, until it changes.
+    SensorFault {
+        #[serde(with = "serde_chess::square")]
+        sq: Square,
+        reading: bool,
+    },
+    /// A sensor taken to be stuck has changed: it is believed again.
+    SensorOk {
+        #[serde(with = "serde_chess::square")]
+        sq: Square,
+    },
     /// The clocks were stopped (6.11), or resumed.
     Paused,
     Resumed,

@@ -24,11 +24,14 @@ pub struct Policy {
     pub settle_ms: Ms,
     /// A board that differs from the game this long is reported, with the fix.
     pub mismatch_ms: Ms,
+    /// A square that reads against the game, unchanged since this long
+    /// before a move began while the rest shows the move, has a stuck sensor.
+    pub stuck_ms: Ms,
     pub supervision: Supervision,
 }
 
 impl Default for Policy {
     fn default() -> Self {
-        Policy { debounce_ms: 10, settle_ms: 100, mismatch_ms: 4000, supervision: Supervision::Arbiter }
+        Policy { debounce_ms: 10, settle_ms: 100, mismatch_ms: 4000, stuck_ms: 3000, supervision: Supervision::Arbiter }
     }
 }

@@ -65,6 +65,21 @@ impl Observed {
         self.lifted
     }
 
+    /// Every lift seen, debounced or raw.
+    pub fn evidence(&self) -> Bitboard {
+        self.lifted | self.raw_off
+    }
+
+    /// The square of `among` lifted first.
+    pub fn first_of(&self, among: Bitboard) -> Option<Square> {
+        (self.lifted & among).into_iter().min_by_key(|sq| self.lift_at[*sq as usize])
+    }
+
+    /// When the first lift of a square began (0 if it was not lifted).
+    pub fn lift_time(&self, sq: Square) -> Ms {
+        self.lift_at[sq as usize].0
+    }
+
     /// Was `a` first lifted before `b`?
     pub fn lifted_before(&self, a: Square, b: Square) -> bool {
         self.lifted.contains(a) && self.lifted.contains(b) && self.lift_at[a as usize] < self.lift_at[b as usize]
@@ -146,12 +161,20 @@ pub fn castling_moves_both(mv: Move) -> bool {
 /// the king's lift unexplained), then the one whose destination was set down
 /// on last (the capturing piece lands last). Moves that explain the lifts
 /// equally well are reported whatever the order of placing said.
-pub fn decide(options: &[LegalMove], us: Bitboard, occupancy: Bitboard, seen: &Observed, promotion: Role) -> Decision {
+/// Squares in `mask` (sensors found stuck) are not compared.
+pub fn decide(
+    options: &[LegalMove],
+    us: Bitboard,
+    occupancy: Bitboard,
+    mask: Bitboard,
+    seen: &Observed,
+    promotion: Role,
+) -> Decision {
     let fits = |evidence: Bitboard| -> Vec<Move> {
         options
             .iter()
-            .filter(|o| o.after == occupancy && o.mv.promotion().is_none_or(|r| r == promotion))
-            .filter(|o| o.lifted.is_subset(evidence))
+            .filter(|o| ((o.after ^ occupancy) & !mask).is_empty() && o.mv.promotion().is_none_or(|r| r == promotion))
+            .filter(|o| (o.lifted & !mask).is_subset(evidence))
             .map(|o| o.mv)
             .collect()
     };

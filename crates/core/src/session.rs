@@ -71,6 +71,10 @@ pub struct Session {
     mismatch: Option<Ms>,
     mismatch_reported: bool,
     claimable: Option<Claimable>,
+    /// Sensors found stuck (reading against the game while everything else
+    /// showed a legal move), and when each square's reading last changed.
+    faulty: Bitboard,
+    last_change: [Ms; 64],
     finished: bool,
     out: Vec<Event>,
 }
@@ -108,6 +112,8 @@ impl Session {
             mismatch: None,
             mismatch_reported: false,
             claimable: None,
+            faulty: Bitboard::EMPTY,
+            last_change: [0; 64],
             finished: false,
             out: Vec::new(),
         };
@@ -140,6 +146,17 @@ impl Session {
     /// The debounced occupancy the core believes the board shows.
     pub fn occupancy(&self) -> Bitboard {
         self.deb.stable()
+    }
+
+    /// What the board is taken to show: the sensors' readings, but for a
+    /// sensor found stuck, which is taken to show what the game says.
+    fn board(&self) -> Bitboard {
+        (self.deb.stable() & !self.faulty) | (self.game.occupancy() & self.faulty)
+    }
+
+    /// Squares whose sensors are taken to be stuck, until they change.
+    pub fn faulty(&self) -> Bitboard {
+        self.faulty
     }
 
     /// The game is over or the recording ended: later inputs change nothing.
@@ -233,12 +250,18 @@ impl Session {
         if self.finished {
             return;
         }
+        self.last_change[c.sq as usize] = c.t;
+        if self.faulty.contains(c.sq) {
+            // It reads again: believed again.
+            self.faulty.discard(c.sq);
+            self.emit(c.t, EventKind::SensorOk { sq: c.sq });
+        }
         let reference = self.game.occupancy();
         let first_lift = self.ply.seen.change(c, reference);
         if first_lift && !self.ply.restoring {
             self.on_touch(c.t, c.sq);
         }
-        let occupancy = self.deb.stable();
+        let occupancy = self.board();
         if self.ply.restoring && occupancy == reference {
             // The players have put the position back (7.5.1): the replacing
             // move starts from a clean slate, but the touched piece still binds.
@@ -272,7 +295,8 @@ impl Session {
         recognise::decide(
             self.game.options(),
             self.game.position().us(),
-            self.deb.stable(),
+            self.board(),
+            self.faulty,
             &self.ply.seen,
             self.promotion,
         )
@@ -280,7 +304,7 @@ impl Session {
 
     fn reconsider(&mut self, t: Ms) {
         let decision = self.decide();
-        let occupancy = self.deb.stable();
+        let occupancy = self.board();
         let reference = self.game.occupancy();
         self.ply.settle = match decision.chosen {
             Some(mv) => Some((t + self.policy.settle_ms, Some(mv))),
@@ -347,7 +371,7 @@ impl Session {
 
     fn on_mismatch(&mut self, t: Ms) {
         self.mismatch = None;
-        let (missing, extra, fix) = recognise::board_fix(self.game.position().board(), self.deb.stable());
+        let (missing, extra, fix) = recognise::board_fix(self.game.position().board(), self.board());
         self.mismatch_reported = true;
         self.emit(t, EventKind::BoardMismatch { missing, extra, fix });
     }
@@ -403,7 +427,17 @@ impl Session {
             self.complete(t, mv, decision.others);
             return;
         }
-        let occupancy = self.deb.stable();
+        if let Some((mv, sq)) = self.stuck_sensor() {
+            self.faulty.add(sq);
+            let reading = self.deb.stable().contains(sq);
+            self.emit(t, EventKind::SensorFault { sq, reading });
+            match mv {
+                Some(mv) => self.complete(t, mv, Vec::new()),
+                None => self.illegal_act(t, Article::A7_5_3, Reason::NoMove, None, Vec::new()),
+            }
+            return;
+        }
+        let occupancy = self.board();
         let reference = self.game.occupancy();
         if occupancy == reference {
             self.illegal_act(t, Article::A7_5_3, Reason::NoMove, None, Vec::new());
@@ -450,6 +484,37 @@ impl Session {
             return;
         }
         self.illegal_act(t, Article::A7_5_1, reason, attempt, fix);
+    }
+
+    /// A sensor that reads against the game although nobody touched its
+    /// square since before this move began, while every other square shows
+    /// a legal move (or no move at all): a stuck reed or a lost magnet, not
+    /// an illegal move. Found only when exactly one square explains it.
+    fn stuck_sensor(&self) -> Option<(Option<Move>, Square)> {
+        let readings = self.deb.stable();
+        // Its reading changed well before the hands began this move (a
+        // piece knocked off while moving is displaced, not a dead sensor).
+        let stale = |sq: Square| {
+            let began = self.ply.seen.first_of(!Bitboard::from(sq)).map(|other| self.ply.seen.lift_time(other));
+            self.last_change[sq as usize] + self.policy.stuck_ms <= began.unwrap_or(Ms::MAX)
+        };
+        let evidence = self.ply.seen.evidence();
+        let mut found = self.game.options().iter().filter_map(|o| {
+            let differ = (o.after ^ readings) & !self.faulty;
+            let sq = differ.single_square()?;
+            let untouched = !recognise::moving_squares(o.mv).contains(sq)
+                && recognise::captured_square(o.mv) != Some(sq)
+                && recognise::destination(o.mv) != sq;
+            (untouched && stale(sq) && o.lifted.is_subset(evidence) && o.mv.promotion().is_none_or(|r| r == self.promotion))
+                .then_some((Some(o.mv), sq))
+        });
+        let first = found.next();
+        if first.is_some() {
+            return if found.next().is_none() { first } else { None };
+        }
+        // No move at all, and one stale square off: the press was empty.
+        let sq = ((self.game.occupancy() ^ readings) & !self.faulty).single_square()?;
+        stale(sq).then_some((None, sq))
     }
 
     /// A.5.2: the illegal move stands, for now; the opponent may claim before
@@ -528,8 +593,16 @@ impl Session {
     fn new_ply(&mut self, t: Ms) {
         self.ply = Ply::new();
         self.promotion = Role::Queen;
-        self.ply.restoring = self.deb.stable() != self.game.occupancy();
+        self.ply.restoring = self.board() != self.game.occupancy();
         self.reconsider(t);
+    }
+
+    /// The first own (or opponent) piece lifted this ply; a square whose
+    /// sensor was found stuck was never touched.
+    fn first_touched(&self, own: bool) -> Option<Square> {
+        let pos = self.game.position();
+        let side = if own { pos.us() } else { pos.them() };
+        self.ply.seen.first_of(side & !self.faulty)
     }
 
     /// Own pieces lifted and put back that were neither the touched piece
@@ -537,8 +610,8 @@ impl Session {
     fn displaced(&self, mv: Move) -> Vec<Square> {
         let own = self.game.position().us();
         let moving = recognise::moving_squares(mv);
-        let touched = self.ply.carried.or(self.ply.first_own);
-        (self.ply.seen.lifted() & own & self.deb.stable() & !moving)
+        let touched = self.ply.carried.or(self.first_touched(true));
+        (self.ply.seen.lifted() & own & self.board() & !moving)
             .into_iter()
             .filter(|sq| Some(*sq) != touched)
             .collect()
@@ -551,13 +624,12 @@ impl Session {
         let options = self.game.options();
         let moving = recognise::moving_squares(mv);
         let placed = |sq: Square| self.game.piece_at(sq).map(|piece| Placed { sq, piece });
-        let own = self.ply.carried.or(self.ply.first_own);
+        let own = self.ply.carried.or(self.first_touched(true));
         let takes = recognise::captured_square(mv);
         // A piece taken off as part of the move, after the mover's own piece
         // was lifted, is the capture being carried out, not a touch that binds.
         let opp = self
-            .ply
-            .first_opp
+            .first_touched(false)
             .filter(|&p| takes != Some(p) || !moving.into_iter().any(|sq| self.ply.seen.lifted_before(sq, p)));
         let can_move = |sq: Square| options.iter().any(|o| recognise::moving_squares(o.mv).contains(sq));
         let can_take = |sq: Square| options.iter().any(|o| recognise::captured_square(o.mv) == Some(sq));
@@ -669,7 +741,7 @@ impl Session {
             ),
             (_, None) => "the board matches no legal move (7.5.1)".to_string(),
         };
-        let touched = self.ply.carried.or(self.ply.first_own);
+        let touched = self.ply.carried.or(self.first_touched(true));
         let touched_piece = touched.and_then(|sq| self.game.piece_at(sq).map(|piece| Placed { sq, piece }));
         self.rule(t, side, ply, article, reason, detail, attempt, touched_piece, fix);
         self.illegal[idx(side)] += 1;
@@ -684,7 +756,7 @@ impl Session {
             clock.add_time(t, opponent, ms);
         }
         self.emit(t, EventKind::Penalty { article: Article::A7_5_5, side: opponent, ms: ms as i64 });
-        let occupancy = self.deb.stable();
+        let occupancy = self.board();
         self.ply = Ply { carried: touched, restoring: occupancy != self.game.occupancy(), ..Ply::new() };
         self.reconsider(t);
     }

@@ -550,3 +550,35 @@ fn a_paused_clock_is_started_by_the_player_not_to_move() {
     let kinds: Vec<_> = session.drain().map(|e| serde_json::to_value(&e).unwrap()["event"].clone()).collect();
     assert!(kinds.contains(&"resumed".into()), "{kinds:?}");
 }
+
+// ----- a stuck sensor is reported, and the game goes on -----------------------
+
+#[test]
+fn a_sensor_stuck_on_is_reported_and_the_game_goes_on() {
+    // The empty h3 reads occupied, long before the move: a stuck reed.
+    let r = run("h3+ ~5000 e2- e4+ W e7- e5+ B g1- f3+ W");
+    assert_eq!(r.sans(), ["e4", "e5", "Nf3"]);
+    assert!(r.rulings().is_empty(), "not an illegal move: {:?}", r.rulings());
+    let fault = r.kinds("sensor_fault");
+    assert_eq!(fault.len(), 1);
+    assert!(matches!(fault[0].kind, EventKind::SensorFault { sq: Square::H3, reading: true }));
+}
+
+#[test]
+fn a_sensor_stuck_off_is_not_a_touch_and_recovers_when_it_reads_again() {
+    // The pawn on a2 reads empty, long before the knight moves.
+    let r = run("a2- ~5000 g1- f3+ W e7- e5+ B a2+ d2- d4+ W");
+    assert_eq!(r.sans(), ["Nf3", "e5", "d4"]);
+    assert!(r.rulings().is_empty(), "a dead sensor binds no touch-move: {:?}", r.rulings());
+    assert_eq!(r.kinds("sensor_fault").len(), 1);
+    assert_eq!(r.kinds("sensor_ok").len(), 1);
+}
+
+#[test]
+fn a_knocked_piece_is_not_a_stuck_sensor() {
+    // d2 is knocked off during the move and left off: displaced (7.4.1), not a fault.
+    let r = run("e2- d2- e4+ W");
+    assert_eq!(r.sans(), ["e4"]);
+    assert!(r.kinds("sensor_fault").is_empty());
+    assert_eq!(r.rulings(), [(Article::A7_4_1, Color::White, 1)]);
+}

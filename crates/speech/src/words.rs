@@ -115,6 +115,8 @@ impl Words {
             }
             EventKind::BoardMismatch { missing, extra, fix } => self.mismatch(missing, extra, fix),
             EventKind::BoardOk => lex.board_ok.to_owned(),
+            EventKind::SensorFault { sq, .. } => fill(lex.sensor_fault, &[("square", &self.square(*sq))]),
+            EventKind::SensorOk { sq } => fill(lex.sensor_ok, &[("square", &self.square(*sq))]),
             EventKind::Paused => lex.paused.to_owned(),
             EventKind::Resumed => lex.resumed.to_owned(),
             EventKind::ClockSet { white_ms, black_ms } => {

@@ -57,6 +57,8 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     missing: "Fehlend: {list}.",
     extra: "Überzählig: {list}.",
     board_ok: "Das Brett stimmt wieder mit der Partie überein.",
+    sensor_fault: "Der Sensor auf {square} scheint zu klemmen; die Partie geht ohne ihn weiter, bis er sich wieder ändert.",
+    sensor_ok: "Der Sensor auf {square} arbeitet wieder.",
 
     new_game: "Neue Partie.",
     chess960: "Schach960, Grundreihe: {list}.",

@@ -56,6 +56,8 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     missing: "Missing: {list}.",
     extra: "Extra pieces on {list}.",
     board_ok: "The board matches the game again.",
+    sensor_fault: "The sensor on {square} seems stuck; the game goes on without it until it changes.",
+    sensor_ok: "The sensor on {square} works again.",
 
     new_game: "New game.",
     chess960: "Chess960, first rank: {list}.",

@@ -103,6 +103,9 @@ pub(crate) struct Lexicon {
     pub missing: &'static str,
     pub extra: &'static str,
     pub board_ok: &'static str,
+    /// `{square}`: a sensor taken to be stuck, and believed again.
+    pub sensor_fault: &'static str,
+    pub sensor_ok: &'static str,
 
     pub new_game: &'static str,
     /// `{list}`: the pieces of White's first rank, a to h.

@@ -60,6 +60,8 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     missing: "Brakuje: {list}.",
     extra: "Zbędne bierki na {list}.",
     board_ok: "Układ na szachownicy znów zgodny z partią.",
+    sensor_fault: "Czujnik na polu {square} chyba się zaciął; partia toczy się dalej bez niego, dopóki się nie zmieni.",
+    sensor_ok: "Czujnik na polu {square} znów działa.",
 
     new_game: "Nowa partia.",
     chess960: "Szachy 960, pierwszy rząd: {list}.",
