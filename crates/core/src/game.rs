@@ -133,30 +133,38 @@ impl Game {
 
     fn refresh_options(&mut self) {
         self.options.clear();
+        let occupied = self.pos.board().occupied();
+        let sq = Bitboard::from;
         for mv in self.pos.legal_moves() {
-            let mut after = self.pos.clone();
-            after.play_unchecked(mv);
-            let lifted = match mv {
-                Move::Normal { from, to, capture: Some(_), .. } => Bitboard::from(from) | Bitboard::from(to),
-                Move::Normal { from, .. } => Bitboard::from(from),
+            // Occupancy after the move, by bit arithmetic rather than by
+            // playing it on a copy of the position: this runs for every
+            // legal move after every move.
+            let (after, lifted) = match mv {
+                Move::Normal { from, to, capture, .. } => {
+                    let lifted = if capture.is_some() { sq(from) | sq(to) } else { sq(from) };
+                    ((occupied & !sq(from)) | sq(to), lifted)
+                }
                 Move::EnPassant { from, to } => {
-                    Bitboard::from(from) | Bitboard::from(Square::from_coords(to.file(), from.rank()))
+                    let taken = Square::from_coords(to.file(), from.rank());
+                    ((occupied & !sq(from) & !sq(taken)) | sq(to), sq(from) | sq(taken))
                 }
                 Move::Castle { king, rook } => {
                     let side = CastlingSide::from_king_side(king < rook);
                     let rank = king.rank();
+                    let (king_to, rook_to) =
+                        (Square::from_coords(side.king_to_file(), rank), Square::from_coords(side.rook_to_file(), rank));
                     let mut lifted = Bitboard::EMPTY;
-                    if king != Square::from_coords(side.king_to_file(), rank) {
+                    if king != king_to {
                         lifted.add(king);
                     }
-                    if rook != Square::from_coords(side.rook_to_file(), rank) {
+                    if rook != rook_to {
                         lifted.add(rook);
                     }
-                    lifted
+                    ((occupied & !sq(king) & !sq(rook)) | sq(king_to) | sq(rook_to), lifted)
                 }
-                Move::Put { to, .. } => Bitboard::from(to),
+                Move::Put { to, .. } => (occupied | sq(to), sq(to)),
             };
-            self.options.push(LegalMove { mv, after: after.board().occupied(), lifted });
+            self.options.push(LegalMove { mv, after, lifted });
         }
     }
 

@@ -266,6 +266,44 @@ fn need<'s>(line: usize, field: &str, v: &'s Option<Cow<'_, str>>) -> Result<&'s
 
 /// Parses one event line (line 2 and later). `line` is the 1-based number used in errors.
 pub fn parse_entry(line: usize, text: &str) -> Result<Entry, TraceError> {
+    if let Some(entry) = fast_entry(text) {
+        return Ok(entry);
+    }
+    parse_json_entry(line, text)
+}
+
+/// The two lines that make up almost every trace, exactly as the writer
+/// writes them — `{"t": 1034, "sq": "e2", "on": false}` and
+/// `{"t": 2100, "clock": "white"}` — read without a JSON parser. Anything
+/// else, even the same content spelled differently, takes the general path.
+fn fast_entry(text: &str) -> Option<Entry> {
+    let rest = text.strip_prefix(r#"{"t": "#)?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    // JSON forbids leading zeros; u64 holds 19 digits.
+    if digits == 0 || digits > 18 || (digits > 1 && rest.starts_with('0')) {
+        return None;
+    }
+    let t: Ms = rest[..digits].parse().ok()?;
+    let rest = &rest[digits..];
+    let record = if let Some(rest) = rest.strip_prefix(r#", "sq": ""#) {
+        let sq = Square::from_ascii(rest.get(..2)?.as_bytes()).ok()?;
+        let on = match rest.get(2..)? {
+            r#"", "on": true}"# => true,
+            r#"", "on": false}"# => false,
+            _ => return None,
+        };
+        Record::Edge { sq, on }
+    } else {
+        match rest {
+            r#", "clock": "white"}"# => Record::Clock(Color::White),
+            r#", "clock": "black"}"# => Record::Clock(Color::Black),
+            _ => return None,
+        }
+    };
+    Some(Entry { t, record })
+}
+
+fn parse_json_entry(line: usize, text: &str) -> Result<Entry, TraceError> {
     let raw: RawLine = match serde_json::from_str(text) {
         Ok(raw) => raw,
         Err(e) => return err(line, format!("not a JSON object: {e}")),

@@ -112,6 +112,27 @@ fn arb_record() -> impl Strategy<Value = Record> {
 }
 
 proptest! {
+    /// The fast path for the common lines reads exactly what the JSON parser
+    /// reads, and refuses what it would refuse.
+    #[test]
+    fn fast_path_agrees_with_json(
+        t in prop_oneof![0u64..100_000, Just(u64::MAX), Just(0)],
+        sq in 0u32..64,
+        on in any::<bool>(),
+        zeros in 0usize..2,
+        side in any::<bool>(),
+    ) {
+        let sq = Square::new(sq);
+        let t_text = format!("{}{t}", "0".repeat(zeros));
+        let side = if side { "white" } else { "black" };
+        for text in [
+            format!(r#"{{"t": {t_text}, "sq": "{sq}", "on": {on}}}"#),
+            format!(r#"{{"t": {t_text}, "clock": "{side}"}}"#),
+        ] {
+            prop_assert_eq!(parse_entry(7, &text), parse_json_entry(7, &text), "{}", text);
+        }
+    }
+
     /// What the writer writes, the reader reads back unchanged.
     #[test]
     fn round_trip(records in proptest::collection::vec((0u64..5000, arb_record()), 0..60), fen in any::<bool>()) {
