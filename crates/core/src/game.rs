@@ -151,8 +151,10 @@ impl Game {
                 Move::Castle { king, rook } => {
                     let side = CastlingSide::from_king_side(king < rook);
                     let rank = king.rank();
-                    let (king_to, rook_to) =
-                        (Square::from_coords(side.king_to_file(), rank), Square::from_coords(side.rook_to_file(), rank));
+                    let (king_to, rook_to) = (
+                        Square::from_coords(side.king_to_file(), rank),
+                        Square::from_coords(side.rook_to_file(), rank),
+                    );
                     let mut lifted = Bitboard::EMPTY;
                     if king != king_to {
                         lifted.add(king);

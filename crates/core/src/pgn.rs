@@ -1,6 +1,6 @@
 //! The game record in PGN: the header's tags, SAN, a `[%clk h:mm:ss]`
 //! comment after every move when there is a clock, rulings as comments, and
-//! the result.
+//! the result. One writer for the replay, the daemon and the broadcast feed.
 
 use std::fmt::Write as _;
 
@@ -16,114 +16,186 @@ pub fn clock_text(ms: i64) -> String {
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
+/// The tags of one game, in the order they are written.
+#[derive(Debug, Clone, Default)]
+pub struct Tags<'a> {
+    pub event: Option<&'a str>,
+    pub site: Option<&'a str>,
+    pub date: Option<&'a str>,
+    pub round: Option<&'a str>,
+    pub white: Option<&'a str>,
+    pub black: Option<&'a str>,
+    pub result: &'a str,
+    /// After the seven-tag roster (team tags, say).
+    pub extra: Vec<(&'a str, String)>,
+    pub chess960: bool,
+    /// The start position when it is not the standard one.
+    pub setup_fen: Option<String>,
+    pub time_control: Option<&'a str>,
+    pub end: Option<EndReason>,
+    pub ply_count: Option<usize>,
+}
+
+/// One move of the movetext.
+#[derive(Debug, Clone)]
+pub struct Written<'a> {
+    pub san: &'a str,
+    pub clock_ms: Option<i64>,
+    /// Rulings and remarks, as comment text.
+    pub comments: Vec<String>,
+    /// An illegal move that stood under A.5.2: it has no SAN, and nothing
+    /// after it can be replayed from the start.
+    pub stood_illegal: bool,
+}
+
 fn tag(out: &mut String, name: &str, value: &str) {
-    let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+    let escaped = value.replace('\\', "\\\\").replace('"', "\\\"").replace(['\n', '\r'], " ");
     let _ = writeln!(out, "[{name} \"{escaped}\"]");
 }
 
-/// Writes one game. `round_date_site` fall back to PGN's unknown markers.
-pub fn write(header: &Header, game: &Game) -> String {
-    let mut out = String::new();
-    let result = game.ending.map_or("*", |e| e.result.as_str());
-    let or_unknown = |v: &Option<String>, unknown: &'static str| v.clone().unwrap_or_else(|| unknown.to_string());
-    tag(&mut out, "Event", &or_unknown(&header.event, "?"));
-    tag(&mut out, "Site", &or_unknown(&header.site, "?"));
-    tag(&mut out, "Date", &or_unknown(&header.date, "????.??.??"));
-    tag(&mut out, "Round", &or_unknown(&header.round, "?"));
-    tag(&mut out, "White", &or_unknown(&header.white, "?"));
-    tag(&mut out, "Black", &or_unknown(&header.black, "?"));
-    tag(&mut out, "Result", result);
-    if game.mode == shakmaty::CastlingMode::Chess960 {
-        tag(&mut out, "Variant", "Chess960");
+/// The tag section, the seven-tag roster first, then a blank line.
+pub fn write_tags(out: &mut String, t: &Tags) {
+    tag(out, "Event", t.event.unwrap_or("?"));
+    tag(out, "Site", t.site.unwrap_or("?"));
+    tag(out, "Date", t.date.unwrap_or("????.??.??"));
+    tag(out, "Round", t.round.unwrap_or("?"));
+    tag(out, "White", t.white.unwrap_or("?"));
+    tag(out, "Black", t.black.unwrap_or("?"));
+    tag(out, "Result", t.result);
+    for (name, value) in &t.extra {
+        tag(out, name, value);
     }
-    if !game.standard_start() || game.mode == shakmaty::CastlingMode::Chess960 {
-        tag(&mut out, "SetUp", "1");
-        tag(&mut out, "FEN", &game.start_fen());
+    if t.chess960 {
+        tag(out, "Variant", "Chess960");
     }
-    if let Some(tc) = &header.time_control {
-        tag(&mut out, "TimeControl", tc);
+    if let Some(fen) = &t.setup_fen {
+        tag(out, "SetUp", "1");
+        tag(out, "FEN", fen);
     }
-    if let Some(ending) = game.ending {
-        let termination = match ending.reason {
+    if let Some(tc) = t.time_control {
+        tag(out, "TimeControl", tc);
+    }
+    if let Some(reason) = t.end {
+        let termination = match reason {
             EndReason::FlagFall => "time forfeit",
             EndReason::IllegalMoves => "rules infraction",
             _ => "normal",
         };
-        tag(&mut out, "Termination", termination);
+        tag(out, "Termination", termination);
     }
-    tag(&mut out, "PlyCount", &game.played.len().to_string());
+    if let Some(n) = t.ply_count {
+        tag(out, "PlyCount", &n.to_string());
+    }
     out.push('\n');
+}
 
+/// The movetext from a position whose move number and side to move are
+/// given, ending with the result and a blank line.
+pub fn write_movetext<'a>(
+    out: &mut String,
+    mut number: u32,
+    mut turn: Color,
+    moves: impl IntoIterator<Item = Written<'a>>,
+    result: &str,
+) {
     let mut tokens: Vec<String> = Vec::new();
-    let start = game.start();
-    let mut number = start.fullmoves().get();
-    let mut turn = start.turn();
     let mut need_number = true;
-    let mut stood = false;
-    for played in &game.played {
-        if played.stood_illegal && !stood {
-            // An illegal move that stood (A.5.2) has no SAN, and what follows
-            // cannot be replayed from the start: the rest goes in a comment.
-            stood = true;
-            tokens.push(format!(
-                "{{{} {}: an illegal move that stood (A.5.2); the game went on:",
-                number_text(number, turn),
-                played.info.san
-            ));
-        } else if turn == Color::White || need_number {
-            tokens.push(number_text(number, turn));
-        }
-        if !stood || !played.stood_illegal {
-            tokens.push(played.info.san.clone());
-        }
-        let mut comment = Vec::new();
-        if let Some(ms) = played.clock_ms {
-            comment.push(format!("[%clk {}]", clock_text(ms)));
-        }
-        comment.extend(played.comments.iter().map(|c| c.replace(['{', '}'], "")));
-        if !comment.is_empty() {
-            if stood {
-                tokens.push(format!("({})", comment.join(" ")));
+    let mut off_record: Vec<String> = Vec::new();
+    for m in moves {
+        let number_text = match turn {
+            Color::White => format!("{number}."),
+            Color::Black => format!("{number}..."),
+        };
+        if m.stood_illegal || !off_record.is_empty() {
+            // The rest goes in one comment: it cannot be replayed from the start.
+            if off_record.is_empty() {
+                off_record
+                    .push(format!("{number_text} {}: an illegal move that stood (A.5.2); the game went on:", m.san));
             } else {
+                off_record.push(format!("{number_text} {}", m.san));
+            }
+        } else {
+            if turn == Color::White || need_number {
+                tokens.push(number_text);
+            }
+            tokens.push(m.san.to_string());
+            let mut comment: Vec<String> = Vec::new();
+            if let Some(ms) = m.clock_ms {
+                comment.push(format!("[%clk {}]", clock_text(ms)));
+            }
+            comment.extend(m.comments.iter().map(|c| c.replace(['{', '}'], "")));
+            need_number = !comment.is_empty();
+            if need_number {
                 tokens.push(format!("{{{}}}", comment.join(" ")));
             }
         }
-        need_number = !comment.is_empty() && !stood;
         if turn == Color::Black {
             number += 1;
         }
         turn = !turn;
     }
-    if stood {
-        tokens.push("}".to_string());
+    if !off_record.is_empty() {
+        tokens.push(format!("{{{}}}", off_record.join(" ").replace(['{', '}'], "")));
     }
     tokens.push(result.to_string());
-    wrap(&mut out, &tokens);
+    wrap(out, &tokens);
+}
+
+/// Writes one game.
+pub fn write(header: &Header, game: &Game) -> String {
+    let mut out = String::new();
+    let result = game.ending.map_or("*", |e| e.result.as_str());
+    let chess960 = game.mode == shakmaty::CastlingMode::Chess960;
+    let tags = Tags {
+        event: header.event.as_deref(),
+        site: header.site.as_deref(),
+        date: header.date.as_deref(),
+        round: header.round.as_deref(),
+        white: header.white.as_deref(),
+        black: header.black.as_deref(),
+        result,
+        extra: Vec::new(),
+        chess960,
+        setup_fen: (chess960 || !game.standard_start()).then(|| game.start_fen()),
+        time_control: header.time_control.as_deref(),
+        end: game.ending.map(|e| e.reason),
+        ply_count: Some(game.played.len()),
+    };
+    write_tags(&mut out, &tags);
+    let start = game.start();
+    let moves = game.played.iter().map(|p| Written {
+        san: &p.info.san,
+        clock_ms: p.clock_ms,
+        comments: p.comments.clone(),
+        stood_illegal: p.stood_illegal,
+    });
+    write_movetext(&mut out, start.fullmoves().get(), start.turn(), moves, result);
     out
 }
 
-fn number_text(number: u32, turn: Color) -> String {
-    match turn {
-        Color::White => format!("{number}."),
-        Color::Black => format!("{number}..."),
-    }
-}
-
-/// Export format: lines of at most 79 characters.
+/// Export format: lines of at most 79 characters, never breaking inside a
+/// `[%clk h:mm:ss]` (readers that look for it on one line still find it).
 fn wrap(out: &mut String, tokens: &[String]) {
     let mut line = String::new();
-    for token in tokens {
-        for word in token.split(' ') {
-            if !line.is_empty() && line.len() + 1 + word.len() > 79 {
-                out.push_str(&line);
-                out.push('\n');
-                line.clear();
+    let mut words = tokens.iter().flat_map(|t| t.split(' '));
+    while let Some(first) = words.next() {
+        let joined;
+        let word = match first.ends_with("[%clk").then(|| words.next()).flatten() {
+            Some(time) => {
+                joined = format!("{first} {time}");
+                joined.as_str()
             }
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(word);
+            None => first,
+        };
+        if !line.is_empty() && line.len() + 1 + word.len() > 79 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
         }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
     }
     out.push_str(&line);
     out.push_str("\n\n");
@@ -138,5 +210,28 @@ mod tests {
         assert_eq!(clock_text(5_403_968), "1:30:03");
         assert_eq!(clock_text(59_999), "0:00:59");
         assert_eq!(clock_text(-5), "0:00:00");
+    }
+
+    #[test]
+    fn lines_never_break_inside_a_clock() {
+        let moves: Vec<Written> = (0..60)
+            .map(|_| Written { san: "Nf3", clock_ms: Some(5_400_000), comments: Vec::new(), stood_illegal: false })
+            .collect();
+        let mut out = String::new();
+        write_movetext(&mut out, 1, Color::White, moves, "*");
+        for line in out.lines() {
+            assert!(line.len() <= 79, "{line}");
+            assert!(!line.trim_end().ends_with("[%clk"), "{line}");
+        }
+        assert_eq!(out.matches("[%clk 1:30:00]").count(), 60);
+    }
+
+    #[test]
+    fn after_an_illegal_move_that_stood_the_rest_is_a_comment() {
+        let m = |san, stood_illegal| Written { san, clock_ms: None, comments: Vec::new(), stood_illegal };
+        let mut out = String::new();
+        write_movetext(&mut out, 1, Color::White, [m("e4", false), m("Ke8-e6", true), m("d4", false)], "*");
+        let one_line = out.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(one_line, "1. e4 {1... Ke8-e6: an illegal move that stood (A.5.2); the game went on: 2. d4} *");
     }
 }

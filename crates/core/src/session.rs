@@ -505,8 +505,11 @@ impl Session {
             let untouched = !recognise::moving_squares(o.mv).contains(sq)
                 && recognise::captured_square(o.mv) != Some(sq)
                 && recognise::destination(o.mv) != sq;
-            (untouched && stale(sq) && o.lifted.is_subset(evidence) && o.mv.promotion().is_none_or(|r| r == self.promotion))
-                .then_some((Some(o.mv), sq))
+            (untouched
+                && stale(sq)
+                && o.lifted.is_subset(evidence)
+                && o.mv.promotion().is_none_or(|r| r == self.promotion))
+            .then_some((Some(o.mv), sq))
         });
         let first = found.next();
         if first.is_some() {
@@ -611,10 +614,7 @@ impl Session {
         let own = self.game.position().us();
         let moving = recognise::moving_squares(mv);
         let touched = self.ply.carried.or(self.first_touched(true));
-        (self.ply.seen.lifted() & own & self.board() & !moving)
-            .into_iter()
-            .filter(|sq| Some(*sq) != touched)
-            .collect()
+        (self.ply.seen.lifted() & own & self.board() & !moving).into_iter().filter(|sq| Some(*sq) != touched).collect()
     }
 
     /// Article 4.3 and 4.4.2 for the move being completed.

@@ -6,14 +6,13 @@
 //! same PGN.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position};
-use tactus_core::pgn::clock_text;
+use tactus_core::pgn;
 use tactus_core::{Article, EndReason, Event, EventKind, serde_chess};
 use tactus_trace::{Header, Ms};
 
@@ -389,87 +388,42 @@ impl BoardFeed {
     pub fn pgn(&self, team: Option<&BoardTeams>) -> String {
         let mut out = String::with_capacity(256 + self.moves.len() * 24);
         let result = self.result.as_deref().unwrap_or("*");
-        let or = |v: &Option<String>, unknown: &'static str| v.clone().unwrap_or_else(|| unknown.to_string());
-        tag(&mut out, "Event", &or(&self.tags.event, "?"));
-        tag(&mut out, "Site", &or(&self.tags.site, "?"));
-        tag(&mut out, "Date", &or(&self.tags.date, "????.??.??"));
-        tag(&mut out, "Round", &or(&self.tags.round, "?"));
-        tag(&mut out, "White", &or(&self.tags.white, "?"));
-        tag(&mut out, "Black", &or(&self.tags.black, "?"));
-        tag(&mut out, "Result", result);
-        if let Some(team) = team {
-            tag(&mut out, "WhiteTeam", &team.white_team);
-            tag(&mut out, "BlackTeam", &team.black_team);
-            tag(&mut out, "Board", &team.board.to_string());
-            tag(&mut out, "MatchScore", &team.score_text);
-        }
-        if self.chess960 {
-            tag(&mut out, "Variant", "Chess960");
-        }
-        if self.chess960 || self.start_fen != STANDARD_FEN {
-            tag(&mut out, "SetUp", "1");
-            tag(&mut out, "FEN", &self.start_fen);
-        }
-        if let Some(tc) = &self.tags.time_control {
-            tag(&mut out, "TimeControl", tc);
-        }
-        if let Some(reason) = self.end_reason {
-            let termination = match reason {
-                EndReason::FlagFall => "time forfeit",
-                EndReason::IllegalMoves => "rules infraction",
-                _ => "normal",
-            };
-            tag(&mut out, "Termination", termination);
-        }
-        out.push('\n');
-        wrap(&mut out, &self.movetext(result));
-        out
-    }
-
-    fn movetext(&self, result: &str) -> Vec<String> {
+        let extra = match team {
+            Some(team) => vec![
+                ("WhiteTeam", team.white_team.clone()),
+                ("BlackTeam", team.black_team.clone()),
+                ("Board", team.board.to_string()),
+                ("MatchScore", team.score_text.clone()),
+            ],
+            None => Vec::new(),
+        };
+        let tags = pgn::Tags {
+            event: self.tags.event.as_deref(),
+            site: self.tags.site.as_deref(),
+            date: self.tags.date.as_deref(),
+            round: self.tags.round.as_deref(),
+            white: self.tags.white.as_deref(),
+            black: self.tags.black.as_deref(),
+            result,
+            extra,
+            chess960: self.chess960,
+            setup_fen: (self.chess960 || self.start_fen != STANDARD_FEN).then(|| self.start_fen.clone()),
+            time_control: self.tags.time_control.as_deref(),
+            end: self.end_reason,
+            ply_count: None,
+        };
+        pgn::write_tags(&mut out, &tags);
         let start = parse_position(&self.start_fen, self.chess960);
-        let mut number = start.as_ref().map_or(1, |p| p.fullmoves().get());
-        let mut turn = start.as_ref().map_or(Color::White, |p| p.turn());
-        let mut tokens = Vec::with_capacity(self.moves.len() * 3 + 1);
-        let mut need_number = true;
-        let mut off_record: Vec<String> = Vec::new();
-        for m in &self.moves {
-            let number_text = match turn {
-                Color::White => format!("{number}."),
-                Color::Black => format!("{number}..."),
-            };
-            if m.off_record {
-                if off_record.is_empty() {
-                    off_record
-                        .push(format!("{number_text} {} an illegal move that stood (A.5.2); the game went on:", m.san));
-                } else {
-                    off_record.push(format!("{number_text} {}", m.san));
-                }
-            } else {
-                if turn == Color::White || need_number {
-                    tokens.push(number_text);
-                }
-                tokens.push(m.san.clone());
-                let mut comment: Vec<String> = Vec::new();
-                if let Some(ms) = m.clock_ms {
-                    comment.push(format!("[%clk {}]", clock_text(ms)));
-                }
-                comment.extend(self.rulings_at(m.ply));
-                need_number = !comment.is_empty();
-                if need_number {
-                    tokens.push(format!("{{{}}}", comment.join(" ")));
-                }
-            }
-            if turn == Color::Black {
-                number += 1;
-            }
-            turn = !turn;
-        }
-        if !off_record.is_empty() {
-            tokens.push(format!("{{{}}}", off_record.join(" ").replace(['{', '}'], "")));
-        }
-        tokens.push(result.to_string());
-        tokens
+        let number = start.as_ref().map_or(1, |p| p.fullmoves().get());
+        let turn = start.as_ref().map_or(Color::White, |p| p.turn());
+        let moves = self.moves.iter().map(|m| pgn::Written {
+            san: &m.san,
+            clock_ms: m.clock_ms,
+            comments: self.rulings_at(m.ply).collect(),
+            stood_illegal: m.off_record,
+        });
+        pgn::write_movetext(&mut out, number, turn, moves, result);
+        out
     }
 
     /// The rulings about a ply, as comment text.
@@ -504,39 +458,6 @@ fn force(pos: &Chess, uci: &str) -> Option<Chess> {
         Ok(p) => Some(p),
         Err(e) => e.ignore_invalid_castling_rights().ok(),
     }
-}
-
-fn tag(out: &mut String, name: &str, value: &str) {
-    let escaped = value.replace('\\', "\\\\").replace('"', "\\\"").replace(['\n', '\r'], " ");
-    let _ = writeln!(out, "[{name} \"{escaped}\"]");
-}
-
-/// Export format: lines of at most 79 characters, never breaking inside a
-/// `[%clk h:mm:ss]` (readers that match it on one line still find it).
-fn wrap(out: &mut String, tokens: &[String]) {
-    let mut line = String::new();
-    let mut words = tokens.iter().flat_map(|t| t.split(' '));
-    while let Some(first) = words.next() {
-        let joined;
-        let word = match first.ends_with("[%clk").then(|| words.next()).flatten() {
-            Some(time) => {
-                joined = format!("{first} {time}");
-                joined.as_str()
-            }
-            None => first,
-        };
-        if !line.is_empty() && line.len() + 1 + word.len() > 79 {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    out.push_str(&line);
-    out.push_str("\n\n");
 }
 
 /// One update of a board: what the daemon reports and MQTT carries.
