@@ -235,7 +235,7 @@ fn an_illegal_move_that_stood_goes_off_the_record_until_the_claim() {
     let pgn = feed.pgn(None);
     assert!(
         flat(&pgn)
-            .contains("1... e5 {[%clk 0:04:59]} {2. Ke1-e3 an illegal move that stood (A.5.2); the game went on:} *"),
+            .contains("1... e5 {[%clk 0:04:59]} {2. Ke1-e3: an illegal move that stood (A.5.2); the game went on:} *"),
         "{pgn}"
     );
 
@@ -262,7 +262,7 @@ fn nonsense_events_never_panic_and_stay_off_the_record() {
     feed.apply(&ev(1, junk));
     assert!(feed.moves[0].off_record);
     let pgn = feed.pgn(None);
-    assert!(pgn.contains("{1. Zz9 an illegal move that stood"), "{pgn}");
+    assert!(pgn.contains("{1. Zz9: an illegal move that stood"), "{pgn}");
 }
 
 #[test]
