@@ -806,6 +806,13 @@ impl Session {
                 }
                 self.emit(t, EventKind::ClockSet { white_ms: white_ms as i64, black_ms: black_ms as i64 });
             }
+            Input::SetMoves { white_moves, black_moves } => {
+                if let Some(c) = &mut self.clock {
+                    c.set_moves(white_moves, black_moves);
+                }
+                let (w, b) = self.times(t);
+                self.emit(t, EventKind::ClockSet { white_ms: w.unwrap_or(0), black_ms: b.unwrap_or(0) });
+            }
             Input::AddTime { side, ms } => {
                 if let Some(c) = &mut self.clock {
                     c.add_time(t, side, ms);

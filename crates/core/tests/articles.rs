@@ -582,3 +582,26 @@ fn a_knocked_piece_is_not_a_stuck_sensor() {
     assert!(r.kinds("sensor_fault").is_empty());
     assert_eq!(r.rulings(), [(Article::A7_4_1, Color::White, 1)]);
 }
+
+#[test]
+fn the_arbiter_sets_the_move_counter_6_10_2() {
+    let h = header(None, Variant::Standard, Some("40/7200:3600"));
+    let mut session = Session::new(&h, Policy::default()).unwrap();
+    let feed = |s: &mut Session, t, record| s.handle(Entry { t, record });
+    let edge = |sq: &str, on| Record::Edge { sq: Square::from_ascii(sq.as_bytes()).unwrap(), on };
+    feed(&mut session, 1000, edge("e2", false));
+    feed(&mut session, 1500, edge("e4", true));
+    feed(&mut session, 2000, Record::Clock(Color::White));
+    // The clock had miscounted: White has really made 39 moves.
+    feed(&mut session, 2500, Record::Input(Input::SetMoves { white_moves: 39, black_moves: 39 }));
+    feed(&mut session, 3000, edge("e7", false));
+    feed(&mut session, 3500, edge("e5", true));
+    feed(&mut session, 4000, Record::Clock(Color::Black));
+    feed(&mut session, 5000, edge("g1", false));
+    feed(&mut session, 5500, edge("f3", true));
+    feed(&mut session, 6000, Record::Clock(Color::White));
+    let clock = session.clock().unwrap();
+    assert_eq!(clock.moves(Color::White), 40);
+    // White used 2000 + 2000 ms; the 40th move brings the next hour.
+    assert_eq!(clock.remaining(Color::White, 6000), 7_200_000 - 4000 + 3_600_000);
+}

@@ -75,6 +75,8 @@ pub enum Input {
     Resume,
     /// The arbiter sets both clocks (6.10.2, 7.1).
     SetClock { white_ms: Ms, black_ms: Ms },
+    /// The arbiter sets the move counter (6.10.2, 7.1).
+    SetMoves { white_moves: u32, black_moves: u32 },
     /// The arbiter adds time to one side (7.5.5, 9.5.3, 12.9.2).
     AddTime { side: Color, ms: Ms },
     /// Guidelines III.4: a 5-second increment for both from now on.
@@ -201,6 +203,8 @@ struct RawLine<'a> {
     what: Option<Cow<'a, str>>,
     white_ms: Option<serde_json::Number>,
     black_ms: Option<serde_json::Number>,
+    white_moves: Option<serde_json::Number>,
+    black_moves: Option<serde_json::Number>,
     ms: Option<serde_json::Number>,
 }
 
@@ -373,6 +377,15 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
             white_ms: ms(line, "white_ms", raw.white_ms.as_ref())?,
             black_ms: ms(line, "black_ms", raw.black_ms.as_ref())?,
         },
+        "set_moves" => {
+            let count = |field: &str, n: Option<&serde_json::Number>| -> Result<u32, TraceError> {
+                u32::try_from(ms(line, field, n)?).or_else(|_| err(line, format!("{field} is too large")))
+            };
+            Input::SetMoves {
+                white_moves: count("white_moves", raw.white_moves.as_ref())?,
+                black_moves: count("black_moves", raw.black_moves.as_ref())?,
+            }
+        }
         "add_time" => Input::AddTime {
             side: color(line, "side", need(line, "side", &raw.side)?)?,
             ms: ms(line, "ms", raw.ms.as_ref())?,
@@ -581,6 +594,10 @@ pub fn format_entry(s: &mut String, e: &Entry) {
             Input::AddTime { side, ms } => {
                 write!(s, r#"{{"t": {t}, "input": "add_time", "side": "{}", "ms": {ms}}}"#, side_str(side))
             }
+            Input::SetMoves { white_moves, black_moves } => write!(
+                s,
+                r#"{{"t": {t}, "input": "set_moves", "white_moves": {white_moves}, "black_moves": {black_moves}}}"#
+            ),
             Input::Increment { ms } => {
                 write!(s, r#"{{"t": {t}, "input": "increment", "ms": {ms}}}"#)
             }

@@ -96,6 +96,8 @@ fn arb_record() -> impl Strategy<Value = Record> {
         (any::<u32>(), any::<u32>())
             .prop_map(|(w, b)| Record::Input(Input::SetClock { white_ms: w.into(), black_ms: b.into() })),
         (side.clone(), any::<u32>()).prop_map(|(side, ms)| Record::Input(Input::AddTime { side, ms: ms.into() })),
+        (any::<u32>(), any::<u32>())
+            .prop_map(|(white_moves, black_moves)| Record::Input(Input::SetMoves { white_moves, black_moves })),
         any::<u16>().prop_map(|ms| Record::Input(Input::Increment { ms: ms.into() })),
         prop_oneof![Just(Request::Time), Just(Request::Position), Just(Request::LastMove)]
             .prop_map(|r| Record::Input(Input::Request(r))),
