@@ -15,7 +15,7 @@ pub enum Supervision {
     Unsupervised,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
     /// A square's new reading must hold this long to count (contact bounce).
     pub debounce_ms: Ms,
@@ -28,10 +28,20 @@ pub struct Policy {
     /// before a move began while the rest shows the move, has a stuck sensor.
     pub stuck_ms: Ms,
     pub supervision: Supervision,
+    /// A `time_warning` is given when the running side's time falls to each
+    /// of these (ms), while they think — not only when they press.
+    pub time_warnings: Vec<Ms>,
 }
 
 impl Default for Policy {
     fn default() -> Self {
-        Policy { debounce_ms: 10, settle_ms: 100, mismatch_ms: 4000, stuck_ms: 3000, supervision: Supervision::Arbiter }
+        Policy {
+            debounce_ms: 10,
+            settle_ms: 100,
+            mismatch_ms: 4000,
+            stuck_ms: 3000,
+            supervision: Supervision::Arbiter,
+            time_warnings: Vec::new(),
+        }
     }
 }

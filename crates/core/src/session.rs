@@ -75,6 +75,10 @@ pub struct Session {
     /// showed a legal move), and when each square's reading last changed.
     faulty: Bitboard,
     last_change: [Ms; 64],
+    /// The latest time the session has seen.
+    now: Ms,
+    /// Time-warning thresholds already given, White's and Black's.
+    warned: [Vec<Ms>; 2],
     finished: bool,
     out: Vec<Event>,
 }
@@ -101,8 +105,8 @@ impl Session {
         }
         let occupancy = game.occupancy();
         let mut session = Session {
-            policy,
             deb: Debouncer::new(policy.debounce_ms, occupancy),
+            policy,
             game,
             time_control,
             clock,
@@ -114,6 +118,8 @@ impl Session {
             claimable: None,
             faulty: Bitboard::EMPTY,
             last_change: [0; 64],
+            now: 0,
+            warned: [Vec::new(), Vec::new()],
             finished: false,
             out: Vec::new(),
         };
@@ -175,18 +181,25 @@ impl Session {
             return None;
         }
         let flag = self.clock.as_ref().and_then(|c| c.flag_deadline()).map(|(_, t)| t);
-        [self.deb.next_deadline(), self.ply.settle.map(|(t, _)| t), flag, self.mismatch].into_iter().flatten().min()
+        let timers =
+            [self.deb.next_deadline(), self.ply.settle.map(|(t, _)| t), flag, self.mismatch, self.warning_deadline()];
+        timers.into_iter().flatten().min()
     }
 
     /// Runs every timer due by `t`, in time order.
     pub fn advance(&mut self, t: Ms) {
         while let Some(due) = self.next_deadline().filter(|&d| d <= t) {
+            // Which timer is due is decided at the time it was set for.
+            let warning = self.warning_deadline();
+            self.now = self.now.max(due);
             if let Some(change) = self.deb.pop_due(due) {
                 self.on_change(change);
             } else if self.ply.settle.is_some_and(|(d, _)| d == due) {
                 self.on_settled(due);
             } else if self.mismatch == Some(due) {
                 self.on_mismatch(due);
+            } else if warning == Some(due) {
+                self.on_warning(due);
             } else {
                 self.on_flag(due);
             }
@@ -196,6 +209,7 @@ impl Session {
     /// One line of a trace.
     pub fn handle(&mut self, entry: Entry) {
         self.advance(entry.t);
+        self.now = self.now.max(entry.t);
         if self.finished {
             return;
         }
@@ -399,6 +413,38 @@ impl Session {
         let opponent = !side;
         let result = if self.game.can_mate(opponent) { GameResult::win_for(opponent) } else { GameResult::Draw };
         self.end(t, Ending { result, reason: EndReason::FlagFall, article: Article::A6_9 });
+    }
+
+    /// When the running side's time reaches the next warning threshold.
+    fn warning_deadline(&self) -> Option<Ms> {
+        let clock = self.clock.as_ref()?;
+        let side = clock.running()?;
+        let left = clock.remaining(side, self.now);
+        let warned = &self.warned[idx(side)];
+        let next = self
+            .policy
+            .time_warnings
+            .iter()
+            .filter(|w| (**w as i64) < left && (!warned.contains(w) || left > 2 * **w as i64))
+            .max()?;
+        Some(self.now + (left - *next as i64) as Ms)
+    }
+
+    fn on_warning(&mut self, t: Ms) {
+        let Some(clock) = &self.clock else { return };
+        let Some(side) = clock.running() else { return };
+        let left = clock.remaining(side, t);
+        let warned = &mut self.warned[idx(side)];
+        // A threshold is armed again once the time is well above it (a new
+        // period, a penalty); those now crossed are given once.
+        warned.retain(|w| left <= 2 * *w as i64);
+        let crossed: Vec<Ms> =
+            self.policy.time_warnings.iter().copied().filter(|w| left <= *w as i64 && !warned.contains(w)).collect();
+        if crossed.is_empty() {
+            return;
+        }
+        warned.extend(crossed);
+        self.emit(t, EventKind::TimeWarning { side, remaining_ms: left });
     }
 
     fn ends_game(&self, mv: Move) -> bool {

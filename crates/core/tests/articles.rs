@@ -430,7 +430,7 @@ fn unsupervised_an_illegal_move_stands_unless_claimed_a_5_2() {
     let h = header(None, Variant::Standard, Some("180+2"));
     let policy = Policy { supervision: Supervision::Unsupervised, ..Policy::default() };
     // Not claimed: Black replies and the game goes on from the illegal position.
-    let r = run_with(h.clone(), policy, "b1- b3+ W e7- e5+ B");
+    let r = run_with(h.clone(), policy.clone(), "b1- b3+ W e7- e5+ B");
     assert_eq!(r.sans(), ["Nb1-b3", "e5"]);
     assert_eq!(r.rulings(), [(Article::A7_5_1, Color::White, 1)]);
     assert!(r.kinds("penalty").is_empty());
@@ -604,4 +604,21 @@ fn the_arbiter_sets_the_move_counter_6_10_2() {
     assert_eq!(clock.moves(Color::White), 40);
     // White used 2000 + 2000 ms; the 40th move brings the next hour.
     assert_eq!(clock.remaining(Color::White, 6000), 7_200_000 - 4000 + 3_600_000);
+}
+
+#[test]
+fn time_warnings_come_while_the_player_thinks() {
+    let h = header(None, Variant::Standard, Some("180+2"));
+    let policy = Policy { time_warnings: vec![120_000, 60_000], ..Policy::default() };
+    // White thinks 2 min 30 s over the first move: warned at 2:00 and at 1:00 left, before pressing.
+    let r = run_with(h, policy, "~150000 e2- e4+ W");
+    let warnings: Vec<(u64, i64)> = r
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::TimeWarning { side: Color::White, remaining_ms } => Some((e.t, remaining_ms)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(warnings, [(60_000, 120_000), (120_000, 60_000)]);
 }

@@ -251,7 +251,7 @@ impl Game {
     fn open(cfg: &Config, header: &Header, out: &mut Outputs) -> anyhow::Result<(Game, Option<Vec<Entry>>)> {
         let policy = policy_of(cfg);
         if let Some(r) = Journal::recover(&cfg.state.dir)? {
-            let mut session = Session::new(&r.header, policy)?;
+            let mut session = Session::new(&r.header, policy.clone())?;
             let mut past: Vec<Event> = session.drain().collect();
             for entry in &r.entries {
                 session.handle(*entry);
