@@ -43,9 +43,7 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use shakmaty::{Color, Role, Square};
-use tactus_trace::{
-    Claim, Entry, GameResult, Header, Input, Ms, OffBoardReason, Record, Request, TraceError, TraceReader,
-};
+use tactus_trace::{Entry, GameResult, Header, Input, Ms, OffBoardReason, Record, Request, TraceError, TraceReader};
 
 use crate::{Board, BoardError, Clock, Sense, Sensed, SystemClock};
 
@@ -280,33 +278,23 @@ fn parse_typed(line: &str) -> Result<Typed, String> {
             _ => Err(format!("a pawn promotes to q, r, b or n, not {piece:?}")),
         },
         ["request", rest @ ..] => input(Input::Request(match rest {
-            [] | ["time"] => Request::Time,
-            ["position"] => Request::Position,
-            ["last_move" | "last" | "move"] => Request::LastMove,
+            [] => Request::Time,
+            ["last" | "move"] => Request::LastMove,
+            [what] => what.parse()?,
             _ => return Err("request time, position or last_move".into()),
         })),
         ["pause"] => input(Input::Pause),
         ["resume"] => input(Input::Resume),
-        ["claim", who, what] => {
-            let claim = match *what {
-                "illegal" => Claim::Illegal,
-                "threefold" => Claim::Threefold,
-                "fifty" => Claim::Fifty,
-                other => return Err(format!("a claim is illegal, threefold or fifty, not {other:?}")),
-            };
-            input(Input::Claim { side: side(Some(who))?, claim })
-        }
+        ["claim", who, what] => input(Input::Claim { side: side(Some(who))?, claim: what.parse()? }),
         ["result", result, reason @ ..] => {
             let result = match *result {
-                "1-0" => GameResult::WhiteWins,
-                "0-1" => GameResult::BlackWins,
-                "1/2-1/2" | "draw" => GameResult::Draw,
-                other => return Err(format!("a result is 1-0, 0-1 or 1/2-1/2, not {other:?}")),
+                "draw" => GameResult::Draw,
+                other => other.parse()?,
             };
             let reason = match reason {
-                [] | ["arbiter"] => OffBoardReason::Arbiter,
-                ["resignation" | "resigns"] => OffBoardReason::Resignation,
-                ["agreement"] => OffBoardReason::Agreement,
+                [] => OffBoardReason::Arbiter,
+                ["resigns"] => OffBoardReason::Resignation,
+                [why] => why.parse()?,
                 _ => return Err("the reason is resignation, agreement or arbiter".into()),
             };
             input(Input::Result { result, reason })

@@ -288,17 +288,10 @@ async fn set_result(
     body: Bytes,
 ) -> Result<Response, Refused> {
     let body: ResultBody = parse(&headers, &body)?;
-    let result = match body.result.as_str() {
-        "1-0" => GameResult::WhiteWins,
-        "0-1" => GameResult::BlackWins,
-        "1/2-1/2" => GameResult::Draw,
-        other => return Err(bad(format!("result must be 1-0, 0-1 or 1/2-1/2, not {other:?}"))),
-    };
+    let result: GameResult = body.result.parse().map_err(bad)?;
     let reason = match body.reason.as_deref() {
-        Some("resignation") => OffBoardReason::Resignation,
-        Some("agreement") => OffBoardReason::Agreement,
-        Some("arbiter") | None => OffBoardReason::Arbiter,
-        Some(other) => return Err(bad(format!("reason must be resignation, agreement or arbiter, not {other:?}"))),
+        None => OffBoardReason::Arbiter,
+        Some(r) => r.parse().map_err(bad)?,
     };
     Ok(send(&state, id, Input::Result { result, reason }).await)
 }

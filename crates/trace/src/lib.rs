@@ -87,29 +87,44 @@ pub enum Input {
     Request(Request),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Claim {
-    Illegal,
-    Threefold,
-    Fifty,
+/// The words a trace (and the arbiter's page) spells these values with,
+/// in one place: `as_str` writes them, `FromStr` reads them back, and the
+/// error lists the choices.
+macro_rules! spelled {
+    ($(#[$meta:meta])* $name:ident, $what:literal { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant),+
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                $name::ALL.iter().copied().find(|v| v.as_str() == s).ok_or_else(|| {
+                    let choices: Vec<&str> = $name::ALL.iter().map(|v| v.as_str()).collect();
+                    format!("unknown {} {s:?} (one of {})", $what, choices.join(", "))
+                })
+            }
+        }
+    };
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GameResult {
-    WhiteWins,
-    BlackWins,
-    Draw,
-}
+spelled!(Claim, "claim" { Illegal = "illegal", Threefold = "threefold", Fifty = "fifty" });
+
+spelled!(GameResult, "result" { WhiteWins = "1-0", BlackWins = "0-1", Draw = "1/2-1/2" });
 
 impl GameResult {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GameResult::WhiteWins => "1-0",
-            GameResult::BlackWins => "0-1",
-            GameResult::Draw => "1/2-1/2",
-        }
-    }
-
     pub fn win_for(side: Color) -> GameResult {
         match side {
             Color::White => GameResult::WhiteWins,
@@ -118,22 +133,16 @@ impl GameResult {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OffBoardReason {
-    Resignation,
-    Agreement,
-    Arbiter,
-}
+spelled!(OffBoardReason, "reason" { Resignation = "resignation", Agreement = "agreement", Arbiter = "arbiter" });
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Request {
+spelled!(Request, "request" {
     /// Both times and the number of completed moves.
-    Time,
+    Time = "time",
     /// The position, piece by piece.
-    Position,
+    Position = "position",
     /// The last move again.
-    LastMove,
-}
+    LastMove = "last_move",
+});
 
 /// One line after the header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -578,14 +587,12 @@ pub fn format_entry(s: &mut String, e: &Entry) {
         Record::End => write!(s, r#"{{"t": {t}, "end": true}}"#),
         Record::Input(input) => match input {
             Input::Promote(role) => write!(s, r#"{{"t": {t}, "input": "promote", "piece": "{}"}}"#, role.char()),
-            Input::Claim { side, claim } => {
-                let claim = match claim {
-                    Claim::Illegal => "illegal",
-                    Claim::Threefold => "threefold",
-                    Claim::Fifty => "fifty",
-                };
-                write!(s, r#"{{"t": {t}, "input": "claim", "side": "{}", "claim": "{claim}"}}"#, side_str(side))
-            }
+            Input::Claim { side, claim } => write!(
+                s,
+                r#"{{"t": {t}, "input": "claim", "side": "{}", "claim": "{}"}}"#,
+                side_str(side),
+                claim.as_str()
+            ),
             Input::Pause => write!(s, r#"{{"t": {t}, "input": "pause"}}"#),
             Input::Resume => write!(s, r#"{{"t": {t}, "input": "resume"}}"#),
             Input::SetClock { white_ms, black_ms } => {
