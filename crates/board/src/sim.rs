@@ -401,6 +401,7 @@ mod tests {
 
     use super::*;
     use crate::ManualClock;
+    use tactus_trace::Claim;
 
     const TRACE: &str = r#"{"tactus_trace": 1, "time_control": "180+2", "white": "A", "black": "B"}
 {"t": 0, "sq": "e2", "on": false}
