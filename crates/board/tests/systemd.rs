@@ -75,7 +75,7 @@ fn unit_exposure_is_at_most_two() {
         .unwrap_or_else(|| panic!("cannot read the level in {line:?}"));
     println!("{line}");
     assert!(level <= MAX_EXPOSURE, "exposure {level} > {MAX_EXPOSURE}; what counts against it:\n{stdout}");
-    for hardening in ["Type=notify", "WatchdogSec=", "Restart=on-failure", "StateDirectory=tactus", "User=tactus"] {
+    for hardening in ["Type=notify", "WatchdogSec=", "Restart=always", "StateDirectory=tactus", "User=tactus"] {
         assert!(std::fs::read_to_string(unit()).unwrap().contains(hardening), "the unit sets {hardening}");
     }
 }

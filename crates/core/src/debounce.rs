@@ -54,10 +54,6 @@ impl Debouncer {
         self.stable
     }
 
-    pub fn raw(&self) -> Bitboard {
-        self.raw
-    }
-
     /// A raw edge. Repeated edges that do not change the reading are
     /// tolerated (the spec allows them) and do not restart the window.
     pub fn edge(&mut self, t: Ms, sq: Square, on: bool) {
@@ -104,13 +100,6 @@ impl Debouncer {
         let raw = self.raw;
         let since = self.burst_start;
         pending.into_iter().map(move |sq| Change { t, sq, on: raw.contains(sq), since: since[sq as usize] })
-    }
-
-    /// Forgets pending readings and starts from `occupancy` (recovery, tests).
-    pub fn reset(&mut self, occupancy: Bitboard) {
-        self.stable = occupancy;
-        self.raw = occupancy;
-        self.pending = Bitboard::EMPTY;
     }
 }
 

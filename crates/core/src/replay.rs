@@ -1,5 +1,5 @@
-//! A whole trace through a session: what `tactus replay` and the daemon's
-//! recovery do.
+//! A whole trace through a session: what `tactus replay` does (the daemon's
+//! recovery does the same, line by line, keeping the journal open).
 
 use std::io::BufRead;
 

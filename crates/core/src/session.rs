@@ -36,6 +36,8 @@ struct Ply {
     settle: Option<(Ms, Option<Move>)>,
     /// After an illegal move, until the board is back to the position.
     restoring: bool,
+    /// When the ply began: the press that completed the move before.
+    started: Ms,
 }
 
 impl Ply {
@@ -48,6 +50,7 @@ impl Ply {
             announced: None,
             settle: None,
             restoring: false,
+            started: 0,
         }
     }
 }
@@ -224,8 +227,12 @@ impl Session {
             Record::Clock(side) => {
                 self.flush(t);
                 self.on_press(t, side);
+                self.rearm_warnings(t);
             }
-            Record::Input(input) => self.on_input(t, input),
+            Record::Input(input) => {
+                self.on_input(t, input);
+                self.rearm_warnings(t);
+            }
             Record::End => {
                 self.flush(t);
                 // 6.2.1: a move that ends the game is complete at once, press or not.
@@ -421,12 +428,7 @@ impl Session {
         let side = clock.running()?;
         let left = clock.remaining(side, self.now);
         let warned = &self.warned[idx(side)];
-        let next = self
-            .policy
-            .time_warnings
-            .iter()
-            .filter(|w| (**w as i64) < left && (!warned.contains(w) || left > 2 * **w as i64))
-            .max()?;
+        let next = self.policy.time_warnings.iter().filter(|w| (**w as i64) < left && !warned.contains(w)).max()?;
         Some(self.now + (left - *next as i64) as Ms)
     }
 
@@ -435,9 +437,6 @@ impl Session {
         let Some(side) = clock.running() else { return };
         let left = clock.remaining(side, t);
         let warned = &mut self.warned[idx(side)];
-        // A threshold is armed again once the time is well above it (a new
-        // period, a penalty); those now crossed are given once.
-        warned.retain(|w| left <= 2 * *w as i64);
         let crossed: Vec<Ms> =
             self.policy.time_warnings.iter().copied().filter(|w| left <= *w as i64 && !warned.contains(w)).collect();
         if crossed.is_empty() {
@@ -445,6 +444,22 @@ impl Session {
         }
         warned.extend(crossed);
         self.emit(t, EventKind::TimeWarning { side, remaining_ms: left });
+    }
+
+    /// Two minutes in standard play, one in rapid and blitz (7.5.5, 9.5.3,
+    /// A.3); without a clock, the standard two.
+    fn penalty_ms(&self) -> u64 {
+        self.time_control.as_ref().map_or(120_000, |tc| tc.penalty_ms())
+    }
+
+    /// A warning is armed again once its side's time is well above it: a
+    /// new period, an increment that adds up, time added by the arbiter.
+    fn rearm_warnings(&mut self, t: Ms) {
+        let Some(clock) = &self.clock else { return };
+        for side in [Color::White, Color::Black] {
+            let left = clock.remaining(side, t);
+            self.warned[idx(side)].retain(|w| left <= 2 * *w as i64);
+        }
     }
 
     fn ends_game(&self, mv: Move) -> bool {
@@ -542,7 +557,7 @@ impl Session {
         // piece knocked off while moving is displaced, not a dead sensor).
         let stale = |sq: Square| {
             let began = self.ply.seen.first_of(!Bitboard::from(sq)).map(|other| self.ply.seen.lift_time(other));
-            self.last_change[sq as usize] + self.policy.stuck_ms <= began.unwrap_or(Ms::MAX)
+            began.is_some_and(|began| self.last_change[sq as usize] + self.policy.stuck_ms <= began)
         };
         let evidence = self.ply.seen.evidence();
         let mut found = self.game.options().iter().filter_map(|o| {
@@ -561,9 +576,10 @@ impl Session {
         if first.is_some() {
             return if found.next().is_none() { first } else { None };
         }
-        // No move at all, and one stale square off: the press was empty.
+        // No move at all, and one square off that was already off before
+        // this move began (a piece lifted now and held is not a dead sensor).
         let sq = ((self.game.occupancy() ^ readings) & !self.faulty).single_square()?;
-        stale(sq).then_some((None, sq))
+        (self.last_change[sq as usize] < self.ply.started).then_some((None, sq))
     }
 
     /// A.5.2: the illegal move stands, for now; the opponent may claim before
@@ -571,6 +587,10 @@ impl Session {
     /// cannot exist (a king left in check could be taken): then it is ruled
     /// at once, as an arbiter would.
     fn let_stand(&mut self, t: Ms, a: Attempt, reason: Reason) -> bool {
+        if reason == Reason::CastlingNotAllowed {
+            // King and rook both moved: no one-piece move can stand for it.
+            return false;
+        }
         let before = self.game.clone();
         let offender = before.turn();
         let ply = before.ply();
@@ -640,7 +660,7 @@ impl Session {
     }
 
     fn new_ply(&mut self, t: Ms) {
-        self.ply = Ply::new();
+        self.ply = Ply { started: t, ..Ply::new() };
         self.promotion = Role::Queen;
         self.ply.restoring = self.board() != self.game.occupancy();
         self.reconsider(t);
@@ -797,7 +817,7 @@ impl Session {
             self.end(t, Ending { result, reason: EndReason::IllegalMoves, article: Article::A7_5_5 });
             return;
         }
-        let ms = self.time_control.as_ref().map_or(120_000, |tc| tc.penalty_ms());
+        let ms = self.penalty_ms();
         if let Some(clock) = &mut self.clock {
             clock.add_time(t, opponent, ms);
         }
@@ -940,7 +960,7 @@ impl Session {
                     self.end(t, Ending { result, reason: EndReason::IllegalMoves, article: Article::A7_5_5 });
                     return;
                 }
-                let ms = self.time_control.as_ref().map_or(60_000, |tc| tc.penalty_ms());
+                let ms = self.penalty_ms();
                 if let Some(clock) = &mut self.clock {
                     clock.add_time(t, side, ms);
                     // The offender moves again, on their own time (7.1).
@@ -962,11 +982,12 @@ impl Session {
                     };
                     self.end(t, Ending { result: GameResult::Draw, reason, article });
                 } else {
-                    // 9.5.3: an incorrect claim gives the opponent two minutes.
+                    // 9.5.3: an incorrect claim costs what an illegal move does (A.3).
+                    let ms = self.penalty_ms();
                     if let Some(clock) = &mut self.clock {
-                        clock.add_time(t, !side, 120_000);
+                        clock.add_time(t, !side, ms);
                     }
-                    self.emit(t, EventKind::Penalty { article: Article::A9_5_3, side: !side, ms: 120_000 });
+                    self.emit(t, EventKind::Penalty { article: Article::A9_5_3, side: !side, ms: ms as i64 });
                 }
             }
         }

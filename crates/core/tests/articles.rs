@@ -622,3 +622,37 @@ fn time_warnings_come_while_the_player_thinks() {
         .collect();
     assert_eq!(warnings, [(60_000, 120_000), (120_000, 60_000)]);
 }
+
+#[test]
+fn a_piece_lifted_and_held_at_the_press_is_not_a_stuck_sensor() {
+    let r = run("e2- W");
+    assert!(r.kinds("sensor_fault").is_empty());
+    assert_eq!(r.rulings(), [(Article::A7_5_1, Color::White, 1)]);
+}
+
+#[test]
+fn a_time_warning_comes_again_after_time_is_added() {
+    let h = header(None, Variant::Standard, Some("100"));
+    let policy = Policy { time_warnings: vec![60_000], ..Policy::default() };
+    let mut session = Session::new(&h, policy).unwrap();
+    let add = Record::Input(Input::AddTime { side: Color::White, ms: 120_000 });
+    session.handle(Entry { t: 45_000, record: add });
+    session.handle(Entry { t: 200_000, record: Record::Input(Input::Request(tactus_trace::Request::Time)) });
+    let warnings: Vec<u64> =
+        session.drain().filter(|e| matches!(e.kind, EventKind::TimeWarning { .. })).map(|e| e.t).collect();
+    // 100 s: warned at 40 s; 55 s left at 45 s, +120 s = 175 s: warned again at 160 s.
+    assert_eq!(warnings, [40_000, 160_000]);
+}
+
+#[test]
+fn an_incorrect_claim_costs_one_minute_in_blitz_9_5_3() {
+    let h = header(None, Variant::Standard, Some("180+2"));
+    let mut session = Session::new(&h, Policy::default()).unwrap();
+    let claim = Input::Claim { side: Color::White, claim: Claim::Threefold };
+    session.handle(Entry { t: 1000, record: Record::Input(claim) });
+    let penalty = session.drain().find_map(|e| match e.kind {
+        EventKind::Penalty { article: Article::A9_5_3, side, ms } => Some((side, ms)),
+        _ => None,
+    });
+    assert_eq!(penalty, Some((Color::Black, 60_000)));
+}

@@ -54,19 +54,18 @@ impl Utterance {
     }
 }
 
-/// Hears every event of a game and says what the policy wants said. Keeps
-/// the one piece of state speech needs: which time warnings were given.
+/// Hears every event of a game and says what the policy wants said. Time
+/// warnings are the core's (`time_warning` events, given while a player
+/// thinks, never muted); they are said as they come.
 #[derive(Debug, Clone)]
 pub struct Announcer {
     words: Words,
     policy: SpeechPolicy,
-    /// Thresholds already warned about, White's and Black's.
-    warned: [Vec<i64>; 2],
 }
 
 impl Announcer {
     pub fn new(words: Words, policy: SpeechPolicy) -> Self {
-        Announcer { words, policy, warned: [Vec::new(), Vec::new()] }
+        Announcer { words, policy }
     }
 
     pub fn words(&self) -> &Words {
@@ -80,8 +79,6 @@ impl Announcer {
     pub fn hear(&mut self, ev: &Event) -> Option<Utterance> {
         let said = |kind: Kind, text: String| Some(Utterance { t: ev.t, kind, text });
         match &ev.kind {
-            EventKind::Start { white_ms, black_ms, .. } => self.rearm(*white_ms, *black_ms),
-            EventKind::ClockSet { white_ms, black_ms } => self.rearm(Some(*white_ms), Some(*black_ms)),
             EventKind::Touch { binding, ply, .. } => {
                 let wanted = match self.policy.touches {
                     Touches::Never => false,
@@ -95,42 +92,9 @@ impl Announcer {
             EventKind::Move { mv, .. } if !self.policy.hears_side(mv.side) => return None,
             EventKind::Withdrawn { ply, .. } if !self.policy.hears_side(mover(*ply)) => return None,
             EventKind::Observation { .. } if !self.policy.observations => return None,
-            EventKind::Complete { side, clock_ms: Some(ms), .. } => {
-                return if self.crossed(*side, *ms) {
-                    said(Kind::Warning(*side), self.words.time_warning(*side, *ms))
-                } else {
-                    None
-                };
-            }
-            EventKind::TimeWarning { side, remaining_ms } if !self.crossed(*side, *remaining_ms) => return None,
             _ => {}
         }
         said(Kind::of(&ev.kind), self.words.say(ev)?)
-    }
-
-    /// A new game or a clock set by the arbiter: every threshold below the
-    /// time now on a clock is armed; one at or above it (five minutes in a
-    /// three-minute game) is the time control, not a warning.
-    fn rearm(&mut self, white_ms: Option<i64>, black_ms: Option<i64>) {
-        for (warned, ms) in self.warned.iter_mut().zip([white_ms, black_ms]) {
-            *warned = self.policy.time_warnings.iter().copied().filter(|&t| ms.is_some_and(|ms| ms <= t)).collect();
-        }
-    }
-
-    /// Whether `remaining` is at or below a threshold not yet warned about
-    /// for `side`; marks it warned. A threshold is armed again once the
-    /// time is more than twice it (a new period, a penalty to the opponent).
-    fn crossed(&mut self, side: Color, remaining: i64) -> bool {
-        let warned = &mut self.warned[usize::from(side == Color::Black)];
-        warned.retain(|&t| remaining <= 2 * t);
-        let due: Vec<i64> = self.policy.time_warnings.iter().copied().filter(|&t| remaining <= t).collect();
-        let new = due.iter().any(|t| !warned.contains(t));
-        for t in due {
-            if !warned.contains(&t) {
-                warned.push(t);
-            }
-        }
-        new
     }
 }
 

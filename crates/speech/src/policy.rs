@@ -23,21 +23,13 @@ pub struct SpeechPolicy {
     /// not read back to them (they announced them). `None`: say both sides.
     #[serde(with = "tactus_core::serde_chess::opt_color")]
     pub listener: Option<Color>,
-    /// Remaining times (ms) that trigger a warning, each said once per side until
-    /// the clock is set again or the time rises well above it (a new period).
-    pub time_warnings: Vec<i64>,
     /// Say what the sensors could not settle (`Observation`); for arbiters.
     pub observations: bool,
 }
 
 impl Default for SpeechPolicy {
     fn default() -> Self {
-        SpeechPolicy {
-            touches: Touches::Never,
-            listener: None,
-            time_warnings: vec![5 * 60_000, 60_000, 10_000],
-            observations: false,
-        }
+        SpeechPolicy { touches: Touches::Never, listener: None, observations: false }
     }
 }
 

@@ -140,8 +140,4 @@ impl<'a> Speaker<'a> {
         }
         Ok(())
     }
-
-    pub fn voice_mut(&mut self) -> Option<&mut Voice> {
-        self.voice.as_mut()
-    }
 }

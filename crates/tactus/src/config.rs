@@ -248,6 +248,11 @@ impl Config {
         self.voice.sink.parse::<VoiceSink>().map_err(|e| anyhow::anyhow!("voice.sink: {e}"))?;
         self.voice.say.parse::<tactus_speech::Choice>().map_err(|e| anyhow::anyhow!("voice.say: {e}"))?;
         anyhow::ensure!(
+            matches!(self.voice.listener.as_deref(), None | Some("white" | "black")),
+            "voice.listener {:?}: white, black, or leave it out to hear both sides",
+            self.voice.listener.as_deref().unwrap_or_default()
+        );
+        anyhow::ensure!(
             ["never", "binding", "all"].contains(&self.voice.touches.as_str()),
             "voice.touches {:?}: choose never, binding or all",
             self.voice.touches

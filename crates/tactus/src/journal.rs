@@ -27,6 +27,10 @@ pub struct Recovered {
     pub cut: usize,
 }
 
+fn is_json(line: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(line).is_ok()
+}
+
 fn current_file(state_dir: &Path) -> PathBuf {
     state_dir.join("current")
 }
@@ -84,8 +88,9 @@ impl Journal {
         }
         let (header, entries) = match tactus_trace::read_str(&text) {
             Ok(parsed) => parsed,
-            Err(e) if e.line == text.lines().count() && e.line > 1 => {
-                // A complete-looking last line that is not valid: torn too.
+            Err(e) if e.line == text.lines().count() && e.line > 1 && !is_json(text.lines().last().unwrap_or("")) => {
+                // A complete-looking last line that is not even JSON (a power
+                // cut can leave zeros after the newline's write): torn too.
                 let keep = text[..text.len() - 1].rfind('\n').map_or(0, |i| i + 1);
                 cut += text.len() - keep;
                 text.truncate(keep);
@@ -172,6 +177,20 @@ mod tests {
         assert_eq!(entries.len(), 3, "appending goes on after the cut");
         j.finish().unwrap();
         assert!(Journal::recover(&d).unwrap().is_none(), "a finished game is not recovered");
+    }
+
+    #[test]
+    fn a_whole_last_line_that_does_not_fit_is_an_error_not_a_cut() {
+        let d = dir("backwards");
+        let mut j = Journal::create(&d, &Header::default(), "g1").unwrap();
+        j.append(&Entry { t: 50, record: Record::Clock(Color::White) }).unwrap();
+        let path = j.path().to_path_buf();
+        drop(j);
+        let text = fs::read_to_string(&path).unwrap();
+        fs::write(&path, format!("{text}{{\"t\": 10, \"clock\": \"black\"}}\n")).unwrap();
+        let e = Journal::recover(&d).err().unwrap();
+        assert!(format!("{e:#}").contains("backwards"), "{e:#}");
+        assert_eq!(fs::read_to_string(&path).unwrap().lines().count(), 3, "nothing was cut");
     }
 
     #[test]

@@ -36,6 +36,9 @@ pub struct Args {
     /// Also render each utterance to a numbered WAV file in this folder (needs --say).
     #[arg(long, requires = "say")]
     wav: Option<PathBuf>,
+    /// Seconds left at which a player is warned (with --say), e.g. 300,60,10.
+    #[arg(long, value_delimiter = ',', default_value = "300,60,10")]
+    time_warnings: Vec<u64>,
     /// Which touches are said: never, binding (the touch-move ones), all.
     #[arg(long, default_value = "never", value_parser = parse_touches)]
     touches: Touches,
@@ -67,6 +70,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let policy = Policy {
         supervision: if args.unsupervised { Supervision::Unsupervised } else { Supervision::Arbiter },
+        // What is said includes the warnings a player gets while thinking.
+        time_warnings: if args.say.is_some() {
+            args.time_warnings.iter().map(|s| s * 1000).collect()
+        } else {
+            Vec::new()
+        },
         ..Policy::default()
     };
     let replay = replay::replay(input, policy).with_context(|| args.trace.display().to_string())?;

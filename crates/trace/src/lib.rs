@@ -370,14 +370,7 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
         }
         "claim" => {
             let side = color(line, "side", need(line, "side", &raw.side)?)?;
-            let claim = match need(line, "claim", &raw.claim)? {
-                "illegal" => Claim::Illegal,
-                "threefold" => Claim::Threefold,
-                "fifty" => Claim::Fifty,
-                other => {
-                    return err(line, format!("unknown claim {other:?} (illegal, threefold, fifty)"));
-                }
-            };
+            let claim = need(line, "claim", &raw.claim)?.parse().or_else(|e| err(line, e))?;
             Input::Claim { side, claim }
         }
         "pause" => Input::Pause,
@@ -401,31 +394,16 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
         },
         "increment" => Input::Increment { ms: ms(line, "ms", raw.ms.as_ref())? },
         "result" => {
-            let result = match need(line, "result", &raw.result)? {
-                "1-0" => GameResult::WhiteWins,
-                "0-1" => GameResult::BlackWins,
-                "1/2-1/2" => GameResult::Draw,
-                other => {
-                    return err(line, format!("result must be 1-0, 0-1 or 1/2-1/2, not {other:?}"));
-                }
-            };
+            let result = need(line, "result", &raw.result)?.parse().or_else(|e| err(line, e))?;
             let reason = match raw.reason.as_deref() {
-                Some("resignation") => OffBoardReason::Resignation,
-                Some("agreement") => OffBoardReason::Agreement,
-                Some("arbiter") | None => OffBoardReason::Arbiter,
-                Some(other) => {
-                    return err(line, format!("unknown reason {other:?} (resignation, agreement, arbiter)"));
-                }
+                None => OffBoardReason::Arbiter,
+                Some(r) => r.parse().or_else(|e| err(line, e))?,
             };
             Input::Result { result, reason }
         }
         "request" => Input::Request(match raw.what.as_deref() {
-            Some("time") | None => Request::Time,
-            Some("position") => Request::Position,
-            Some("last_move") => Request::LastMove,
-            Some(other) => {
-                return err(line, format!("unknown request {other:?} (time, position, last_move)"));
-            }
+            None => Request::Time,
+            Some(what) => what.parse().or_else(|e| err(line, e))?,
         }),
         other => return err(line, format!("unknown input {other:?}")),
     })
@@ -608,22 +586,13 @@ pub fn format_entry(s: &mut String, e: &Entry) {
             Input::Increment { ms } => {
                 write!(s, r#"{{"t": {t}, "input": "increment", "ms": {ms}}}"#)
             }
-            Input::Result { result, reason } => {
-                let reason = match reason {
-                    OffBoardReason::Resignation => "resignation",
-                    OffBoardReason::Agreement => "agreement",
-                    OffBoardReason::Arbiter => "arbiter",
-                };
-                write!(s, r#"{{"t": {t}, "input": "result", "result": "{}", "reason": "{reason}"}}"#, result.as_str())
-            }
-            Input::Request(r) => {
-                let what = match r {
-                    Request::Time => "time",
-                    Request::Position => "position",
-                    Request::LastMove => "last_move",
-                };
-                write!(s, r#"{{"t": {t}, "input": "request", "what": "{what}"}}"#)
-            }
+            Input::Result { result, reason } => write!(
+                s,
+                r#"{{"t": {t}, "input": "result", "result": "{}", "reason": "{}"}}"#,
+                result.as_str(),
+                reason.as_str()
+            ),
+            Input::Request(r) => write!(s, r#"{{"t": {t}, "input": "request", "what": "{}"}}"#, r.as_str()),
         },
     };
 }

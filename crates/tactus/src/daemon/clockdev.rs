@@ -19,7 +19,6 @@ pub fn start(cfg: &Config, tx: mpsc::UnboundedSender<Incoming>) -> Option<ClockL
     };
     let (link, reports) = ClockLink::open(kind, &cfg.clock.path, cfg.clock.baud);
     let path = cfg.clock.path.clone();
-    let mut paused = false;
     std::thread::spawn(move || {
         for report in reports {
             let record = match report {
@@ -28,8 +27,12 @@ pub fn start(cfg: &Config, tx: mpsc::UnboundedSender<Incoming>) -> Option<ClockL
                     Button::TimeRequest => Some((at, Record::Input(Input::Request(tactus_trace::Request::Time)))),
                     Button::LastMove => Some((at, Record::Input(Input::Request(tactus_trace::Request::LastMove)))),
                     Button::Pause => {
-                        paused = !paused;
-                        Some((at, Record::Input(if paused { Input::Pause } else { Input::Resume })))
+                        // Pause or resume depends on the game's clock, which
+                        // only the game task knows.
+                        if tx.send(Incoming::PauseButton(at)).is_err() {
+                            return;
+                        }
+                        None
                     }
                     other => {
                         eprintln!("tactus: clock {}: button {other:?} has no use here", path.display());

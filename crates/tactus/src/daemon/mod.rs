@@ -42,7 +42,7 @@ pub struct Args {
     /// Where games are journaled (default /var/lib/tactus).
     #[arg(long)]
     pub state_dir: Option<PathBuf>,
-    /// Where speech goes: sound, text, wav:DIR, none.
+    /// Where speech goes: sound, text, wav:DIR, text+wav:DIR, none.
     #[arg(long)]
     pub voice: Option<String>,
     /// Language and style of speech, e.g. de:annex-d.
@@ -150,6 +150,8 @@ impl GameTime {
 enum Incoming {
     /// Sensed at a known instant (a clock lever, timed by the device).
     At(Instant, Record),
+    /// The clock's pause button: stops running clocks, restarts stopped ones.
+    PauseButton(Instant),
     /// From a trace, at its own game time.
     Exact(Entry),
 }
@@ -200,6 +202,12 @@ fn policy_of(cfg: &Config) -> Policy {
             Supervision::Unsupervised
         } else {
             Supervision::Arbiter
+        },
+        // Given while a player thinks, never muted for low time.
+        time_warnings: if cfg.voice.sink == "none" {
+            Vec::new()
+        } else {
+            cfg.voice.time_warnings.iter().map(|s| s * 1000).collect()
         },
         ..Policy::default()
     }
@@ -290,8 +298,10 @@ impl Game {
     fn advance(&mut self, t: Ms, out: &mut Outputs) -> anyhow::Result<()> {
         self.session.advance(t);
         let events: Vec<Event> = self.session.drain().collect();
-        if events.iter().any(|e| matches!(e.kind, EventKind::Complete { .. } | EventKind::GameOver { .. })) {
-            self.journal.sync()?;
+        if events.iter().any(|e| matches!(e.kind, EventKind::GameOver { .. })) {
+            // A game a timer ended (a flag fall) ends in the journal too, so
+            // that replaying it, or recovering it, ends it the same way.
+            self.journal.append(&Entry { t, record: Record::End })?;
         }
         out.publish(&events);
         Ok(())
@@ -342,8 +352,13 @@ impl Outputs {
 
 /// Game time for an input: never before what the game has already seen, so
 /// the journal replays exactly as it was played.
-fn stamp(msg: Incoming, clock: &GameTime, last_t: Ms) -> Entry {
+fn stamp(msg: Incoming, session: &Session, clock: &GameTime, last_t: Ms) -> Entry {
     match msg {
+        Incoming::PauseButton(at) => {
+            let running = session.clock().is_some_and(|c| c.running().is_some());
+            let input = if running { Input::Pause } else { Input::Resume };
+            Entry { t: clock.t(at).max(last_t), record: Record::Input(input) }
+        }
         Incoming::At(at, record) => Entry { t: clock.t(at).max(last_t), record },
         Incoming::Exact(entry) => Entry { t: entry.t.max(last_t), ..entry },
     }
@@ -359,7 +374,14 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
             let _ = p;
             Some(Box::new(std::io::stdout()))
         }
-        Some(p) => Some(Box::new(std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?)),
+        // Appended to: after a restart the log of a recovered game goes on.
+        Some(p) => Some(Box::new(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .with_context(|| format!("cannot open {}", p.display()))?,
+        )),
     };
     let header = header_of(&cfg)?;
     let (control_tx, mut control_rx) = mpsc::channel::<tactus_net::Control>(64);
@@ -373,6 +395,11 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     let (tx, mut rx) = mpsc::unbounded_channel();
     let occupied = game.session.game().occupancy();
     let board_stop = sources::start(&cfg, occupied, recovered.as_deref(), clock, tx.clone())?;
+    if recovered.is_none() && !sim {
+        // A real board's game starts when Black presses, starting White's
+        // clock, as players start a clock — not when the daemon starts.
+        game.feed(Entry { t: 0, record: Record::Input(Input::Pause) }, &mut out)?;
+    }
     if recovered.is_some() && cfg.board.kind == "sim" && cfg.board.sim_trace.is_some() {
         // A replayed game has no hands to restart the clock: it goes on.
         let t = game.journal.last_t();
@@ -400,7 +427,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         tokio::select! {
             msg = rx.recv() => {
                 let Some(msg) = msg else { break };
-                let entry = stamp(msg, &clock, last_t);
+                let entry = stamp(msg, &game.session, &clock, last_t);
                 last_t = entry.t;
                 game.feed(entry, &mut out)?;
                 clockdev::show(&clock_link, &game.session, last_t);
@@ -409,7 +436,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
                 if let (Some(d), Some(w)) = (deadline, wake) && Instant::now() >= w {
                     // Timers never run ahead of an input already waiting.
                     while let Ok(msg) = rx.try_recv() {
-                        let entry = stamp(msg, &clock, last_t);
+                        let entry = stamp(msg, &game.session, &clock, last_t);
                         last_t = entry.t;
                         game.feed(entry, &mut out)?;
                     }
@@ -431,7 +458,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
             }
             Some(control) = control_rx.recv() => {
                 if out.broadcast.as_ref().is_some_and(|b| b.board() == control.board) {
-                    let entry = stamp(Incoming::At(Instant::now(), Record::Input(control.input)), &clock, last_t);
+                    let entry = stamp(Incoming::At(Instant::now(), Record::Input(control.input)), &game.session, &clock, last_t);
                     last_t = entry.t;
                     game.feed(entry, &mut out)?;
                     clockdev::show(&clock_link, &game.session, last_t);
@@ -443,7 +470,9 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     }
     board_stop.store(true, std::sync::atomic::Ordering::Relaxed);
     // With a page being served, a game that ended stays on it.
-    let serving = cfg.http.listen.is_some() && game.session.finished() && !stopped;
+    // A simulated game that ended stays on the page; a real board's daemon
+    // exits so that its service starts the next game.
+    let serving = sim && cfg.http.listen.is_some() && game.session.finished() && !stopped;
     game.journal.sync()?;
     if game.session.finished() {
         game.journal.finish()?;

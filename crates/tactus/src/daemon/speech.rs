@@ -33,7 +33,6 @@ pub fn start(cfg: &Config, to_stderr: bool, said: Option<Said>) -> anyhow::Resul
             Some("black") => Some(Color::Black),
             _ => None,
         },
-        time_warnings: cfg.voice.time_warnings.iter().map(|s| *s as i64 * 1000).collect(),
         observations: false,
     };
     let (tx, rx) = std::sync::mpsc::channel::<Event>();
