@@ -33,6 +33,38 @@ pub struct Policy {
     pub time_warnings: Vec<Ms>,
 }
 
+impl Policy {
+    /// This policy, ruling as the recording board did wherever its trace's
+    /// header says how: a replay then rules exactly as the live game did.
+    pub fn with_recorded(mut self, header: &tactus_trace::Header) -> Policy {
+        if let Some(ms) = header.debounce_ms {
+            self.debounce_ms = ms;
+        }
+        if let Some(ms) = header.settle_ms {
+            self.settle_ms = ms;
+        }
+        match header.supervision.as_deref() {
+            Some("unsupervised") => self.supervision = Supervision::Unsupervised,
+            Some("arbiter") => self.supervision = Supervision::Arbiter,
+            _ => {}
+        }
+        self
+    }
+
+    /// The header fields that record this policy.
+    pub fn record(&self, header: &mut tactus_trace::Header) {
+        header.debounce_ms = Some(self.debounce_ms);
+        header.settle_ms = Some(self.settle_ms);
+        header.supervision = Some(
+            match self.supervision {
+                Supervision::Arbiter => "arbiter",
+                Supervision::Unsupervised => "unsupervised",
+            }
+            .to_string(),
+        );
+    }
+}
+
 impl Default for Policy {
     fn default() -> Self {
         Policy {

@@ -27,11 +27,18 @@ pub struct Replay {
     pub error: Option<TraceError>,
 }
 
-/// Replays a trace. A malformed line stops the replay there: the result so
-/// far is returned with the error, so nothing recognised before it is lost.
+/// Replays a trace under `policy`, ruling as the recording board did where
+/// the header records how (`Policy::with_recorded`). A malformed line stops
+/// the replay there: the result so far is returned with the error, so
+/// nothing recognised before it is lost.
 pub fn replay<R: BufRead>(src: R, policy: Policy) -> Result<Replay, ReplayError> {
+    replay_with(src, |header| policy.with_recorded(header))
+}
+
+/// Replays a trace under the policy `policy_for` chooses from its header.
+pub fn replay_with<R: BufRead>(src: R, policy_for: impl FnOnce(&Header) -> Policy) -> Result<Replay, ReplayError> {
     let (header, reader) = TraceReader::new(src)?;
-    let mut session = Session::new(&header, policy)?;
+    let mut session = Session::new(&header, policy_for(&header))?;
     let mut events: Vec<Event> = session.drain().collect();
     let mut edges = 0;
     let mut error = None;

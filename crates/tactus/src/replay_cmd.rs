@@ -21,7 +21,8 @@ pub struct Args {
     /// Write the events as JSON Lines here (`-`: standard output).
     #[arg(long)]
     events: Option<PathBuf>,
-    /// Let illegal moves stand unless claimed (A.5.2, unsupervised rapid and blitz).
+    /// Let illegal moves stand unless claimed (A.5.2, unsupervised rapid and
+    /// blitz), whatever the recording board did.
     #[arg(long)]
     unsupervised: bool,
     /// Say the game: language and style, e.g. `de:annex-d`, `en:natural`, `ru:nato`, `pl:literate`.
@@ -68,17 +69,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let file = File::open(&args.trace).with_context(|| format!("cannot open {}", args.trace.display()))?;
         Box::new(BufReader::new(file))
     };
-    let policy = Policy {
-        supervision: if args.unsupervised { Supervision::Unsupervised } else { Supervision::Arbiter },
+    let policy_for = |header: &tactus_trace::Header| {
+        let mut policy = Policy::default().with_recorded(header);
+        if args.unsupervised {
+            policy.supervision = Supervision::Unsupervised;
+        }
         // What is said includes the warnings a player gets while thinking.
-        time_warnings: if args.say.is_some() {
-            args.time_warnings.iter().map(|s| s * 1000).collect()
-        } else {
-            Vec::new()
-        },
-        ..Policy::default()
+        if args.say.is_some() {
+            policy.time_warnings = args.time_warnings.iter().map(|s| s * 1000).collect();
+        }
+        policy
     };
-    let replay = replay::replay(input, policy).with_context(|| args.trace.display().to_string())?;
+    let replay = replay::replay_with(input, policy_for).with_context(|| args.trace.display().to_string())?;
     let pgn_text = pgn::write(&replay.header, replay.session.game());
     match &args.pgn {
         Some(path) => create(path)?.write_all(pgn_text.as_bytes())?,

@@ -46,6 +46,11 @@ pub struct Header {
     pub site: Option<String>,
     pub round: Option<String>,
     pub date: Option<String>,
+    /// How the recording board ruled, so that a replay rules the same:
+    /// `arbiter` or `unsupervised` (A.5.2), and its debounce and settle times.
+    pub supervision: Option<String>,
+    pub debounce_ms: Option<Ms>,
+    pub settle_ms: Option<Ms>,
 }
 
 /// What happened at one instant.
@@ -182,6 +187,9 @@ struct RawHeader {
     site: Option<String>,
     round: Option<String>,
     date: Option<String>,
+    supervision: Option<String>,
+    debounce_ms: Option<Ms>,
+    settle_ms: Option<Ms>,
 }
 
 /// Every field any line kind uses; unknown fields are ignored (the spec's
@@ -232,6 +240,11 @@ pub fn parse_header(text: &str) -> Result<Header, TraceError> {
             return err(1, "the header must start the file and carry \"tactus_trace\": 1");
         }
     }
+    if let Some(s) = raw.supervision.as_deref()
+        && !["arbiter", "unsupervised"].contains(&s)
+    {
+        return err(1, format!("supervision {s:?}: arbiter or unsupervised"));
+    }
     let variant = match raw.variant.as_deref() {
         None | Some("standard") => Variant::Standard,
         Some("chess960") => Variant::Chess960,
@@ -249,6 +262,9 @@ pub fn parse_header(text: &str) -> Result<Header, TraceError> {
         site: raw.site,
         round: raw.round,
         date: raw.date,
+        supervision: raw.supervision,
+        debounce_ms: raw.debounce_ms,
+        settle_ms: raw.settle_ms,
     })
 }
 
@@ -525,6 +541,14 @@ impl<W: Write> TraceWriter<W> {
         for (k, v) in fields {
             if let Some(v) = v {
                 obj.insert(k.into(), v.clone().into());
+            }
+        }
+        if let Some(s) = &h.supervision {
+            obj.insert("supervision".into(), s.clone().into());
+        }
+        for (k, v) in [("debounce_ms", h.debounce_ms), ("settle_ms", h.settle_ms)] {
+            if let Some(v) = v {
+                obj.insert(k.into(), v.into());
             }
         }
         serde_json::to_writer(&mut self.out, &obj)?;

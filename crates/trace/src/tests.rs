@@ -143,6 +143,8 @@ proptest! {
             start_fen: fen.then(|| "nbbrknrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRKNRQ w GDgd - 0 1".to_string()),
             time_control: Some("40/5400+30:1800+30".into()),
             white: Some("Ünïcode \"quoted\"".into()),
+            supervision: fen.then(|| "unsupervised".to_string()),
+            debounce_ms: Some(12),
             ..Header::default()
         };
         let mut t = 0;
@@ -172,4 +174,14 @@ proptest! {
     ) {
         let _ = read_str(&format!("{HEADER}\n{}", lines.join("\n")));
     }
+}
+
+#[test]
+fn the_header_records_how_the_board_ruled() {
+    let (h, _) =
+        read_str(r#"{"tactus_trace": 1, "supervision": "unsupervised", "debounce_ms": 15, "settle_ms": 120}"#).unwrap();
+    assert_eq!((h.supervision.as_deref(), h.debounce_ms, h.settle_ms), (Some("unsupervised"), Some(15), Some(120)));
+    let e = read_str(r#"{"tactus_trace": 1, "supervision": "lenient"}"#).unwrap_err();
+    assert_eq!(e.line, 1);
+    assert!(e.to_string().contains("supervision"), "{e}");
 }

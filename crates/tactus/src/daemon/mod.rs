@@ -176,6 +176,7 @@ fn header_of(cfg: &Config) -> anyhow::Result<Header> {
         site: cfg.game.site.clone(),
         round: cfg.game.round.clone(),
         date: Some(pgn_date(unix_seconds())),
+        ..Header::default()
     })
 }
 
@@ -259,7 +260,7 @@ impl Game {
     fn open(cfg: &Config, header: &Header, out: &mut Outputs) -> anyhow::Result<(Game, Option<Vec<Entry>>)> {
         let policy = policy_of(cfg);
         if let Some(r) = Journal::recover(&cfg.state.dir)? {
-            let mut session = Session::new(&r.header, policy.clone())?;
+            let mut session = Session::new(&r.header, policy.clone().with_recorded(&r.header))?;
             let mut past: Vec<Event> = session.drain().collect();
             for entry in &r.entries {
                 session.handle(*entry);
@@ -383,7 +384,9 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("cannot open {}", p.display()))?,
         )),
     };
-    let header = header_of(&cfg)?;
+    let mut header = header_of(&cfg)?;
+    // The journal records how this board rules, so that a replay rules the same.
+    policy_of(&cfg).record(&mut header);
     let (control_tx, mut control_rx) = mpsc::channel::<tactus_net::Control>(64);
     let broadcast = broadcast::Broadcast::start(&cfg, &header, control_tx).await?;
     let said = broadcast.as_ref().map(|b| b.said());
