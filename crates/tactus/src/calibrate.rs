@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use shakmaty::{Bitboard, Square};
-use tactus_board::{GpioConfig, GpioMatrix, Matrix, Mcp23017Config, Mcp23017Matrix, Mcp23017Wiring, SquareMap};
+use tactus_board::SquareMap;
 
-use crate::config::{self, Config};
+use crate::config;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -95,31 +95,6 @@ impl Calibration {
     }
 }
 
-/// The matrix read in wire order (the identity map).
-fn raw_matrix(cfg: &Config) -> anyhow::Result<Box<dyn Matrix>> {
-    let map = SquareMap::default();
-    let settle = Duration::from_micros(cfg.board.settle_us);
-    let pins = |v: &[u8], key: &str| -> anyhow::Result<[u8; 8]> {
-        v.try_into().map_err(|_| anyhow::anyhow!("board.{key}: eight pin numbers"))
-    };
-    Ok(match cfg.board.kind.as_str() {
-        "gpio-matrix" => Box::new(GpioMatrix::new(GpioConfig {
-            rows: pins(&cfg.board.rows, "rows")?,
-            cols: pins(&cfg.board.cols, "cols")?,
-            settle,
-            map,
-        })?),
-        "mcp23017" => Box::new(Mcp23017Matrix::new(Mcp23017Config {
-            bus: cfg.board.i2c_bus,
-            wiring: Mcp23017Wiring::Matrix { address: cfg.board.i2c_address },
-            settle,
-            map,
-            ..Mcp23017Config::default()
-        })?),
-        other => anyhow::bail!("board.kind {other:?}: calibration is for a sensor matrix (gpio-matrix, mcp23017)"),
-    })
-}
-
 /// Replaces (or adds) `squares = [...]` in the `[board]` table of a TOML text.
 pub fn with_squares(text: &str, map: &SquareMap) -> String {
     let names: Vec<String> = map.to_string().split_whitespace().map(|s| format!("\"{s}\"")).collect();
@@ -159,7 +134,8 @@ pub fn with_squares(text: &str, map: &SquareMap) -> String {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let cfg = config::load(&args.config)?;
-    let mut matrix = raw_matrix(&cfg)?;
+    // Read in wire order: the identity map.
+    let mut matrix = crate::daemon::matrix(&cfg, SquareMap::default())?;
     let mut cal = Calibration::default();
     let mut out = std::io::stdout().lock();
     writeln!(out, "Calibration: clear the board, then put one piece on each square as asked.")?;

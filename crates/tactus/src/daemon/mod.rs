@@ -14,6 +14,7 @@ mod sources;
 mod speech;
 
 pub use broadcast::web_dir;
+pub use sources::matrix;
 
 use anyhow::Context;
 use shakmaty::{Color, Position};

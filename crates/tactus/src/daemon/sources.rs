@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 use shakmaty::Bitboard;
 use tactus_board::{
-    Board, GpioConfig, GpioMatrix, Mcp23017Config, Mcp23017Matrix, Mcp23017Wiring, ScanConfig, Scanner, Sense,
+    Board, GpioConfig, GpioMatrix, Matrix, Mcp23017Config, Mcp23017Matrix, Mcp23017Wiring, ScanConfig, Scanner, Sense,
     SimBoard, SquareMap, Timebase,
 };
 use tactus_trace::{Entry, Input, Record};
@@ -31,9 +31,9 @@ fn scan_config(cfg: &Config) -> ScanConfig {
     ScanConfig { rate_hz: cfg.board.scan_hz, ..ScanConfig::default() }
 }
 
-/// A sensor matrix as the config describes it.
-pub fn matrix_board(cfg: &Config, occupied: Bitboard) -> anyhow::Result<Box<dyn Board>> {
-    let map = square_map(cfg)?;
+/// The sensor matrix the config describes, read through `map` (the
+/// identity map reads wires in order, as calibration needs).
+pub fn matrix(cfg: &Config, map: SquareMap) -> anyhow::Result<Box<dyn Matrix>> {
     let settle = Duration::from_micros(cfg.board.settle_us);
     let pins = |v: &[u8], key: &str| -> anyhow::Result<[u8; 8]> {
         v.try_into().map_err(|_| anyhow::anyhow!("board.{key}: eight pin numbers, not {}", v.len()))
@@ -42,7 +42,7 @@ pub fn matrix_board(cfg: &Config, occupied: Bitboard) -> anyhow::Result<Box<dyn 
         "gpio-matrix" => {
             let config =
                 GpioConfig { rows: pins(&cfg.board.rows, "rows")?, cols: pins(&cfg.board.cols, "cols")?, settle, map };
-            Box::new(Scanner::new(GpioMatrix::new(config)?, scan_config(cfg))?.assuming(occupied))
+            Box::new(GpioMatrix::new(config)?)
         }
         "mcp23017" => {
             let config = Mcp23017Config {
@@ -52,10 +52,16 @@ pub fn matrix_board(cfg: &Config, occupied: Bitboard) -> anyhow::Result<Box<dyn 
                 map,
                 ..Mcp23017Config::default()
             };
-            Box::new(Scanner::new(Mcp23017Matrix::new(config)?, scan_config(cfg))?.assuming(occupied))
+            Box::new(Mcp23017Matrix::new(config)?)
         }
-        other => anyhow::bail!("board.kind {other:?} is not a sensor matrix"),
+        other => anyhow::bail!("board.kind {other:?} is not a sensor matrix (gpio-matrix, mcp23017)"),
     })
+}
+
+/// The configured matrix, scanned: timestamped edges at the scan rate.
+fn matrix_board(cfg: &Config, occupied: Bitboard) -> anyhow::Result<Box<dyn Board>> {
+    let scanner = Scanner::new(matrix(cfg, square_map(cfg)?)?, scan_config(cfg))?;
+    Ok(Box::new(scanner.assuming(occupied)))
 }
 
 /// Starts the board and forwards what it senses. `done` are the entries a
