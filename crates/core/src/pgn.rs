@@ -174,13 +174,15 @@ pub fn write(header: &Header, game: &Game) -> String {
 }
 
 /// Export format: lines of at most 79 characters, never breaking inside a
-/// `[%clk h:mm:ss]` (readers that look for it on one line still find it).
+/// `[%clk h:mm:ss]` (readers that look for it on one line still find it) nor
+/// between a move number and its move.
 fn wrap(out: &mut String, tokens: &[String]) {
     let mut line = String::new();
     let mut words = tokens.iter().flat_map(|t| t.split(' '));
     while let Some(first) = words.next() {
         let joined;
-        let word = match first.ends_with("[%clk").then(|| words.next()).flatten() {
+        let numbered = first.ends_with('.') && first.starts_with(|c: char| c.is_ascii_digit());
+        let word = match (first.ends_with("[%clk") || numbered).then(|| words.next()).flatten() {
             Some(time) => {
                 joined = format!("{first} {time}");
                 joined.as_str()
@@ -222,6 +224,7 @@ mod tests {
         for line in out.lines() {
             assert!(line.len() <= 79, "{line}");
             assert!(!line.trim_end().ends_with("[%clk"), "{line}");
+            assert!(!line.trim_end().ends_with('.'), "a move number is kept with its move: {line}");
         }
         assert_eq!(out.matches("[%clk 1:30:00]").count(), 60);
     }

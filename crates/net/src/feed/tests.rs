@@ -85,8 +85,8 @@ fn a_game_in_pgn_with_clocks_and_result() {
 [TimeControl "300+2"]
 [Termination "normal"]
 
-1. e4 {[%clk 0:05:00]} 1... e5 {[%clk 0:04:59]} 2. Nf3 {[%clk 0:04:58]} 2...
-Nc6 {[%clk 0:04:57]} 3. Bb5 {[%clk 0:04:56]} 1-0
+1. e4 {[%clk 0:05:00]} 1... e5 {[%clk 0:04:59]} 2. Nf3 {[%clk 0:04:58]}
+2... Nc6 {[%clk 0:04:57]} 3. Bb5 {[%clk 0:04:56]} 1-0
 
 "#;
     assert_eq!(hall.game_pgn("1").unwrap(), expected);
