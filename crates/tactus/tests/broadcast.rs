@@ -105,9 +105,13 @@ fn chromium_sees_a_move_within_a_second_of_the_sim_board_making_it() {
         stdout.lines().rev().find_map(|l| serde_json::from_str(l).ok()).expect("a JSON result line");
     assert_eq!(result["ok"], true, "{result}");
     assert!(result["delay_ms"].as_f64().unwrap() <= 1000.0, "{result}");
-    // The feed broadcast sites poll has the move too, with its clock.
-    let pgn = get(port, "/games.pgn").unwrap();
-    assert!(pgn.contains("1. d4 {[%clk 0:02:44]}"), "{pgn}");
+    // The feed broadcast sites poll has the move too, with its clock, once
+    // the press has completed it (the page shows it as soon as it is made).
+    let mut pgn = String::new();
+    wait_for("the completed move in /games.pgn", Duration::from_secs(5), || {
+        pgn = get(port, "/games.pgn").unwrap_or_default();
+        pgn.contains("1. d4 {[%clk 0:02:44]}")
+    });
 }
 
 fn mosquitto(port: u16, dir: &Path) -> Guard {
