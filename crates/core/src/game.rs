@@ -289,22 +289,7 @@ impl Game {
     /// in check could be taken).
     pub fn force(&mut self, a: crate::event::Attempt) -> Option<MoveInfo> {
         let side = self.pos.turn();
-        let mut setup = self.pos.to_setup(EnPassantMode::Legal);
-        let captured = setup.board.remove_piece_at(a.to);
-        setup.board.discard_piece_at(a.from);
-        setup.board.set_piece_at(a.to, a.piece);
-        setup.turn = !side;
-        setup.ep_square = None;
-        setup.halfmoves =
-            if captured.is_some() || a.piece.role == shakmaty::Role::Pawn { 0 } else { setup.halfmoves + 1 };
-        if side == Color::Black {
-            setup.fullmoves = setup.fullmoves.saturating_add(1);
-        }
-        // A king or rook moved by the illegal move loses its castling rights.
-        let pos = match Chess::from_setup(setup, self.mode) {
-            Ok(pos) => pos,
-            Err(e) => e.ignore_invalid_castling_rights().ok()?,
-        };
+        let (pos, captured) = play_anyway(&self.pos, a.from, a.to)?;
         let info = MoveInfo {
             ply: self.ply(),
             side,
@@ -334,4 +319,28 @@ impl Game {
         self.ending = self.ending_on_board();
         Some(info)
     }
+}
+
+/// The position after the piece on `from` goes to `to`, legal or not (an
+/// illegal move that stands, A.5.2), with what it took; `None` when that
+/// position cannot exist (the mover's king left in check could be taken).
+pub fn play_anyway(pos: &Chess, from: Square, to: Square) -> Option<(Chess, Option<Piece>)> {
+    let side = pos.turn();
+    let mut setup = pos.to_setup(EnPassantMode::Legal);
+    let piece = setup.board.remove_piece_at(from)?;
+    let captured = setup.board.remove_piece_at(to);
+    setup.board.set_piece_at(to, piece);
+    setup.turn = !side;
+    setup.ep_square = None;
+    setup.halfmoves =
+        if captured.is_some() || piece.role == shakmaty::Role::Pawn { 0 } else { setup.halfmoves.saturating_add(1) };
+    if side == Color::Black {
+        setup.fullmoves = setup.fullmoves.saturating_add(1);
+    }
+    // A king or rook moved by the illegal move loses its castling rights.
+    let pos = match Chess::from_setup(setup, pos.castles().mode()) {
+        Ok(pos) => pos,
+        Err(e) => e.ignore_invalid_castling_rights().ok()?,
+    };
+    Some((pos, captured))
 }

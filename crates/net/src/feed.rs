@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 use tactus_core::pgn;
 use tactus_core::{Article, EndReason, Event, EventKind, serde_chess};
 use tactus_trace::{Header, Ms};
@@ -442,22 +442,7 @@ fn force(pos: &Chess, uci: &str) -> Option<Chess> {
     let UciMove::Normal { from, to, .. } = uci.parse::<UciMove>().ok()? else {
         return None;
     };
-    let mut setup = pos.to_setup(EnPassantMode::Legal);
-    let piece = setup.board.remove_piece_at(from)?;
-    let captured = setup.board.remove_piece_at(to);
-    setup.board.set_piece_at(to, piece);
-    setup.ep_square = None;
-    setup.halfmoves =
-        if captured.is_some() || piece.role == shakmaty::Role::Pawn { 0 } else { setup.halfmoves.saturating_add(1) };
-    if setup.turn == Color::Black {
-        setup.fullmoves = setup.fullmoves.saturating_add(1);
-    }
-    setup.turn = !setup.turn;
-    let mode = pos.castles().mode();
-    match Chess::from_setup(setup, mode) {
-        Ok(p) => Some(p),
-        Err(e) => e.ignore_invalid_castling_rights().ok(),
-    }
+    tactus_core::game::play_anyway(pos, from, to).map(|(pos, _)| pos)
 }
 
 /// One update of a board: what the daemon reports and MQTT carries.
