@@ -31,7 +31,10 @@ pub struct Played {
     pub info: MoveInfo,
     /// The mover's clock after the press, increment included.
     pub clock_ms: Option<i64>,
-    /// Rulings and remarks at this move, for the PGN.
+    /// Rulings made while this ply was being made, before the move that
+    /// stood (a 7.5.1 attempt and its penalty), for the PGN.
+    pub before: Vec<String>,
+    /// Rulings and remarks on this move, for the PGN.
     pub comments: Vec<String>,
     /// An illegal move that stood under A.5.2 (no SAN exists for it).
     pub stood_illegal: bool,
@@ -56,6 +59,8 @@ pub struct Game {
     /// the current one included.
     keys: Vec<u64>,
     options: Vec<LegalMove>,
+    /// Rulings at the ply being made, until its move is played.
+    notes: Vec<String>,
     pub ending: Option<Ending>,
 }
 
@@ -89,6 +94,7 @@ impl Game {
             played: Vec::new(),
             keys: Vec::new(),
             options: Vec::new(),
+            notes: Vec::new(),
             ending: None,
         };
         game.keys.push(game.key());
@@ -132,72 +138,12 @@ impl Game {
     }
 
     fn refresh_options(&mut self) {
-        self.options.clear();
-        let occupied = self.pos.board().occupied();
-        let sq = Bitboard::from;
-        for mv in self.pos.legal_moves() {
-            // Occupancy after the move, by bit arithmetic rather than by
-            // playing it on a copy of the position: this runs for every
-            // legal move after every move.
-            let (after, lifted) = match mv {
-                Move::Normal { from, to, capture, .. } => {
-                    let lifted = if capture.is_some() { sq(from) | sq(to) } else { sq(from) };
-                    ((occupied & !sq(from)) | sq(to), lifted)
-                }
-                Move::EnPassant { from, to } => {
-                    let taken = Square::from_coords(to.file(), from.rank());
-                    ((occupied & !sq(from) & !sq(taken)) | sq(to), sq(from) | sq(taken))
-                }
-                Move::Castle { king, rook } => {
-                    let side = CastlingSide::from_king_side(king < rook);
-                    let rank = king.rank();
-                    let (king_to, rook_to) = (
-                        Square::from_coords(side.king_to_file(), rank),
-                        Square::from_coords(side.rook_to_file(), rank),
-                    );
-                    let mut lifted = Bitboard::EMPTY;
-                    if king != king_to {
-                        lifted.add(king);
-                    }
-                    if rook != rook_to {
-                        lifted.add(rook);
-                    }
-                    ((occupied & !sq(king) & !sq(rook)) | sq(king_to) | sq(rook_to), lifted)
-                }
-                Move::Put { to, .. } => (occupied | sq(to), sq(to)),
-            };
-            self.options.push(LegalMove { mv, after, lifted });
-        }
+        self.options = legal_moves(&self.pos);
     }
 
     /// Everything a voice or a record needs to know about a legal move.
     pub fn describe(&self, mv: Move) -> MoveInfo {
-        let side = self.pos.turn();
-        let san = SanPlus::from_move(self.pos.clone(), mv);
-        let (from, to) = match mv {
-            Move::Normal { from, to, .. } | Move::EnPassant { from, to } => (from, to),
-            Move::Castle { king, rook } => {
-                let cs = CastlingSide::from_king_side(king < rook);
-                (king, Square::from_coords(cs.king_to_file(), king.rank()))
-            }
-            Move::Put { to, .. } => (to, to),
-        };
-        let capture = mv.capture().map(|role| Piece { color: !side, role });
-        MoveInfo {
-            ply: self.ply(),
-            side,
-            san: san.to_string(),
-            uci: UciMove::from_move(mv, self.mode).to_string(),
-            piece: Piece { color: side, role: mv.role() },
-            from,
-            to,
-            capture,
-            promotion: mv.promotion(),
-            castle: mv.castling_side().map(|cs| if cs.is_king_side() { CastleSide::King } else { CastleSide::Queen }),
-            en_passant: mv.is_en_passant(),
-            check: san.suffix.is_some(),
-            mate: matches!(san.suffix, Some(shakmaty::san::Suffix::Checkmate)),
-        }
+        describe(&self.pos, self.mode, self.ply(), mv)
     }
 
     /// Plays a legal move and returns what can now be claimed.
@@ -209,7 +155,8 @@ impl Game {
             self.keys.clear();
         }
         self.keys.push(self.key());
-        self.played.push(Played { info: info.clone(), clock_ms, comments: Vec::new(), stood_illegal: false });
+        let before = std::mem::take(&mut self.notes);
+        self.played.push(Played { info: info.clone(), clock_ms, before, comments: Vec::new(), stood_illegal: false });
         self.refresh_options();
         self.ending = self.ending_on_board();
         let claim = if self.ending.is_some() {
@@ -258,11 +205,34 @@ impl Game {
         None
     }
 
+    /// Would this legal move end the game on the board (mate, stalemate, a
+    /// dead position)? Such a move is complete at once (6.2.1, 5.1.1, 5.2).
+    pub fn ends_game(&self, mv: Move) -> bool {
+        let mut after = self.pos.clone();
+        after.play_unchecked(mv);
+        after.is_checkmate() || after.is_stalemate() || after.is_insufficient_material()
+    }
+
     /// Whether `side` can possibly checkmate (6.9, 7.5.5). A complete
     /// "cannot mate by any series of legal moves" test is beyond occupancy
     /// play; this is the material test, which covers the cases that occur.
     pub fn can_mate(&self, side: Color) -> bool {
         !self.pos.has_insufficient_material(side)
+    }
+
+    /// A ruling or remark for the record, at the ply it concerns: on a move
+    /// already played, or before the move of the ply being made.
+    pub fn note(&mut self, ply: u32, text: String) {
+        match self.played.iter_mut().rev().find(|p| p.info.ply == ply) {
+            Some(played) => played.comments.push(text),
+            None => self.notes.push(text),
+        }
+    }
+
+    /// Rulings at the ply being made whose move has not been played (the game
+    /// ended there, or the record stops there).
+    pub fn pending_notes(&self) -> &[String] {
+        &self.notes
     }
 
     pub fn end(&mut self, ending: Ending) {
@@ -314,7 +284,14 @@ impl Game {
         self.pos = pos;
         self.keys.clear();
         self.keys.push(self.key());
-        self.played.push(Played { info: info.clone(), clock_ms: None, comments: Vec::new(), stood_illegal: true });
+        let before = std::mem::take(&mut self.notes);
+        self.played.push(Played {
+            info: info.clone(),
+            clock_ms: None,
+            before,
+            comments: Vec::new(),
+            stood_illegal: true,
+        });
         self.refresh_options();
         self.ending = self.ending_on_board();
         Some(info)
@@ -343,4 +320,78 @@ pub fn play_anyway(pos: &Chess, from: Square, to: Square) -> Option<(Chess, Opti
         Err(e) => e.ignore_invalid_castling_rights().ok()?,
     };
     Some((pos, captured))
+}
+
+/// The legal moves of the player to move in `pos`, each with the occupancy it
+/// leaves and the lifts it needs.
+pub fn legal_moves(pos: &Chess) -> Vec<LegalMove> {
+    let occupied = pos.board().occupied();
+    let sq = Bitboard::from;
+    pos.legal_moves()
+        .into_iter()
+        .map(|mv| {
+            // Occupancy after the move, by bit arithmetic rather than by
+            // playing it on a copy of the position: this runs for every
+            // legal move after every move.
+            let (after, lifted) = match mv {
+                Move::Normal { from, to, capture, .. } => {
+                    let lifted = if capture.is_some() { sq(from) | sq(to) } else { sq(from) };
+                    ((occupied & !sq(from)) | sq(to), lifted)
+                }
+                Move::EnPassant { from, to } => {
+                    let taken = Square::from_coords(to.file(), from.rank());
+                    ((occupied & !sq(from) & !sq(taken)) | sq(to), sq(from) | sq(taken))
+                }
+                Move::Castle { king, rook } => {
+                    let side = CastlingSide::from_king_side(king < rook);
+                    let rank = king.rank();
+                    let (king_to, rook_to) = (
+                        Square::from_coords(side.king_to_file(), rank),
+                        Square::from_coords(side.rook_to_file(), rank),
+                    );
+                    let mut lifted = Bitboard::EMPTY;
+                    if king != king_to {
+                        lifted.add(king);
+                    }
+                    if rook != rook_to {
+                        lifted.add(rook);
+                    }
+                    ((occupied & !sq(king) & !sq(rook)) | sq(king_to) | sq(rook_to), lifted)
+                }
+                Move::Put { to, .. } => (occupied | sq(to), sq(to)),
+            };
+            LegalMove { mv, after, lifted }
+        })
+        .collect()
+}
+
+/// A legal move of `pos`, the `ply`-th of the game, described for a voice or
+/// a record.
+pub fn describe(pos: &Chess, mode: CastlingMode, ply: u32, mv: Move) -> MoveInfo {
+    let side = pos.turn();
+    let san = SanPlus::from_move(pos.clone(), mv);
+    let (from, to) = match mv {
+        Move::Normal { from, to, .. } | Move::EnPassant { from, to } => (from, to),
+        Move::Castle { king, rook } => {
+            let cs = CastlingSide::from_king_side(king < rook);
+            (king, Square::from_coords(cs.king_to_file(), king.rank()))
+        }
+        Move::Put { to, .. } => (to, to),
+    };
+    let capture = mv.capture().map(|role| Piece { color: !side, role });
+    MoveInfo {
+        ply,
+        side,
+        san: san.to_string(),
+        uci: UciMove::from_move(mv, mode).to_string(),
+        piece: Piece { color: side, role: mv.role() },
+        from,
+        to,
+        capture,
+        promotion: mv.promotion(),
+        castle: mv.castling_side().map(|cs| if cs.is_king_side() { CastleSide::King } else { CastleSide::Queen }),
+        en_passant: mv.is_en_passant(),
+        check: san.suffix.is_some(),
+        mate: matches!(san.suffix, Some(shakmaty::san::Suffix::Checkmate)),
+    }
 }

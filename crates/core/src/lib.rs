@@ -3,16 +3,19 @@
 //! carries its time, timers are inputs — so a replay is exact and recovery
 //! after a power cut is replaying the journal.
 
-pub mod debounce;
+mod debounce;
 pub mod event;
 pub mod game;
 pub mod pgn;
 pub mod policy;
-pub mod recognise;
+mod recognise;
 pub mod replay;
 pub mod serde_chess;
-pub mod session;
+mod session;
 
-pub use event::*;
+pub use event::{
+    Article, Attempt, CastleSide, ClaimKind, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, Ms, Placed,
+    Reason,
+};
 pub use policy::{Policy, Supervision};
 pub use session::{Session, StartError};

@@ -7,13 +7,25 @@ use std::fmt::Write as _;
 use shakmaty::{Color, Position};
 use tactus_trace::Header;
 
-use crate::event::EndReason;
+use crate::event::{Article, EndReason, Irregularity};
 use crate::game::Game;
+use crate::serde_chess::color_str;
 
 /// `h:mm:ss`, rounded down (what a clock face shows); never negative.
 pub fn clock_text(ms: i64) -> String {
     let s = ms.max(0) / 1000;
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+/// A ruling as the record keeps it: `7.5.1 white: illegal move …`.
+pub fn ruling_note(i: &Irregularity) -> String {
+    format!("{} {}: {}", i.article.as_str(), color_str(i.side), i.detail)
+}
+
+/// Time added to a clock as the record keeps it: `7.5.5 black +1:00`.
+pub fn penalty_note(article: Article, beneficiary: Color, ms: i64) -> String {
+    let s = ms.max(0) / 1000;
+    format!("{} {} +{}:{:02}", article.as_str(), color_str(beneficiary), s / 60, s % 60)
 }
 
 /// The tags of one game, in the order they are written.
@@ -41,7 +53,9 @@ pub struct Tags<'a> {
 pub struct Written<'a> {
     pub san: &'a str,
     pub clock_ms: Option<i64>,
-    /// Rulings and remarks, as comment text.
+    /// Rulings at this ply before the move that stood, as comment text.
+    pub before: Vec<String>,
+    /// Rulings and remarks on the move, as comment text.
     pub comments: Vec<String>,
     /// An illegal move that stood under A.5.2: it has no SAN, and nothing
     /// after it can be replayed from the start.
@@ -89,13 +103,20 @@ pub fn write_tags(out: &mut String, t: &Tags) {
     out.push('\n');
 }
 
+/// A PGN comment: braces in the text would end it early.
+fn comment(parts: &[String]) -> String {
+    format!("{{{}}}", parts.join(" ").replace(['{', '}'], ""))
+}
+
 /// The movetext from a position whose move number and side to move are
-/// given, ending with the result and a blank line.
+/// given; `trailing` are rulings after the last move (at a ply whose move was
+/// never played); it ends with the result and a blank line.
 pub fn write_movetext<'a>(
     out: &mut String,
     mut number: u32,
     mut turn: Color,
     moves: impl IntoIterator<Item = Written<'a>>,
+    trailing: &[String],
     result: &str,
 ) {
     let mut tokens: Vec<String> = Vec::new();
@@ -115,18 +136,22 @@ pub fn write_movetext<'a>(
                 off_record.push(format!("{number_text} {}", m.san));
             }
         } else {
+            if !m.before.is_empty() {
+                tokens.push(comment(&m.before));
+                need_number = true;
+            }
             if turn == Color::White || need_number {
                 tokens.push(number_text);
             }
             tokens.push(m.san.to_string());
-            let mut comment: Vec<String> = Vec::new();
+            let mut after: Vec<String> = Vec::new();
             if let Some(ms) = m.clock_ms {
-                comment.push(format!("[%clk {}]", clock_text(ms)));
+                after.push(format!("[%clk {}]", clock_text(ms)));
             }
-            comment.extend(m.comments.iter().map(|c| c.replace(['{', '}'], "")));
-            need_number = !comment.is_empty();
+            after.extend(m.comments.iter().cloned());
+            need_number = !after.is_empty();
             if need_number {
-                tokens.push(format!("{{{}}}", comment.join(" ")));
+                tokens.push(comment(&after));
             }
         }
         if turn == Color::Black {
@@ -135,7 +160,10 @@ pub fn write_movetext<'a>(
         turn = !turn;
     }
     if !off_record.is_empty() {
-        tokens.push(format!("{{{}}}", off_record.join(" ").replace(['{', '}'], "")));
+        tokens.push(comment(&off_record));
+    }
+    if !trailing.is_empty() {
+        tokens.push(comment(trailing));
     }
     tokens.push(result.to_string());
     wrap(out, &tokens);
@@ -166,10 +194,11 @@ pub fn write(header: &Header, game: &Game) -> String {
     let moves = game.played.iter().map(|p| Written {
         san: &p.info.san,
         clock_ms: p.clock_ms,
+        before: p.before.clone(),
         comments: p.comments.clone(),
         stood_illegal: p.stood_illegal,
     });
-    write_movetext(&mut out, start.fullmoves().get(), start.turn(), moves, result);
+    write_movetext(&mut out, start.fullmoves().get(), start.turn(), moves, game.pending_notes(), result);
     out
 }
 
@@ -217,10 +246,16 @@ mod tests {
     #[test]
     fn lines_never_break_inside_a_clock() {
         let moves: Vec<Written> = (0..60)
-            .map(|_| Written { san: "Nf3", clock_ms: Some(5_400_000), comments: Vec::new(), stood_illegal: false })
+            .map(|_| Written {
+                san: "Nf3",
+                clock_ms: Some(5_400_000),
+                before: Vec::new(),
+                comments: Vec::new(),
+                stood_illegal: false,
+            })
             .collect();
         let mut out = String::new();
-        write_movetext(&mut out, 1, Color::White, moves, "*");
+        write_movetext(&mut out, 1, Color::White, moves, &[], "*");
         for line in out.lines() {
             assert!(line.len() <= 79, "{line}");
             assert!(!line.trim_end().ends_with("[%clk"), "{line}");
@@ -231,9 +266,15 @@ mod tests {
 
     #[test]
     fn after_an_illegal_move_that_stood_the_rest_is_a_comment() {
-        let m = |san, stood_illegal| Written { san, clock_ms: None, comments: Vec::new(), stood_illegal };
+        let m = |san, stood_illegal| Written {
+            san,
+            clock_ms: None,
+            before: Vec::new(),
+            comments: Vec::new(),
+            stood_illegal,
+        };
         let mut out = String::new();
-        write_movetext(&mut out, 1, Color::White, [m("e4", false), m("Ke8-e6", true), m("d4", false)], "*");
+        write_movetext(&mut out, 1, Color::White, [m("e4", false), m("Ke8-e6", true), m("d4", false)], &[], "*");
         let one_line = out.split_whitespace().collect::<Vec<_>>().join(" ");
         assert_eq!(one_line, "1. e4 {1... Ke8-e6: an illegal move that stood (A.5.2); the game went on: 2. d4} *");
     }

@@ -22,6 +22,11 @@ pub struct Policy {
     /// A board that shows a legal move must hold still this long before the
     /// move is announced: longer than a slide's brush over a passed square.
     pub settle_ms: Ms,
+    /// A clock press that comes while the mover's piece is still in the hand
+    /// (two hands at blitz speed, or the clock's and the sensors' times a few
+    /// ms apart) completes the move that lands within this window after it;
+    /// only a board that still shows no legal move then is ruled (7.5.1, 7.5.3).
+    pub press_grace_ms: Ms,
     /// A board that differs from the game this long is reported, with the fix.
     pub mismatch_ms: Ms,
     /// A square that reads against the game, unchanged since this long
@@ -43,6 +48,9 @@ impl Policy {
         if let Some(ms) = header.settle_ms {
             self.settle_ms = ms;
         }
+        if let Some(ms) = header.press_grace_ms {
+            self.press_grace_ms = ms;
+        }
         match header.supervision.as_deref() {
             Some("unsupervised") => self.supervision = Supervision::Unsupervised,
             Some("arbiter") => self.supervision = Supervision::Arbiter,
@@ -55,6 +63,7 @@ impl Policy {
     pub fn record(&self, header: &mut tactus_trace::Header) {
         header.debounce_ms = Some(self.debounce_ms);
         header.settle_ms = Some(self.settle_ms);
+        header.press_grace_ms = Some(self.press_grace_ms);
         header.supervision = Some(
             match self.supervision {
                 Supervision::Arbiter => "arbiter",
@@ -70,6 +79,7 @@ impl Default for Policy {
         Policy {
             debounce_ms: 10,
             settle_ms: 100,
+            press_grace_ms: 250,
             mismatch_ms: 4000,
             stuck_ms: 3000,
             supervision: Supervision::Arbiter,

@@ -61,6 +61,13 @@ impl Observed {
         self.raw_off.add(sq);
     }
 
+    /// Squares of the position already empty when watching began (a piece
+    /// lifted before, in the hand): evidence that they were lifted, but no
+    /// touch of this ply.
+    pub fn already_off(&mut self, squares: Bitboard) {
+        self.raw_off |= squares;
+    }
+
     pub fn lifted(&self) -> Bitboard {
         self.lifted
     }
@@ -73,6 +80,14 @@ impl Observed {
     /// The square of `among` lifted first.
     pub fn first_of(&self, among: Bitboard) -> Option<Square> {
         (self.lifted & among).into_iter().min_by_key(|sq| self.lift_at[*sq as usize])
+    }
+
+    /// The square of `among` lifted first at or after `since`.
+    pub fn first_of_since(&self, among: Bitboard, since: Ms) -> Option<Square> {
+        (self.lifted & among)
+            .into_iter()
+            .filter(|sq| self.lift_at[*sq as usize].0 >= since)
+            .min_by_key(|sq| self.lift_at[*sq as usize])
     }
 
     /// When the first lift of a square began (0 if it was not lifted).

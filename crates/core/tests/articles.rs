@@ -76,6 +76,9 @@ fn run_with(header: Header, policy: Policy, script: &str) -> Run {
         session.handle(Entry { t, record });
         events.extend(session.drain());
     }
+    // The board goes on for a second after the script: timers due by then run.
+    session.advance(t + 1000);
+    events.extend(session.drain());
     Run { events, session }
 }
 

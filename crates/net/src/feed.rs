@@ -419,10 +419,11 @@ impl BoardFeed {
         let moves = self.moves.iter().map(|m| pgn::Written {
             san: &m.san,
             clock_ms: m.clock_ms,
+            before: Vec::new(),
             comments: self.rulings_at(m.ply).collect(),
             stood_illegal: m.off_record,
         });
-        pgn::write_movetext(&mut out, number, turn, moves, result);
+        pgn::write_movetext(&mut out, number, turn, moves, &[], result);
         out
     }
 

@@ -47,10 +47,12 @@ pub struct Header {
     pub round: Option<String>,
     pub date: Option<String>,
     /// How the recording board ruled, so that a replay rules the same:
-    /// `arbiter` or `unsupervised` (A.5.2), and its debounce and settle times.
+    /// `arbiter` or `unsupervised` (A.5.2), its debounce and settle times,
+    /// and how long a press waits for the piece still in the hand to land.
     pub supervision: Option<String>,
     pub debounce_ms: Option<Ms>,
     pub settle_ms: Option<Ms>,
+    pub press_grace_ms: Option<Ms>,
 }
 
 /// What happened at one instant.
@@ -190,6 +192,7 @@ struct RawHeader {
     supervision: Option<String>,
     debounce_ms: Option<Ms>,
     settle_ms: Option<Ms>,
+    press_grace_ms: Option<Ms>,
 }
 
 /// Every field any line kind uses; unknown fields are ignored (the spec's
@@ -265,6 +268,7 @@ pub fn parse_header(text: &str) -> Result<Header, TraceError> {
         supervision: raw.supervision,
         debounce_ms: raw.debounce_ms,
         settle_ms: raw.settle_ms,
+        press_grace_ms: raw.press_grace_ms,
     })
 }
 
@@ -546,7 +550,8 @@ impl<W: Write> TraceWriter<W> {
         if let Some(s) = &h.supervision {
             obj.insert("supervision".into(), s.clone().into());
         }
-        for (k, v) in [("debounce_ms", h.debounce_ms), ("settle_ms", h.settle_ms)] {
+        for (k, v) in [("debounce_ms", h.debounce_ms), ("settle_ms", h.settle_ms), ("press_grace_ms", h.press_grace_ms)]
+        {
             if let Some(v) = v {
                 obj.insert(k.into(), v.into());
             }

@@ -145,6 +145,7 @@ proptest! {
             white: Some("Ünïcode \"quoted\"".into()),
             supervision: fen.then(|| "unsupervised".to_string()),
             debounce_ms: Some(12),
+            press_grace_ms: fen.then_some(250),
             ..Header::default()
         };
         let mut t = 0;
@@ -178,9 +179,14 @@ proptest! {
 
 #[test]
 fn the_header_records_how_the_board_ruled() {
-    let (h, _) =
-        read_str(r#"{"tactus_trace": 1, "supervision": "unsupervised", "debounce_ms": 15, "settle_ms": 120}"#).unwrap();
-    assert_eq!((h.supervision.as_deref(), h.debounce_ms, h.settle_ms), (Some("unsupervised"), Some(15), Some(120)));
+    let (h, _) = read_str(
+        r#"{"tactus_trace": 1, "supervision": "unsupervised", "debounce_ms": 15, "settle_ms": 120, "press_grace_ms": 300}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        (h.supervision.as_deref(), h.debounce_ms, h.settle_ms, h.press_grace_ms),
+        (Some("unsupervised"), Some(15), Some(120), Some(300))
+    );
     let e = read_str(r#"{"tactus_trace": 1, "supervision": "lenient"}"#).unwrap_err();
     assert_eq!(e.line, 1);
     assert!(e.to_string().contains("supervision"), "{e}");

@@ -1,0 +1,128 @@
+//! The clock: a flag fall (Article 6.9), the arbiter stopping, setting and
+//! correcting the clocks (6.10, 6.11, 12), the increment switched on during
+//! the game (Guidelines III.4), and time warnings while a player thinks.
+
+use shakmaty::Color;
+use tactus_trace::{GameResult, Input};
+
+use super::Session;
+use super::watch::Shown;
+use crate::event::{Article, EndReason, EventKind, Ms};
+use crate::game::Ending;
+
+impl Session {
+    /// Both clocks at `t`.
+    pub(super) fn times(&self, t: Ms) -> (Option<i64>, Option<i64>) {
+        match &self.clock {
+            Some(c) => (Some(c.remaining(Color::White, t)), Some(c.remaining(Color::Black, t))),
+            None => (None, None),
+        }
+    }
+
+    /// 6.9: the flag falls. A waiting press is settled first (the mover's
+    /// clock stopped at it); a mate on the board before the flag fell ends
+    /// the game first (5.1.1); else the opponent wins, unless they cannot
+    /// mate.
+    pub(super) fn on_flag(&mut self, t: Ms) {
+        self.resolve_press(t, true);
+        if self.finished() {
+            return;
+        }
+        let Some(clock) = &mut self.clock else { return };
+        let Some(side) = clock.flag(t) else { return };
+        if side == self.game.turn()
+            && let Shown::Moves(moves) = self.watch.shown()
+            && self.watch.announced == Some(moves[0])
+            && self.game.ends_game(moves[0])
+            && let Some(c) = self.watch.clone().complete_shown().or_else(|| self.watch.clone().complete_made())
+        {
+            self.complete(t, c);
+            return;
+        }
+        let opponent = !side;
+        let result = if self.game.can_mate(opponent) { GameResult::win_for(opponent) } else { GameResult::Draw };
+        self.end(t, Ending { result, reason: EndReason::FlagFall, article: Article::A6_9 });
+    }
+
+    /// When the running side's time reaches the next warning threshold.
+    pub(super) fn warning_deadline(&self) -> Option<Ms> {
+        let clock = self.clock.as_ref()?;
+        let side = clock.running()?;
+        let left = clock.remaining(side, self.now);
+        let warned = &self.warned[side];
+        let next = self.policy.time_warnings.iter().filter(|w| (**w as i64) < left && !warned.contains(w)).max()?;
+        Some(self.now + (left - *next as i64) as Ms)
+    }
+
+    pub(super) fn on_warning(&mut self, t: Ms) {
+        let Some(clock) = &self.clock else { return };
+        let Some(side) = clock.running() else { return };
+        let left = clock.remaining(side, t);
+        let warned = &mut self.warned[side];
+        let crossed: Vec<Ms> =
+            self.policy.time_warnings.iter().copied().filter(|w| left <= *w as i64 && !warned.contains(w)).collect();
+        if crossed.is_empty() {
+            return;
+        }
+        warned.extend(crossed);
+        self.emit(t, EventKind::TimeWarning { side, remaining_ms: left });
+    }
+
+    /// A warning is armed again once its side's time is well above it: a
+    /// new period, an increment that adds up, time added by the arbiter.
+    pub(super) fn rearm_warnings(&mut self, t: Ms) {
+        let Some(clock) = &self.clock else { return };
+        for side in [Color::White, Color::Black] {
+            let left = clock.remaining(side, t);
+            self.warned[side].retain(|w| left <= 2 * *w as i64);
+        }
+    }
+
+    /// The arbiter's and the clock's own inputs.
+    pub(super) fn on_clock_input(&mut self, t: Ms, input: Input) {
+        match input {
+            Input::Pause => {
+                if let Some(c) = &mut self.clock {
+                    c.pause(t);
+                }
+                self.emit(t, EventKind::Paused);
+            }
+            Input::Resume => {
+                if let Some(c) = &mut self.clock {
+                    c.resume(t);
+                }
+                self.emit(t, EventKind::Resumed);
+            }
+            Input::SetClock { white_ms, black_ms } => {
+                if let Some(c) = &mut self.clock {
+                    c.set_times(t, white_ms, black_ms);
+                }
+                self.emit(t, EventKind::ClockSet { white_ms: white_ms as i64, black_ms: black_ms as i64 });
+            }
+            Input::SetMoves { white_moves, black_moves } => {
+                if let Some(c) = &mut self.clock {
+                    c.set_moves(white_moves, black_moves);
+                }
+                self.emit_clock_set(t);
+            }
+            Input::AddTime { side, ms } => {
+                if let Some(c) = &mut self.clock {
+                    c.add_time(t, side, ms);
+                }
+                self.emit(t, EventKind::Penalty { article: Article::A12, side, ms: ms as i64 });
+            }
+            Input::Increment { ms } => {
+                if let Some(c) = &mut self.clock {
+                    c.switch_to_increment(t, ms);
+                }
+                self.emit_clock_set(t);
+            }
+            Input::Promote(_) | Input::Claim { .. } | Input::Result { .. } | Input::Request(_) => {}
+        }
+    }
+
+    fn emit_clock_set(&mut self, t: Ms) {
+        let (w, b) = self.times(t);
+        self.emit(t, EventKind::ClockSet { white_ms: w.unwrap_or(0), black_ms: b.unwrap_or(0) });
+    }
+}

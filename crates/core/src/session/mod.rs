@@ -1,0 +1,323 @@
+//! One game on one board: debounced sensor changes, clock presses and inputs
+//! in; the events of the Laws out. Pure and deterministic: every input
+//! carries its time, and the timers are deadlines the driver reports back
+//! through [`Session::advance`] — so replay, recovery and tests are one path.
+//!
+//! The modules follow the Laws:
+//!
+//! | module | articles |
+//! |---|---|
+//! | `board` | what the board shows: debounced squares, stuck sensors, the move announced once it stands still (4.7), the board reported when it is wrong |
+//! | `watch` | a ply as the board shows it, and the reply made before the press (1.3, 6.2.2) |
+//! | `touch` | touch-move and castling with the rook first (4.3, 4.4), pieces displaced (7.4) |
+//! | `press` | the press that completes a move (6.2.1), also a few ms before the piece lands, also after the opponent's reply |
+//! | `illegal` | illegal moves and presses without a move (7.5), the A.5.2 policy |
+//! | `clock` | flag fall (6.9), stopping and setting the clocks (6.10, 6.11), time warnings |
+//! | `claims` | draw claims (9.2, 9.3, 9.5), illegal-move claims (A.5.2), results off the board, requests |
+//!
+//! The ply of the player to move goes through these phases:
+//!
+//! ```text
+//!             board shows a legal move, held still: announced
+//!   ┌──────┐  press, board held still on a move ───────────────▶ completed → next ply: Open
+//!   │ Open │  press, a piece still in the hand ──▶ ┌─────────┐
+//!   └──────┘                                       │ Pressed │ ─ lands within the grace ─▶ completed
+//!      ▲  press, no legal move (7.5.1, 7.5.3)      └─────────┘ ─ grace over, no move ───┐
+//!      │        ▼                                                                       │
+//!   ┌───────────┐ ◀──────────────────────────────────────────────────────────────────────┘
+//!   │ Restoring │  board back to the position
+//!   └───────────┘
+//!   any phase ── mate, stalemate, dead position, flag, 7.5.5, result, end of record ──▶ Over
+//! ```
+//!
+//! While the mover has not pressed, the board may already show the
+//! opponent's reply (`watch`): the press completes the mover's move and the
+//! reply goes on as the opponent's ply, touches and all.
+
+mod board;
+mod claims;
+mod clock;
+mod illegal;
+mod press;
+mod touch;
+mod watch;
+
+use shakmaty::{ByColor, Role};
+use tactus_clock::{Clock, TimeControl};
+use tactus_trace::{Entry, Header, Input, Record};
+
+use crate::event::{Event, EventKind, Ms};
+use crate::game::{Game, SetupError};
+use crate::policy::Policy;
+
+use board::{BoardCheck, Sensors};
+use claims::Claimable;
+use press::Pressed;
+use watch::Watch;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    #[error("time_control {text:?}: {why}")]
+    TimeControl { text: String, why: String },
+}
+
+/// Where the ply of the player to move stands.
+#[derive(Debug, Clone)]
+enum Phase {
+    /// The player thinks or moves; the board may show a move, or more.
+    Open,
+    /// An illegal act was ruled (7.5.1, 7.5.3): the position is being put
+    /// back; lifts until then are repairs, not touches.
+    Restoring,
+    /// The clock was pressed while a piece was still in the hand: the press
+    /// completes the move that stands still before the grace runs out.
+    Pressed(Pressed),
+    /// The game ended, or the recording stopped: later inputs change nothing.
+    Over,
+}
+
+/// The timers, in the order they run when due at the same instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Timer {
+    /// A square's reading has held for the debounce window.
+    Debounce,
+    /// The board has held still: announce what it shows.
+    Settle,
+    /// A press waited for the piece in the hand long enough.
+    PressGrace,
+    /// The board has differed from the game too long: report it.
+    Mismatch,
+    /// The running side's time reached a warning threshold.
+    Warning,
+    /// The running side's time is up (6.9).
+    Flag,
+}
+
+pub struct Session {
+    policy: Policy,
+    game: Game,
+    time_control: Option<TimeControl>,
+    clock: Option<Clock>,
+    sensors: Sensors,
+    watch: Watch,
+    phase: Phase,
+    /// When the board will have held still long enough to announce.
+    settle_at: Option<Ms>,
+    check: BoardCheck,
+    /// Illegal acts ruled against each side (7.5.5).
+    illegal: ByColor<u8>,
+    /// The promotion selector: the piece the next promotion makes.
+    promotion: Role,
+    claimable: Option<Claimable>,
+    /// Time-warning thresholds already given to each side.
+    warned: ByColor<Vec<Ms>>,
+    /// The latest time the session has seen.
+    now: Ms,
+    out: Vec<Event>,
+}
+
+impl Session {
+    /// A game from a trace header; White's clock starts at `t = 0` (6.6).
+    pub fn new(header: &Header, policy: Policy) -> Result<Session, StartError> {
+        let game = Game::new(header.variant, header.start_fen.as_deref())?;
+        let time_control = match header.time_control.as_deref() {
+            None => None,
+            Some(text) => TimeControl::parse(text)
+                .map_err(|e| StartError::TimeControl { text: text.into(), why: e.to_string() })?,
+        };
+        let mut clock = time_control.clone().map(Clock::new);
+        if let Some(clock) = &mut clock {
+            clock.start(0, game.turn());
+        }
+        let occupancy = game.occupancy();
+        let mut session = Session {
+            sensors: Sensors::new(policy.debounce_ms, occupancy),
+            watch: Watch::new(game.position().clone(), 0, occupancy),
+            policy,
+            game,
+            time_control,
+            clock,
+            phase: Phase::Open,
+            settle_at: None,
+            check: BoardCheck::default(),
+            illegal: ByColor::new_with(|_| 0),
+            promotion: Role::Queen,
+            claimable: None,
+            warned: ByColor::new_with(|_| Vec::new()),
+            now: 0,
+            out: Vec::new(),
+        };
+        let (white_ms, black_ms) = session.times(0);
+        session.emit(
+            0,
+            EventKind::Start {
+                fen: session.game.fen(),
+                chess960: session.game.mode == shakmaty::CastlingMode::Chess960,
+                time_control: header.time_control.clone(),
+                white_ms,
+                black_ms,
+            },
+        );
+        Ok(session)
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    pub fn clock(&self) -> Option<&Clock> {
+        self.clock.as_ref()
+    }
+
+    pub fn time_control(&self) -> Option<&TimeControl> {
+        self.time_control.as_ref()
+    }
+
+    /// The debounced occupancy the core believes the board shows.
+    pub fn occupancy(&self) -> shakmaty::Bitboard {
+        self.sensors.stable()
+    }
+
+    /// Squares whose sensors are taken to be stuck, until they change.
+    pub fn faulty(&self) -> shakmaty::Bitboard {
+        self.sensors.faulty
+    }
+
+    /// The game is over or the recording ended: later inputs change nothing.
+    pub fn finished(&self) -> bool {
+        matches!(self.phase, Phase::Over)
+    }
+
+    /// Events produced since the last call.
+    pub fn drain(&mut self) -> std::vec::Drain<'_, Event> {
+        self.out.drain(..)
+    }
+
+    /// The earliest time at which `advance` has work to do.
+    pub fn next_deadline(&self) -> Option<Ms> {
+        self.next_timer().map(|(t, _)| t)
+    }
+
+    /// The next timer due, the first in [`Timer`] order among those due at
+    /// the same instant.
+    fn next_timer(&self) -> Option<(Ms, Timer)> {
+        if self.finished() {
+            return None;
+        }
+        let grace = match &self.phase {
+            Phase::Pressed(p) => Some(p.until),
+            _ => None,
+        };
+        let flag = self.clock.as_ref().and_then(|c| c.flag_deadline()).map(|(_, t)| t);
+        [
+            (self.sensors.next_deadline(), Timer::Debounce),
+            (self.settle_at, Timer::Settle),
+            (grace, Timer::PressGrace),
+            (self.check.due, Timer::Mismatch),
+            (self.warning_deadline(), Timer::Warning),
+            (flag, Timer::Flag),
+        ]
+        .into_iter()
+        .filter_map(|(t, timer)| t.map(|t| (t, timer)))
+        .min_by_key(|&(t, timer)| (t, timer as u8))
+    }
+
+    /// Runs every timer due by `t`, in time order.
+    pub fn advance(&mut self, t: Ms) {
+        while let Some((due, timer)) = self.next_timer().filter(|&(due, _)| due <= t) {
+            self.now = self.now.max(due);
+            match timer {
+                Timer::Debounce => {
+                    if let Some(change) = self.sensors.pop_due(due) {
+                        self.on_change(change);
+                    }
+                }
+                Timer::Settle => self.on_settled(due),
+                Timer::PressGrace => self.resolve_press(due, true),
+                Timer::Mismatch => self.on_mismatch(due),
+                Timer::Warning => self.on_warning(due),
+                Timer::Flag => self.on_flag(due),
+            }
+        }
+    }
+
+    /// One line of a trace.
+    pub fn handle(&mut self, entry: Entry) {
+        self.advance(entry.t);
+        self.now = self.now.max(entry.t);
+        if self.finished() {
+            return;
+        }
+        let t = entry.t;
+        match entry.record {
+            Record::Edge { sq, on } => self.on_edge(t, sq, on),
+            Record::Clock(side) => {
+                self.on_press(t, side);
+                self.rearm_warnings(t);
+            }
+            Record::Input(input) => {
+                // What changes the clock or ends the game settles a waiting
+                // press first; the selector and questions do not.
+                if !matches!(input, Input::Promote(_) | Input::Request(_)) {
+                    self.resolve_press(t, true);
+                }
+                if !self.finished() {
+                    self.on_input(t, input);
+                    self.rearm_warnings(t);
+                }
+            }
+            Record::End => self.on_end(t),
+        }
+    }
+
+    fn emit(&mut self, t: Ms, kind: EventKind) {
+        self.out.push(Event { t, kind });
+    }
+
+    /// The recording stops: what the sensors read stands, a waiting press is
+    /// settled, and a move that ends the game is complete at once (6.2.1).
+    fn on_end(&mut self, t: Ms) {
+        self.flush(t);
+        self.resolve_press(t, true);
+        if !self.finished()
+            && let watch::Shown::Moves(moves) = self.watch.shown()
+            && self.game.ends_game(moves[0])
+            && let Some(c) = self.watch.clone().complete_shown().or_else(|| self.watch.clone().complete_made())
+        {
+            self.complete(t, c);
+        }
+        self.stop();
+    }
+
+    /// Nothing more happens in this session.
+    fn stop(&mut self) {
+        self.phase = Phase::Over;
+        self.settle_at = None;
+        self.check = BoardCheck::default();
+    }
+
+    fn on_input(&mut self, t: Ms, input: Input) {
+        match input {
+            Input::Promote(role) => {
+                self.promotion = role;
+                self.reread(t);
+            }
+            Input::Claim { side, claim } => self.on_claim(t, side, claim),
+            Input::Result { result, reason } => self.on_result(t, result, reason),
+            Input::Request(what) => self.on_request(t, what),
+            Input::Pause
+            | Input::Resume
+            | Input::SetClock { .. }
+            | Input::SetMoves { .. }
+            | Input::AddTime { .. }
+            | Input::Increment { .. } => self.on_clock_input(t, input),
+        }
+    }
+
+    /// The ply of `side` that the board is at, counted from the ply being made.
+    fn ply_ahead(&self, ahead: usize) -> u32 {
+        self.game.ply() + ahead as u32
+    }
+}

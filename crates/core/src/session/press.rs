@@ -1,0 +1,209 @@
+//! The press (Article 6.2.1): it completes the move the board shows. At
+//! blitz speed the press can come a few ms before the piece lands (two
+//! hands, or the clock's and the sensors' clocks a little apart): it then
+//! waits a short grace for the move to land, the mover's clock stopped at the
+//! press. And the opponent may already have replied (1.3, 6.2.2): the press
+//! completes the mover's move, and the reply goes on as the opponent's ply.
+
+use shakmaty::{Color, Position};
+use tactus_clock::Clock;
+
+use super::watch::{Completion, Shown};
+use super::{Phase, Session};
+use crate::event::{Article, ClaimKind, EventKind, Ms};
+
+/// A press waiting for the piece still in the hand.
+#[derive(Debug, Clone)]
+pub(super) struct Pressed {
+    pub side: Color,
+    /// The grace runs out here.
+    pub until: Ms,
+    /// The clocks as the press left them: the mover's time after it, the
+    /// opponent's at it.
+    pub clock_ms: Option<i64>,
+    pub opponent_ms: Option<i64>,
+    /// The clock before the press, for an act the press did not complete
+    /// (the clock does not switch on an illegal move, 7.5.1).
+    before: Option<Clock>,
+}
+
+/// What a press completes, as far as the board tells now.
+enum Verdict {
+    /// The move the board shows now.
+    Shown,
+    /// The move that stood before the opponent's reply began.
+    Made,
+    /// A piece is still in the hand: wait for it to land.
+    Wait,
+    /// No legal move: the press is ruled on (7.5.1, 7.5.3, 7.4.1, a stuck sensor).
+    Rule,
+}
+
+impl Session {
+    pub(super) fn on_press(&mut self, t: Ms, side: Color) {
+        if let Phase::Pressed(p) = &self.phase {
+            if p.side == side {
+                return; // a clock already stopped, pressed again
+            }
+            // The opponent's press: the waiting one is settled first.
+            self.resolve_press(t, true);
+        }
+        if self.finished() {
+            return;
+        }
+        let paused = self.clock.as_ref().is_some_and(|c| c.running().is_none());
+        if side != self.game.turn() {
+            // A stopped clock is started the usual way: the player not to
+            // move presses, starting the opponent's time (a game resumed after
+            // a pause or a power cut). Otherwise that clock is already stopped
+            // and pressing it again changes nothing.
+            if paused {
+                self.on_clock_input(t, tactus_trace::Input::Resume);
+            }
+            return;
+        }
+        if paused {
+            return; // stopped by the arbiter (6.11)
+        }
+        match self.verdict(false) {
+            Verdict::Wait => {
+                let before = self.clock.clone();
+                let clock_ms = self.clock.as_mut().and_then(|c| c.press(t, side).ok()).map(|p| p.remaining_ms);
+                let opponent_ms = self.clock.as_ref().map(|c| c.remaining(!side, t));
+                let until = t + self.policy.press_grace_ms;
+                self.phase = Phase::Pressed(Pressed { side, until, clock_ms, opponent_ms, before });
+            }
+            verdict => self.act(t, verdict),
+        }
+    }
+
+    /// What the press completes. `force`: the grace is over (or something
+    /// else needs the press settled now), so take what the board shows.
+    fn verdict(&self, force: bool) -> Verdict {
+        let still = self.settle_at.is_none() && self.sensors.idle();
+        match self.watch.shown() {
+            Shown::Moves(moves) if still || force => {
+                if moves.len() == 1 {
+                    Verdict::Shown
+                } else {
+                    Verdict::Made
+                }
+            }
+            _ if self.watch.reply_in_hand() || (force && self.watch.reply_may_capture()) => Verdict::Made,
+            _ if force => Verdict::Rule,
+            Shown::Position if still => Verdict::Rule,
+            _ if !still || self.watch.in_flight(self.board(), self.sensors.faulty) => Verdict::Wait,
+            _ => Verdict::Rule,
+        }
+    }
+
+    /// Acts on a verdict: completes the move, rules, or waits.
+    fn act(&mut self, t: Ms, verdict: Verdict) {
+        let completion = match verdict {
+            Verdict::Wait => return,
+            Verdict::Rule => None,
+            Verdict::Shown => self.watch.clone().complete_shown(),
+            Verdict::Made => self.watch.clone().complete_made(),
+        };
+        match completion {
+            Some(c) => self.complete(t, c),
+            None => self.rule_press(t),
+        }
+    }
+
+    /// Settles a waiting press if the board now tells (or, with `force`,
+    /// whatever it shows).
+    pub(super) fn resolve_press(&mut self, t: Ms, force: bool) {
+        if matches!(self.phase, Phase::Pressed(_)) {
+            self.act(t, self.verdict(force));
+        }
+    }
+
+    /// The clock readings of the press that completes a move: the waiting
+    /// press's, or a press now.
+    pub(super) fn take_press(&mut self, t: Ms, side: Color) -> (Option<i64>, Option<i64>) {
+        if let Phase::Pressed(p) = &self.phase {
+            let times = (p.clock_ms, p.opponent_ms);
+            self.phase = Phase::Open;
+            return times;
+        }
+        let clock_ms = self.clock.as_mut().and_then(|c| c.press(t, side).ok()).map(|p| p.remaining_ms);
+        (clock_ms, self.clock.as_ref().map(|c| c.remaining(!side, t)))
+    }
+
+    /// A waiting press that completed nothing: the clock as it was before it.
+    pub(super) fn undo_press(&mut self) {
+        if let Phase::Pressed(p) = std::mem::replace(&mut self.phase, Phase::Open)
+            && let Some(before) = p.before
+        {
+            self.clock = Some(before);
+        }
+    }
+
+    /// Completes a move (6.2.1): the press's clock readings, rulings on how
+    /// it was made, the end of the game on the board, and the next ply —
+    /// with the reply, if the opponent has already begun it.
+    pub(super) fn complete(&mut self, t: Ms, c: Completion) {
+        let Completion { mv, others, seen, board, reply } = c;
+        if self.watch.announced != Some(mv) {
+            self.announce_first(t, mv);
+        }
+        let side = self.game.turn();
+        let ply = self.game.ply();
+        if !others.is_empty() {
+            let chosen = self.game.describe(mv).san;
+            let mut candidates = vec![chosen.clone()];
+            candidates.extend(others.iter().map(|m| self.game.describe(*m).san));
+            self.emit(t, EventKind::Ambiguous { ply, candidates, chosen });
+        }
+        let rulings = self.touch_rulings(mv, &seen);
+        for placed in self.displaced(mv, &seen, board) {
+            self.emit(t, EventKind::Displaced { sq: placed.sq, piece: placed.piece, ply });
+        }
+        let (clock_ms, opponent_ms) = self.take_press(t, side);
+        self.claimable = None;
+        if mv.is_promotion() {
+            self.promotion = shakmaty::Role::Queen;
+        }
+        let (info, claim) = self.game.play(mv, clock_ms);
+        self.emit(t, EventKind::Complete { ply, side, san: info.san, uci: info.uci, clock_ms, opponent_ms });
+        for ruling in rulings {
+            self.rule(t, ruling);
+        }
+        if let Some(ending) = self.game.ending {
+            self.end(t, ending);
+            return;
+        }
+        if let Some(claim) = claim {
+            let article = match claim {
+                ClaimKind::Threefold => Article::A9_2,
+                ClaimKind::Fifty => Article::A9_3,
+            };
+            self.emit(t, EventKind::Claimable { claim, article, side: !side, ply: ply + 1 });
+        }
+        match reply {
+            Some(reply) => {
+                self.watch = reply.adopt(t);
+                self.phase = Phase::Open;
+                self.reread(t);
+            }
+            None => self.new_ply(t),
+        }
+    }
+
+    /// A move completed without having been announced (it never held still,
+    /// or the recording ended): it is announced first.
+    fn announce_first(&mut self, t: Ms, mv: shakmaty::Move) {
+        let previous = self.watch.announced.replace(mv);
+        let info = self.game.describe(mv);
+        self.emit(t, EventKind::Move { mv: info, correction: previous.is_some() });
+    }
+
+    /// The next ply begins from the position on the board.
+    pub(super) fn new_ply(&mut self, t: Ms) {
+        self.watch = super::Watch::new(self.game.position().clone(), t, self.board());
+        self.phase =
+            if self.board() != self.game.position().board().occupied() { Phase::Restoring } else { Phase::Open };
+        self.reread(t);
+    }
+}

@@ -1,0 +1,314 @@
+//! What the board shows (Article 4.7): the lifts and placements of a ply, the
+//! move the board shows, and — once a move stands on the board — the
+//! opponent's reply made before the press, watched from the position that
+//! move makes. Article 1.3: a player "has the move" once the opponent's move
+//! has been made, and 6.2.2 lets a player press after the opponent has
+//! already replied; so the board can run a ply or two ahead of the clock.
+
+use shakmaty::{Bitboard, Chess, Move, Piece, Position, Role, Square};
+
+use crate::Ms;
+use crate::debounce::Change;
+use crate::event::Article;
+use crate::game::{LegalMove, legal_moves};
+use crate::recognise::{self, Decision, Observed};
+
+/// How many plies the board is followed ahead of the clock: the mover's, the
+/// opponent's reply before the press, and the mover's next move before the
+/// opponent's press.
+const DEPTH: usize = 3;
+
+/// One ply as the board shows it, from the position it starts from.
+#[derive(Debug, Clone)]
+pub(super) struct Watch {
+    pos: Chess,
+    options: Vec<LegalMove>,
+    pub seen: Observed,
+    /// When watching began: the press that began the ply, or the moment the
+    /// move before it stood on the board.
+    pub started: Ms,
+    /// Lifts of the opponent's pieces before this time bind nothing (4.3.2):
+    /// they came before the opponent had completed their own move, most
+    /// likely by the opponent's own hand.
+    opp_binds_from: Ms,
+    /// The piece touched in an illegal attempt: 4.3 binds the replacing
+    /// move (7.5.1).
+    pub carried: Option<Square>,
+    /// The move the board showed at the last change, and any that fit as well.
+    shows: Decision,
+    /// The board shows this ply's starting position.
+    at_position: bool,
+    /// The move last announced for this ply.
+    pub announced: Option<Move>,
+    /// The latest move the board has shown, and what came after it.
+    made: Option<Box<Made>>,
+    depth: usize,
+}
+
+/// A move that stood on the board, and the reply watched from it.
+#[derive(Debug, Clone)]
+struct Made {
+    mv: Move,
+    others: Vec<Move>,
+    /// What the ply had shown when the move stood: the move's rulings rest
+    /// on this, not on the hands that came after.
+    seen: Observed,
+    reply: Watch,
+}
+
+/// What the board shows, relative to the position of the ply being made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Shown {
+    /// The position itself: nothing moved, or everything put back.
+    Position,
+    /// A move, and the replies made on top of it, in order.
+    Moves(Vec<Move>),
+    /// Neither: hands are at work, or the board is wrong.
+    Hands,
+}
+
+/// A first lift of a piece, and whose touch it is.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Touch {
+    /// 0: the player to move; 1: the opponent, replying before the press.
+    pub ahead: usize,
+    pub sq: Square,
+    pub piece: Piece,
+    pub binding: Option<Article>,
+}
+
+/// A move to complete, with what its rulings rest on.
+pub(super) struct Completion {
+    pub mv: Move,
+    pub others: Vec<Move>,
+    pub seen: Observed,
+    /// Occupancy when the move stood on the board.
+    pub board: Bitboard,
+    /// The reply already under way, watched from the position the move makes.
+    pub reply: Option<Watch>,
+}
+
+impl Watch {
+    /// Watching the ply of the player to move in `pos`, from `t`, with the
+    /// board as it reads now: a square of the position already empty (a piece
+    /// in the hand) counts as lifted, but as no touch of this ply.
+    pub fn new(pos: Chess, t: Ms, board: Bitboard) -> Watch {
+        Watch::at_depth(pos, t, board, 0)
+    }
+
+    fn at_depth(pos: Chess, t: Ms, board: Bitboard, depth: usize) -> Watch {
+        let mut seen = Observed::default();
+        seen.already_off(pos.board().occupied() & !board);
+        let options = legal_moves(&pos);
+        let at_position = board == pos.board().occupied();
+        Watch {
+            pos,
+            options,
+            seen,
+            started: t,
+            opp_binds_from: if depth == 0 { 0 } else { Ms::MAX },
+            carried: None,
+            shows: Decision::default(),
+            at_position,
+            announced: None,
+            made: None,
+            depth,
+        }
+    }
+
+    pub fn position(&self) -> &Chess {
+        &self.pos
+    }
+
+    /// Records a debounced change at every ply followed, and returns the
+    /// touch it was, if any: the first lift of a piece, credited to the
+    /// deepest ply whose player owns it (they have the move there), else to
+    /// the ply being made.
+    pub fn change(&mut self, c: Change, board: Bitboard, mask: Bitboard, promotion: Role) -> Option<Touch> {
+        let mut touches = Vec::new();
+        self.record(c, 0, &mut touches);
+        let owner = touches
+            .iter()
+            .rev()
+            .find(|t| self.level(t.ahead).is_some_and(|w| w.pos.turn() == t.piece.color))
+            .or(touches.first())
+            .copied();
+        self.refresh(c.t, board, mask, promotion);
+        owner
+    }
+
+    /// A raw lift, at every ply followed: evidence even when shorter than the
+    /// debounce window.
+    pub fn raw_off(&mut self, sq: Square) {
+        self.seen.raw_off(sq);
+        if let Some(made) = &mut self.made {
+            made.reply.raw_off(sq);
+        }
+    }
+
+    fn record(&mut self, c: Change, ahead: usize, touches: &mut Vec<Touch>) {
+        if self.seen.change(c, self.pos.board().occupied())
+            && let Some(piece) = self.pos.board().piece_at(c.sq)
+        {
+            touches.push(Touch { ahead, sq: c.sq, piece, binding: self.binding(c.sq, piece) });
+        }
+        if let Some(made) = &mut self.made {
+            made.reply.record(c, ahead + 1, touches);
+        }
+    }
+
+    /// Is this lift the touch that binds (4.3.1 for an own piece, 4.3.2 for
+    /// the opponent's)?
+    fn binding(&self, sq: Square, piece: Piece) -> Option<Article> {
+        if piece.color == self.pos.turn() {
+            (self.carried.is_none() && self.seen.first_of(self.pos.us()) == Some(sq)).then_some(Article::A4_3_1)
+        } else {
+            (self.seen.first_of_since(self.pos.them(), self.opp_binds_from) == Some(sq)).then_some(Article::A4_3_2)
+        }
+    }
+
+    /// Reads the board again at every ply followed: the promotion selector
+    /// changed, or a square changed.
+    pub fn refresh(&mut self, t: Ms, board: Bitboard, mask: Bitboard, promotion: Role) {
+        let occupied = self.pos.board().occupied();
+        self.at_position = (board ^ occupied) & !mask == Bitboard::EMPTY;
+        self.shows = recognise::decide(&self.options, self.pos.us(), board, mask, &self.seen, promotion);
+        if self.at_position && self.shows.chosen.is_none() {
+            self.made = None;
+        } else if let Some(mv) = self.shows.chosen
+            && self.made.as_ref().is_none_or(|m| m.mv != mv)
+            && self.depth + 1 < DEPTH
+        {
+            let mut after = self.pos.clone();
+            after.play_unchecked(mv);
+            self.made = Some(Box::new(Made {
+                mv,
+                others: self.shows.others.clone(),
+                seen: self.seen.clone(),
+                reply: Watch::at_depth(after, t, board, self.depth + 1),
+            }));
+        }
+        if let Some(made) = &mut self.made {
+            made.reply.refresh(t, board, mask, promotion);
+        }
+    }
+
+    /// What the board shows, from this ply on.
+    pub fn shown(&self) -> Shown {
+        // A move first: in Chess960 a king and rook that trade squares leave
+        // the occupancy as it was.
+        if let Some(mv) = self.shows.chosen {
+            return Shown::Moves(vec![mv]);
+        }
+        if self.at_position {
+            return Shown::Position;
+        }
+        match &self.made {
+            Some(made) => match made.reply.shown() {
+                Shown::Moves(mut rest) => {
+                    rest.insert(0, made.mv);
+                    Shown::Moves(rest)
+                }
+                Shown::Position => Shown::Moves(vec![made.mv]),
+                Shown::Hands => Shown::Hands,
+            },
+            None => Shown::Hands,
+        }
+    }
+
+    /// The ply `ahead` plies on (0: this one), while the board shows it begun.
+    pub fn level(&self, ahead: usize) -> Option<&Watch> {
+        match ahead {
+            0 => Some(self),
+            n => self.made.as_ref()?.reply.level(n - 1),
+        }
+    }
+
+    pub fn level_mut(&mut self, ahead: usize) -> Option<&mut Watch> {
+        match ahead {
+            0 => Some(self),
+            n => self.made.as_mut()?.reply.level_mut(n - 1),
+        }
+    }
+
+    /// The last ply the board has begun.
+    pub fn deepest(&self) -> &Watch {
+        match &self.made {
+            Some(made) => made.reply.deepest(),
+            None => self,
+        }
+    }
+
+    /// A move stood on the board, and then the opponent took hold of one of
+    /// their own pieces: the opponent's hands are at work on their reply.
+    pub fn reply_in_hand(&self) -> bool {
+        self.made.as_ref().is_some_and(|m| {
+            let reply = &m.reply;
+            reply.seen.first_of(reply.pos.board().occupied()).is_some_and(|sq| reply.pos.us().contains(sq))
+        })
+    }
+
+    /// A move stood on the board, and then the first piece taken off was one
+    /// the opponent can capture: most likely the opponent's reply, capturing.
+    pub fn reply_may_capture(&self) -> bool {
+        self.made.as_ref().is_some_and(|m| {
+            let reply = &m.reply;
+            reply.seen.first_of(reply.pos.board().occupied()).is_some_and(|sq| {
+                reply.options.iter().any(|o| recognise::captured_square(o.mv) == Some(sq))
+                    || reply.pos.us().contains(sq)
+            })
+        })
+    }
+
+    /// A piece is still in the hand: the board is the position less some
+    /// squares that a legal move would fill.
+    pub fn in_flight(&self, board: Bitboard, mask: Bitboard) -> bool {
+        let occupied = self.pos.board().occupied() & !mask;
+        let board = board & !mask;
+        board != occupied && self.options.iter().any(|o| board.is_subset(o.after & !mask) && board != o.after & !mask)
+    }
+
+    /// The move the board shows at this ply, ready to complete, judged by
+    /// everything seen in the ply.
+    pub fn complete_shown(self) -> Option<Completion> {
+        let mv = self.shows.chosen?;
+        let reply = self.made.filter(|m| m.mv == mv).map(|m| m.reply);
+        let board = self.options.iter().find(|o| o.mv == mv).map_or(Bitboard::EMPTY, |o| o.after);
+        Some(Completion { mv, others: self.shows.others, seen: self.seen, board, reply })
+    }
+
+    /// The move that stood on the board before the reply began, judged by
+    /// what was seen until it stood.
+    pub fn complete_made(self) -> Option<Completion> {
+        let made = self.made?;
+        let board = self.options.iter().find(|o| o.mv == made.mv).map_or(Bitboard::EMPTY, |o| o.after);
+        Some(Completion { mv: made.mv, others: made.others, seen: made.seen, board, reply: Some(made.reply) })
+    }
+
+    /// This reply becomes the ply being made: the opponent's move is
+    /// complete from `t`, so touches of the opponent's pieces bind from now.
+    pub fn adopt(mut self, t: Ms) -> Watch {
+        self.shift(t);
+        self
+    }
+
+    fn shift(&mut self, t: Ms) {
+        self.depth = self.depth.saturating_sub(1);
+        if self.opp_binds_from == Ms::MAX {
+            self.opp_binds_from = t;
+        }
+        if let Some(made) = &mut self.made {
+            made.reply.shift(t);
+        }
+    }
+
+    /// The first own piece lifted (or the opponent's, since they bind), not
+    /// counting squares in `mask` (a stuck sensor was never touched).
+    pub fn first_touched(&self, seen: &Observed, own: bool, mask: Bitboard) -> Option<Square> {
+        if own {
+            seen.first_of(self.pos.us() & !mask)
+        } else {
+            seen.first_of_since(self.pos.them() & !mask, self.opp_binds_from)
+        }
+    }
+}
