@@ -26,6 +26,10 @@ pub struct Observed {
     next_seq: u16,
     /// When each square was last set down on.
     placed_at: [Ms; 64],
+    /// When each square first read empty (any edge), and last read occupied
+    /// (any edge): a square must be set down on after it was emptied.
+    first_off: [Ms; 64],
+    last_on: [Ms; 64],
 }
 
 impl Default for Observed {
@@ -36,6 +40,8 @@ impl Default for Observed {
             lift_at: [(0, 0); 64],
             next_seq: 1,
             placed_at: [0; 64],
+            first_off: [Ms::MAX; 64],
+            last_on: [0; 64],
         }
     }
 }
@@ -44,10 +50,13 @@ impl Observed {
     /// Records a debounced change; true for the first lift of a square that
     /// holds a piece in `reference` (a touch).
     pub fn change(&mut self, c: Change, reference: Bitboard) -> bool {
+        let i = c.sq as usize;
         if c.on {
-            self.placed_at[c.sq as usize] = c.t;
+            self.placed_at[i] = c.t;
+            self.last_on[i] = self.last_on[i].max(c.t);
             return false;
         }
+        self.first_off[i] = self.first_off[i].min(c.since);
         if !reference.contains(c.sq) || self.lifted.contains(c.sq) {
             return false;
         }
@@ -57,15 +66,30 @@ impl Observed {
         true
     }
 
-    pub fn raw_off(&mut self, sq: Square) {
-        self.raw_off.add(sq);
+    /// A raw edge: the square read empty (`on` false) or occupied at `t`.
+    pub fn raw(&mut self, t: Ms, sq: Square, on: bool) {
+        let i = sq as usize;
+        if on {
+            self.last_on[i] = self.last_on[i].max(t);
+        } else {
+            self.raw_off.add(sq);
+            self.first_off[i] = self.first_off[i].min(t);
+        }
+    }
+
+    /// Was the square set down on after it was first emptied?
+    pub fn set_down_after_lift(&self, sq: Square) -> bool {
+        self.last_on[sq as usize] > self.first_off[sq as usize]
     }
 
     /// Squares of the position already empty when watching began (a piece
     /// lifted before, in the hand): evidence that they were lifted, but no
     /// touch of this ply.
-    pub fn already_off(&mut self, squares: Bitboard) {
+    pub fn already_off(&mut self, squares: Bitboard, t: Ms) {
         self.raw_off |= squares;
+        for sq in squares {
+            self.first_off[sq as usize] = self.first_off[sq as usize].min(t);
+        }
     }
 
     pub fn lifted(&self) -> Bitboard {
@@ -150,6 +174,18 @@ pub fn moving_squares(mv: Move) -> Bitboard {
     }
 }
 
+/// Every square a move changes: where its pieces leave and land, and where
+/// the piece it captures stood.
+pub fn squares(mv: Move) -> Bitboard {
+    let mut squares = moving_squares(mv);
+    squares.add(destination(mv));
+    squares.add(rook_destination(mv));
+    if let Some(sq) = captured_square(mv) {
+        squares.add(sq);
+    }
+    squares
+}
+
 /// Where the captured piece stood.
 pub fn captured_square(mv: Move) -> Option<Square> {
     match mv {
@@ -190,6 +226,10 @@ pub fn decide(
             .iter()
             .filter(|o| ((o.after ^ occupancy) & !mask).is_empty() && o.mv.promotion().is_none_or(|r| r == promotion))
             .filter(|o| (o.lifted & !mask).is_subset(evidence))
+            // A square emptied and occupied again by the move (a capture's
+            // target) was set down on after it was emptied: a captured piece
+            // merely taken off is not yet the capture.
+            .filter(|o| (o.lifted & o.after & !mask).into_iter().all(|sq| seen.set_down_after_lift(sq)))
             .map(|o| o.mv)
             .collect()
     };

@@ -28,6 +28,33 @@ const SHORT_OFF: (Ms, Ms) = (20, 60);
 const OFF: (Ms, Ms) = (60, 700);
 /// The next move's first lift comes at least this long after the opponent's press.
 const MIN_THINK: Ms = 200;
+/// Blitz: a press this many ms before the piece lands (two hands, or the
+/// clock's and the sensors' clocks apart).
+const EARLY_PRESS: (Ms, Ms) = (3, 40);
+/// Blitz: the opponent's first lift after the move landed, the press not yet
+/// made — a hand already waiting, or a reply after a short look.
+const QUICK_REPLY: (Ms, Ms) = (30, 200);
+const SLOW_REPLY: (Ms, Ms) = (200, 3_000);
+
+/// When the clock is pressed for a move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Timing {
+    /// After the last edge, as players usually press.
+    Usual,
+    /// Blitz: a few ms before the piece lands.
+    Early,
+    /// Blitz: only after the opponent has replied, or while the opponent
+    /// holds the piece of their reply (6.2.2).
+    Late,
+}
+
+/// A press not yet made: the opponent replies first.
+#[derive(Debug, Clone, Copy)]
+struct Deferred {
+    side: Color,
+    /// When the move's last edge was.
+    landed: Ms,
+}
 
 /// How often each kind of handling happens, per opportunity.
 struct Style {
@@ -61,7 +88,7 @@ impl Style {
                 touch_down: 0.0,
                 piece_first: 0.0,
             },
-            Profile::Realistic | Profile::Irregular => Style {
+            Profile::Realistic | Profile::Irregular | Profile::Blitz => Style {
                 bounce: 0.35,
                 slide: 0.15,
                 rest: 0.0,
@@ -108,6 +135,13 @@ pub(crate) struct Hands {
     used: Bitboard,
     /// When the moving piece left its square in the current move.
     mover_lifted: Option<Ms>,
+    /// The first and last edge of the latest placement in the current segment.
+    last_place: Option<(Ms, Ms)>,
+    /// The previous move's press, held back until the opponent replies.
+    deferred: Option<Deferred>,
+    /// A move's hands start no earlier than this: after the held-back press
+    /// that came during the reply before (at most one move runs ahead).
+    floor: Ms,
 }
 
 impl Hands {
@@ -121,6 +155,9 @@ impl Hands {
             cursor: 0,
             used: Bitboard::EMPTY,
             mover_lifted: None,
+            last_place: None,
+            deferred: None,
+            floor: 0,
         }
     }
 
@@ -160,7 +197,9 @@ impl Hands {
     }
 
     fn place(&mut self, sq: Square, t: Ms) -> Ms {
-        self.contact(sq, true, t)
+        let end = self.contact(sq, true, t);
+        self.last_place = Some((t, end));
+        end
     }
 
     /// Lifts the piece that makes the move (the knock-off comes after it).
@@ -236,6 +275,7 @@ impl Hands {
     pub fn play(&mut self, pos: &Chess, m: Move, chess960: bool) -> bool {
         self.used = Bitboard::EMPTY;
         self.mover_lifted = None;
+        self.last_place = None;
         let mut t = self.cursor;
         if let Some(from) = m.from().filter(|_| !m.is_castle())
             && self.chance(self.style.touch_back)
@@ -480,24 +520,79 @@ impl Hands {
 
     /// Ends the segment: shifts it so that its press comes `think` after the
     /// previous press (later if the handling takes longer), sets the promotion
-    /// selector if needed, and presses `side`'s clock. Returns the press time.
-    pub fn close(&mut self, prev: Ms, think: Ms, side: Color, promote: Option<Role>) -> Ms {
+    /// selector if needed, and presses `side`'s clock — at the usual moment,
+    /// or as `timing` says. A segment that replies to a press held back
+    /// starts soon after that move landed, and the held-back press comes
+    /// while the reply's piece is in the hand or after it landed. Returns the
+    /// time of the last press made.
+    pub fn close(&mut self, prev: Ms, think: Ms, side: Color, promote: Option<Role>, timing: Timing) -> Ms {
         let last = self.last_edge();
         let delay = if last.is_some() { self.between(PRESS_DELAY) } else { 0 };
         let span = last.map_or(0, |l| l + delay);
-        let start = prev + think.saturating_sub(span).max(MIN_THINK);
+        let deferred = self.deferred.take();
+        let start = match deferred {
+            Some(d) => {
+                let gap = if self.chance(0.5) { self.between(QUICK_REPLY) } else { self.between(SLOW_REPLY) };
+                (d.landed + gap).max(self.floor)
+            }
+            None => (prev + think.saturating_sub(span).max(MIN_THINK)).max(self.floor),
+        };
         for e in &mut self.out[self.seg..] {
             e.t += start;
         }
-        let press = start + span;
+        // The piece of the move: lifted at `lifted`, landing from `landed`,
+        // when that landing is the move's last edge.
+        let lifted = self.mover_lifted;
+        let landed = self.last_place.filter(|(_, end)| Some(*end) == last).map(|(first, _)| first);
+        let mut earliest = start;
+        if let Some(d) = deferred {
+            let in_hand = lifted.zip(landed).filter(|(l, p)| l + 40 < *p);
+            let at = match in_hand {
+                Some((l, p)) if self.chance(0.5) => start + self.rng.random_range(l + 20..=p - 20),
+                _ => start + last.unwrap_or(0) + self.rng.random_range(50..=600),
+            };
+            self.out.push(Entry { t: at, record: Record::Clock(d.side) });
+            self.floor = at + MIN_THINK;
+            earliest = at;
+        }
+        let early = match (timing, lifted, landed) {
+            (Timing::Early, Some(l), Some(p)) if deferred.is_none() && l + 60 < p => {
+                Some(start + p - self.between(EARLY_PRESS))
+            }
+            _ => None,
+        };
+        if timing == Timing::Late && deferred.is_none() && last.is_some() {
+            let landed = start + last.unwrap_or(0);
+            if let Some(role) = promote {
+                self.out.push(Entry { t: landed + 1, record: Record::Input(Input::Promote(role)) });
+            }
+            self.deferred = Some(Deferred { side, landed });
+            self.seg = self.out.len();
+            self.cursor = 0;
+            return prev.max(earliest);
+        }
+        let press = match (early, deferred) {
+            (Some(press), _) => press,
+            // After the press held back, never before it.
+            (None, Some(_)) => (start + span).max(earliest + self.between(PRESS_DELAY)),
+            (None, None) => start + span,
+        };
         if let (Some(role), Some(last)) = (promote, last) {
-            let record = Record::Input(Input::Promote(role));
-            self.out.push(Entry { t: start + last + delay / 2, record });
+            let at = if early.is_some() { press - 1 } else { start + last + delay / 2 };
+            self.out.push(Entry { t: at, record: Record::Input(Input::Promote(role)) });
         }
         self.out.push(Entry { t: press, record: Record::Clock(side) });
         self.seg = self.out.len();
         self.cursor = 0;
         press
+    }
+
+    /// A press still held back when the game stops is made after all.
+    pub fn last_press(&mut self) -> Option<Ms> {
+        let d = self.deferred.take()?;
+        let press = d.landed + self.between(PRESS_DELAY);
+        self.out.push(Entry { t: press, record: Record::Clock(d.side) });
+        Some(press)
     }
 
     /// The whole trace, in time order, ending at `end`.

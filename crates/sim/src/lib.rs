@@ -37,7 +37,7 @@ use tactus_trace::{Entry, GameResult, Header, Ms, Variant};
 pub use game::random_game;
 
 use game::Ending;
-use hands::Hands;
+use hands::{Hands, Timing};
 use irregular::Act;
 
 /// How the simulated players handle the pieces.
@@ -56,10 +56,17 @@ pub enum Profile {
     /// Realistic handling plus illegal moves (7.5.1), presses without a move
     /// (7.5.3) and touch-move breaches (4.3.1); a second illegal act loses.
     Irregular,
+    /// Realistic handling at blitz speed, all within the Laws: the clock
+    /// pressed a few ms before the piece lands; the opponent replying before
+    /// the press (6.2.2), the late press then completing the first move; the
+    /// opponent's hand lifting the piece of their reply while the press is
+    /// still coming.
+    Blitz,
 }
 
 impl Profile {
-    pub const ALL: [Profile; 4] = [Profile::Clean, Profile::Realistic, Profile::Hostile, Profile::Irregular];
+    pub const ALL: [Profile; 5] =
+        [Profile::Clean, Profile::Realistic, Profile::Hostile, Profile::Irregular, Profile::Blitz];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -67,6 +74,7 @@ impl Profile {
             Profile::Realistic => "realistic",
             Profile::Hostile => "hostile",
             Profile::Irregular => "irregular",
+            Profile::Blitz => "blitz",
         }
     }
 }
@@ -84,7 +92,7 @@ impl FromStr for Profile {
         Profile::ALL
             .into_iter()
             .find(|p| p.as_str() == s)
-            .ok_or_else(|| format!("unknown profile {s:?} (clean, realistic, hostile, irregular)"))
+            .ok_or_else(|| format!("unknown profile {s:?} (clean, realistic, hostile, irregular, blitz)"))
     }
 }
 
@@ -210,7 +218,7 @@ pub fn simulate(spec: &GameSpec, profile: Profile, seed: u64) -> (Vec<Entry>, Ex
                 } else {
                     flag("7.5.3");
                 }
-                press = hands.close(press, rng.random_range(300..=think.max(300)), side, None);
+                press = hands.close(press, rng.random_range(300..=think.max(300)), side, None, Timing::Usual);
                 illegal_acts[side] += 1;
                 if illegal_acts[side] == 2 {
                     // 7.5.5: the second illegal act loses, unless the opponent cannot mate.
@@ -236,12 +244,23 @@ pub fn simulate(spec: &GameSpec, profile: Profile, seed: u64) -> (Vec<Entry>, Ex
             flag("4.4.2");
         }
         let promote = m.promotion().filter(|&r| r != Role::Queen);
-        press = hands.close(press, think, side, promote);
+        let timing = match profile {
+            Profile::Blitz => match rng.random_range(0..100) {
+                0..20 => Timing::Early,
+                20..27 => Timing::Late,
+                _ => Timing::Usual,
+            },
+            _ => Timing::Usual,
+        };
+        press = hands.close(press, think, side, promote, timing);
         expect.moves_san.push(SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string());
         if let Some(result) = ending.after(&pos) {
             expect.result = Some(result.as_str().to_owned());
             break;
         }
+    }
+    if let Some(last) = hands.last_press() {
+        press = press.max(last);
     }
     (hands.finish(press + 2_000), expect)
 }

@@ -65,10 +65,8 @@ impl Session {
 
     pub(super) fn on_edge(&mut self, t: Ms, sq: Square, on: bool) {
         self.sensors.deb.edge(t, sq, on);
-        if !on {
-            // A lift shorter than the debounce window is still evidence.
-            self.watch.raw_off(sq);
-        }
+        // A lift shorter than the debounce window is still evidence.
+        self.watch.raw(t, sq, on);
     }
 
     /// Accepts every pending reading now: nothing more will come.
@@ -148,7 +146,11 @@ impl Session {
     /// is withdrawn.
     pub(super) fn on_settled(&mut self, t: Ms) {
         self.settle_at = None;
-        match self.watch.shown() {
+        let shown = self.watch.shown();
+        if shown != Shown::Hands {
+            self.watch.held_still();
+        }
+        match shown {
             Shown::Hands => {}
             Shown::Position => self.withdraw_from(t, 0),
             Shown::Moves(moves) => {

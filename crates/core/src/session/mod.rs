@@ -235,7 +235,7 @@ impl Session {
                     }
                 }
                 Timer::Settle => self.on_settled(due),
-                Timer::PressGrace => self.resolve_press(due, true),
+                Timer::PressGrace => self.on_grace(due),
                 Timer::Mismatch => self.on_mismatch(due),
                 Timer::Warning => self.on_warning(due),
                 Timer::Flag => self.on_flag(due),

@@ -16,6 +16,7 @@ use crate::event::{Article, ClaimKind, EventKind, Ms};
 #[derive(Debug, Clone)]
 pub(super) struct Pressed {
     pub side: Color,
+    at: Ms,
     /// The grace runs out here.
     pub until: Ms,
     /// The clocks as the press left them: the mover's time after it, the
@@ -26,6 +27,9 @@ pub(super) struct Pressed {
     /// (the clock does not switch on an illegal move, 7.5.1).
     before: Option<Clock>,
 }
+
+/// How many graces a press waits at most while hands keep moving.
+const GRACE_LIMIT: Ms = 8;
 
 /// What a press completes, as far as the board tells now.
 enum Verdict {
@@ -71,7 +75,7 @@ impl Session {
                 let clock_ms = self.clock.as_mut().and_then(|c| c.press(t, side).ok()).map(|p| p.remaining_ms);
                 let opponent_ms = self.clock.as_ref().map(|c| c.remaining(!side, t));
                 let until = t + self.policy.press_grace_ms;
-                self.phase = Phase::Pressed(Pressed { side, until, clock_ms, opponent_ms, before });
+                self.phase = Phase::Pressed(Pressed { side, at: t, until, clock_ms, opponent_ms, before });
             }
             verdict => self.act(t, verdict),
         }
@@ -89,10 +93,23 @@ impl Session {
                     Verdict::Made
                 }
             }
-            _ if self.watch.reply_in_hand() || (force && self.watch.reply_may_capture()) => Verdict::Made,
+            // The opponent took hold of their piece after the move stood.
+            _ if self.watch.reply_in_hand(self.board(), true) => Verdict::Made,
+            // The grace is over: a move showed, and what came after it is the
+            // opponent's reply under way.
+            _ if force
+                && (self.watch.reply_in_hand(self.board(), false)
+                    || self.watch.reply_under_way(self.board(), self.sensors.faulty)) =>
+            {
+                Verdict::Made
+            }
             _ if force => Verdict::Rule,
             Shown::Position if still => Verdict::Rule,
-            _ if !still || self.watch.in_flight(self.board(), self.sensors.faulty) => Verdict::Wait,
+            // Hands still at work: the piece in flight, or a move shown and
+            // something under way after it; the grace tells which.
+            _ if !still || self.watch.has_made() || self.watch.in_flight(self.board(), self.sensors.faulty) => {
+                Verdict::Wait
+            }
             _ => Verdict::Rule,
         }
     }
@@ -117,6 +134,23 @@ impl Session {
         if matches!(self.phase, Phase::Pressed(_)) {
             self.act(t, self.verdict(force));
         }
+    }
+
+    /// The grace is over. While hands are still moving on the board (a piece
+    /// sliding home, the opponent's reply under way) it runs on until the
+    /// board holds still, up to a limit; then the press is settled on what
+    /// the board shows.
+    pub(super) fn on_grace(&mut self, t: Ms) {
+        let Phase::Pressed(p) = &mut self.phase else { return };
+        let limit = p.at + GRACE_LIMIT * self.policy.press_grace_ms;
+        let moving = self.settle_at.filter(|&s| s > t).or_else(|| self.sensors.next_deadline());
+        if let Some(still_at) = moving
+            && t < limit
+        {
+            p.until = still_at.min(limit).max(t + 1);
+            return;
+        }
+        self.resolve_press(t, true);
     }
 
     /// The clock readings of the press that completes a move: the waiting

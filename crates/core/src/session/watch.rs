@@ -50,6 +50,11 @@ pub(super) struct Watch {
 struct Made {
     mv: Move,
     others: Vec<Move>,
+    /// The board held still on the move (the settle time): only then are
+    /// the opponent's lifts taken for their reply before the press is in.
+    stood: bool,
+    /// A square of the move changed since it showed.
+    disturbed: bool,
     /// What the ply had shown when the move stood: the move's rulings rest
     /// on this, not on the hands that came after.
     seen: Observed,
@@ -98,7 +103,7 @@ impl Watch {
 
     fn at_depth(pos: Chess, t: Ms, board: Bitboard, depth: usize) -> Watch {
         let mut seen = Observed::default();
-        seen.already_off(pos.board().occupied() & !board);
+        seen.already_off(pos.board().occupied() & !board, t);
         let options = legal_moves(&pos);
         let at_position = board == pos.board().occupied();
         Watch {
@@ -137,12 +142,12 @@ impl Watch {
         owner
     }
 
-    /// A raw lift, at every ply followed: evidence even when shorter than the
-    /// debounce window.
-    pub fn raw_off(&mut self, sq: Square) {
-        self.seen.raw_off(sq);
+    /// A raw edge, at every ply followed: a lift is evidence even when
+    /// shorter than the debounce window.
+    pub fn raw(&mut self, t: Ms, sq: Square, on: bool) {
+        self.seen.raw(t, sq, on);
         if let Some(made) = &mut self.made {
-            made.reply.raw_off(sq);
+            made.reply.raw(t, sq, on);
         }
     }
 
@@ -153,6 +158,7 @@ impl Watch {
             touches.push(Touch { ahead, sq: c.sq, piece, binding: self.binding(c.sq, piece) });
         }
         if let Some(made) = &mut self.made {
+            made.disturbed |= recognise::squares(made.mv).contains(c.sq);
             made.reply.record(c, ahead + 1, touches);
         }
     }
@@ -172,9 +178,37 @@ impl Watch {
     pub fn refresh(&mut self, t: Ms, board: Bitboard, mask: Bitboard, promotion: Role) {
         let occupied = self.pos.board().occupied();
         self.at_position = (board ^ occupied) & !mask == Bitboard::EMPTY;
+        let before = self.shows.chosen;
         self.shows = recognise::decide(&self.options, self.pos.us(), board, mask, &self.seen, promotion);
+        if let Some(made) = &self.made
+            && !made.disturbed
+            && self.shows.others.contains(&made.mv)
+        {
+            // Two moves fit the board equally, and one of them showed on it
+            // before, its squares untouched since: the board went on from
+            // there (the opponent touched a piece and let go), so that is the
+            // move — positions in the order they stood.
+            self.shows.chosen = Some(made.mv);
+            self.shows.others.clear();
+        }
+        let back = self.shows.chosen.filter(|mv| before != Some(*mv));
         if self.at_position && self.shows.chosen.is_none() {
             self.made = None;
+        } else if let Some(mv) = back
+            && let Some(made) = &mut self.made
+            && made.mv == mv
+            && (made.reply.seen.lifted() & made.reply.pos.us()).is_empty()
+        {
+            // The board left the move and came back to it, with none of the
+            // opponent's own pieces taken up meanwhile: the hands were still
+            // the mover's, finishing the move (a capture's piece set down
+            // after the move already showed) or adjusting it. The move is
+            // judged on all of that, and the reply starts afresh.
+            made.seen = self.seen.clone();
+            made.others = self.shows.others.clone();
+            made.disturbed = false;
+            let after = made.reply.pos.clone();
+            made.reply = Watch::at_depth(after, t, board, self.depth + 1);
         } else if let Some(mv) = self.shows.chosen
             && self.made.as_ref().is_none_or(|m| m.mv != mv)
             && self.depth + 1 < DEPTH
@@ -184,6 +218,8 @@ impl Watch {
             self.made = Some(Box::new(Made {
                 mv,
                 others: self.shows.others.clone(),
+                stood: false,
+                disturbed: false,
                 seen: self.seen.clone(),
                 reply: Watch::at_depth(after, t, board, self.depth + 1),
             }));
@@ -239,33 +275,51 @@ impl Watch {
         }
     }
 
-    /// A move stood on the board, and then the opponent took hold of one of
-    /// their own pieces: the opponent's hands are at work on their reply.
-    pub fn reply_in_hand(&self) -> bool {
+    /// The board has held still on what it shows: each move shown has stood.
+    pub fn held_still(&mut self) {
+        if let Some(made) = &mut self.made
+            && (self.shows.chosen == Some(made.mv) || self.shows.chosen.is_none())
+        {
+            made.stood = true;
+            made.reply.held_still();
+        }
+    }
+
+    /// A move showed on the board and still stands where it landed, and the
+    /// opponent has taken hold of one of their own pieces: their hands are
+    /// at work on the reply. With `stood`, only if the move held still first
+    /// (the settle time), which the sensors cannot mistake for a slide.
+    pub fn reply_in_hand(&self, board: Bitboard, stood: bool) -> bool {
         self.made.as_ref().is_some_and(|m| {
-            let reply = &m.reply;
-            reply.seen.first_of(reply.pos.board().occupied()).is_some_and(|sq| reply.pos.us().contains(sq))
+            let landed =
+                Bitboard::from(recognise::destination(m.mv)) | Bitboard::from(recognise::rook_destination(m.mv));
+            (m.stood || !stood) && landed.is_subset(board) && (m.reply.seen.lifted() & m.reply.pos.us()).any()
         })
     }
 
-    /// A move stood on the board, and then the first piece taken off was one
-    /// the opponent can capture: most likely the opponent's reply, capturing.
-    pub fn reply_may_capture(&self) -> bool {
-        self.made.as_ref().is_some_and(|m| {
-            let reply = &m.reply;
-            reply.seen.first_of(reply.pos.board().occupied()).is_some_and(|sq| {
-                reply.options.iter().any(|o| recognise::captured_square(o.mv) == Some(sq))
-                    || reply.pos.us().contains(sq)
-            })
-        })
+    /// A move showed on the board, and what changed since is the
+    /// opponent's reply under way: every square that differs from the
+    /// position the move made is a square of one legal reply.
+    pub fn reply_under_way(&self, board: Bitboard, mask: Bitboard) -> bool {
+        self.made.as_ref().is_some_and(|m| m.reply.in_progress(board, mask))
     }
 
-    /// A piece is still in the hand: the board is the position less some
-    /// squares that a legal move would fill.
+    /// A legal move of this ply is under way: the board differs from the
+    /// position only on that move's squares.
+    fn in_progress(&self, board: Bitboard, mask: Bitboard) -> bool {
+        let differ = (board ^ self.pos.board().occupied()) & !mask;
+        self.options.iter().any(|o| differ.is_subset(recognise::squares(o.mv)))
+    }
+
+    /// A piece is still in the hand: the board differs from the position
+    /// only on the squares of a legal move that it does not yet show.
     pub fn in_flight(&self, board: Bitboard, mask: Bitboard) -> bool {
-        let occupied = self.pos.board().occupied() & !mask;
-        let board = board & !mask;
-        board != occupied && self.options.iter().any(|o| board.is_subset(o.after & !mask) && board != o.after & !mask)
+        self.shows.chosen.is_none() && !self.at_position && self.in_progress(board, mask)
+    }
+
+    /// A move has shown on the board in this ply.
+    pub fn has_made(&self) -> bool {
+        self.made.is_some()
     }
 
     /// The move the board shows at this ply, ready to complete, judged by
