@@ -39,7 +39,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
 use shakmaty::{Color, Role, Square};
@@ -196,7 +196,7 @@ impl Board for SimBoard {
         "sim"
     }
 
-    fn run(self: Box<Self>, tx: Sender<Sensed>, stop: Arc<AtomicBool>) -> Result<(), BoardError> {
+    fn run(self: Box<Self>, tx: SyncSender<Sensed>, stop: Arc<AtomicBool>) -> Result<(), BoardError> {
         let SimBoard { source, timebase, mut clock, .. } = *self;
         match source {
             Source::Trace(entries) => play(entries, timebase, &mut *clock, &tx, &stop),
@@ -209,7 +209,7 @@ fn play(
     entries: Vec<Entry>,
     tb: Timebase,
     clock: &mut dyn Clock,
-    tx: &Sender<Sensed>,
+    tx: &SyncSender<Sensed>,
     stop: &AtomicBool,
 ) -> Result<(), BoardError> {
     let mut last = tb.start;
@@ -337,12 +337,12 @@ fn typed(
     gap: Duration,
     tb: Timebase,
     clock: &mut dyn Clock,
-    tx: &Sender<Sensed>,
+    tx: &SyncSender<Sensed>,
     stop: &AtomicBool,
 ) -> Result<(), BoardError> {
     // A blocking read cannot watch `stop`: lines come from a thread of their
     // own (left blocked on the terminal if the board is stopped first).
-    let (lines_tx, lines) = mpsc::channel();
+    let (lines_tx, lines) = mpsc::sync_channel(64);
     std::thread::Builder::new()
         .name("sim-typed-input".into())
         .spawn(move || {
@@ -419,7 +419,7 @@ mod tests {
         let clock = ManualClock::new(Instant::now());
         let board = SimBoard::from_entries(header, entries, speed).unwrap().with_clock(clock);
         let tb = board.timebase();
-        let (tx, rx) = mpsc::channel();
+        let (tx, rx) = mpsc::sync_channel(4096);
         Box::new(board).run(tx, Arc::new(AtomicBool::new(false))).unwrap();
         (tb, rx.try_iter().collect())
     }
@@ -462,7 +462,7 @@ mod tests {
     fn stop_ends_a_trace_early() {
         let (header, entries) = tactus_trace::read_str(TRACE).unwrap();
         let board = SimBoard::from_entries(header, entries, 1.0).unwrap().with_clock(ManualClock::new(Instant::now()));
-        let (tx, rx) = mpsc::channel();
+        let (tx, rx) = mpsc::sync_channel(4096);
         Box::new(board).run(tx, Arc::new(AtomicBool::new(true))).unwrap();
         assert_eq!(rx.try_iter().count(), 0);
     }
@@ -504,7 +504,7 @@ mod tests {
         let out = Shared::default();
         let board =
             SimBoard::from_reader(Cursor::new(text)).with_feedback(out.clone()).with_clock(ManualClock::new(start));
-        let (tx, rx) = mpsc::channel();
+        let (tx, rx) = mpsc::sync_channel(4096);
         Box::new(board).run(tx, Arc::new(AtomicBool::new(false))).unwrap();
         let got = rx.try_iter().map(|s| (crate::ms_since(start, s.at), s.what)).collect();
         let feedback = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
