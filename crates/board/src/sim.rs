@@ -245,7 +245,7 @@ enum Typed {
 
 const HELP: &str = "\
 e2-  lift from e2    e2+  place on e2    e2 e4  a move    e4xd5  a capture    e1- g1+ h1- f1+  in order
-w, b  press a clock    promote q|r|b|n    request time|position|last_move    pause    resume
+w, b  press a clock    promote q|r|b|n    request time|position|last_move    board  the position    pause    resume
 claim white|black illegal|threefold|fifty    result 1-0|0-1|1/2-1/2 [resignation|agreement|arbiter]    end";
 
 fn square(word: &str) -> Option<Square> {
@@ -283,6 +283,8 @@ fn parse_typed(line: &str) -> Result<Typed, String> {
             [what] => what.parse()?,
             _ => return Err("request time, position or last_move".into()),
         })),
+        // The position, read out (and drawn, on a terminal).
+        ["board"] => input(Input::Request(Request::Position)),
         ["pause"] => input(Input::Pause),
         ["resume"] => input(Input::Resume),
         ["claim", who, what] => input(Input::Claim { side: side(Some(who))?, claim: what.parse()? }),
@@ -509,6 +511,12 @@ mod tests {
         let got = rx.try_iter().map(|s| (crate::ms_since(start, s.at), s.what)).collect();
         let feedback = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         (got, feedback)
+    }
+
+    #[test]
+    fn board_asks_for_the_position() {
+        let want = vec![Sense::Input(Input::Request(Request::Position))];
+        assert!(matches!(parse_typed("board"), Ok(Typed::Senses(s)) if s == want));
     }
 
     #[test]
