@@ -30,7 +30,8 @@ struct Window {
     started: Instant,
     passed: u32,
     suppressed: u64,
-    name: &'static str,
+    /// Where the messages come from: `file:line`.
+    place: String,
 }
 
 /// Lets each call site speak [`BURST`] times a [`WINDOW`]; counts the rest.
@@ -49,7 +50,7 @@ impl RateLimit {
             started: now,
             passed: 0,
             suppressed: 0,
-            name: meta.name(),
+            place: format!("{}:{}", meta.file().unwrap_or("?"), meta.line().unwrap_or(0)),
         });
         if now.duration_since(w.started) >= WINDOW && w.suppressed == 0 {
             w.started = now;
@@ -66,12 +67,12 @@ impl RateLimit {
 
     /// Each call site whose window has passed with messages held back:
     /// (where, how many, over how long); its window starts again.
-    fn due(&self, now: Instant, all: bool) -> Vec<(&'static str, u64, Duration)> {
+    fn due(&self, now: Instant, all: bool) -> Vec<(String, u64, Duration)> {
         let mut windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = Vec::new();
         for w in windows.values_mut() {
             if w.suppressed > 0 && (all || now.duration_since(w.started) >= WINDOW) {
-                out.push((w.name, w.suppressed, now.duration_since(w.started)));
+                out.push((w.place.clone(), w.suppressed, now.duration_since(w.started)));
                 w.started = now;
                 w.passed = 0;
                 w.suppressed = 0;
@@ -99,8 +100,9 @@ const SUMMARY_TARGET: &str = "tactus::log";
 /// from inside a message.
 pub fn summarise(all: bool) {
     let Some(limit) = LIMIT.get() else { return };
-    for (name, count, over) in limit.due(Instant::now(), all) {
-        tracing::warn!(target: SUMMARY_TARGET, "{count} more messages like the one at {name} in the last {} s", over.as_secs().max(1));
+    for (place, count, over) in limit.due(Instant::now(), all) {
+        let secs = over.as_secs().max(1);
+        tracing::warn!(target: SUMMARY_TARGET, "{count} more messages like the last one (from {place}) were held back in {secs} s");
     }
 }
 

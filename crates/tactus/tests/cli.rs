@@ -172,7 +172,7 @@ fn doctor_checks_what_the_config_names() {
     assert!(text.contains("FIX board (hall)") && text.contains("/dev/i2c-7 missing"), "the configured bus: {text}");
     assert!(text.contains("enable I²C bus 7"), "{text}");
     assert!(text.contains("FIX web page") && text.contains("no-page"), "{text}");
-    assert!(text.contains(&format!("ok  HTTP")) && text.contains(&format!("127.0.0.1:{port} free")), "{text}");
+    assert!(text.contains("ok  HTTP") && text.contains(&format!("127.0.0.1:{port} free")), "{text}");
     assert!(text.contains("FIX MQTT broker") && text.contains("refused"), "{text}");
 }
 

@@ -355,3 +355,21 @@ fn a_move_announced_before_a_kill_is_not_announced_again_and_one_not_announced_i
     let events = play_out(&trace, &state);
     assert_eq!(moves_of(&events, 2), 1, "e5 was not announced before the kill: it is, once, now");
 }
+
+#[test]
+fn a_failed_events_write_is_reported_once_and_the_game_goes_on() {
+    // /dev/full: every write fails as on a full disk.
+    let state = tempdir("full");
+    let out = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .args(["run", "--board", "sim", "--sim-trace"])
+        .arg(fixture("clean/clean-0001.trace.jsonl"))
+        .args(["--sim-speed", "1000", "--state-dir"])
+        .arg(&state)
+        .args(["--voice", "none", "--events", "/dev/full"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("events: cannot write to /dev/full").count(), 1, "{stderr}");
+    assert_eq!(journaled(&state).len(), 53, "the game was played and journaled to its end");
+}

@@ -35,7 +35,7 @@ pub struct NoBoard {
 pub enum OpenBoard {
     /// A simulated board playing a trace, already read whole (a bad line is
     /// an error now, not after a game has begun).
-    SimTrace { header: Header, entries: Vec<Entry> },
+    SimTrace { header: Box<Header>, entries: Vec<Entry> },
     /// A simulated board typed on at standard input.
     SimTyped,
     /// A sensor matrix and what it shows now.
@@ -110,7 +110,7 @@ pub fn open(cfg: &Config, config_file: Option<&Path>) -> anyhow::Result<(OpenBoa
             let text = String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("{}: not UTF-8 text", path.display()))?;
             let (header, entries) = tactus_trace::read_str(&text).with_context(|| path.display().to_string())?;
             let source = Source::of(cfg, Some((path, text.as_bytes())));
-            Ok((OpenBoard::SimTrace { header, entries }, source))
+            Ok((OpenBoard::SimTrace { header: Box::new(header), entries }, source))
         }
         (BoardKind::Sim, None) => Ok((OpenBoard::SimTyped, Source::of(cfg, None))),
         _ => {
@@ -163,7 +163,7 @@ pub fn start(
             // starts where game time 0 would have been.
             let speed = time.speed.factor();
             let zero = time.start.checked_sub(Duration::from_secs_f64(time.base as f64 / 1000.0 / speed));
-            let board = SimBoard::from_entries(header, entries.into_iter().skip(skip).collect(), speed)?;
+            let board = SimBoard::from_entries(*header, entries.into_iter().skip(skip).collect(), speed)?;
             let board = match zero {
                 Some(zero) => board.with_start(zero),
                 None => board,

@@ -133,13 +133,13 @@ impl Setup {
     }
 }
 
-/// How the game task's loop ended.
+/// Why the game task's loop returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ended {
     /// A signal, or the service manager, stopped the daemon.
     Stopped,
-    /// A simulated board's trace or typed input ended.
-    BoardEnded,
+    /// A simulated board's trace or typed input ran out.
+    InputClosed,
     /// A simulated board's game is over.
     GameOver,
 }
@@ -501,7 +501,7 @@ impl GameTask {
             tokio::select! {
                 msg = inputs.recv() => match msg {
                     Some(msg) => self.take(msg).await?,
-                    None => return Ok(Ended::BoardEnded),
+                    None => return Ok(Ended::InputClosed),
                 },
                 Some(control) = controls.recv() => self.control(control).await?,
                 _ = tokio::time::sleep_until(sleep_until.into()) => {
@@ -579,6 +579,55 @@ mod tests {
         let g = GameTime { start, base: 1000, speed: Speed::try_from(50.0).unwrap() };
         assert_eq!(g.t(start + Duration::from_millis(20)), 2000);
         assert_eq!(g.instant(2000), start + Duration::from_millis(20));
+    }
+
+    #[test]
+    fn a_game_mid_way_is_set_aside_when_the_board_shows_the_start() {
+        use shakmaty::Square;
+        let dir = std::env::temp_dir().join(format!("tactus-game-setaside-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cfg = crate::config::Config::default();
+        let header = Header::default();
+        let setup = Setup {
+            header: header.clone(),
+            policy: Policy::default(),
+            source: Source::of(&cfg, None),
+            state_dir: dir.clone(),
+            real_board: true,
+            speed: Speed::REAL_TIME,
+            terminal: false,
+        };
+        // 1. e4, journaled, then the power went.
+        let mut old = Journal::create(&dir, &header, &setup.source, "old").unwrap();
+        let path = old.path().to_path_buf();
+        for (t, record) in [
+            (1000, Record::Edge { sq: Square::E2, on: false }),
+            (1300, Record::Edge { sq: Square::E4, on: true }),
+            (2000, Record::Clock(Color::White)),
+        ] {
+            old.append(&Entry { t, record }).unwrap();
+        }
+        old.sync().unwrap();
+        drop(old);
+        let start = setup.start_occupancy().unwrap();
+        let after_e4 = (start ^ Bitboard::from(Square::E2)) | Bitboard::from(Square::E4);
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let mut out = Outputs { events: None, voice: None, broadcast: None };
+            // The board shows the game: it goes on.
+            let opened = open(&setup, Some(after_e4), &mut out).await.unwrap();
+            assert!(opened.recovered.is_some());
+            assert_eq!(opened.session.game().played.len(), 1);
+            opened.journal.stop().await.unwrap();
+            // The board shows the starting position: a new game; the old one is kept.
+            let opened = open(&setup, Some(start), &mut out).await.unwrap();
+            assert!(opened.recovered.is_none());
+            assert!(opened.session.game().played.is_empty());
+            opened.journal.stop().await.unwrap();
+        });
+        assert!(path.exists(), "the set-aside game's trace is kept");
+        let current = std::fs::read_to_string(dir.join("current")).unwrap();
+        assert!(!current.contains("old"), "the new game is the one to recover: {current}");
     }
 
     #[test]
