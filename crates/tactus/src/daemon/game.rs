@@ -507,11 +507,14 @@ impl GameTask {
                 _ = tokio::time::sleep_until(sleep_until.into()) => {
                     let now = Instant::now();
                     if let (Some(due), Some(wake)) = (deadline, wake) && now >= wake {
-                        // Timers never run ahead of an input already waiting.
-                        while let Ok(msg) = inputs.try_recv() {
+                        // Timers never run ahead of an input already waiting;
+                        // what comes after the game's end waits for the next.
+                        while !self.session.finished()
+                            && let Ok(msg) = inputs.try_recv()
+                        {
                             self.take(msg).await?;
                         }
-                        if matches!(self.phase, Phase::Playing) {
+                        if !self.session.finished() {
                             self.tick(due).await?;
                         }
                     }
@@ -628,6 +631,95 @@ mod tests {
         assert!(path.exists(), "the set-aside game's trace is kept");
         let current = std::fs::read_to_string(dir.join("current")).unwrap();
         assert!(!current.contains("old"), "the new game is the one to recover: {current}");
+    }
+
+    /// Events written as JSON Lines, kept for the test to read.
+    #[derive(Clone, Default)]
+    struct Kept(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl Write for Kept {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_sensor_board_plays_game_after_game() {
+        use shakmaty::Square::*;
+        let dir = std::env::temp_dir().join(format!("tactus-game-next-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cfg = crate::config::Config::default();
+        let speed = Speed::try_from(1000.0).unwrap();
+        let setup = || Setup {
+            header: Header { time_control: Some("180+2".into()), ..Header::default() },
+            policy: Policy::default(),
+            source: Source::of(&cfg, None),
+            state_dir: dir.clone(),
+            real_board: true,
+            speed,
+            terminal: false,
+        };
+        let edge = |t, sq, on| Incoming::Exact(Entry { t, record: Record::Edge { sq, on } });
+        let press = |t, side| Incoming::Exact(Entry { t, record: Record::Clock(side) });
+        // Black starts the clocks; 1. f3 e5 2. g4 Qh4#; then the pieces go back.
+        let mut inputs = vec![press(100, Color::Black)];
+        let moves = [(F2, F3, Color::White), (E7, E5, Color::Black), (G2, G4, Color::White), (D8, H4, Color::Black)];
+        for (i, (from, to, side)) in moves.into_iter().enumerate() {
+            let t = 1000 * (i as u64 + 1);
+            inputs.extend([edge(t, from, false), edge(t + 200, to, true), press(t + 800, side)]);
+        }
+        for (i, (from, to, _)) in moves.into_iter().rev().enumerate() {
+            let t = 10_000 + 500 * i as u64;
+            inputs.extend([edge(t, to, false), edge(t + 200, from, true)]);
+        }
+        let kept = Kept::default();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let log = EventLog::new(Box::new(kept.clone()), "test".into());
+            let mut out = Outputs { events: Some(log), voice: None, broadcast: None };
+            let setup = setup();
+            let start = setup.start_occupancy().unwrap();
+            let opened = open(&setup, Some(start), &mut out).await.unwrap();
+            let time = GameTime { start: Instant::now(), base: 0, speed };
+            let mut task = GameTask::new(setup, opened, out, None, time);
+            task.begin(false).await.unwrap();
+            let (tx, rx) = mpsc::channel(64);
+            let (_controls_tx, controls) = mpsc::channel(1);
+            let (_stop_tx, mut stop) = watch::channel(false);
+            for input in inputs {
+                tx.send(input).await.unwrap();
+            }
+            drop(tx);
+            assert_eq!(task.run(rx, controls, &mut stop).await.unwrap(), Ended::InputClosed);
+            task.stop().await.unwrap();
+        });
+        let text = String::from_utf8(kept.0.lock().unwrap().clone()).unwrap();
+        let kinds: Vec<String> = text
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["event"].as_str().unwrap().to_string())
+            .collect();
+        let over = kinds.iter().position(|k| k == "game_over").expect("the mate ends the first game");
+        assert_eq!(kinds.iter().filter(|k| *k == "start").count(), 2, "a second game starts: {kinds:?}");
+        assert!(kinds[over..].contains(&"start".to_string()), "after the first is over: {kinds:?}");
+        let games: Vec<_> = std::fs::read_dir(dir.join("games"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with(".trace.jsonl"))
+            .collect();
+        assert_eq!(games.len(), 2, "each game has its own journal");
+        let current = std::fs::read_to_string(dir.join("current")).unwrap();
+        let first = games.iter().find(|p| !current.contains(&*p.file_name().unwrap().to_string_lossy())).unwrap();
+        let r = tactus_core::replay::replay(
+            std::fs::File::open(first).map(std::io::BufReader::new).unwrap(),
+            Policy::default(),
+        )
+        .unwrap();
+        assert_eq!(r.session.game().played.len(), 4, "the first journal holds the finished game");
+        assert!(r.session.finished());
     }
 
     #[test]
