@@ -52,7 +52,8 @@ impl DeviceKind {
 }
 
 enum Input {
-    Show(Display),
+    /// A new display waits in [`Latest`].
+    Show,
     Beep(u32),
     Text(String),
     Stop,
@@ -66,7 +67,27 @@ enum Input {
 /// port.
 pub struct ClockLink {
     tx: Sender<Input>,
+    latest: Arc<Latest>,
     thread: Option<JoinHandle<()>>,
+}
+
+/// The display to show next. Only the newest matters, so however often the
+/// host shows times while the device is slow, one waits here and one
+/// [`Input::Show`] is queued: the queue stays bounded.
+#[derive(Default)]
+struct Latest {
+    display: std::sync::Mutex<Option<Display>>,
+}
+
+impl Latest {
+    /// Keeps `display`; true when none was waiting (a notice is due).
+    fn put(&self, display: Display) -> bool {
+        self.display.lock().unwrap_or_else(|e| e.into_inner()).replace(display).is_none()
+    }
+
+    fn take(&self) -> Option<Display> {
+        self.display.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
 }
 
 impl ClockLink {
@@ -83,7 +104,9 @@ impl ClockLink {
         // Commands come one per game input; reads are bounded by `in_flight`.
         let (tx, rx) = mpsc::channel();
         let (report_tx, report_rx) = mpsc::sync_channel(REPORTS_QUEUED);
+        let latest = Arc::new(Latest::default());
         let mut driver = Driver {
+            latest: latest.clone(),
             device,
             path: path.to_path_buf(),
             baud,
@@ -104,13 +127,15 @@ impl ClockLink {
                 None
             }
         };
-        (ClockLink { tx, thread }, report_rx)
+        (ClockLink { tx, latest, thread }, report_rx)
     }
 
     /// Show these times; the device keeps the last one and gets it again
     /// after a reconnection.
     pub fn show(&self, display: Display) {
-        let _ = self.tx.send(Input::Show(display));
+        if self.latest.put(display) {
+            let _ = self.tx.send(Input::Show);
+        }
     }
 
     /// Beep for about `ms` milliseconds.
@@ -148,6 +173,7 @@ struct GarbageWindow {
 }
 
 struct Driver {
+    latest: Arc<Latest>,
     device: Box<dyn ClockDevice>,
     path: PathBuf,
     baud: u32,
@@ -184,7 +210,11 @@ impl Driver {
             let mut out = Outbox::default();
             let now = Instant::now();
             match input {
-                Input::Show(d) => self.device.show(&d, now, &mut out),
+                Input::Show => {
+                    if let Some(d) = self.latest.take() {
+                        self.device.show(&d, now, &mut out);
+                    }
+                }
                 Input::Beep(ms) => self.device.beep(ms, now, &mut out),
                 Input::Text(t) => self.device.text(&t, now, &mut out),
                 Input::Stop => break,

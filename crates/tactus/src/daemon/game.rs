@@ -122,8 +122,11 @@ pub struct Setup {
     /// A sensor board plays game after game; a simulated one plays one.
     pub real_board: bool,
     pub speed: Speed,
-    /// Show the clocks on a status line, and draw the board when asked.
-    pub terminal: bool,
+    /// Draw the board when asked (a person watches the terminal).
+    pub draw_board: bool,
+    /// Show both clocks on a status line at the bottom, rewritten each
+    /// second (not while moves are typed there: the typing would run into it).
+    pub status_line: bool,
 }
 
 impl Setup {
@@ -421,7 +424,7 @@ impl GameTask {
             if timer {
                 journal.said(self.last_t).await?;
             }
-            if self.setup.terminal {
+            if self.setup.draw_board {
                 for e in &events {
                     if let EventKind::Position { fen } = &e.kind
                         && let Some(board) = diagram(fen)
@@ -519,7 +522,7 @@ impl GameTask {
                         }
                     }
                     if now >= next_tick {
-                        if self.setup.terminal && matches!(self.phase, Phase::Playing)
+                        if self.setup.status_line && matches!(self.phase, Phase::Playing)
                             && let Some(line) = clock_line(&self.session, self.time.t(now).max(self.last_t))
                         {
                             terminal::set_status(&line);
@@ -540,7 +543,7 @@ impl GameTask {
     /// Stops the clock link and the journal (a game still being played
     /// stays to be recovered); then the outputs.
     pub async fn stop(mut self) -> anyhow::Result<()> {
-        if self.setup.terminal {
+        if self.setup.status_line {
             terminal::clear_status();
         }
         if let Some(clock) = self.clock.take() {
@@ -598,7 +601,8 @@ mod tests {
             state_dir: dir.clone(),
             real_board: true,
             speed: Speed::REAL_TIME,
-            terminal: false,
+            draw_board: false,
+            status_line: false,
         };
         // 1. e4, journaled, then the power went.
         let mut old = Journal::create(&dir, &header, &setup.source, "old").unwrap();
@@ -661,7 +665,8 @@ mod tests {
             state_dir: dir.clone(),
             real_board: true,
             speed,
-            terminal: false,
+            draw_board: false,
+            status_line: false,
         };
         let edge = |t, sq, on| Incoming::Exact(Entry { t, record: Record::Edge { sq, on } });
         let press = |t, side| Incoming::Exact(Entry { t, record: Record::Clock(side) });

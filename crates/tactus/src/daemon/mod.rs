@@ -4,6 +4,7 @@
 //! board and the clock feed. One stop signal ends the board, the clock, the
 //! voice, HTTP and MQTT, and every thread and task is waited for.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -266,6 +267,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     let events_to_stdout = opts.events.as_deref() == Some(std::path::Path::new("-"));
     let events = events_log(opts.events.as_ref())?;
     let sim = board.is_sim();
+    let typed_at_terminal = matches!(board, board::OpenBoard::SimTyped) && std::io::stdin().is_terminal();
     let speed = match board {
         board::OpenBoard::SimTrace { .. } => cfg.board.sim_speed,
         _ => Speed::REAL_TIME,
@@ -277,7 +279,8 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         state_dir: cfg.state.dir.clone(),
         real_board: !sim,
         speed,
-        terminal: opts.terminal,
+        draw_board: opts.terminal,
+        status_line: opts.terminal && !typed_at_terminal,
     };
     setup.start_occupancy().context("the game's start position")?;
 
