@@ -60,15 +60,13 @@ fn collect(child: &mut Child, done: Arc<Mutex<BTreeMap<u64, String>>>) -> std::t
 fn journaled(state: &Path) -> Vec<String> {
     // The game being played is named in `current`; a finished one is the
     // newest (a kill between creating a journal and naming it leaves an
-    // empty one behind).
+    // empty one behind). A kill before the board was open left none.
     let path = match std::fs::read_to_string(state.join("current")) {
         Ok(name) => state.join(name.trim()),
         Err(_) => {
             let games = state.join("games");
-            let files = std::fs::read_dir(&games)
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .filter(|p| p.to_string_lossy().ends_with(".trace.jsonl"));
+            let Ok(files) = std::fs::read_dir(&games) else { return Vec::new() };
+            let files = files.map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(".trace.jsonl"));
             files.max_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap()).expect("a journal")
         }
     };
