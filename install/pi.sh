@@ -75,4 +75,4 @@ fi
 if ! grep -qs '^dtparam=i2c_arm=on' /boot/firmware/config.txt /boot/config.txt; then
   say "I²C is off: the mcp23017 and hall boards need it (sudo raspi-config nonint do_i2c 0, then reboot)"
 fi
-say "done: tactus doctor checks the machine; journalctl -u tactus -f shows the daemon; /etc/tactus/tactus.toml configures it"
+say "done: sudo -u tactus tactus doctor checks the machine as the service sees it; journalctl -u tactus -f shows the daemon; /etc/tactus/tactus.toml configures it"

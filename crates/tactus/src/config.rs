@@ -396,7 +396,15 @@ fn square_map<'de, D: Deserializer<'de>>(d: D) -> Result<Option<tactus_board::Sq
 
 /// Loads a config file. Errors name the file, the line and the key.
 pub fn load(path: &Path) -> anyhow::Result<Config> {
-    let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+        // The package makes it readable by root and the service's group only:
+        // it may hold the arbiter's token.
+        std::io::ErrorKind::PermissionDenied => anyhow::anyhow!(
+            "{}: cannot read: {e}; it is readable by root and group tactus (sudo -u tactus tactus …)",
+            path.display()
+        ),
+        _ => anyhow::anyhow!("{}: cannot read: {e}", path.display()),
+    })?;
     parse(path, &text)
 }
 

@@ -558,11 +558,25 @@ impl GameTask {
         journaled
     }
 
-    /// Waits until the daemon is stopped, serving what the outputs serve.
+    /// Waits until the daemon is stopped, serving what the outputs serve
+    /// (and telling the watchdog it is alive).
     pub async fn serve_until(&self, stop: &mut watch::Receiver<bool>) {
-        let _ = stop.changed().await;
+        let watchdog = notify::watchdog_interval();
+        let mut tick = tokio::time::interval(watchdog.unwrap_or(Duration::from_secs(10)));
+        loop {
+            tokio::select! {
+                _ = stop.changed() => return,
+                _ = tick.tick() => {
+                    if watchdog.is_some() {
+                        notify::watchdog();
+                    }
+                    crate::log::summarise(false);
+                }
+            }
+        }
     }
 
+    /// Whether the page and feeds are served over HTTP.
     pub fn serving(&self) -> bool {
         self.out.broadcast.as_ref().is_some_and(|b| b.serves_http())
     }

@@ -285,7 +285,6 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     setup.start_occupancy().context("the game's start position")?;
 
     let stop = Stop::new();
-    let signals = on_signals(&stop)?;
     let (control_tx, control_rx) = mpsc::channel::<tactus_net::Control>(64);
     let broadcast = broadcast::Broadcast::start(&cfg, &setup.header, control_tx).await?;
     let said = broadcast.as_ref().map(|b| b.said());
@@ -335,6 +334,17 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     };
     let mut task = GameTask::new(setup, opened, out, clock, time);
     let mut stopped = stop.tx.subscribe();
+    // From here on Ctrl-C and SIGTERM stop the daemon the orderly way.
+    let signals = match on_signals(&stop) {
+        Ok(signals) => signals,
+        Err(e) => {
+            stop.trigger();
+            drop(rx);
+            threads.join().await;
+            let _ = task.stop().await;
+            return Err(e);
+        }
+    };
     notify::ready();
     let mut played = match task.begin(recovered.is_some()).await {
         Ok(()) => task.run(rx, control_rx, &mut stopped).await,
