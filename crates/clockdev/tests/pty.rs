@@ -200,11 +200,10 @@ fn a_flood_of_garbage_is_reported_a_few_lines_at_a_time_then_counted() {
     // garbage has been read.
     rig.sim.press(Color::White);
     let mut garbled = 0;
-    loop {
-        match rig.expect(|r| matches!(r, ClockReport::Garbage { .. } | ClockReport::Lever { .. })) {
-            ClockReport::Garbage { .. } => garbled += 1,
-            _ => break,
-        }
+    while let ClockReport::Garbage { .. } =
+        rig.expect(|r| matches!(r, ClockReport::Garbage { .. } | ClockReport::Lever { .. }))
+    {
+        garbled += 1;
     }
     assert_eq!(garbled, 10, "ten garbled lines are reported one by one");
     // The rest is counted, and the count reported when the window ends —
