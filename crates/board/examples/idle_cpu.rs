@@ -68,7 +68,7 @@ fn main() {
     let matrix = Idle { settle: Duration::from_micros(settle_us), row: None };
     let scanner = Scanner::new(matrix, ScanConfig { rate_hz: hz, ..ScanConfig::default() }).expect("scan config");
     let stop = Arc::new(AtomicBool::new(false));
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = mpsc::sync_channel(4096);
     let board_stop = stop.clone();
     let t0 = Instant::now();
     let c0 = cpu_ns();

@@ -120,9 +120,9 @@ fn gpio_error(e: rppal::gpio::Error) -> BoardError {
              free it in /boot/firmware/config.txt or move the wire"
         )),
         Error::PinNotAvailable(pin) => BoardError::Config(format!("BCM {pin} is not available on this Raspberry Pi")),
-        Error::UnknownModel => BoardError::Unavailable(
-            "no GPIO: this is not a Raspberry Pi rppal knows (unknown model) — try --board sim".into(),
-        ),
+        Error::UnknownModel => {
+            BoardError::Unavailable("no GPIO: this is not a Raspberry Pi rppal knows (unknown model)".into())
+        }
         other => BoardError::Io(format!("GPIO: {other}")),
     }
 }
@@ -131,9 +131,7 @@ impl GpioMatrix {
     pub fn new(config: GpioConfig) -> Result<Self, BoardError> {
         config.validate()?;
         if !GPIOMEM.iter().any(|p| Path::new(p).exists()) {
-            return Err(BoardError::Unavailable(
-                "no GPIO: /dev/gpiomem missing — is this a Raspberry Pi? try --board sim".into(),
-            ));
+            return Err(BoardError::Unavailable("no GPIO: /dev/gpiomem missing — is this a Raspberry Pi?".into()));
         }
         let gpio = Gpio::new().map_err(gpio_error)?;
         let mut rows = Vec::with_capacity(8);
@@ -194,6 +192,6 @@ mod tests {
         }
         let e = GpioMatrix::new(GpioConfig::default()).err().unwrap();
         assert!(matches!(e, BoardError::Unavailable(_)));
-        assert_eq!(e.to_string(), "no GPIO: /dev/gpiomem missing — is this a Raspberry Pi? try --board sim");
+        assert_eq!(e.to_string(), "no GPIO: /dev/gpiomem missing — is this a Raspberry Pi?");
     }
 }

@@ -23,7 +23,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -112,7 +112,7 @@ pub trait Board: Send {
     /// Senses until `stop` is set, the receiver hangs up, or (simulated boards)
     /// the input ends. Blocks: run it on its own thread. Errors are the ones
     /// that end the board for good; passing faults are sent as [`Sense::Fault`].
-    fn run(self: Box<Self>, tx: Sender<Sensed>, stop: Arc<AtomicBool>) -> Result<(), BoardError>;
+    fn run(self: Box<Self>, tx: SyncSender<Sensed>, stop: Arc<AtomicBool>) -> Result<(), BoardError>;
 }
 
 /// A sensor matrix that can be read as a whole frame.

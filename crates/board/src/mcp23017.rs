@@ -161,7 +161,7 @@ impl Mcp23017Matrix {
         if !std::path::Path::new(&dev).exists() {
             return Err(BoardError::Unavailable(format!(
                 "no I²C bus: {dev} missing — enable I²C (`sudo raspi-config nonint do_i2c 0`, or \
-                 dtparam=i2c_arm=on in /boot/firmware/config.txt, then reboot); not a Raspberry Pi? try --board sim"
+                 dtparam=i2c_arm=on in /boot/firmware/config.txt, then reboot)"
             )));
         }
         let bus = rppal_bus::RppalBus::open(config.bus, &dev)?;

@@ -45,7 +45,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::SyncSender;
 use std::time::{Duration, Instant};
 
 use shakmaty::{Bitboard, Square};
@@ -279,7 +279,7 @@ impl<M: Matrix> Board for Scanner<M> {
         self.matrix.name()
     }
 
-    fn run(mut self: Box<Self>, tx: Sender<Sensed>, stop: Arc<AtomicBool>) -> Result<(), BoardError> {
+    fn run(mut self: Box<Self>, tx: SyncSender<Sensed>, stop: Arc<AtomicBool>) -> Result<(), BoardError> {
         let period = self.config.period();
         let mut out = Vec::with_capacity(64);
         let mut failing: Option<String> = None;
@@ -406,7 +406,7 @@ mod tests {
         if let Some(b) = initial {
             scanner = scanner.assuming(b);
         }
-        let (tx, rx) = mpsc::channel();
+        let (tx, rx) = mpsc::sync_channel(4096);
         Box::new(scanner).run(tx, stop).unwrap();
         rx.try_iter().map(|s| (crate::ms_since(start, s.at), s.what)).collect()
     }

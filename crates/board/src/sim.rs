@@ -39,7 +39,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
 use shakmaty::{Color, Role, Square};
@@ -196,7 +196,7 @@ impl Board for SimBoard {
         "sim"
     }
 
-    fn run(self: Box<Self>, tx: Sender<Sensed>, stop: Arc<AtomicBool>) -> Result<(), BoardError> {
+    fn run(self: Box<Self>, tx: SyncSender<Sensed>, stop: Arc<AtomicBool>) -> Result<(), BoardError> {
         let SimBoard { source, timebase, mut clock, .. } = *self;
         match source {
             Source::Trace(entries) => play(entries, timebase, &mut *clock, &tx, &stop),
@@ -209,7 +209,7 @@ fn play(
     entries: Vec<Entry>,
     tb: Timebase,
     clock: &mut dyn Clock,
-    tx: &Sender<Sensed>,
+    tx: &SyncSender<Sensed>,
     stop: &AtomicBool,
 ) -> Result<(), BoardError> {
     let mut last = tb.start;
@@ -245,7 +245,7 @@ enum Typed {
 
 const HELP: &str = "\
 e2-  lift from e2    e2+  place on e2    e2 e4  a move    e4xd5  a capture    e1- g1+ h1- f1+  in order
-w, b  press a clock    promote q|r|b|n    request time|position|last_move    pause    resume
+w, b  press a clock    promote q|r|b|n    request time|position|last_move    board  the position    pause    resume
 claim white|black illegal|threefold|fifty    result 1-0|0-1|1/2-1/2 [resignation|agreement|arbiter]    end";
 
 fn square(word: &str) -> Option<Square> {
@@ -283,6 +283,8 @@ fn parse_typed(line: &str) -> Result<Typed, String> {
             [what] => what.parse()?,
             _ => return Err("request time, position or last_move".into()),
         })),
+        // The position, read out (and drawn, on a terminal).
+        ["board"] => input(Input::Request(Request::Position)),
         ["pause"] => input(Input::Pause),
         ["resume"] => input(Input::Resume),
         ["claim", who, what] => input(Input::Claim { side: side(Some(who))?, claim: what.parse()? }),
@@ -337,12 +339,12 @@ fn typed(
     gap: Duration,
     tb: Timebase,
     clock: &mut dyn Clock,
-    tx: &Sender<Sensed>,
+    tx: &SyncSender<Sensed>,
     stop: &AtomicBool,
 ) -> Result<(), BoardError> {
     // A blocking read cannot watch `stop`: lines come from a thread of their
     // own (left blocked on the terminal if the board is stopped first).
-    let (lines_tx, lines) = mpsc::channel();
+    let (lines_tx, lines) = mpsc::sync_channel(64);
     std::thread::Builder::new()
         .name("sim-typed-input".into())
         .spawn(move || {
@@ -419,7 +421,7 @@ mod tests {
         let clock = ManualClock::new(Instant::now());
         let board = SimBoard::from_entries(header, entries, speed).unwrap().with_clock(clock);
         let tb = board.timebase();
-        let (tx, rx) = mpsc::channel();
+        let (tx, rx) = mpsc::sync_channel(4096);
         Box::new(board).run(tx, Arc::new(AtomicBool::new(false))).unwrap();
         (tb, rx.try_iter().collect())
     }
@@ -462,7 +464,7 @@ mod tests {
     fn stop_ends_a_trace_early() {
         let (header, entries) = tactus_trace::read_str(TRACE).unwrap();
         let board = SimBoard::from_entries(header, entries, 1.0).unwrap().with_clock(ManualClock::new(Instant::now()));
-        let (tx, rx) = mpsc::channel();
+        let (tx, rx) = mpsc::sync_channel(4096);
         Box::new(board).run(tx, Arc::new(AtomicBool::new(true))).unwrap();
         assert_eq!(rx.try_iter().count(), 0);
     }
@@ -504,11 +506,17 @@ mod tests {
         let out = Shared::default();
         let board =
             SimBoard::from_reader(Cursor::new(text)).with_feedback(out.clone()).with_clock(ManualClock::new(start));
-        let (tx, rx) = mpsc::channel();
+        let (tx, rx) = mpsc::sync_channel(4096);
         Box::new(board).run(tx, Arc::new(AtomicBool::new(false))).unwrap();
         let got = rx.try_iter().map(|s| (crate::ms_since(start, s.at), s.what)).collect();
         let feedback = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         (got, feedback)
+    }
+
+    #[test]
+    fn board_asks_for_the_position() {
+        let want = vec![Sense::Input(Input::Request(Request::Position))];
+        assert!(matches!(parse_typed("board"), Ok(Typed::Senses(s)) if s == want));
     }
 
     #[test]

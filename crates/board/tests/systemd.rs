@@ -44,8 +44,8 @@ fn unit_passes_systemd_analyze_verify() {
     // `verify` insists that ExecStart's binary exists: check a copy whose
     // ExecStart names an executable that does, keeping every argument.
     let text = std::fs::read_to_string(unit()).unwrap();
-    let exec = "ExecStart=/usr/local/bin/tactus ";
-    assert!(text.contains(exec), "the unit runs /usr/local/bin/tactus");
+    let exec = "ExecStart=/usr/bin/tactus ";
+    assert!(text.contains(exec), "the unit runs the packaged /usr/bin/tactus");
     let dir = tempdir("verify");
     let copy = dir.join("tactus.service");
     std::fs::write(&copy, text.replace(exec, "ExecStart=/bin/true ")).unwrap();
@@ -75,7 +75,16 @@ fn unit_exposure_is_at_most_two() {
         .unwrap_or_else(|| panic!("cannot read the level in {line:?}"));
     println!("{line}");
     assert!(level <= MAX_EXPOSURE, "exposure {level} > {MAX_EXPOSURE}; what counts against it:\n{stdout}");
-    for hardening in ["Type=notify", "WatchdogSec=", "Restart=always", "StateDirectory=tactus", "User=tactus"] {
+    for hardening in [
+        "Type=notify",
+        "WatchdogSec=",
+        "Restart=on-failure",
+        "RestartSec=10s",
+        "StartLimitBurst=5",
+        "RestartPreventExitStatus=2",
+        "StateDirectory=tactus",
+        "User=tactus",
+    ] {
         assert!(std::fs::read_to_string(unit()).unwrap().contains(hardening), "the unit sets {hardening}");
     }
 }
@@ -143,19 +152,29 @@ fn install_script_parses_and_its_dry_run_names_every_step() {
     let script = repo().join("install/pi.sh");
     let syntax = Command::new("bash").arg("-n").arg(&script).output().unwrap();
     assert!(syntax.status.success(), "{}", String::from_utf8_lossy(&syntax.stderr));
-    let out = Command::new("bash").arg(&script).args(["--dry-run", "--binary", "/bin/true"]).output().unwrap();
+    let out = Command::new("bash").arg(&script).arg("--dry-run").output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "dry run failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    for step in [
-        "/usr/local/bin/tactus",
-        "/etc/tactus/tactus.toml",
-        "useradd",
-        "/etc/systemd/system/tactus.service",
-        "/etc/udev/rules.d/99-tactus.rules",
-        "udevadm trigger",
-        "systemctl daemon-reload",
-        "systemctl enable",
-    ] {
+    for step in
+        ["cargo deb -p tactus", "apt-get install", "target/debian/tactus_", "systemctl enable", "systemctl restart"]
+    {
         assert!(stdout.contains(step), "the dry run does not mention {step:?}:\n{stdout}");
+    }
+}
+
+/// The service's user and groups, as systemd-sysusers reads them.
+#[test]
+fn sysusers_entry_makes_the_user_and_its_groups() {
+    let entry = repo().join("systemd/tactus.sysusers");
+    let root = tempdir("sysusers");
+    std::fs::create_dir_all(root.join("etc")).unwrap();
+    let out = Command::new("systemd-sysusers").arg("--root").arg(&root).arg(&entry).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let passwd = std::fs::read_to_string(root.join("etc/passwd")).unwrap();
+    assert!(passwd.lines().any(|l| l.starts_with("tactus:") && l.contains(":/var/lib/tactus:")), "{passwd}");
+    let group = std::fs::read_to_string(root.join("etc/group")).unwrap();
+    for g in ["gpio", "i2c", "spi", "dialout", "audio"] {
+        let members = group.lines().find(|l| l.starts_with(&format!("{g}:"))).and_then(|l| l.rsplit(':').next());
+        assert!(members.is_some_and(|m| m.split(',').any(|u| u == "tactus")), "tactus is in group {g}:\n{group}");
     }
 }

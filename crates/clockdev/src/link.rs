@@ -4,8 +4,8 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender, TrySendError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -19,6 +19,15 @@ const PROBE_EVERY: Duration = Duration::from_millis(250);
 const READ_TIMEOUT: Duration = Duration::from_millis(100);
 /// A write that cannot go out this fast means the device is stuck.
 const WRITE_TIMEOUT: Duration = Duration::from_millis(500);
+/// Reads waiting for the driver; past this the reader waits (the serial
+/// line's own buffer holds the rest), so a flood never grows memory.
+const READS_IN_FLIGHT: usize = 64;
+/// Reports waiting for the host.
+const REPORTS_QUEUED: usize = 64;
+/// Garbled lines reported one by one in a window; the rest are counted and
+/// reported as [`ClockReport::Skipped`] when the window ends.
+const GARBAGE_BURST: u32 = 10;
+const GARBAGE_WINDOW: Duration = Duration::from_secs(10);
 
 /// Which protocol the device on the path speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +52,8 @@ impl DeviceKind {
 }
 
 enum Input {
-    Show(Display),
+    /// A new display waits in [`Latest`].
+    Show,
     Beep(u32),
     Text(String),
     Stop,
@@ -57,7 +67,27 @@ enum Input {
 /// port.
 pub struct ClockLink {
     tx: Sender<Input>,
+    latest: Arc<Latest>,
     thread: Option<JoinHandle<()>>,
+}
+
+/// The display to show next. Only the newest matters, so however often the
+/// host shows times while the device is slow, one waits here and one
+/// [`Input::Show`] is queued: the queue stays bounded.
+#[derive(Default)]
+struct Latest {
+    display: std::sync::Mutex<Option<Display>>,
+}
+
+impl Latest {
+    /// Keeps `display`; true when none was waiting (a notice is due).
+    fn put(&self, display: Display) -> bool {
+        self.display.lock().unwrap_or_else(|e| e.into_inner()).replace(display).is_none()
+    }
+
+    fn take(&self) -> Option<Display> {
+        self.display.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
 }
 
 impl ClockLink {
@@ -71,9 +101,12 @@ impl ClockLink {
 
     /// Like [`ClockLink::open`] with any [`ClockDevice`].
     pub fn with_device(device: Box<dyn ClockDevice>, path: &Path, baud: u32) -> (ClockLink, Receiver<ClockReport>) {
+        // Commands come one per game input; reads are bounded by `in_flight`.
         let (tx, rx) = mpsc::channel();
-        let (report_tx, report_rx) = mpsc::channel();
+        let (report_tx, report_rx) = mpsc::sync_channel(REPORTS_QUEUED);
+        let latest = Arc::new(Latest::default());
         let mut driver = Driver {
+            latest: latest.clone(),
             device,
             path: path.to_path_buf(),
             baud,
@@ -82,6 +115,8 @@ impl ClockLink {
             conn: None,
             next_id: 0,
             up: None,
+            in_flight: Arc::new(AtomicUsize::new(0)),
+            garbage: GarbageWindow { started: Instant::now(), passed: 0, skipped: 0 },
         };
         let failed = driver.reports.clone();
         let thread = match thread::Builder::new().name("clock-link".into()).spawn(move || driver.run(&rx)) {
@@ -92,13 +127,15 @@ impl ClockLink {
                 None
             }
         };
-        (ClockLink { tx, thread }, report_rx)
+        (ClockLink { tx, latest, thread }, report_rx)
     }
 
     /// Show these times; the device keeps the last one and gets it again
     /// after a reconnection.
     pub fn show(&self, display: Display) {
-        let _ = self.tx.send(Input::Show(display));
+        if self.latest.put(display) {
+            let _ = self.tx.send(Input::Show);
+        }
     }
 
     /// Beep for about `ms` milliseconds.
@@ -128,12 +165,23 @@ struct Conn {
     reader: JoinHandle<()>,
 }
 
+/// Garbled lines in the current window.
+struct GarbageWindow {
+    started: Instant,
+    passed: u32,
+    skipped: u64,
+}
+
 struct Driver {
+    latest: Arc<Latest>,
     device: Box<dyn ClockDevice>,
     path: PathBuf,
     baud: u32,
     inputs: Sender<Input>,
-    reports: Sender<ClockReport>,
+    reports: SyncSender<ClockReport>,
+    /// Reads sent by the reader and not yet taken by the driver.
+    in_flight: Arc<AtomicUsize>,
+    garbage: GarbageWindow,
     conn: Option<Conn>,
     next_id: u64,
     /// Whether the host was last told Connected (`Some(true)`) or
@@ -149,6 +197,7 @@ impl Driver {
             let mut out = Outbox::default();
             if now >= next_probe {
                 self.probe(now, &mut out);
+                self.summarise_garbage(now, false);
                 next_probe = now + PROBE_EVERY;
             }
             let wake = self.device.poll(now, &mut out).map_or(next_probe, |t| t.min(next_probe));
@@ -161,18 +210,28 @@ impl Driver {
             let mut out = Outbox::default();
             let now = Instant::now();
             match input {
-                Input::Show(d) => self.device.show(&d, now, &mut out),
+                Input::Show => {
+                    if let Some(d) = self.latest.take() {
+                        self.device.show(&d, now, &mut out);
+                    }
+                }
                 Input::Beep(ms) => self.device.beep(ms, now, &mut out),
                 Input::Text(t) => self.device.text(&t, now, &mut out),
                 Input::Stop => break,
-                Input::Bytes(id, bytes, at) if self.is_current(id) => self.device.received(&bytes, at, &mut out),
+                Input::Bytes(id, bytes, at) => {
+                    self.in_flight.fetch_sub(1, Ordering::Relaxed);
+                    if self.is_current(id) {
+                        self.device.received(&bytes, at, &mut out);
+                    }
+                }
                 Input::Lost(id, reason) if self.is_current(id) => {
                     self.close(&format!("{}: {reason}", self.path.display()));
                 }
-                Input::Bytes(..) | Input::Lost(..) => {}
+                Input::Lost(..) => {}
             }
             self.flush(out);
         }
+        self.summarise_garbage(Instant::now(), true);
         self.close("the link was closed");
     }
 
@@ -211,9 +270,10 @@ impl Driver {
         self.next_id += 1;
         let id = self.next_id;
         let stop = Arc::new(AtomicBool::new(false));
-        let (inputs, flag) = (self.inputs.clone(), stop.clone());
-        let reader =
-            thread::Builder::new().name("clock-read".into()).spawn(move || read(&mut *reader, id, &flag, &inputs))?;
+        let (inputs, flag, in_flight) = (self.inputs.clone(), stop.clone(), self.in_flight.clone());
+        let reader = thread::Builder::new()
+            .name("clock-read".into())
+            .spawn(move || read(&mut *reader, id, &flag, &inputs, &in_flight))?;
         Ok(Conn { id, port, stop, reader })
     }
 
@@ -234,10 +294,37 @@ impl Driver {
         match report {
             ClockReport::Connected { .. } => self.up = Some(true),
             ClockReport::Disconnected { .. } => self.up = Some(false),
+            ClockReport::Garbage { .. } => {
+                let now = Instant::now();
+                self.summarise_garbage(now, false);
+                if self.garbage.passed >= GARBAGE_BURST {
+                    self.garbage.skipped += 1;
+                    return;
+                }
+                self.garbage.passed += 1;
+                // Garbage may be dropped when the host is behind; a press may not.
+                if let Err(TrySendError::Full(_)) = self.reports.try_send(report) {
+                    self.garbage.skipped += 1;
+                }
+                return;
+            }
             _ => {}
         }
         // Nobody listening is not a reason to stop driving the display.
         let _ = self.reports.send(report);
+    }
+
+    /// Reports the garbled lines skipped in a window that has ended (`all`:
+    /// whatever was skipped, as the link closes); a new window begins.
+    fn summarise_garbage(&mut self, now: Instant, all: bool) {
+        if now.duration_since(self.garbage.started) < GARBAGE_WINDOW && !all {
+            return;
+        }
+        let skipped = std::mem::take(&mut self.garbage.skipped);
+        self.garbage = GarbageWindow { started: now, passed: 0, skipped: 0 };
+        if skipped > 0 {
+            let _ = self.reports.send(ClockReport::Skipped { lines: skipped });
+        }
     }
 
     fn flush(&mut self, out: Outbox) {
@@ -256,10 +343,15 @@ impl Driver {
     }
 }
 
-/// The reader thread: forwards what arrives, stamped with its time.
-fn read(port: &mut dyn SerialPort, id: u64, stop: &AtomicBool, inputs: &Sender<Input>) {
+/// The reader thread: forwards what arrives, stamped with its time; waits
+/// while the driver has [`READS_IN_FLIGHT`] reads to take.
+fn read(port: &mut dyn SerialPort, id: u64, stop: &AtomicBool, inputs: &Sender<Input>, in_flight: &AtomicUsize) {
     let mut buf = [0u8; 256];
     while !stop.load(Ordering::Relaxed) {
+        if in_flight.load(Ordering::Relaxed) >= READS_IN_FLIGHT {
+            thread::sleep(Duration::from_millis(2));
+            continue;
+        }
         let input = match port.read(&mut buf) {
             Ok(0) => Input::Lost(id, "end of file".into()),
             Ok(n) => Input::Bytes(id, buf[..n].to_vec(), Instant::now()),
@@ -267,6 +359,9 @@ fn read(port: &mut dyn SerialPort, id: u64, stop: &AtomicBool, inputs: &Sender<I
             Err(e) => Input::Lost(id, e.to_string()),
         };
         let lost = matches!(input, Input::Lost(..));
+        if !lost {
+            in_flight.fetch_add(1, Ordering::Relaxed);
+        }
         if inputs.send(input).is_err() || lost {
             return;
         }

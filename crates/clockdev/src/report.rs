@@ -41,6 +41,12 @@ pub enum ClockReport {
         /// The bytes, escaped (`\xNN` for what is not printable ASCII).
         line: String,
     },
+    /// More garbled lines were skipped than are worth a report each: this
+    /// many since the last report, in the last few seconds.
+    Skipped {
+        /// How many.
+        lines: u64,
+    },
     /// The device said it could not do something (an open clock's `ERR`).
     Error {
         /// Its words.

@@ -190,3 +190,32 @@ fn the_protocol_document_examples_are_valid() {
     }
     assert!(checked >= 15, "only {checked} example lines found");
 }
+
+#[test]
+fn a_flood_of_garbage_is_reported_a_few_lines_at_a_time_then_counted() {
+    let rig = rig(DeviceKind::Open);
+    let line = "NOT A CLOCK LINE\n".repeat(500);
+    rig.sim.inject(line.as_bytes());
+    // The press comes after the garbage: once it is reported, all of the
+    // garbage has been read.
+    rig.sim.press(Color::White);
+    let mut garbled = 0;
+    while let ClockReport::Garbage { .. } =
+        rig.expect(|r| matches!(r, ClockReport::Garbage { .. } | ClockReport::Lever { .. }))
+    {
+        garbled += 1;
+    }
+    assert_eq!(garbled, 10, "ten garbled lines are reported one by one");
+    // The rest is counted, and the count reported when the window ends —
+    // or, at the latest, when the link closes.
+    let Rig { link, reports, .. } = rig;
+    drop(link);
+    let skipped: u64 = reports
+        .iter()
+        .filter_map(|r| match r {
+            ClockReport::Skipped { lines } => Some(lines),
+            _ => None,
+        })
+        .sum();
+    assert_eq!(skipped, 490);
+}

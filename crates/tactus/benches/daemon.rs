@@ -1,6 +1,8 @@
 //! The daemon's footprint: resident memory while the sim board plays a real
-//! game through the whole pipeline (journal, core, HTTP feed), and CPU use
-//! while idle. `cargo bench -p tactus --bench daemon`.
+//! game through the whole pipeline (journal, core, HTTP feed, MQTT to a real
+//! mosquitto), resident memory while 40 MB of garbage floods the clock's
+//! serial line, and CPU use while idle. `cargo bench -p tactus --bench daemon`
+//! (needs mosquitto: ./setup installs it).
 
 use std::io::Write;
 use std::path::Path;
@@ -27,8 +29,25 @@ fn main() {
     let state = std::env::temp_dir().join(format!("tactus-bench-daemon-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&state);
 
-    // 1. A whole blitz game at 10× speed, with the HTTP feed on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // 1. A whole blitz game at 10× speed, with the HTTP feed on and the
+    // events published to a broker.
+    let free = || std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (port, mqtt) = (free(), free());
+    std::fs::create_dir_all(&state).unwrap();
+    let conf = state.join("mosquitto.conf");
+    std::fs::write(&conf, format!("listener {mqtt} 127.0.0.1\nallow_anonymous true\n")).unwrap();
+    let mut broker = Command::new("mosquitto")
+        .arg("-c")
+        .arg(&conf)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mosquitto must be installed (./setup)");
+    let up = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", mqtt)).is_err() {
+        assert!(up.elapsed() < Duration::from_secs(10), "mosquitto did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let mut child = Command::new(bin)
         .args(["run", "--board", "sim", "--sim-speed", "10", "--voice", "none", "--sim-trace"])
         .arg(root.join("assets/demo.trace.jsonl"))
@@ -36,6 +55,7 @@ fn main() {
         .arg(state.join("play"))
         .arg("--http")
         .arg(format!("127.0.0.1:{port}"))
+        .args(["--mqtt", &format!("127.0.0.1:{mqtt}"), "--hall", "bench", "--board-id", "b1"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -68,13 +88,50 @@ fn main() {
     }
     let _ = child.kill();
     let _ = child.wait();
+    let _ = broker.kill();
+    let _ = broker.wait();
     println!(
-        "tactus run, sim board, a 87-ply blitz game at 10x with journal and HTTP feed: peak resident memory {:.1} MB ({} kB)",
+        "tactus run, sim board, a 87-ply blitz game at 10x with journal, HTTP feed and MQTT: peak resident memory {:.1} MB ({} kB)",
         peak as f64 / 1024.0,
         peak
     );
 
-    // 2. Idle: the typed sim board waiting for input, for ten seconds.
+    // 2. 40 MB of garbage lines on the clock's serial line (a pseudo-terminal).
+    let clock_path = state.join("clock");
+    let clock = tactus_clockdev::sim::SimClock::plug(tactus_clockdev::DeviceKind::Open, &clock_path).unwrap();
+    let mut child = Command::new(bin)
+        .args(["run", "--board", "sim", "--voice", "none", "--clock", "open", "--clock-path"])
+        .arg(&clock_path)
+        .arg("--state-dir")
+        .arg(state.join("flood"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    std::thread::sleep(Duration::from_secs(1));
+    let before = status_kb(pid, "VmHWM:").unwrap_or(0);
+    let line = format!("GARBAGE {}\n", "x".repeat(90));
+    let chunk = line.repeat(64 * 1024 / line.len());
+    let (mut sent, t0) = (0, Instant::now());
+    while sent < 40 << 20 {
+        clock.inject(chunk.as_bytes());
+        sent += chunk.len();
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    std::thread::sleep(Duration::from_secs(1));
+    let after = status_kb(pid, "VmHWM:").unwrap_or(0);
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    let logged = String::from_utf8_lossy(&out.stderr).lines().count();
+    println!(
+        "tactus run, 40 MB of garbage on the clock's line in {secs:.1} s: peak resident memory {:.1} MB before, {:.1} MB after; {logged} log lines",
+        before as f64 / 1024.0,
+        after as f64 / 1024.0
+    );
+
+    // 3. Idle: the typed sim board waiting for input, for ten seconds.
     let mut child = Command::new(bin)
         .args(["run", "--board", "sim", "--voice", "none", "--state-dir"])
         .arg(state.join("idle"))

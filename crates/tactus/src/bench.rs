@@ -3,6 +3,7 @@
 //! from a move's final settling edge to its `move` event, in the trace's own
 //! milliseconds (what a player would wait on a live board).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -87,30 +88,33 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             std::hint::black_box(&r.events);
         }
     }
+    let mut out = std::io::stdout().lock();
     let lines = lines_per_set * u64::from(args.repeat);
     let secs = started.elapsed().as_secs_f64();
-    println!("traces: {} files, replayed {} times", texts.len(), args.repeat);
-    println!(
+    writeln!(out, "traces: {} files, replayed {} times", texts.len(), args.repeat)?;
+    writeln!(
+        out,
         "throughput (parse + recognise): {:.0} edges/s, {:.0} lines/s, {:.1} µs per game",
         edges as f64 / secs,
         lines as f64 / secs,
         secs * 1e6 / (texts.len() as f64 * f64::from(args.repeat))
-    );
+    )?;
     let mut lat = Vec::new();
     for text in &texts {
         lat.extend(latencies(text)?);
     }
     lat.sort_unstable();
     if lat.is_empty() {
-        println!("latency: no moves in traces without irregularities");
+        writeln!(out, "latency: no moves in traces without irregularities")?;
     } else {
-        println!(
+        writeln!(
+            out,
             "latency from the final settling edge to the move event: p50 {} ms, p95 {} ms, max {} ms over {} moves",
             percentile(&lat, 0.5),
             percentile(&lat, 0.95),
             lat[lat.len() - 1],
             lat.len()
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,12 +1,20 @@
-//! The daemon's configuration: a TOML file (`config/tactus.example.toml`
-//! documents every key), overridden by command-line flags. A bad file is an
-//! error that names the file, the line and the key.
+//! The daemon's configuration: a TOML file (`config/tactus.toml` documents
+//! every key), overridden by command-line flags. Every value is parsed into
+//! its type here, at the boundary: a bad file is an error that names the
+//! file, the line and the key, whether its syntax or a value is wrong.
 
+use std::fmt;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
+use tactus_speech::{Choice, Touches};
 
-use crate::voice::VoiceSink;
+use crate::sink::VoiceSink;
+
+/// The installed configuration, read when no `--config` is given.
+pub const DEFAULT_PATH: &str = "/etc/tactus/tactus.toml";
 
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
@@ -20,45 +28,159 @@ pub struct Config {
     pub state: StateConfig,
 }
 
+/// Which sensors the board has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum BoardKind {
+    /// A simulated board: a trace file, or lifts and places typed at the terminal.
+    Sim,
+    /// An 8×8 reed or hall matrix on 16 GPIOs (hardware/reed-matrix-gpio.md).
+    GpioMatrix,
+    /// The same matrix behind one MCP23017 I²C expander (hardware/mcp23017.md).
+    Mcp23017,
+    /// 64 hall sensors, one input each, on eight MCP23017s (hardware/hall-sensors.md).
+    Hall,
+}
+
+impl BoardKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            BoardKind::Sim => "sim",
+            BoardKind::GpioMatrix => "gpio-matrix",
+            BoardKind::Mcp23017 => "mcp23017",
+            BoardKind::Hall => "hall",
+        }
+    }
+}
+
+impl fmt::Display for BoardKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How much faster than real time a simulated board plays: a finite factor
+/// from 0.01 to 10,000, so that game time always fits a `Duration`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(try_from = "f64")]
+pub struct Speed(f64);
+
+impl Speed {
+    pub const REAL_TIME: Speed = Speed(1.0);
+    const RANGE: std::ops::RangeInclusive<f64> = 0.01..=10_000.0;
+
+    pub fn factor(self) -> f64 {
+        self.0
+    }
+}
+
+impl TryFrom<f64> for Speed {
+    type Error = String;
+    fn try_from(v: f64) -> Result<Speed, String> {
+        if Speed::RANGE.contains(&v) {
+            Ok(Speed(v))
+        } else {
+            Err(format!("a speed factor from 0.01 to 10000, not {v:?}"))
+        }
+    }
+}
+
+impl FromStr for Speed {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Speed, String> {
+        let v: f64 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
+        Speed::try_from(v)
+    }
+}
+
+impl fmt::Display for Speed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BoardConfig {
-    /// `sim`, `gpio-matrix` or `mcp23017`.
-    pub kind: String,
+    pub kind: BoardKind,
     /// Scans per second of a sensor matrix.
+    #[serde(deserialize_with = "scan_rate")]
     pub scan_hz: u32,
     /// `sim`: a trace to play (absent: lifts and places typed at the terminal).
     pub sim_trace: Option<PathBuf>,
     /// `sim`: how much faster than real time the trace plays.
-    pub sim_speed: f64,
+    pub sim_speed: Speed,
     /// `gpio-matrix`: BCM numbers of the eight row outputs, rank 1 first.
-    pub rows: Vec<u8>,
+    pub rows: [u8; 8],
     /// `gpio-matrix`: BCM numbers of the eight column inputs, file a first.
-    pub cols: Vec<u8>,
-    /// `mcp23017`: I²C bus and address of the expander.
+    pub cols: [u8; 8],
+    /// `mcp23017`, `hall`: the I²C bus (`/dev/i2c-N`).
     pub i2c_bus: u8,
+    /// `mcp23017`: the expander's address.
     pub i2c_address: u16,
+    /// `hall`: the address of the expander of each rank, rank 1 first.
+    pub hall_addresses: [u16; 8],
     /// Microseconds to let a column's pull-up recharge after a row that pulled it low.
     pub settle_us: u64,
-    /// The calibration: the square under each (row, column) wire pair, row by
-    /// row (64 names); empty: a1 … h8 in wire order.
-    pub squares: Vec<String>,
+    /// The calibration: the square under each (row, column) wire pair, row
+    /// by row; absent: a1 … h8 in wire order.
+    #[serde(deserialize_with = "square_map")]
+    pub squares: Option<tactus_board::SquareMap>,
 }
 
 impl Default for BoardConfig {
     fn default() -> Self {
         BoardConfig {
-            kind: "sim".into(),
+            kind: BoardKind::GpioMatrix,
             scan_hz: 100,
             sim_trace: None,
-            sim_speed: 1.0,
-            rows: tactus_board::GpioConfig::DEFAULT_ROWS.to_vec(),
-            cols: tactus_board::GpioConfig::DEFAULT_COLS.to_vec(),
+            sim_speed: Speed::REAL_TIME,
+            rows: tactus_board::GpioConfig::DEFAULT_ROWS,
+            cols: tactus_board::GpioConfig::DEFAULT_COLS,
             i2c_bus: 1,
             i2c_address: 0x20,
+            hall_addresses: [0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27],
             settle_us: 20,
-            squares: Vec::new(),
+            squares: None,
         }
+    }
+}
+
+impl BoardConfig {
+    pub fn i2c_device(&self) -> PathBuf {
+        PathBuf::from(format!("/dev/i2c-{}", self.i2c_bus))
+    }
+}
+
+/// The variant of chess played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    #[default]
+    Standard,
+    Chess960,
+}
+
+/// How illegal moves are ruled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Supervision {
+    /// Every illegal move penalised at once (A.4, B.2).
+    #[default]
+    Arbiter,
+    /// An illegal move stands unless the opponent claims (A.5.2, B.3).
+    Unsupervised,
+}
+
+/// A time control in PGN `TimeControl` syntax (extended), checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimeControlText(pub String);
+
+impl FromStr for TimeControlText {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        tactus_clock::TimeControl::parse(s).map_err(|e| e.to_string())?;
+        Ok(TimeControlText(s.to_string()))
     }
 }
 
@@ -70,18 +192,19 @@ pub struct GameConfig {
     pub event: Option<String>,
     pub site: Option<String>,
     pub round: Option<String>,
-    /// PGN `TimeControl` syntax, extended (`5400+30`, `40/5400+30:1800+30`, `*300`, `5400d30`, …).
-    pub time_control: Option<String>,
-    /// `standard` or `chess960`.
-    pub variant: String,
-    /// Chess960 or a set-up position: FEN of the start.
+    /// PGN `TimeControl` syntax, extended; `-` for no clock.
+    #[serde(deserialize_with = "parsed")]
+    pub time_control: TimeControlText,
+    pub variant: Variant,
+    /// A set-up or Chess960 start: its FEN.
     pub start_fen: Option<String>,
-    /// `arbiter` (every illegal move penalised) or `unsupervised` (A.5.2: stands unless claimed).
-    pub supervision: String,
+    pub supervision: Supervision,
     /// Milliseconds a sensor reading must hold to count.
     pub debounce_ms: u64,
     /// Milliseconds a board must hold still before its move is announced.
     pub settle_ms: u64,
+    /// Milliseconds a clock press waits for a piece still in the hand to land.
+    pub press_grace_ms: u64,
 }
 
 impl Default for GameConfig {
@@ -92,31 +215,39 @@ impl Default for GameConfig {
             event: None,
             site: None,
             round: None,
-            time_control: Some("5400+30".into()),
-            variant: "standard".into(),
+            time_control: TimeControlText("5400+30".into()),
+            variant: Variant::Standard,
             start_fen: None,
-            supervision: "arbiter".into(),
+            supervision: Supervision::Arbiter,
             debounce_ms: 10,
             settle_ms: 100,
+            press_grace_ms: 250,
         }
     }
+}
+
+/// The side of a blind player who announces their own moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Listener {
+    White,
+    Black,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct VoiceConfig {
-    /// `sound`, `text`, `wav:DIR` or `none`.
-    pub sink: String,
-    /// Language and style: `en:natural`, `de:annex-d`, `ru:nato`, `pl:literate`, …
-    pub say: String,
+    #[serde(deserialize_with = "parsed")]
+    pub sink: VoiceSink,
+    /// Language and style: `en:natural`, `de:annex-d`, …
+    #[serde(deserialize_with = "parsed")]
+    pub say: Choice,
     /// Words per minute.
     pub rate: u32,
     /// An espeak-ng voice instead of the language's own (e.g. `de+f3`).
     pub espeak_voice: Option<String>,
-    /// Which touches are said: `never`, `binding`, `all`.
-    pub touches: String,
-    /// The side of a blind player who announces their own moves: `white`, `black` or absent.
-    pub listener: Option<String>,
+    pub touches: Touches,
+    pub listener: Option<Listener>,
     /// Seconds left at which a player is warned.
     pub time_warnings: Vec<u64>,
 }
@@ -124,48 +255,100 @@ pub struct VoiceConfig {
 impl Default for VoiceConfig {
     fn default() -> Self {
         VoiceConfig {
-            sink: "sound".into(),
-            say: "en:natural".into(),
+            sink: VoiceSink::Sound,
+            say: "en:natural".parse().expect("a known choice"),
             rate: 160,
             espeak_voice: None,
-            touches: "never".into(),
+            touches: Touches::Never,
             listener: None,
             time_warnings: vec![300, 60, 10],
         }
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ClockConfig {
-    /// `none`, `open` (the open line protocol, hardware/clock/) or `dgt3000`.
-    pub device: String,
-    pub path: PathBuf,
-    pub baud: u32,
+/// The chess clock's protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClockDevice {
+    /// No clock device: the daemon keeps time alone.
+    #[default]
+    None,
+    /// A home-made clock speaking the open line protocol (hardware/clock/).
+    Open,
+    /// A DGT 3000 through a DGT board's serial port.
+    Dgt3000,
 }
 
-impl Default for ClockConfig {
-    fn default() -> Self {
-        ClockConfig { device: "none".into(), path: "/dev/tactus-clock".into(), baud: 115_200 }
+/// Which of the clock's faces is White's, seen from the clock's front.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClockSide {
+    #[default]
+    Left,
+    Right,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClockConfig {
+    pub device: ClockDevice,
+    /// The serial device; default `/dev/tactus-clock` (open) or `/dev/tactus-dgt` (dgt3000).
+    pub path: Option<PathBuf>,
+    /// Default 115200 (open) or 9600 (dgt3000).
+    pub baud: Option<u32>,
+    /// dgt3000: the side of White's face.
+    pub white: ClockSide,
+}
+
+impl ClockConfig {
+    pub fn path(&self) -> PathBuf {
+        self.path.clone().unwrap_or_else(|| match self.device {
+            ClockDevice::Dgt3000 => "/dev/tactus-dgt".into(),
+            _ => "/dev/tactus-clock".into(),
+        })
+    }
+
+    pub fn baud(&self) -> u32 {
+        self.baud.unwrap_or(match self.device {
+            ClockDevice::Dgt3000 => 9600,
+            _ => 115_200,
+        })
     }
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct HttpConfig {
-    /// Address to serve the live page and PGN feed on, e.g. `127.0.0.1:8080`; absent: no HTTP.
-    pub listen: Option<String>,
+    /// Where to serve the live page and PGN feed; absent: no HTTP.
+    pub listen: Option<SocketAddr>,
     /// Bearer token the arbiter's actions need; absent: actions are refused.
     pub token: Option<String>,
-    /// The built web page (`web/dist`).
+    /// The built web page; default a checkout's `web/dist`, or `/usr/share/tactus/web`.
     pub assets: Option<PathBuf>,
+}
+
+/// The hall's MQTT broker, `host:port`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrokerAddr(pub tactus_net::Broker);
+
+impl FromStr for BrokerAddr {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        s.parse().map(BrokerAddr).map_err(|e: tactus_net::MqttError| e.to_string())
+    }
+}
+
+impl fmt::Display for BrokerAddr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct MqttConfig {
-    /// `host:port` of the hall's broker; absent: no MQTT.
-    pub broker: Option<String>,
+    #[serde(deserialize_with = "parsed_opt")]
+    pub broker: Option<BrokerAddr>,
     pub hall: String,
     pub board_id: String,
 }
@@ -183,14 +366,79 @@ impl Default for StateConfig {
     }
 }
 
+/// A string value parsed by its type's `FromStr`; its error is the value's.
+fn parsed<'de, D: Deserializer<'de>, T: FromStr>(d: D) -> Result<T, D::Error>
+where
+    T::Err: fmt::Display,
+{
+    let s = String::deserialize(d)?;
+    s.parse().map_err(serde::de::Error::custom)
+}
+
+fn parsed_opt<'de, D: Deserializer<'de>, T: FromStr>(d: D) -> Result<Option<T>, D::Error>
+where
+    T::Err: fmt::Display,
+{
+    parsed(d).map(Some)
+}
+
+fn scan_rate<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    match u32::deserialize(d)? {
+        hz @ 1..=2000 => Ok(hz),
+        hz => Err(serde::de::Error::custom(format!("scans per second from 1 to 2000, not {hz}"))),
+    }
+}
+
+fn square_map<'de, D: Deserializer<'de>>(d: D) -> Result<Option<tactus_board::SquareMap>, D::Error> {
+    let names = Vec::<String>::deserialize(d)?;
+    if names.is_empty() {
+        return Ok(None);
+    }
+    names.join(" ").parse().map(Some).map_err(serde::de::Error::custom)
+}
+
 /// Loads a config file. Errors name the file, the line and the key.
 pub fn load(path: &Path) -> anyhow::Result<Config> {
-    let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+        // The package makes it readable by root and the service's group only:
+        // it may hold the arbiter's token.
+        std::io::ErrorKind::PermissionDenied => anyhow::anyhow!(
+            "{}: cannot read: {e}; it is readable by root and group tactus (sudo -u tactus tactus …)",
+            path.display()
+        ),
+        _ => anyhow::anyhow!("{}: cannot read: {e}", path.display()),
+    })?;
     parse(path, &text)
 }
 
+/// The configuration `--config` names, else the installed one, else the
+/// built-in defaults; with the file it came from.
+pub fn load_default(given: Option<&Path>) -> anyhow::Result<(Config, Option<PathBuf>)> {
+    let default = Path::new(DEFAULT_PATH);
+    Ok(match given {
+        Some(p) => (load(p)?, Some(p.to_path_buf())),
+        None if default.exists() => (load(default)?, Some(default.to_path_buf())),
+        None => (Config::default(), None),
+    })
+}
+
+/// Where a configuration came from, for messages.
+pub fn origin(file: Option<&Path>) -> String {
+    file.map_or_else(|| "the built-in defaults (no config file)".into(), |p| p.display().to_string())
+}
+
 pub fn parse(path: &Path, text: &str) -> anyhow::Result<Config> {
-    toml::from_str(text).map_err(|e| anyhow::anyhow!("{}", describe(path, text, &e)))
+    let config: Config = toml::from_str(text).map_err(|e| anyhow::anyhow!("{}", describe(path, text, &e)))?;
+    // What depends on more than one value is checked against the whole
+    // file, and the error still names where.
+    if let Err(e) = config.check() {
+        let line = locate(text, e.key);
+        return Err(match line {
+            Some(line) => anyhow::anyhow!("{}:{line}: key `{}`: {}", path.display(), e.key, e.message),
+            None => anyhow::anyhow!("{}: key `{}`: {}", path.display(), e.key, e.message),
+        });
+    }
+    Ok(config)
 }
 
 /// `FILE:LINE: key `section.key`: what is wrong`.
@@ -204,14 +452,16 @@ fn describe(path: &Path, text: &str, e: &toml::de::Error) -> String {
     }
 }
 
+/// The table a line sits in: the nearest `[table]` header above it.
+fn table_of<'a>(lines: &[&'a str]) -> Option<&'a str> {
+    lines.iter().rev().find_map(|l| l.trim().strip_prefix('[').and_then(|l| l.split(']').next()).map(str::trim))
+}
+
 /// The dotted key defined on a line, from the table header above it.
 fn key_at(text: &str, line: usize) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
     let here = lines.get(line.checked_sub(1)?)?.trim();
-    let table = lines[..line - 1]
-        .iter()
-        .rev()
-        .find_map(|l| l.trim().strip_prefix('[').and_then(|l| l.split(']').next()).map(str::trim));
+    let table = table_of(&lines[..line - 1]);
     if let Some(header) = here.strip_prefix('[') {
         return header.split(']').next().map(|h| h.trim().to_string());
     }
@@ -225,46 +475,60 @@ fn key_at(text: &str, line: usize) -> Option<String> {
     })
 }
 
+/// The line that sets a dotted key (`board.rows`), if the file sets it.
+fn locate(text: &str, dotted: &str) -> Option<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    (1..=lines.len()).find(|&n| {
+        let l = lines[n - 1].trim();
+        !l.starts_with('[') && !l.starts_with('#') && key_at(text, n).as_deref() == Some(dotted)
+    })
+}
+
+/// A value that only its neighbours make wrong.
+#[derive(Debug)]
+pub struct KeyError {
+    pub key: &'static str,
+    pub message: String,
+}
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "key `{}`: {}", self.key, self.message)
+    }
+}
+
+impl std::error::Error for KeyError {}
+
 impl Config {
-    /// Checks what serde cannot: the names in the string-valued keys.
-    pub fn validate(&self) -> anyhow::Result<()> {
-        anyhow::ensure!(
-            ["sim", "gpio-matrix", "mcp23017"].contains(&self.board.kind.as_str()),
-            "board.kind {:?}: choose sim, gpio-matrix or mcp23017",
-            self.board.kind
-        );
-        anyhow::ensure!(self.board.sim_speed > 0.0, "board.sim_speed must be above 0");
-        anyhow::ensure!(self.board.scan_hz > 0, "board.scan_hz must be above 0");
-        anyhow::ensure!(
-            ["standard", "chess960"].contains(&self.game.variant.as_str()),
-            "game.variant {:?}: choose standard or chess960",
-            self.game.variant
-        );
-        anyhow::ensure!(
-            ["arbiter", "unsupervised"].contains(&self.game.supervision.as_str()),
-            "game.supervision {:?}: choose arbiter or unsupervised",
-            self.game.supervision
-        );
-        self.voice.sink.parse::<VoiceSink>().map_err(|e| anyhow::anyhow!("voice.sink: {e}"))?;
-        self.voice.say.parse::<tactus_speech::Choice>().map_err(|e| anyhow::anyhow!("voice.say: {e}"))?;
-        anyhow::ensure!(
-            matches!(self.voice.listener.as_deref(), None | Some("white" | "black")),
-            "voice.listener {:?}: white, black, or leave it out to hear both sides",
-            self.voice.listener.as_deref().unwrap_or_default()
-        );
-        anyhow::ensure!(
-            ["never", "binding", "all"].contains(&self.voice.touches.as_str()),
-            "voice.touches {:?}: choose never, binding or all",
-            self.voice.touches
-        );
-        anyhow::ensure!(
-            ["none", "open", "dgt3000"].contains(&self.clock.device.as_str()),
-            "clock.device {:?}: choose none, open or dgt3000",
-            self.clock.device
-        );
-        if let Some(tc) = &self.game.time_control {
-            tactus_clock::TimeControl::parse(tc).map_err(|e| anyhow::anyhow!("game.time_control: {e}"))?;
+    /// Checks what one value alone cannot show: the pin tables, the start
+    /// position under the variant. Flags given on top are checked again.
+    pub fn check(&self) -> Result<(), KeyError> {
+        let b = &self.board;
+        let gpio = tactus_board::GpioConfig { rows: b.rows, cols: b.cols, ..Default::default() };
+        if let Err(e) = gpio.validate() {
+            let key = if e.to_string().starts_with("row") { "board.rows" } else { "board.cols" };
+            return Err(KeyError { key, message: e.to_string() });
         }
+        let expander = tactus_board::Mcp23017Config {
+            wiring: tactus_board::Mcp23017Wiring::Matrix { address: b.i2c_address },
+            ..Default::default()
+        };
+        expander.validate().map_err(|e| KeyError { key: "board.i2c_address", message: e.to_string() })?;
+        let hall = tactus_board::Mcp23017Config {
+            wiring: tactus_board::Mcp23017Wiring::Direct { addresses: b.hall_addresses },
+            ..Default::default()
+        };
+        hall.validate().map_err(|e| KeyError { key: "board.hall_addresses", message: e.to_string() })?;
+        let header = tactus_trace::Header {
+            variant: match self.game.variant {
+                Variant::Standard => tactus_trace::Variant::Standard,
+                Variant::Chess960 => tactus_trace::Variant::Chess960,
+            },
+            start_fen: self.game.start_fen.clone(),
+            ..Default::default()
+        };
+        tactus_core::Session::new(&header, tactus_core::Policy::default())
+            .map_err(|e| KeyError { key: "game.start_fen", message: e.to_string() })?;
         Ok(())
     }
 }
@@ -273,33 +537,123 @@ impl Config {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_example_config_is_valid() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/tactus.example.toml");
-        let config = load(&path).unwrap();
-        config.validate().unwrap();
+    fn config_dir() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config")
     }
 
     #[test]
-    fn errors_name_file_line_and_key() {
+    fn the_shipped_config_is_valid_and_suits_a_real_board() {
+        let config = load(&config_dir().join("tactus.toml")).unwrap();
+        assert_eq!(config.board.kind, BoardKind::GpioMatrix);
+        assert_eq!(config.voice.sink, VoiceSink::Sound);
+        assert_eq!(config.state.dir, Path::new("/var/lib/tactus"));
+    }
+
+    #[test]
+    fn every_key_is_documented_in_the_shipped_config() {
+        // Each key of each table appears, set or commented out, with a comment above.
+        let text = std::fs::read_to_string(config_dir().join("tactus.toml")).unwrap();
+        let keys = [
+            (
+                "board",
+                &[
+                    "kind",
+                    "scan_hz",
+                    "sim_trace",
+                    "sim_speed",
+                    "rows",
+                    "cols",
+                    "i2c_bus",
+                    "i2c_address",
+                    "hall_addresses",
+                    "settle_us",
+                    "squares",
+                ][..],
+            ),
+            (
+                "game",
+                &[
+                    "white",
+                    "black",
+                    "event",
+                    "site",
+                    "round",
+                    "time_control",
+                    "variant",
+                    "start_fen",
+                    "supervision",
+                    "debounce_ms",
+                    "settle_ms",
+                    "press_grace_ms",
+                ],
+            ),
+            ("voice", &["sink", "say", "rate", "espeak_voice", "touches", "listener", "time_warnings"]),
+            ("clock", &["device", "path", "baud", "white"]),
+            ("http", &["listen", "token", "assets"]),
+            ("mqtt", &["broker", "hall", "board_id"]),
+            ("state", &["dir"]),
+        ];
+        for (table, names) in keys {
+            let start = text.find(&format!("\n[{table}]\n")).unwrap_or_else(|| panic!("no [{table}]"));
+            let end = text[start + 1..].find("\n[").map_or(text.len(), |i| start + 1 + i);
+            let body = &text[start..end];
+            for name in names {
+                let lines: Vec<&str> = body.lines().collect();
+                let at = lines
+                    .iter()
+                    .position(|l| l.trim_start_matches("# ").starts_with(&format!("{name} =")))
+                    .unwrap_or_else(|| panic!("{table}.{name} is not in the shipped config"));
+                assert!(lines[at - 1].starts_with('#'), "{table}.{name} has no comment above it");
+            }
+        }
+    }
+
+    #[test]
+    fn syntax_errors_name_file_line_and_key() {
         let text = "[board]\nkind = \"sim\"\nscan_hz = \"fast\"\n";
         let e = parse(Path::new("/etc/tactus/tactus.toml"), text).unwrap_err().to_string();
         assert!(e.starts_with("/etc/tactus/tactus.toml:3: key `board.scan_hz`:"), "{e}");
         let text = "[voice]\nsay = \"de:annex-d\"\nvolume = 3\n";
         let e = parse(Path::new("t.toml"), text).unwrap_err().to_string();
         assert!(e.starts_with("t.toml:3: key `voice.volume`:") && e.contains("unknown field"), "{e}");
-        let text = "[nonsense]\n";
-        let e = parse(Path::new("t.toml"), text).unwrap_err().to_string();
+        let e = parse(Path::new("t.toml"), "[nonsense]\n").unwrap_err().to_string();
         assert!(e.contains("t.toml:1") && e.contains("nonsense"), "{e}");
     }
 
     #[test]
-    fn validation_names_the_key() {
-        let mut c = Config::default();
-        c.voice.say = "xx:annex-d".into();
-        assert!(c.validate().unwrap_err().to_string().starts_with("voice.say:"));
-        let mut c = Config::default();
-        c.game.time_control = Some("40/".into());
-        assert!(c.validate().unwrap_err().to_string().starts_with("game.time_control:"));
+    fn value_errors_name_file_line_and_key() {
+        let cases = [
+            ("[game]\n\ntime_control = \"40/\"\n", "t.toml:3: key `game.time_control`:"),
+            ("[board]\nkind = \"magic\"\n", "t.toml:2: key `board.kind`:"),
+            ("[voice]\nsay = \"xx:annex-d\"\n", "t.toml:2: key `voice.say`: unknown language"),
+            ("[voice]\nsink = \"loud\"\n", "t.toml:2: key `voice.sink`:"),
+            ("[voice]\ntouches = \"some\"\n", "t.toml:2: key `voice.touches`:"),
+            ("[game]\nvariant = \"crazyhouse\"\n", "t.toml:2: key `game.variant`:"),
+            ("[board]\nsim_speed = 1e-300\n", "t.toml:2: key `board.sim_speed`:"),
+            ("[board]\nscan_hz = 0\n", "t.toml:2: key `board.scan_hz`:"),
+            ("[board]\nrows = [1, 2]\n", "t.toml:2: key `board.rows`:"),
+            ("[clock]\ndevice = \"dgt2010\"\n", "t.toml:2: key `clock.device`:"),
+            ("[clock]\nwhite = \"up\"\n", "t.toml:2: key `clock.white`:"),
+            ("[http]\nlisten = \"everywhere\"\n", "t.toml:2: key `http.listen`:"),
+            ("[mqtt]\nbroker = \"a b:1\"\n", "t.toml:2: key `mqtt.broker`:"),
+            ("# x\n[game]\nstart_fen = \"not a fen\"\n", "t.toml:3: key `game.start_fen`:"),
+            ("[board]\nrows = [4, 4, 27, 22, 5, 6, 13, 26]\n", "t.toml:2: key `board.rows`:"),
+            (
+                "[board]\nhall_addresses = [0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x30]\n",
+                "t.toml:2: key `board.hall_addresses`:",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = parse(Path::new("t.toml"), text).unwrap_err().to_string();
+            assert!(e.starts_with(want), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_dgt_3000_has_its_own_defaults() {
+        let c = parse(Path::new("t.toml"), "[clock]\ndevice = \"dgt3000\"\nwhite = \"right\"\n").unwrap();
+        assert_eq!((c.clock.path(), c.clock.baud(), c.clock.white), ("/dev/tactus-dgt".into(), 9600, ClockSide::Right));
+        let c = parse(Path::new("t.toml"), "[clock]\ndevice = \"open\"\nbaud = 57600\n").unwrap();
+        assert_eq!((c.clock.path(), c.clock.baud()), ("/dev/tactus-clock".into(), 57600));
     }
 }

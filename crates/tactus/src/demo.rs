@@ -3,13 +3,15 @@
 //! the whole pipeline — debouncing, the arbiter, the journal, the voice — with
 //! both clocks shown on the terminal. No hardware needed.
 
-use std::io::IsTerminal;
+use std::io::Write;
 use std::process::ExitCode;
 
 use tactus_core::{Policy, pgn, replay};
 
-use crate::config::Config;
+use crate::config::{BoardKind, Config, Speed};
 use crate::daemon::{Options, run_with};
+use crate::sink::{self, VoiceSink};
+use crate::terminal;
 
 /// xd009642 – dvmivnb, Chess.com 2023, 3+2: an illegal move that leaves the
 /// king in check (7.5.1), a penalty minute, and a mate.
@@ -17,44 +19,56 @@ const DEMO_TRACE: &str = include_str!("../assets/demo.trace.jsonl");
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Play faster than real time (e.g. 10 plays ten times as fast).
-    #[arg(long, default_value_t = 1.0)]
-    speed: f64,
+    /// Play faster than real time (e.g. 10 plays ten times as fast; 0.01 to 10000).
+    #[arg(long, default_value = "1")]
+    speed: Speed,
     /// Where speech goes: sound, text, wav:DIR, text+wav:DIR, none (default:
     /// the sound card, or text lines and WAV files where there is none).
     #[arg(long)]
-    voice: Option<String>,
+    voice: Option<VoiceSink>,
     /// Language and style of speech, e.g. de:annex-d, ru:natural.
     #[arg(long, default_value = "en:natural")]
-    say: String,
+    say: tactus_speech::Choice,
+}
+
+/// The demo's scratch folder (the trace, the journal, the WAV files): gone
+/// when the demo ends, however it ends.
+struct Scratch(std::path::PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::ensure!(args.speed > 0.0, "--speed must be above 0");
-    let dir = std::env::temp_dir().join(format!("tactus-demo-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
+    let scratch = Scratch(std::env::temp_dir().join(format!("tactus-demo-{}", std::process::id())));
+    let dir = &scratch.0;
+    std::fs::create_dir_all(dir)?;
     let trace = dir.join("demo.trace.jsonl");
     std::fs::write(&trace, DEMO_TRACE)?;
     let voice = match args.voice {
         Some(v) => v,
-        None if tactus_speech::RodioSink::open_default().is_ok() => "sound".to_string(),
+        None if sink::sound_card().is_some() => VoiceSink::Sound,
         None => {
             let wav = dir.join("speech");
-            eprintln!("tactus demo: no sound card here: speech is printed, and rendered to {}", wav.display());
-            format!("text+wav:{}", wav.display())
+            tracing::info!(
+                "no sound card here: what is said is printed, and rendered to WAV files in {} (removed at the end; keep them with --voice text+wav:DIR)",
+                wav.display()
+            );
+            VoiceSink::TextWav(wav)
         }
     };
     let mut cfg = Config::default();
-    cfg.board.kind = "sim".into();
+    cfg.board.kind = BoardKind::Sim;
     cfg.board.sim_trace = Some(trace);
     cfg.board.sim_speed = args.speed;
     cfg.state.dir = dir.join("state");
     cfg.voice.sink = voice;
     cfg.voice.say = args.say;
-    cfg.validate()?;
     let (header, _) = tactus_trace::read_str(DEMO_TRACE)?;
-    eprintln!(
-        "tactus demo: {} – {}, {} ({}, {}), from its sensor trace at {}× speed; Ctrl-C stops",
+    tracing::info!(
+        "demo: {} – {}, {} ({}, {}), from its sensor trace at {}× speed; Ctrl-C stops",
         header.white.as_deref().unwrap_or("?"),
         header.black.as_deref().unwrap_or("?"),
         header.event.as_deref().unwrap_or("?"),
@@ -62,12 +76,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         header.time_control.as_deref().unwrap_or("no clock"),
         args.speed
     );
-    let code = run_with(cfg, Options { events: None, terminal_clock: std::io::stderr().is_terminal() })?;
+    let opts = Options { events: None, terminal: terminal::can_show_status(), config_file: None };
+    let code = run_with(cfg, opts)?;
     // The journal is the game: show it as the record a broadcast would get.
     let games = dir.join("state/games");
-    if let Some(journal) = std::fs::read_dir(&games)?.filter_map(Result::ok).map(|e| e.path()).next() {
+    let journal = std::fs::read_dir(&games)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".trace.jsonl"));
+    if let Some(journal) = journal {
         let r = replay::replay(std::io::BufReader::new(std::fs::File::open(&journal)?), Policy::default())?;
-        println!("\n{}", pgn::write(&r.header, r.session.game()));
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "\n{}", pgn::write(&r.header, r.session.game()))?;
     }
     Ok(code)
 }

@@ -1,10 +1,14 @@
 //! `tactus doctor`: checks what the daemon needs on this machine and says
 //! how to fix each thing that is missing.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+use std::time::Duration;
 
-use crate::config::{self, Config};
+use crate::config::{self, BoardKind, ClockDevice, Config};
+use crate::daemon::web_dir;
+use crate::sink::{self, VoiceSink};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -33,7 +37,7 @@ fn accessible(path: &Path) -> Result<(), String> {
     }
 }
 
-fn device_check(what: &str, paths: &[&str], group: &str, enable: &str) -> Check {
+fn device_check(what: &str, paths: &[String], group: &str, enable: &str) -> Check {
     let found = paths.iter().map(Path::new).find(|p| p.exists());
     match found {
         None => check(what, false, format!("{} missing", paths.join(" / ")), Some(enable.to_string())),
@@ -44,39 +48,72 @@ fn device_check(what: &str, paths: &[&str], group: &str, enable: &str) -> Check 
                 false,
                 format!("{}: {e}", p.display()),
                 Some(format!(
-                    "add the user to group {group} (sudo usermod -aG {group} $USER, then log in again), or install the udev rules: sudo install/pi.sh"
+                    "add the user to group {group} (sudo usermod -aG {group} $USER, then log in again); the tactus service is in it already"
                 )),
             ),
         },
     }
 }
 
+/// Whether a TCP connection to `host:port` opens within two seconds.
+fn reachable(host: &str, port: u16) -> Result<(), String> {
+    use std::net::ToSocketAddrs;
+    let addrs: Vec<_> = (host, port).to_socket_addrs().map_err(|e| format!("cannot resolve {host}: {e}"))?.collect();
+    let mut last = format!("{host} has no address");
+    for addr in addrs {
+        match std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)) {
+            Ok(_) => return Ok(()),
+            Err(e) => last = format!("{addr}: {e}"),
+        }
+    }
+    Err(last)
+}
+
+fn board_check(cfg: &Config) -> Check {
+    let b = &cfg.board;
+    match b.kind {
+        BoardKind::Sim => match &b.sim_trace {
+            None => check("board (sim)", true, "lifts and places typed at standard input", None),
+            Some(path) => match std::fs::read_to_string(path)
+                .map_err(|e| e.to_string())
+                .and_then(|t| tactus_trace::read_str(&t).map(|(_, entries)| entries.len()).map_err(|e| e.to_string()))
+            {
+                Ok(n) => check("board (sim)", true, format!("{}: {n} entries", path.display()), None),
+                Err(e) => check(
+                    "board (sim)",
+                    false,
+                    format!("{}: {e}", path.display()),
+                    Some("give [board] sim_trace a readable trace (docs/trace-format.md)".into()),
+                ),
+            },
+        },
+        BoardKind::GpioMatrix => device_check(
+            "board (gpio-matrix)",
+            &["/dev/gpiomem".into(), "/dev/gpiomem0".into()],
+            "gpio",
+            "this is not a Raspberry Pi, or the GPIO driver is missing; to try tactus without a board: tactus run --board sim",
+        ),
+        BoardKind::Mcp23017 | BoardKind::Hall => device_check(
+            &format!("board ({})", b.kind),
+            &[b.i2c_device().display().to_string()],
+            "i2c",
+            &format!(
+                "enable I²C bus {} (on a Raspberry Pi: sudo raspi-config nonint do_i2c 0, then reboot), or set [board] i2c_bus",
+                b.i2c_bus
+            ),
+        ),
+    }
+}
+
 fn checks(cfg: &Config, cfg_note: &str) -> Vec<Check> {
-    let mut out = vec![check("configuration", true, cfg_note, None)];
-    let needs_gpio = cfg.board.kind == "gpio-matrix";
-    let needs_i2c = cfg.board.kind == "mcp23017";
-    let gpio = device_check(
-        "GPIO (gpio-matrix board)",
-        &["/dev/gpiomem", "/dev/gpiomem0"],
-        "gpio",
-        "this is not a Raspberry Pi, or the GPIO driver is missing: use --board sim to try tactus",
-    );
-    out.push(if needs_gpio { gpio } else { Check { fix: None, ..gpio } });
-    let i2c = device_check(
-        "I²C (mcp23017 board)",
-        &["/dev/i2c-1"],
-        "i2c",
-        "enable I²C: sudo raspi-config nonint do_i2c 0, then reboot",
-    );
-    out.push(if needs_i2c { i2c } else { Check { fix: None, ..i2c } });
-    let cards = std::fs::read_to_string("/proc/asound/cards").unwrap_or_default();
-    let has_card = Path::new("/dev/snd").exists() && !cards.trim().is_empty() && !cards.contains("no soundcards");
-    let wants_sound = cfg.voice.sink == "sound";
+    let mut out = vec![check("configuration", true, cfg_note, None), board_check(cfg)];
+    let card = sink::sound_card();
+    let wants_sound = cfg.voice.sink == VoiceSink::Sound;
     out.push(check(
         "sound card",
-        has_card || !wants_sound,
-        if has_card { cards.lines().next().unwrap_or("").trim().to_string() } else { "none found".into() },
-        Some("plug in a USB sound card or speaker, or choose --voice text / wav:DIR".into()),
+        card.is_some() || !wants_sound,
+        card.unwrap_or_else(|| "none found".into()),
+        Some("plug in a USB sound card or speaker, or set [voice] sink to text, wav:DIR or text+wav:DIR".into()),
     ));
     let espeak = Command::new("espeak-ng").arg("--version").output();
     out.push(match espeak {
@@ -85,49 +122,81 @@ fn checks(cfg: &Config, cfg_note: &str) -> Vec<Check> {
         }
         _ => check(
             "espeak-ng",
-            cfg.voice.sink == "none" || cfg.voice.sink == "text",
+            !cfg.voice.sink.synthesises(),
             "not found",
             Some("sudo apt-get install espeak-ng".into()),
         ),
     });
-    if cfg.clock.device != "none" {
-        let path = &cfg.clock.path;
-        out.push(match accessible(path) {
-            Ok(()) => check("clock", true, format!("{} ({})", path.display(), cfg.clock.device), None),
+    if let VoiceSink::Wav(dir) | VoiceSink::TextWav(dir) = &cfg.voice.sink {
+        out.push(writable("WAV folder", dir, "make it writable, or set [voice] sink to another folder"));
+    }
+    if cfg.clock.device != ClockDevice::None {
+        let path = cfg.clock.path();
+        let what = format!("clock ({:?} at {} baud)", cfg.clock.device, cfg.clock.baud()).to_lowercase();
+        out.push(match accessible(&path) {
+            Ok(()) => check(what, true, path.display().to_string(), None),
             Err(e) => check(
-                "clock",
+                what,
                 false,
                 format!("{}: {e}", path.display()),
                 Some(if path.exists() {
                     "add the user to group dialout (sudo usermod -aG dialout $USER)".into()
                 } else {
-                    "plug in the clock's USB serial adapter; the udev rules (udev/99-tactus.rules) name it /dev/tactus-clock".into()
+                    "plug in the clock's USB serial adapter; tactus's udev rules name it /dev/tactus-clock (a DGT board: /dev/tactus-dgt), or set [clock] path".into()
                 }),
             ),
         });
     }
-    let state = &cfg.state.dir;
-    let probe = state.join(".tactus-doctor");
-    let writable = std::fs::create_dir_all(state).and_then(|_| std::fs::write(&probe, b"ok")).is_ok();
-    let _ = std::fs::remove_file(&probe);
-    out.push(check(
+    out.push(writable(
         "state directory",
-        writable,
-        state.display().to_string(),
-        Some(format!("make it writable for the service: sudo install -d -o tactus {}", state.display())),
+        &cfg.state.dir,
+        &format!("make it writable for the service: sudo install -d -o tactus {}", cfg.state.dir.display()),
     ));
+    let web = web_dir(cfg.http.assets.as_ref());
+    let page = web.join("index.html").exists();
+    out.push(check(
+        "web page",
+        page || cfg.http.listen.is_none(),
+        if page { web.display().to_string() } else { format!("no index.html in {}", web.display()) },
+        Some("install the tactus package (it brings /usr/share/tactus/web), or build it: cd web && npm ci && npm run build".into()),
+    ));
+    if let Some(addr) = cfg.http.listen {
+        out.push(match std::net::TcpListener::bind(addr) {
+            Ok(_) => check("HTTP", true, format!("{addr} free to serve on"), None),
+            Err(e) => check(
+                "HTTP",
+                false,
+                format!("{addr}: {e}"),
+                Some("if the tactus service is running, it is serving there; else choose another [http] listen".into()),
+            ),
+        });
+    }
+    if let Some(broker) = &cfg.mqtt.broker {
+        out.push(match reachable(&broker.0.host, broker.0.port) {
+            Ok(()) => check("MQTT broker", true, format!("{broker} answers"), None),
+            Err(e) => check(
+                "MQTT broker",
+                false,
+                e,
+                Some(format!("is the broker running and reachable? check [mqtt] broker ({broker})")),
+            ),
+        });
+    }
     out
 }
 
+/// Whether this process can create a file in `dir` (creating `dir`).
+fn writable(what: &str, dir: &Path, fix: &str) -> Check {
+    let probe = dir.join(".tactus-doctor");
+    let ok = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&probe, b"ok")).is_ok();
+    let _ = std::fs::remove_file(&probe);
+    check(what, ok, dir.display().to_string(), Some(fix.to_string()))
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let default = PathBuf::from("/etc/tactus/tactus.toml");
-    let (cfg, note) = match &args.config {
-        Some(p) => (config::load(p)?, p.display().to_string()),
-        None if default.exists() => (config::load(&default)?, default.display().to_string()),
-        None => (Config::default(), "none: the built-in defaults".to_string()),
-    };
-    cfg.validate()?;
-    let found = checks(&cfg, &note);
+    let (cfg, file) = config::load_default(args.config.as_deref())?;
+    let found = checks(&cfg, &config::origin(file.as_deref()));
+    let mut out = std::io::stdout().lock();
     let mut problems = 0;
     for c in &found {
         let mark = if c.ok {
@@ -137,17 +206,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } else {
             " - "
         };
-        println!("{mark} {:<26} {}", c.what, c.detail);
+        writeln!(out, "{mark} {:<26} {}", c.what, c.detail)?;
         if let Some(fix) = &c.fix {
             problems += 1;
-            println!("    → {fix}");
+            writeln!(out, "    → {fix}")?;
         }
     }
     if problems == 0 {
-        println!("Everything tactus needs for this configuration is here.");
+        writeln!(out, "Everything tactus needs for this configuration is here.")?;
         Ok(ExitCode::SUCCESS)
     } else {
-        println!("{problems} thing(s) to fix.");
+        writeln!(out, "{problems} thing(s) to fix.")?;
         Ok(ExitCode::from(1))
     }
 }

@@ -6,12 +6,13 @@ mod config;
 mod daemon;
 mod demo;
 mod doctor;
-mod journal;
+mod log;
 mod notify;
 mod relay;
 mod replay_cmd;
 mod say;
-mod voice;
+mod sink;
+mod terminal;
 
 use std::process::ExitCode;
 
@@ -44,8 +45,32 @@ enum Command {
     Bench(bench::Args),
 }
 
+/// Exit status when the board is missing (sysexits' EX_UNAVAILABLE):
+/// a service manager may try again later; other errors exit with 2.
+const NO_BOARD: u8 = 69;
+
+/// The error and its causes on one line, each said once (a cause whose
+/// words the error already contains is not repeated).
+fn describe(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
+}
+
+/// Output cut short by its reader (`tactus replay … | head`) is not an error.
+fn broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    log::init();
     let result = match cli.command {
         Command::Run(args) => daemon::run(*args),
         Command::Replay(args) => replay_cmd::run(args),
@@ -58,9 +83,24 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        Err(e) if broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("tactus: {e:#}");
-            ExitCode::from(2)
+            tracing::error!("{}", describe(&e));
+            if e.downcast_ref::<daemon::NoBoard>().is_some() { ExitCode::from(NO_BOARD) } else { ExitCode::from(2) }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_says_each_cause_once() {
+        let inner = anyhow::anyhow!("line 1: trace format version 2 is not supported");
+        let e = inner.context("g.trace.jsonl: line 1: trace format version 2 is not supported");
+        assert_eq!(describe(&e), "g.trace.jsonl: line 1: trace format version 2 is not supported");
+        let e = anyhow::anyhow!("No such file or directory").context("cannot open x");
+        assert_eq!(describe(&e), "cannot open x: No such file or directory");
     }
 }

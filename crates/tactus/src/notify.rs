@@ -17,7 +17,7 @@ fn send(state: &str) {
         socket.send_to(state.as_bytes(), std::path::Path::new(&path))
     };
     if let Err(e) = result {
-        eprintln!("tactus: cannot notify systemd: {e}");
+        tracing::warn!("cannot notify systemd: {e}");
     }
 }
 

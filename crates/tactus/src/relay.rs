@@ -69,23 +69,34 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let listener = tokio::net::TcpListener::bind(&args.http)
             .await
             .with_context(|| format!("--http {}: cannot listen", args.http))?;
-        eprintln!("tactus relay: hall {:?} from {} on http://{}/", args.hall, args.broker, listener.local_addr()?);
+        let web = web_dir(args.web.as_ref());
+        tracing::info!("relay: hall {:?} from {} on http://{}/", args.hall, args.broker, listener.local_addr()?);
+        if !web.join("index.html").exists() {
+            tracing::warn!(
+                "relay: no web page in {}: the feeds are served, the page is not (give --web DIR)",
+                web.display()
+            );
+        }
         let shutdown = Shutdown::new();
-        let mut state = AppState::new(relay.hall.clone(), relay.controls.clone())
-            .with_web_dir(web_dir(args.web.as_ref()))
-            .with_shutdown(shutdown.clone());
+        let mut state =
+            AppState::new(relay.hall.clone(), relay.controls.clone()).with_web_dir(web).with_shutdown(shutdown.clone());
         if let Some(token) = &args.token {
             state = state.with_token(token.clone());
         }
         let server = tokio::spawn(tactus_net::serve(listener, state));
         let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = sigterm.recv() => {}
+        let mut summaries = tokio::time::interval(std::time::Duration::from_secs(10));
+        loop {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => break,
+                _ = sigterm.recv() => break,
+                _ = summaries.tick() => crate::log::summarise(false),
+            }
         }
         shutdown.trigger();
         let _ = server.await;
         relay.stop();
+        crate::log::summarise(true);
         Ok(ExitCode::SUCCESS)
     })
 }

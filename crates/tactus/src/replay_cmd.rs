@@ -1,4 +1,4 @@
-//! `tactus replay TRACE [--pgn OUT] [--events OUT] [--say LANG:STYLE --transcript FILE [--speak | --wav DIR]]`.
+//! `tactus replay TRACE [--pgn OUT] [--events OUT] [--say LANG:STYLE [--transcript FILE] [--speak | --wav DIR]]`.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
@@ -9,7 +9,7 @@ use anyhow::Context;
 use tactus_core::{Event, Policy, Supervision, pgn, replay};
 use tactus_speech::{Announcer, Choice, SpeechPolicy, Touches, VoiceSettings, Words};
 
-use crate::voice::{VoiceSink, speaker};
+use crate::sink::{VoiceSink, speaker};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -99,7 +99,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         say(&args, choice, &replay.events)?;
     }
     if let Some(e) = replay.error {
-        eprintln!("tactus: {}: {e} (the game up to there was written)", args.trace.display());
+        tracing::error!("{}: {e} (the game up to there was written)", args.trace.display());
         return Ok(ExitCode::from(2));
     }
     Ok(ExitCode::SUCCESS)

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use tactus_speech::{Announcer, Choice, Kind, SpeechPolicy, Utterance, VoiceSettings, Words};
 
-use crate::voice::{VoiceSink, speaker};
+use crate::sink::{VoiceSink, speaker};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -30,6 +30,10 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let words = Words::new(args.say.lang, args.say.style);
     let text = if let Some(san) = &args.san {
+        // Only a move written in SAN is read as one; anything else would be
+        // spelled out letter by letter as if it were.
+        san.parse::<shakmaty::san::SanPlus>()
+            .map_err(|_| anyhow::anyhow!("--san {san:?} is not a move in SAN (e.g. Nf3, exd5, O-O, e8=Q+)"))?;
         words.san(san)
     } else if let Some(json) = &args.event {
         let event: tactus_core::Event = serde_json::from_str(json).map_err(|e| anyhow::anyhow!("--event: {e}"))?;

@@ -134,8 +134,8 @@ fn doctor_reports_and_says_how_to_fix() {
     let text = String::from_utf8_lossy(&out.stdout);
     // No GPIO on this machine, no clock at that path: both flagged with a fix.
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains("FIX GPIO"), "{text}");
-    assert!(text.contains("FIX clock") && text.contains("/dev/tactus-clock"), "{text}");
+    assert!(text.contains("FIX board (gpio-matrix)"), "{text}");
+    assert!(text.contains("FIX clock (open at 115200 baud)") && text.contains("/dev/tactus-clock"), "{text}");
     assert!(text.contains("ok  state directory"), "{text}");
     assert!(text.contains("ok  espeak-ng"), "espeak-ng is installed by ./setup: {text}");
 }
@@ -149,4 +149,130 @@ fn a_bad_config_names_file_line_and_key() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("{}:3: key `game.settle_ms`", config.display())), "{err}");
+}
+
+#[test]
+fn doctor_checks_what_the_config_names() {
+    let dir = tempdir("doctor-names");
+    let config = dir.join("tactus.toml");
+    // A port nothing listens on: bound, then let go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    std::fs::write(
+        &config,
+        format!(
+            "[board]\nkind = \"hall\"\ni2c_bus = 7\n[voice]\nsink = \"none\"\n[http]\nlisten = \"127.0.0.1:{port}\"\nassets = \"{}\"\n[mqtt]\nbroker = \"127.0.0.1:{port}\"\n[state]\ndir = \"{}\"\n",
+            dir.join("no-page").display(),
+            dir.join("state").display()
+        ),
+    )
+    .unwrap();
+    let out = tactus().args(["doctor", "--config"]).arg(&config).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("FIX board (hall)") && text.contains("/dev/i2c-7 missing"), "the configured bus: {text}");
+    assert!(text.contains("enable I²C bus 7"), "{text}");
+    assert!(text.contains("FIX web page") && text.contains("no-page"), "{text}");
+    assert!(text.contains("ok  HTTP") && text.contains(&format!("127.0.0.1:{port} free")), "{text}");
+    assert!(text.contains("FIX MQTT broker") && text.contains("refused"), "{text}");
+}
+
+#[test]
+fn the_shipped_config_without_a_board_fails_in_one_clear_line_and_writes_nothing() {
+    let dir = tempdir("noboard");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/tactus.toml");
+    let state = dir.join("state");
+    let out = tactus().args(["run", "--config"]).arg(&shipped).arg("--state-dir").arg(&state).output().unwrap();
+    // EX_UNAVAILABLE: the service manager may try later, with its delay.
+    assert_eq!(out.status.code(), Some(69));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.starts_with("tactus: error: no gpio-matrix board: no GPIO"), "{err}");
+    assert!(err.contains("tactus doctor") && err.contains("[board] kind"), "how to fix it: {err}");
+    assert!(!state.exists(), "no journal, no state directory");
+}
+
+#[test]
+fn config_value_errors_name_file_line_and_key() {
+    let dir = tempdir("values");
+    let config = dir.join("tactus.toml");
+    for (text, want) in [
+        ("[game]\ntime_control = \"40/\"\n", ":2: key `game.time_control`"),
+        ("[game]\nstart_fen = \"8/8/8/8/8/8/8/8 w - - 0 1\"\n", ":2: key `game.start_fen`"),
+        ("\n[board]\nkind = \"dgt\"\n", ":3: key `board.kind`"),
+    ] {
+        std::fs::write(&config, text).unwrap();
+        let out = tactus().args(["run", "--config"]).arg(&config).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("{}{want}", config.display())), "{text:?}: {err}");
+    }
+}
+
+#[test]
+fn bad_values_on_the_command_line_are_errors_not_panics() {
+    let out = tactus().args(["demo", "--speed", "1e-300"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--speed") && err.contains("0.01 to 10000") && !err.contains("panicked"), "{err}");
+    let out = tactus().args(["say", "--voice", "text", "--san", "Zz9"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a move in SAN"));
+    assert!(out.stdout.is_empty(), "nothing is said");
+    let out = tactus().args(["calibrate", "--board", "sim"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "calibrate has no --board flag");
+}
+
+#[test]
+fn a_trace_header_error_is_said_once() {
+    let dir = tempdir("header");
+    let trace = dir.join("v2.trace.jsonl");
+    std::fs::write(&trace, "{\"tactus_trace\": 2}\n").unwrap();
+    let out = tactus().arg("replay").arg(&trace).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("not supported").count(), 1, "{err}");
+    assert!(err.contains("line 1"), "{err}");
+}
+
+#[test]
+fn output_cut_short_by_its_reader_is_not_an_error() {
+    use std::io::Read;
+    // `tactus replay … --events - | head -1`: the reader goes away.
+    let mut child = tactus()
+        .arg("replay")
+        .arg(fixture("clean/clean-0001.trace.jsonl"))
+        .args(["--events", "-", "--pgn"])
+        .arg(tempdir("pipe").join("g.pgn"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn the_demo_plays_says_once_where_speech_goes_and_leaves_nothing_behind() {
+    assert!(
+        !Path::new("/proc/asound/cards").exists()
+            || std::fs::read_to_string("/proc/asound/cards").unwrap().contains("no soundcards"),
+        "this test is for a machine without a sound card, as CI is"
+    );
+    let tmp = tempdir("demo");
+    let out = tactus().args(["demo", "--speed", "1000"]).env("TMPDIR", &tmp).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("no sound card").count(), 1, "{err}");
+    assert!(!err.contains("ALSA"), "no sound library noise: {err}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.lines().any(|l| l == "knight c3"), "what is said is printed: {said}");
+    assert!(
+        said.contains("[Result \"0-1\"]") || said.contains("[Result \"1-0\"]"),
+        "the game in PGN at the end: {said}"
+    );
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "the demo's trace, journal and WAVs are gone");
 }

@@ -60,12 +60,13 @@ fn collect(child: &mut Child, done: Arc<Mutex<BTreeMap<u64, String>>>) -> std::t
 fn journaled(state: &Path) -> Vec<String> {
     // The game being played is named in `current`; a finished one is the
     // newest (a kill between creating a journal and naming it leaves an
-    // empty one behind).
+    // empty one behind). A kill before the board was open left none.
     let path = match std::fs::read_to_string(state.join("current")) {
         Ok(name) => state.join(name.trim()),
         Err(_) => {
             let games = state.join("games");
-            let files = std::fs::read_dir(&games).unwrap().map(|e| e.unwrap().path());
+            let Ok(files) = std::fs::read_dir(&games) else { return Vec::new() };
+            let files = files.map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(".trace.jsonl"));
             files.max_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap()).expect("a journal")
         }
     };
@@ -102,8 +103,18 @@ fn the_sim_board_plays_a_game_through_the_daemon() {
     assert_eq!(journaled(&state), want, "the journal replays to the same game");
 }
 
+/// What a run announced that must never be announced again in the same
+/// game: each move (by ply and game time), each completion, the result.
+fn announcements(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| ["move", "complete", "game_over"].contains(&e["event"].as_str().unwrap_or("")))
+        .map(|e| format!("{} ply {} at {}", e["event"], e["ply"], e["t"]))
+        .collect()
+}
+
 #[test]
-fn sigkill_at_a_hundred_random_instants_loses_no_completed_move() {
+fn sigkill_at_a_hundred_random_instants_loses_no_completed_move_and_says_nothing_twice() {
     let state = tempdir("crash");
     let trace = fixture("irregular/irregular-0002.trace.jsonl");
     let done = Arc::new(Mutex::new(BTreeMap::new()));
@@ -117,6 +128,7 @@ fn sigkill_at_a_hundred_random_instants_loses_no_completed_move() {
     };
     let mut kills = 0;
     let mut checked = 0;
+    let mut said: std::collections::HashSet<String> = std::collections::HashSet::new();
     while kills < 100 {
         let mut child = daemon(&trace, "300", &state);
         let reader = collect(&mut child, done.clone());
@@ -128,7 +140,11 @@ fn sigkill_at_a_hundred_random_instants_loses_no_completed_move() {
         }
         child.wait().unwrap();
         // The game may have ended just before the kill.
-        let finished = reader.join().unwrap().iter().any(|e| e["event"] == "game_over");
+        let events = reader.join().unwrap();
+        let finished = events.iter().any(|e| e["event"] == "game_over");
+        for a in announcements(&events) {
+            assert!(said.insert(a.clone()), "after kill {kills}: {a} was announced a second time");
+        }
         let game = journaled(&state);
         checked += done.lock().unwrap().len();
         for (ply, san) in done.lock().unwrap().iter() {
@@ -144,6 +160,7 @@ fn sigkill_at_a_hundred_random_instants_loses_no_completed_move() {
             let _ = std::fs::remove_dir_all(&state);
             std::fs::create_dir_all(&state).unwrap();
             done.lock().unwrap().clear();
+            said.clear();
         }
     }
     assert!(checked > 1000, "the kills fell where moves were being completed: {checked} checks");
@@ -193,4 +210,164 @@ fn moves_typed_on_the_sim_board_are_completed_by_a_serial_clock() {
     assert_eq!(done.lock().unwrap().get(&1).map(String::as_str), Some("e4"));
     let time = events.iter().find(|e| e["event"] == "time").expect("the time request is answered");
     assert_eq!(time["white_moves"], 1);
+}
+
+/// SAN per ply of a trace, as a replay reads it.
+fn replayed(trace: &Path) -> Vec<String> {
+    let r = tactus_core::replay::replay(
+        std::io::BufReader::new(std::fs::File::open(trace).unwrap()),
+        tactus_core::Policy::default(),
+    )
+    .unwrap();
+    r.session.game().played.iter().map(|p| p.info.san.clone()).collect()
+}
+
+#[test]
+fn a_different_game_in_the_same_state_directory_is_its_own_game() {
+    let state = tempdir("other");
+    let first = fixture("irregular/irregular-0002.trace.jsonl");
+    let second = fixture("clean/clean-0001.trace.jsonl");
+    // The first game, stopped mid-way: killed once a few moves are completed.
+    let mut child = daemon(&first, "20", &state);
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut completed = 0;
+    for line in stdout.lines() {
+        let v: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if v["event"] == "complete" {
+            completed += 1;
+            if completed == 3 {
+                break;
+            }
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let unfinished = state.join(std::fs::read_to_string(state.join("current")).unwrap().trim());
+    let kept = std::fs::read_to_string(&unfinished).unwrap();
+
+    // The second: another trace in the same state directory.
+    let out = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .args(["run", "--board", "sim", "--sim-trace"])
+        .arg(&second)
+        .args(["--sim-speed", "1000", "--state-dir"])
+        .arg(&state)
+        .args(["--voice", "none", "--events", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("the unfinished game in {} is not resumed", unfinished.display()))
+            && stderr.contains("SHA-256"),
+        "the set-aside game is named, with why: {stderr}"
+    );
+    let events: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(!events.iter().any(|e| e["event"] == "irregularity"), "nothing of the first game leaks in");
+    let got: Vec<String> =
+        events.iter().filter(|e| e["event"] == "complete").map(|e| e["san"].as_str().unwrap().to_string()).collect();
+    assert_eq!(got, replayed(&second), "the second trace is played as its own game");
+    assert_eq!(std::fs::read_to_string(&unfinished).unwrap(), kept, "the first game's journal is kept as it was");
+}
+
+#[test]
+fn a_journal_left_by_a_failed_start_is_not_recovered() {
+    // A trace with a bad line fails before any journal is written.
+    let state = tempdir("badstart");
+    let bad = state.join("bad.trace.jsonl");
+    let good = std::fs::read_to_string(fixture("clean/clean-0001.trace.jsonl")).unwrap();
+    let mut lines: Vec<&str> = good.lines().take(30).collect();
+    lines.push("{\"t\": 1, \"sq\": \"z9\", \"on\": true}");
+    std::fs::write(&bad, lines.join("\n")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .args(["run", "--board", "sim", "--sim-trace"])
+        .arg(&bad)
+        .arg("--state-dir")
+        .arg(state.join("s"))
+        .args(["--voice", "none"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("line 31") && stderr.lines().count() == 1, "one line naming the line: {stderr}");
+    assert!(!state.join("s/current").exists() && !state.join("s/games").exists(), "no journal was begun");
+}
+
+/// Runs the daemon on `trace` (board `t1`) in `state` to its end; its events.
+fn play_out(trace: &Path, state: &Path) -> Vec<Value> {
+    let out = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .args(["run", "--board", "sim", "--board-id", "t1", "--sim-trace"])
+        .arg(trace)
+        .args(["--sim-speed", "1000", "--state-dir"])
+        .arg(state)
+        .args(["--voice", "none", "--events", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// A journal as the daemon leaves it when killed: the trace's first
+/// `lines` entries, the header naming board t1 and the trace, and what its
+/// timers had announced (`said`, game time).
+fn killed_journal(state: &Path, trace: &Path, lines: usize, said: Option<u64>) {
+    use sha2::Digest;
+    let text = std::fs::read_to_string(trace).unwrap();
+    let sha: String = sha2::Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+    let mut header: serde_json::Map<String, Value> = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    header.insert(
+        "source".into(),
+        serde_json::json!({"board": "sim", "id": "t1", "trace": {"path": trace, "sha256": sha}}),
+    );
+    let games = state.join("games");
+    std::fs::create_dir_all(&games).unwrap();
+    let mut journal = serde_json::to_string(&header).unwrap() + "\n";
+    for line in text.lines().skip(1).take(lines) {
+        journal.push_str(line);
+        journal.push('\n');
+    }
+    std::fs::write(games.join("g.trace.jsonl"), journal).unwrap();
+    if let Some(t) = said {
+        std::fs::write(games.join("g.said"), format!("{t}\n")).unwrap();
+    }
+    std::fs::write(state.join("current"), "games/g.trace.jsonl\n").unwrap();
+}
+
+#[test]
+fn a_move_announced_before_a_kill_is_not_announced_again_and_one_not_announced_is() {
+    // clean-0001: 1. e4 (pressed at 26032), then e7 lifted and e5 placed at
+    // 63920: once the reading holds (10 ms) and the board holds still
+    // (100 ms), "e5" is announced at 64030, before Black's press at 64539.
+    // The kill came between the two.
+    let trace = fixture("clean/clean-0001.trace.jsonl");
+    let moves_of =
+        |events: &[Value], ply: u64| events.iter().filter(|e| e["event"] == "move" && e["ply"] == ply).count();
+    let state = tempdir("said");
+    killed_journal(&state, &trace, 5, Some(64_030));
+    let events = play_out(&trace, &state);
+    assert_eq!(moves_of(&events, 2), 0, "e5 was announced before the kill");
+    assert!(events.iter().any(|e| e["event"] == "complete" && e["ply"] == 2 && e["san"] == "e5"));
+
+    let state = tempdir("unsaid");
+    killed_journal(&state, &trace, 5, None);
+    let events = play_out(&trace, &state);
+    assert_eq!(moves_of(&events, 2), 1, "e5 was not announced before the kill: it is, once, now");
+}
+
+#[test]
+fn a_failed_events_write_is_reported_once_and_the_game_goes_on() {
+    // /dev/full: every write fails as on a full disk.
+    let state = tempdir("full");
+    let out = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .args(["run", "--board", "sim", "--sim-trace"])
+        .arg(fixture("clean/clean-0001.trace.jsonl"))
+        .args(["--sim-speed", "1000", "--state-dir"])
+        .arg(&state)
+        .args(["--voice", "none", "--events", "/dev/full"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("events: cannot write to /dev/full").count(), 1, "{stderr}");
+    assert_eq!(journaled(&state).len(), 53, "the game was played and journaled to its end");
 }

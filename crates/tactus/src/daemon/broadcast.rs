@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 use tactus_core::Event;
-use tactus_net::{AppState, BoardPublisher, Broker, Control, Hall, SharedHall, Shutdown, Tags};
+use tactus_net::{AppState, BoardPublisher, Control, Hall, SharedHall, Shutdown, Tags};
 use tactus_trace::Header;
 use tokio::sync::mpsc;
 
-use super::speech::Said;
+use super::voice::Said;
 use crate::config::Config;
 
 pub struct Broadcast {
@@ -20,6 +20,7 @@ pub struct Broadcast {
     hall: SharedHall,
     publisher: Option<Arc<BoardPublisher>>,
     shutdown: Shutdown,
+    server: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// Where the built page is: the config, a checkout's `web/dist`, or the
@@ -41,6 +42,7 @@ impl Broadcast {
             return Ok(None);
         }
         let board = if cfg.mqtt.board_id.is_empty() { "board".to_string() } else { cfg.mqtt.board_id.clone() };
+        let mut server = None;
         let hall_name = if cfg.mqtt.hall.is_empty() { "tactus".to_string() } else { cfg.mqtt.hall.clone() };
         let hall = SharedHall::new(Hall::new(&hall_name));
         hall.set_tags(&board, Tags::from(header));
@@ -49,29 +51,48 @@ impl Broadcast {
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .with_context(|| format!("http.listen {addr}: cannot listen"))?;
-            let mut state = AppState::new(hall.clone(), controls.clone())
-                .with_web_dir(web_dir(cfg.http.assets.as_ref()))
-                .with_shutdown(shutdown.clone());
+            let web = web_dir(cfg.http.assets.as_ref());
+            if !web.join("index.html").exists() {
+                tracing::warn!(
+                    "http: no web page in {}: the feeds are served, the page is not (build it: cd web && npm ci && npm run build; or give --web DIR)",
+                    web.display()
+                );
+            }
+            let mut state =
+                AppState::new(hall.clone(), controls.clone()).with_web_dir(web).with_shutdown(shutdown.clone());
             if let Some(token) = &cfg.http.token {
                 state = state.with_token(token.clone());
             }
-            tokio::spawn(async move {
+            tracing::info!("http: serving on http://{}/", listener.local_addr()?);
+            server = Some(tokio::spawn(async move {
                 if let Err(e) = tactus_net::serve(listener, state).await {
-                    eprintln!("tactus: http: {e}");
+                    tracing::error!("http: {e}");
                 }
-            });
+            }));
         }
         let publisher = match &cfg.mqtt.broker {
             None => None,
             Some(broker) => {
-                let broker: Broker = broker.parse().map_err(|e| anyhow::anyhow!("mqtt.broker {broker:?}: {e}"))?;
-                let p = BoardPublisher::start(&broker, &hall_name, &board, Some(controls))
+                let p = BoardPublisher::start(&broker.0, &hall_name, &board, Some(controls))
                     .map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
                 p.set_tags(Tags::from(header));
                 Some(Arc::new(p))
             }
         };
-        Ok(Some(Broadcast { board, hall, publisher, shutdown }))
+        Ok(Some(Broadcast { board, hall, publisher, shutdown, server }))
+    }
+
+    /// A new game on this board: its tags.
+    pub fn new_game(&self, header: &Header) {
+        self.hall.set_tags(&self.board, Tags::from(header));
+        if let Some(p) = &self.publisher {
+            p.set_tags(Tags::from(header));
+        }
+    }
+
+    /// Whether the page and feeds are served over HTTP.
+    pub fn serves_http(&self) -> bool {
+        self.server.is_some()
     }
 
     pub fn board(&self) -> &str {
@@ -96,13 +117,17 @@ impl Broadcast {
         })
     }
 
-    /// Flushes the broker and closes the page's streams.
+    /// Flushes the broker, closes the page's streams and waits for the server.
     pub async fn stop(self) {
-        if let Some(p) = self.publisher
-            && let Ok(p) = Arc::try_unwrap(p)
-        {
-            p.shutdown(Duration::from_secs(2)).await;
+        if let Some(p) = self.publisher {
+            match Arc::try_unwrap(p) {
+                Ok(p) => p.shutdown(Duration::from_secs(2)).await,
+                Err(_) => tracing::warn!("mqtt: still in use at shutdown; not flushed"),
+            }
         }
         self.shutdown.trigger();
+        if let Some(server) = self.server {
+            let _ = server.await;
+        }
     }
 }

@@ -1,0 +1,92 @@
+//! The chess clock on a serial line (crate `tactus-clockdev`): levers and
+//! buttons come in as inputs; the core's times go out. Plugging and
+//! unplugging is reported and survived — the core keeps the time.
+
+use std::thread::JoinHandle;
+
+use tactus_clockdev::{Button, ClockLink, ClockReport, DeviceKind, Display};
+use tactus_core::Session;
+use tactus_trace::{Input, Ms, Record, Request};
+use tokio::sync::mpsc;
+
+use super::game::Incoming;
+use crate::config::{ClockDevice, ClockSide, Config};
+
+/// The link to the clock and the thread that forwards its reports.
+pub struct ChessClock {
+    link: ClockLink,
+    forward: JoinHandle<()>,
+}
+
+impl ChessClock {
+    /// Starts driving the configured clock; `None` without one.
+    pub fn start(cfg: &Config, tx: mpsc::Sender<Incoming>) -> anyhow::Result<Option<ChessClock>> {
+        let kind = match cfg.clock.device {
+            ClockDevice::None => return Ok(None),
+            ClockDevice::Open => DeviceKind::Open,
+            ClockDevice::Dgt3000 => DeviceKind::Dgt3000 { white_on_left: cfg.clock.white == ClockSide::Left },
+        };
+        let path = cfg.clock.path();
+        let (link, reports) = ClockLink::open(kind, &path, cfg.clock.baud());
+        let shown = path.display().to_string();
+        let forward = std::thread::Builder::new().name("clock-forward".into()).spawn(move || {
+            for report in reports {
+                let msg = match report {
+                    ClockReport::Lever { side, at } => Incoming::At(at, Record::Clock(side)),
+                    ClockReport::Button { button, at } => match button {
+                        Button::TimeRequest => Incoming::At(at, Record::Input(Input::Request(Request::Time))),
+                        Button::LastMove => Incoming::At(at, Record::Input(Input::Request(Request::LastMove))),
+                        // Pause or resume depends on the game's clock, which
+                        // only the game task knows.
+                        Button::Pause => Incoming::PauseButton(at),
+                        other => {
+                            tracing::info!("clock {shown}: button {other:?} has no use here");
+                            continue;
+                        }
+                    },
+                    ClockReport::Connected { device, version } => {
+                        tracing::info!("clock {shown}: connected: {device} {version}");
+                        continue;
+                    }
+                    ClockReport::Disconnected { reason } => {
+                        tracing::warn!("clock {shown}: disconnected ({reason}); the game goes on, timed here");
+                        continue;
+                    }
+                    ClockReport::Garbage { line } => {
+                        tracing::warn!("clock {shown}: ignored a garbled line {line:?}");
+                        continue;
+                    }
+                    ClockReport::Skipped { lines } => {
+                        tracing::warn!("clock {shown}: ignored {lines} more garbled lines");
+                        continue;
+                    }
+                    ClockReport::Error { message } => {
+                        tracing::warn!("clock {shown}: {message}");
+                        continue;
+                    }
+                };
+                if tx.blocking_send(msg).is_err() {
+                    return;
+                }
+            }
+        })?;
+        Ok(Some(ChessClock { link, forward }))
+    }
+
+    /// The clock shows what the core computes.
+    pub fn show(&self, session: &Session, t: Ms) {
+        if let Some(clock) = session.clock() {
+            self.link.show(Display::from_clock(clock, t));
+        }
+    }
+
+    /// Closes the port and waits for both threads.
+    pub async fn stop(self) {
+        let ChessClock { link, forward } = self;
+        let _ = tokio::task::spawn_blocking(move || {
+            drop(link);
+            forward.join()
+        })
+        .await;
+    }
+}

@@ -1,0 +1,752 @@
+//! The game task: it owns the game being played — the core's session, its
+//! journal, the outputs and the clock link — and takes one input at a time.
+//! Each input is journaled before the core sees it, and on disk before
+//! anything it leads to is announced.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use shakmaty::{Bitboard, Color, Position};
+use tactus_core::{Event, EventKind, Policy, Session};
+use tactus_trace::{Entry, Header, Input, Ms, Record};
+use tokio::sync::{mpsc, watch};
+
+use super::broadcast::Broadcast;
+use super::chess_clock::ChessClock;
+use super::journal::{self, Journal, JournalThread};
+use super::source::Source;
+use super::voice::VoiceThread;
+use crate::config::Speed;
+use crate::{notify, terminal};
+
+/// Game time: milliseconds since the start of the game, running `speed`
+/// times faster than the wall clock for a simulated board.
+#[derive(Clone, Copy)]
+pub struct GameTime {
+    pub start: Instant,
+    pub base: Ms,
+    pub speed: Speed,
+}
+
+impl GameTime {
+    pub fn t(&self, at: Instant) -> Ms {
+        self.base + (at.saturating_duration_since(self.start).as_secs_f64() * 1000.0 * self.speed.factor()) as Ms
+    }
+
+    pub fn instant(&self, t: Ms) -> Instant {
+        self.start + Duration::from_secs_f64(t.saturating_sub(self.base) as f64 / 1000.0 / self.speed.factor())
+    }
+}
+
+/// What reaches the game task.
+pub enum Incoming {
+    /// Sensed at a known instant (a board edge, a clock lever).
+    At(Instant, Record),
+    /// The clock's pause button: stops running clocks, restarts stopped ones.
+    PauseButton(Instant),
+    /// From a trace, at its own game time.
+    Exact(Entry),
+}
+
+/// Where the events go as JSON Lines.
+pub struct EventLog {
+    out: Box<dyn Write + Send>,
+    /// For messages: the file, or "standard output".
+    name: String,
+}
+
+impl EventLog {
+    pub fn new(out: Box<dyn Write + Send>, name: String) -> Self {
+        EventLog { out, name }
+    }
+}
+
+/// Where events go: JSON Lines, the voice, the page and the hall.
+pub struct Outputs {
+    pub events: Option<EventLog>,
+    pub voice: Option<VoiceThread>,
+    pub broadcast: Option<Broadcast>,
+}
+
+impl Outputs {
+    /// A recovered game's past: the page and the hall get it again; what
+    /// was said and written before the power went is not repeated.
+    fn restore(&self, events: &[Event]) {
+        if let Some(b) = &self.broadcast {
+            events.iter().for_each(|e| b.event(e));
+        }
+    }
+
+    async fn publish(&mut self, events: &[Event]) {
+        for event in events {
+            if let Some(b) = &self.broadcast {
+                b.event(event);
+            }
+            if let Some(log) = &mut self.events {
+                let mut line = serde_json::to_vec(event).expect("events serialise");
+                line.push(b'\n');
+                if let Err(e) = log.out.write_all(&line).and_then(|()| log.out.flush()) {
+                    // The game goes on; the lost file is said once.
+                    tracing::error!("events: cannot write to {} ({e}); no more events are written there", log.name);
+                    self.events = None;
+                }
+            }
+            if let Some(voice) = &self.voice
+                && !voice.hear(event).await
+            {
+                tracing::error!("voice: it stopped; the game goes on unspoken");
+                self.voice = None;
+            }
+        }
+    }
+
+    /// Lets the voice finish, then flushes the broker and stops serving.
+    pub async fn stop(self) {
+        if let Some(voice) = self.voice {
+            voice.stop().await;
+        }
+        if let Some(b) = self.broadcast {
+            b.stop().await;
+        }
+    }
+}
+
+/// What every game on this board starts from.
+pub struct Setup {
+    /// The tags; each new game gets the day's date.
+    pub header: Header,
+    pub policy: Policy,
+    pub source: Source,
+    pub state_dir: PathBuf,
+    /// A sensor board plays game after game; a simulated one plays one.
+    pub real_board: bool,
+    pub speed: Speed,
+    /// Draw the board when asked (a person watches the terminal).
+    pub draw_board: bool,
+    /// Show both clocks on a status line at the bottom, rewritten each
+    /// second (not while moves are typed there: the typing would run into it).
+    pub status_line: bool,
+}
+
+impl Setup {
+    /// What the board shows before the first move.
+    pub fn start_occupancy(&self) -> anyhow::Result<Bitboard> {
+        Ok(Session::new(&self.header, self.policy.clone())?.occupancy())
+    }
+}
+
+/// Why the game task's loop returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// A signal, or the service manager, stopped the daemon.
+    Stopped,
+    /// A simulated board's trace or typed input ran out.
+    InputClosed,
+    /// A simulated board's game is over.
+    GameOver,
+}
+
+/// Between two games on a sensor board: what the board shows.
+enum Phase {
+    Playing,
+    /// The last game is over and closed; the next begins once the board
+    /// shows the starting position.
+    Between {
+        shows: Bitboard,
+    },
+}
+
+pub struct GameTask {
+    session: Session,
+    journal: Option<JournalThread>,
+    out: Outputs,
+    clock: Option<ChessClock>,
+    time: GameTime,
+    last_t: Ms,
+    setup: Setup,
+    phase: Phase,
+    games: u32,
+}
+
+/// An opened game: a new one, or one recovered with the entries its
+/// journal held.
+pub struct Opened {
+    session: Session,
+    journal: JournalThread,
+    last_t: Ms,
+    pub recovered: Option<Vec<Entry>>,
+}
+
+impl Opened {
+    /// What the game believes the board shows.
+    pub fn occupancy(&self) -> Bitboard {
+        self.session.occupancy()
+    }
+
+    /// Where game time stands.
+    pub fn last_t(&self) -> Ms {
+        self.last_t
+    }
+}
+
+fn unix_seconds() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// `YYYY.MM.DD` of a Unix time (UTC), for the PGN `Date` tag.
+pub fn pgn_date(unix: u64) -> String {
+    // Days to a civil date (Howard Hinnant's algorithm).
+    let z = (unix / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+/// Creates the journal of a new game, off the async runtime.
+async fn create_journal(setup: &Setup, header: &Header, n: u32) -> anyhow::Result<JournalThread> {
+    let (dir, header, source) = (setup.state_dir.clone(), header.clone(), setup.source.clone());
+    let name = format!("{}-{}-{n}", unix_seconds(), std::process::id());
+    let journal = tokio::task::spawn_blocking(move || Journal::create(&dir, &header, &source, &name)).await??;
+    JournalThread::start(journal)
+}
+
+/// Recovers the unfinished game when it is this board's and the board can
+/// show it; otherwise sets it aside (kept, its path said) and starts a new
+/// game. `shows` is what a sensor board reads now.
+pub async fn open(setup: &Setup, shows: Option<Bitboard>, out: &mut Outputs) -> anyhow::Result<Opened> {
+    let dir = setup.state_dir.clone();
+    let recovered = tokio::task::spawn_blocking(move || Journal::recover(&dir)).await??;
+    if let Some(r) = recovered {
+        let path = r.journal.path().to_path_buf();
+        let mut session = Session::new(&r.header, setup.policy.clone().with_recorded(&r.header))?;
+        let mut past: Vec<Event> = session.drain().collect();
+        for entry in &r.entries {
+            session.handle(*entry);
+            past.extend(session.drain());
+        }
+        let mut last_t = journal::last_t(&r.entries);
+        if r.said_t > last_t && !session.finished() {
+            // What timers announced after the last entry was said already.
+            session.advance(r.said_t);
+            past.extend(session.drain());
+            last_t = r.said_t;
+        }
+        let start = setup.start_occupancy()?;
+        let set_aside = match &r.source {
+            None => Some("its journal does not name the board it was played on".to_string()),
+            Some(source) => setup.source.differs_from(source),
+        }
+        .or_else(|| {
+            shows.filter(|&shows| shows == start && session.occupancy() != start).map(|_| {
+                format!(
+                    "the board shows the starting position, the game was at move {}",
+                    session.game().position().fullmoves()
+                )
+            })
+        });
+        let finished = session.finished() || journal::ended(&r.entries);
+        if finished || set_aside.is_some() {
+            let j = r.journal;
+            tokio::task::spawn_blocking(move || j.close()).await??;
+            if let Some(why) = set_aside {
+                tracing::warn!(
+                    "the unfinished game in {} is not resumed: {why}; it is kept there, and a new game starts",
+                    path.display()
+                );
+            }
+        } else {
+            if r.cut > 0 {
+                tracing::warn!("{}: cut a torn last line ({} bytes)", path.display(), r.cut);
+            }
+            tracing::info!("recovered the game in {}", path.display());
+            out.restore(&past);
+            let journal = JournalThread::start(r.journal)?;
+            let mut opened = Opened { session, journal, last_t, recovered: Some(r.entries) };
+            // The clocks stay stopped until a player resumes.
+            let pause = Entry { t: last_t, record: Record::Input(Input::Pause) };
+            opened.journal.append(pause).await?;
+            opened.session.handle(pause);
+            let events: Vec<Event> = opened.session.drain().collect();
+            opened.journal.sync().await?;
+            out.publish(&events).await;
+            return Ok(opened);
+        }
+    }
+    let mut header = setup.header.clone();
+    header.date.get_or_insert_with(|| pgn_date(unix_seconds()));
+    let mut session = Session::new(&header, setup.policy.clone())?;
+    let journal = create_journal(setup, &header, 0).await?;
+    let events: Vec<Event> = session.drain().collect();
+    out.publish(&events).await;
+    Ok(Opened { session, journal, last_t: 0, recovered: None })
+}
+
+/// `White 1:29:56 · Black 1:30:00 · move 12, Black to move`
+fn clock_line(session: &Session, t: Ms) -> Option<String> {
+    let clock = session.clock()?;
+    let show = |c: Color| tactus_core::pgn::clock_text(clock.remaining(c, t));
+    let game = session.game();
+    let mover = if game.turn() == Color::White { "White" } else { "Black" };
+    let state = if clock.running().is_none() { "clocks stopped".to_string() } else { format!("{mover} to move") };
+    Some(format!(
+        "White {} · Black {} · move {}, {state}",
+        show(Color::White),
+        show(Color::Black),
+        game.position().fullmoves()
+    ))
+}
+
+/// The position as eight lines of letters, rank 8 first (`.` for empty).
+fn diagram(fen: &str) -> Option<String> {
+    let placement = fen.split_whitespace().next()?;
+    let mut lines = Vec::new();
+    for (i, rank) in placement.split('/').enumerate() {
+        let mut row = String::new();
+        for c in rank.chars() {
+            match c.to_digit(10) {
+                Some(n) => (0..n).for_each(|_| row.push_str(" .")),
+                None => {
+                    row.push(' ');
+                    row.push(c);
+                }
+            }
+        }
+        lines.push(format!("{}{row}", 8 - i));
+    }
+    lines.push("  a b c d e f g h".into());
+    Some(lines.join("\n"))
+}
+
+/// Game time for an input: never before what the game has already seen, so
+/// the journal replays exactly as it was played.
+fn stamp(msg: Incoming, session: &Session, time: &GameTime, last_t: Ms) -> Entry {
+    match msg {
+        Incoming::PauseButton(at) => {
+            let running = session.clock().is_some_and(|c| c.running().is_some());
+            let input = if running { Input::Pause } else { Input::Resume };
+            Entry { t: time.t(at).max(last_t), record: Record::Input(input) }
+        }
+        Incoming::At(at, record) => Entry { t: time.t(at).max(last_t), record },
+        Incoming::Exact(entry) => Entry { t: entry.t.max(last_t), ..entry },
+    }
+}
+
+impl GameTask {
+    pub fn new(setup: Setup, opened: Opened, out: Outputs, clock: Option<ChessClock>, time: GameTime) -> Self {
+        GameTask {
+            session: opened.session,
+            journal: Some(opened.journal),
+            out,
+            clock,
+            time,
+            last_t: opened.last_t,
+            setup,
+            phase: Phase::Playing,
+            games: 1,
+        }
+    }
+
+    /// A sensor board's game starts when Black presses, starting White's
+    /// clock, as players start a clock — not when the daemon starts. A
+    /// replayed trace has no hands to restart a recovered game's clock.
+    pub async fn begin(&mut self, recovered: bool) -> anyhow::Result<()> {
+        let input = match (recovered, self.setup.real_board) {
+            (false, true) => Input::Pause,
+            (true, false) if self.setup.source.trace.is_some() => Input::Resume,
+            _ => {
+                self.show_clock();
+                return Ok(());
+            }
+        };
+        self.take_entry(Entry { t: self.last_t, record: Record::Input(input) }).await
+    }
+
+    fn show_clock(&self) {
+        if let Some(clock) = &self.clock {
+            clock.show(&self.session, self.last_t);
+        }
+    }
+
+    fn journal(&self) -> anyhow::Result<&JournalThread> {
+        self.journal.as_ref().ok_or_else(|| anyhow::anyhow!("no game is being journaled"))
+    }
+
+    /// One input: journaled, then the core, then the world.
+    async fn take(&mut self, msg: Incoming) -> anyhow::Result<()> {
+        if let Phase::Between { shows } = &mut self.phase {
+            if let Incoming::At(_, Record::Edge { sq, on })
+            | Incoming::Exact(Entry { record: Record::Edge { sq, on }, .. }) = msg
+            {
+                shows.set(sq, on);
+                if *shows == self.setup.start_occupancy()? {
+                    self.next_game().await?;
+                }
+            }
+            return Ok(());
+        }
+        let entry = stamp(msg, &self.session, &self.time, self.last_t);
+        self.take_entry(entry).await
+    }
+
+    async fn take_entry(&mut self, entry: Entry) -> anyhow::Result<()> {
+        self.last_t = entry.t;
+        self.journal()?.append(entry).await?;
+        self.session.handle(entry);
+        self.announce(false).await
+    }
+
+    /// The core's timers, due at game time `due`.
+    async fn tick(&mut self, due: Ms) -> anyhow::Result<()> {
+        let t = due.max(self.last_t);
+        self.last_t = t;
+        self.session.advance(t);
+        if self.session.finished() {
+            // A game a timer ended (a flag fall) ends in the journal too, so
+            // that replaying it, or recovering it, ends it the same way.
+            self.journal()?.append(Entry { t, record: Record::End }).await?;
+        }
+        self.announce(true).await
+    }
+
+    /// Publishes what the core has to say, once what led to it is on disk.
+    async fn announce(&mut self, timer: bool) -> anyhow::Result<()> {
+        let events: Vec<Event> = self.session.drain().collect();
+        if !events.is_empty() {
+            let journal = self.journal()?;
+            journal.sync().await?;
+            if timer {
+                journal.said(self.last_t).await?;
+            }
+            if self.setup.draw_board {
+                for e in &events {
+                    if let EventKind::Position { fen } = &e.kind
+                        && let Some(board) = diagram(fen)
+                    {
+                        let _ = terminal::print_lines(terminal::Stream::Stderr, &board);
+                    }
+                }
+            }
+            self.out.publish(&events).await;
+        }
+        self.show_clock();
+        Ok(())
+    }
+
+    /// An arbiter's action from the page or the hall.
+    async fn control(&mut self, control: tactus_net::Control) -> anyhow::Result<()> {
+        let ours = self.out.broadcast.as_ref().is_some_and(|b| b.board() == control.board);
+        if ours && matches!(self.phase, Phase::Playing) {
+            self.take(Incoming::At(Instant::now(), Record::Input(control.input))).await?;
+        }
+        Ok(())
+    }
+
+    /// The game is over: its journal is closed (the trace stays).
+    async fn close_game(&mut self) -> anyhow::Result<()> {
+        if let Some(journal) = self.journal.take() {
+            let path = journal.close().await?;
+            tracing::info!("the game is over; its trace is {}", path.display());
+        }
+        Ok(())
+    }
+
+    /// The board shows the starting position again: a new game.
+    async fn next_game(&mut self) -> anyhow::Result<()> {
+        let mut header = self.setup.header.clone();
+        header.date = Some(pgn_date(unix_seconds()));
+        self.session = Session::new(&header, self.setup.policy.clone())?;
+        self.journal = Some(create_journal(&self.setup, &header, self.games).await?);
+        self.games += 1;
+        self.time = GameTime { start: Instant::now(), base: 0, speed: self.setup.speed };
+        self.last_t = 0;
+        self.phase = Phase::Playing;
+        if let Some(b) = &self.out.broadcast {
+            b.new_game(&header);
+        }
+        tracing::info!("the board shows the starting position: a new game");
+        self.announce(false).await?;
+        self.begin(false).await
+    }
+
+    /// Plays until the daemon is stopped, or a simulated board ends.
+    /// A sensor board plays game after game.
+    pub async fn run(
+        &mut self,
+        mut inputs: mpsc::Receiver<Incoming>,
+        mut controls: mpsc::Receiver<tactus_net::Control>,
+        stop: &mut watch::Receiver<bool>,
+    ) -> anyhow::Result<Ended> {
+        let watchdog = notify::watchdog_interval();
+        let mut next_ping = Instant::now();
+        let mut next_tick = Instant::now();
+        loop {
+            if matches!(self.phase, Phase::Playing) && self.session.finished() {
+                self.close_game().await?;
+                if !self.setup.real_board {
+                    return Ok(Ended::GameOver);
+                }
+                self.phase = Phase::Between { shows: self.session.occupancy() };
+            }
+            let deadline = match self.phase {
+                Phase::Playing => self.session.next_deadline(),
+                Phase::Between { .. } => None,
+            };
+            let wake = deadline.map(|d| self.time.instant(d));
+            let ping = watchdog.map(|_| next_ping);
+            let sleep_until = [wake, ping, Some(next_tick)].into_iter().flatten().min().unwrap_or(next_tick);
+            tokio::select! {
+                msg = inputs.recv() => match msg {
+                    Some(msg) => self.take(msg).await?,
+                    None => return Ok(Ended::InputClosed),
+                },
+                Some(control) = controls.recv() => self.control(control).await?,
+                _ = tokio::time::sleep_until(sleep_until.into()) => {
+                    let now = Instant::now();
+                    if let (Some(due), Some(wake)) = (deadline, wake) && now >= wake {
+                        // Timers never run ahead of an input already waiting;
+                        // what comes after the game's end waits for the next.
+                        while !self.session.finished()
+                            && let Ok(msg) = inputs.try_recv()
+                        {
+                            self.take(msg).await?;
+                        }
+                        if !self.session.finished() {
+                            self.tick(due).await?;
+                        }
+                    }
+                    if now >= next_tick {
+                        if self.setup.status_line && matches!(self.phase, Phase::Playing)
+                            && let Some(line) = clock_line(&self.session, self.time.t(now).max(self.last_t))
+                        {
+                            terminal::set_status(&line);
+                        }
+                        crate::log::summarise(false);
+                        next_tick = now + Duration::from_secs(1);
+                    }
+                    if let Some(interval) = watchdog && now >= next_ping {
+                        notify::watchdog();
+                        next_ping = now + interval;
+                    }
+                }
+                _ = stop.changed() => return Ok(Ended::Stopped),
+            }
+        }
+    }
+
+    /// Stops the clock link and the journal (a game still being played
+    /// stays to be recovered); then the outputs.
+    pub async fn stop(mut self) -> anyhow::Result<()> {
+        if self.setup.status_line {
+            terminal::clear_status();
+        }
+        if let Some(clock) = self.clock.take() {
+            clock.stop().await;
+        }
+        let journaled = match self.journal.take() {
+            Some(journal) => journal.stop().await,
+            None => Ok(()),
+        };
+        notify::stopping();
+        self.out.stop().await;
+        journaled
+    }
+
+    /// Waits until the daemon is stopped, serving what the outputs serve
+    /// (and telling the watchdog it is alive).
+    pub async fn serve_until(&self, stop: &mut watch::Receiver<bool>) {
+        let watchdog = notify::watchdog_interval();
+        let mut tick = tokio::time::interval(watchdog.unwrap_or(Duration::from_secs(10)));
+        loop {
+            tokio::select! {
+                _ = stop.changed() => return,
+                _ = tick.tick() => {
+                    if watchdog.is_some() {
+                        notify::watchdog();
+                    }
+                    crate::log::summarise(false);
+                }
+            }
+        }
+    }
+
+    /// Whether the page and feeds are served over HTTP.
+    pub fn serving(&self) -> bool {
+        self.out.broadcast.as_ref().is_some_and(|b| b.serves_http())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pgn_dates() {
+        assert_eq!(pgn_date(0), "1970.01.01");
+        assert_eq!(pgn_date(1_795_303_930), "2026.11.21");
+        assert_eq!(pgn_date(951_782_400), "2000.02.29");
+    }
+
+    #[test]
+    fn game_time_scales_with_speed() {
+        let start = Instant::now();
+        let g = GameTime { start, base: 1000, speed: Speed::try_from(50.0).unwrap() };
+        assert_eq!(g.t(start + Duration::from_millis(20)), 2000);
+        assert_eq!(g.instant(2000), start + Duration::from_millis(20));
+    }
+
+    #[test]
+    fn a_game_mid_way_is_set_aside_when_the_board_shows_the_start() {
+        use shakmaty::Square;
+        let dir = std::env::temp_dir().join(format!("tactus-game-setaside-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cfg = crate::config::Config::default();
+        let header = Header::default();
+        let setup = Setup {
+            header: header.clone(),
+            policy: Policy::default(),
+            source: Source::of(&cfg, None),
+            state_dir: dir.clone(),
+            real_board: true,
+            speed: Speed::REAL_TIME,
+            draw_board: false,
+            status_line: false,
+        };
+        // 1. e4, journaled, then the power went.
+        let mut old = Journal::create(&dir, &header, &setup.source, "old").unwrap();
+        let path = old.path().to_path_buf();
+        for (t, record) in [
+            (1000, Record::Edge { sq: Square::E2, on: false }),
+            (1300, Record::Edge { sq: Square::E4, on: true }),
+            (2000, Record::Clock(Color::White)),
+        ] {
+            old.append(&Entry { t, record }).unwrap();
+        }
+        old.sync().unwrap();
+        drop(old);
+        let start = setup.start_occupancy().unwrap();
+        let after_e4 = (start ^ Bitboard::from(Square::E2)) | Bitboard::from(Square::E4);
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let mut out = Outputs { events: None, voice: None, broadcast: None };
+            // The board shows the game: it goes on.
+            let opened = open(&setup, Some(after_e4), &mut out).await.unwrap();
+            assert!(opened.recovered.is_some());
+            assert_eq!(opened.session.game().played.len(), 1);
+            opened.journal.stop().await.unwrap();
+            // The board shows the starting position: a new game; the old one is kept.
+            let opened = open(&setup, Some(start), &mut out).await.unwrap();
+            assert!(opened.recovered.is_none());
+            assert!(opened.session.game().played.is_empty());
+            opened.journal.stop().await.unwrap();
+        });
+        assert!(path.exists(), "the set-aside game's trace is kept");
+        let current = std::fs::read_to_string(dir.join("current")).unwrap();
+        assert!(!current.contains("old"), "the new game is the one to recover: {current}");
+    }
+
+    /// Events written as JSON Lines, kept for the test to read.
+    #[derive(Clone, Default)]
+    struct Kept(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl Write for Kept {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_sensor_board_plays_game_after_game() {
+        use shakmaty::Square::*;
+        let dir = std::env::temp_dir().join(format!("tactus-game-next-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cfg = crate::config::Config::default();
+        let speed = Speed::try_from(1000.0).unwrap();
+        let setup = || Setup {
+            header: Header { time_control: Some("180+2".into()), ..Header::default() },
+            policy: Policy::default(),
+            source: Source::of(&cfg, None),
+            state_dir: dir.clone(),
+            real_board: true,
+            speed,
+            draw_board: false,
+            status_line: false,
+        };
+        let edge = |t, sq, on| Incoming::Exact(Entry { t, record: Record::Edge { sq, on } });
+        let press = |t, side| Incoming::Exact(Entry { t, record: Record::Clock(side) });
+        // Black starts the clocks; 1. f3 e5 2. g4 Qh4#; then the pieces go back.
+        let mut inputs = vec![press(100, Color::Black)];
+        let moves = [(F2, F3, Color::White), (E7, E5, Color::Black), (G2, G4, Color::White), (D8, H4, Color::Black)];
+        for (i, (from, to, side)) in moves.into_iter().enumerate() {
+            let t = 1000 * (i as u64 + 1);
+            inputs.extend([edge(t, from, false), edge(t + 200, to, true), press(t + 800, side)]);
+        }
+        for (i, (from, to, _)) in moves.into_iter().rev().enumerate() {
+            let t = 10_000 + 500 * i as u64;
+            inputs.extend([edge(t, to, false), edge(t + 200, from, true)]);
+        }
+        let kept = Kept::default();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let log = EventLog::new(Box::new(kept.clone()), "test".into());
+            let mut out = Outputs { events: Some(log), voice: None, broadcast: None };
+            let setup = setup();
+            let start = setup.start_occupancy().unwrap();
+            let opened = open(&setup, Some(start), &mut out).await.unwrap();
+            let time = GameTime { start: Instant::now(), base: 0, speed };
+            let mut task = GameTask::new(setup, opened, out, None, time);
+            task.begin(false).await.unwrap();
+            let (tx, rx) = mpsc::channel(64);
+            let (_controls_tx, controls) = mpsc::channel(1);
+            let (_stop_tx, mut stop) = watch::channel(false);
+            for input in inputs {
+                tx.send(input).await.unwrap();
+            }
+            drop(tx);
+            assert_eq!(task.run(rx, controls, &mut stop).await.unwrap(), Ended::InputClosed);
+            task.stop().await.unwrap();
+        });
+        let text = String::from_utf8(kept.0.lock().unwrap().clone()).unwrap();
+        let kinds: Vec<String> = text
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["event"].as_str().unwrap().to_string())
+            .collect();
+        let over = kinds.iter().position(|k| k == "game_over").expect("the mate ends the first game");
+        assert_eq!(kinds.iter().filter(|k| *k == "start").count(), 2, "a second game starts: {kinds:?}");
+        assert!(kinds[over..].contains(&"start".to_string()), "after the first is over: {kinds:?}");
+        let games: Vec<_> = std::fs::read_dir(dir.join("games"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with(".trace.jsonl"))
+            .collect();
+        assert_eq!(games.len(), 2, "each game has its own journal");
+        let current = std::fs::read_to_string(dir.join("current")).unwrap();
+        let first = games.iter().find(|p| !current.contains(&*p.file_name().unwrap().to_string_lossy())).unwrap();
+        let r = tactus_core::replay::replay(
+            std::fs::File::open(first).map(std::io::BufReader::new).unwrap(),
+            Policy::default(),
+        )
+        .unwrap();
+        assert_eq!(r.session.game().played.len(), 4, "the first journal holds the finished game");
+        assert!(r.session.finished());
+    }
+
+    #[test]
+    fn the_board_is_drawn_rank_8_first() {
+        let d = diagram("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").unwrap();
+        let lines: Vec<&str> = d.lines().collect();
+        assert_eq!(lines[0], "8 r n b q k b n r");
+        assert_eq!(lines[4], "4 . . . . P . . .");
+        assert_eq!(lines[8], "  a b c d e f g h");
+    }
+}

@@ -1,0 +1,391 @@
+//! The journal is the trace: every raw edge, press and input of the current
+//! game is appended to its trace file in `STATE/games/`, and synced to disk
+//! before anything it leads to is announced. Its header names the board it
+//! comes from ([`Source`]). After a crash or a power cut the unfinished
+//! game is the one named in `STATE/current`; replaying its trace puts the
+//! game back.
+//!
+//! What a timer announced (a move once the board held still, a flag fall)
+//! has no line of its own in a trace: the game time up to which timers
+//! were announced is kept beside it, in `NAME.said`, so that a restart does
+//! not say it again.
+//!
+//! The file work happens on a thread of its own ([`JournalThread`]): the
+//! async runtime, serving HTTP and MQTT, never waits for the disk.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Seek, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use tactus_trace::{Entry, Header, Ms, Record, TraceWriter};
+use tokio::sync::{mpsc, oneshot};
+
+use super::source::Source;
+
+pub struct Journal {
+    path: PathBuf,
+    state_dir: PathBuf,
+    out: TraceWriter<File>,
+    said: File,
+    unsynced: bool,
+}
+
+/// An unfinished game found on start.
+pub struct Recovered {
+    pub journal: Journal,
+    pub header: Header,
+    /// The board it names; `None` for a journal of an older tactus.
+    pub source: Option<Source>,
+    pub entries: Vec<Entry>,
+    /// Game time up to which timers' announcements were made.
+    pub said_t: Ms,
+    /// Bytes of a torn last line that were cut off.
+    pub cut: usize,
+}
+
+fn is_json(line: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(line).is_ok()
+}
+
+fn current_file(state_dir: &Path) -> PathBuf {
+    state_dir.join("current")
+}
+
+fn said_file(journal: &Path) -> PathBuf {
+    journal.with_extension("").with_extension("said")
+}
+
+/// Writes `contents` to `path` so that a crash leaves either the old or the
+/// new file, never a torn one.
+fn write_atomically(path: &Path, contents: &[u8]) -> io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    let mut f = File::create(&tmp)?;
+    f.write_all(contents)?;
+    f.sync_all()?;
+    fs::rename(&tmp, path)?;
+    if let Some(dir) = path.parent() {
+        File::open(dir)?.sync_all()?;
+    }
+    Ok(())
+}
+
+/// The header line: the trace's header with the board's `source` added
+/// (readers ignore fields they do not know).
+fn header_line(header: &Header, source: &Source) -> anyhow::Result<Vec<u8>> {
+    let mut plain = Vec::new();
+    TraceWriter::new(&mut plain).write_header(header)?;
+    let mut value: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&plain)?;
+    value.insert("source".into(), serde_json::to_value(source)?);
+    let mut line = serde_json::to_vec(&value)?;
+    line.push(b'\n');
+    Ok(line)
+}
+
+impl Journal {
+    /// Starts the trace of a new game in `state_dir/games/`.
+    pub fn create(state_dir: &Path, header: &Header, source: &Source, name: &str) -> anyhow::Result<Journal> {
+        let games = state_dir.join("games");
+        fs::create_dir_all(&games).with_context(|| format!("cannot create {}", games.display()))?;
+        let path = games.join(format!("{name}.trace.jsonl"));
+        let mut file = OpenOptions::new()
+            .create_new(true)
+            .write(true)
+            .open(&path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        file.write_all(&header_line(header, source)?)?;
+        file.sync_all()?;
+        let said = File::create(said_file(&path))?;
+        File::open(&games)?.sync_all()?;
+        write_atomically(&current_file(state_dir), format!("games/{name}.trace.jsonl\n").as_bytes())?;
+        Ok(Journal { path, state_dir: state_dir.to_path_buf(), out: TraceWriter::new(file), said, unsynced: false })
+    }
+
+    /// The unfinished game, if there is one. A line torn by a power cut at
+    /// the very end is cut off; damage anywhere else is an error that names
+    /// the line, and the file is left as it is.
+    pub fn recover(state_dir: &Path) -> anyhow::Result<Option<Recovered>> {
+        let current = current_file(state_dir);
+        let name = match fs::read_to_string(&current) {
+            Ok(name) => name.trim().to_string(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", current.display())),
+        };
+        let path = state_dir.join(&name);
+        let mut text = fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let mut cut = 0;
+        if !text.ends_with('\n') {
+            let keep = text.rfind('\n').map_or(0, |i| i + 1);
+            cut = text.len() - keep;
+            text.truncate(keep);
+        }
+        let (header, entries) = match tactus_trace::read_str(&text) {
+            Ok(parsed) => parsed,
+            Err(e) if e.line == text.lines().count() && e.line > 1 && !is_json(text.lines().last().unwrap_or("")) => {
+                // A complete-looking last line that is not even JSON (a power
+                // cut can leave zeros after the newline's write): torn too.
+                let keep = text[..text.len() - 1].rfind('\n').map_or(0, |i| i + 1);
+                cut += text.len() - keep;
+                text.truncate(keep);
+                tactus_trace::read_str(&text).with_context(|| path.display().to_string())?
+            }
+            Err(e) => return Err(e).with_context(|| path.display().to_string()),
+        };
+        let source = Source::from_header_line(text.lines().next().unwrap_or_default())
+            .with_context(|| format!("{}: line 1", path.display()))?;
+        let file = OpenOptions::new().write(true).open(&path)?;
+        file.set_len(text.len() as u64)?;
+        let mut out = TraceWriter::new(file);
+        out.get_mut().seek(io::SeekFrom::End(0))?;
+        out.get_mut().sync_all()?;
+        let said_path = said_file(&path);
+        let said_t = fs::read_to_string(&said_path).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0);
+        let said = OpenOptions::new().create(true).truncate(false).write(true).open(&said_path)?;
+        let journal = Journal { path, state_dir: state_dir.to_path_buf(), out, said, unsynced: false };
+        Ok(Some(Recovered { journal, header, source, entries, said_t, cut }))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn append(&mut self, entry: &Entry) -> io::Result<()> {
+        self.out.write_entry(entry)?;
+        self.unsynced = true;
+        Ok(())
+    }
+
+    pub fn sync(&mut self) -> io::Result<()> {
+        if self.unsynced {
+            self.out.get_mut().sync_data()?;
+            self.unsynced = false;
+        }
+        Ok(())
+    }
+
+    /// Records that timers' events up to game time `t` have been announced.
+    /// One short record rewritten in place: a sector is written whole.
+    pub fn said(&mut self, t: Ms) -> io::Result<()> {
+        self.said.write_all_at(format!("{t:>20}\n").as_bytes(), 0)?;
+        self.said.sync_data()
+    }
+
+    /// The game is over, or set aside: it is no longer the one to recover.
+    /// The trace stays where it is.
+    pub fn close(mut self) -> io::Result<PathBuf> {
+        self.sync()?;
+        match fs::remove_file(current_file(&self.state_dir)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        File::open(&self.state_dir)?.sync_all()?;
+        Ok(self.path)
+    }
+}
+
+enum Command {
+    Append(Entry),
+    Sync(oneshot::Sender<io::Result<()>>),
+    Said(Ms, oneshot::Sender<io::Result<()>>),
+    Close(oneshot::Sender<io::Result<PathBuf>>),
+}
+
+/// A journal on its own thread. Appends are queued (a bounded queue: a
+/// slow disk slows the game, never memory); syncs and marks answer once
+/// they are on disk. A write that failed is reported by the next sync.
+pub struct JournalThread {
+    tx: mpsc::Sender<Command>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    path: PathBuf,
+}
+
+const QUEUE: usize = 256;
+
+impl JournalThread {
+    pub fn start(journal: Journal) -> anyhow::Result<JournalThread> {
+        let (tx, mut rx) = mpsc::channel::<Command>(QUEUE);
+        let path = journal.path.clone();
+        let thread = std::thread::Builder::new().name("journal".into()).spawn(move || {
+            let mut failed: Option<io::Error> = None;
+            let mut journal = Some(journal);
+            while let Some(command) = rx.blocking_recv() {
+                let Some(j) = journal.as_mut() else { break };
+                match command {
+                    Command::Append(entry) => {
+                        if failed.is_none()
+                            && let Err(e) = j.append(&entry)
+                        {
+                            failed = Some(e);
+                        }
+                    }
+                    Command::Sync(reply) => {
+                        let result = match failed.take() {
+                            Some(e) => Err(e),
+                            None => j.sync(),
+                        };
+                        let _ = reply.send(result);
+                    }
+                    Command::Said(t, reply) => {
+                        let _ = reply.send(j.said(t));
+                    }
+                    Command::Close(reply) => {
+                        let result = match (failed.take(), journal.take()) {
+                            (Some(e), _) => Err(e),
+                            (None, Some(j)) => j.close(),
+                            (None, None) => Err(io::Error::other("the journal was closed")),
+                        };
+                        let _ = reply.send(result);
+                        break;
+                    }
+                }
+            }
+        })?;
+        Ok(JournalThread { tx, thread: Some(thread), path })
+    }
+
+    fn gone(&self) -> anyhow::Error {
+        anyhow::anyhow!("journal {}: its thread stopped", self.path.display())
+    }
+
+    pub async fn append(&self, entry: Entry) -> anyhow::Result<()> {
+        self.tx.send(Command::Append(entry)).await.map_err(|_| self.gone())
+    }
+
+    /// Returns once everything appended is on disk.
+    pub async fn sync(&self) -> anyhow::Result<()> {
+        let (reply, answer) = oneshot::channel();
+        self.tx.send(Command::Sync(reply)).await.map_err(|_| self.gone())?;
+        answer.await.map_err(|_| self.gone())?.with_context(|| format!("journal {}", self.path.display()))
+    }
+
+    pub async fn said(&self, t: Ms) -> anyhow::Result<()> {
+        let (reply, answer) = oneshot::channel();
+        self.tx.send(Command::Said(t, reply)).await.map_err(|_| self.gone())?;
+        answer.await.map_err(|_| self.gone())?.with_context(|| format!("journal {}", self.path.display()))
+    }
+
+    /// Syncs, stops being the game to recover, and ends the thread.
+    pub async fn close(mut self) -> anyhow::Result<PathBuf> {
+        let (reply, answer) = oneshot::channel();
+        self.tx.send(Command::Close(reply)).await.map_err(|_| self.gone())?;
+        let result = answer.await.map_err(|_| self.gone())?;
+        self.join().await;
+        result.with_context(|| format!("journal {}", self.path.display()))
+    }
+
+    /// Ends the thread, leaving the game to recover (a stop mid-game).
+    pub async fn stop(mut self) -> anyhow::Result<()> {
+        let synced = self.sync().await;
+        self.join().await;
+        synced
+    }
+
+    async fn join(&mut self) {
+        let (tx, _) = mpsc::channel(1);
+        drop(std::mem::replace(&mut self.tx, tx));
+        if let Some(thread) = self.thread.take() {
+            let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+        }
+    }
+}
+
+/// The last time in a journal's entries (0 for none).
+pub fn last_t(entries: &[Entry]) -> Ms {
+    entries.last().map_or(0, |e| e.t)
+}
+
+/// Whether the entries end the game (an `end` line).
+pub fn ended(entries: &[Entry]) -> bool {
+    entries.iter().any(|e| e.record == Record::End)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{BoardKind, Config};
+    use shakmaty::{Color, Square};
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("tactus-journal-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        d
+    }
+
+    fn source() -> Source {
+        let mut cfg = Config::default();
+        cfg.board.kind = BoardKind::Sim;
+        Source::of(&cfg, None)
+    }
+
+    #[test]
+    fn a_torn_last_line_is_cut_and_the_game_goes_on() {
+        let d = dir("torn");
+        let mut j = Journal::create(&d, &Header::default(), &source(), "g1").unwrap();
+        j.append(&Entry { t: 10, record: Record::Edge { sq: Square::E2, on: false } }).unwrap();
+        j.append(&Entry { t: 20, record: Record::Clock(Color::White) }).unwrap();
+        j.sync().unwrap();
+        j.said(25).unwrap();
+        let path = j.path().to_path_buf();
+        drop(j);
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(br#"{"t": 30, "sq": "e"#).unwrap();
+        let r = Journal::recover(&d).unwrap().unwrap();
+        assert_eq!(r.entries.len(), 2);
+        assert_eq!(r.said_t, 25);
+        assert_eq!(r.source, Some(source()), "the header names the board");
+        assert!(r.cut > 0);
+        let mut j = r.journal;
+        j.append(&Entry { t: 40, record: Record::Clock(Color::Black) }).unwrap();
+        let (_, entries) = tactus_trace::read_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(entries.len(), 3, "appending goes on after the cut");
+        assert_eq!(j.close().unwrap(), path, "the trace is kept");
+        assert!(Journal::recover(&d).unwrap().is_none(), "a closed game is not recovered");
+        assert!(path.exists());
+    }
+
+    #[test]
+    fn a_whole_last_line_that_does_not_fit_is_an_error_not_a_cut() {
+        let d = dir("backwards");
+        let mut j = Journal::create(&d, &Header::default(), &source(), "g1").unwrap();
+        j.append(&Entry { t: 50, record: Record::Clock(Color::White) }).unwrap();
+        let path = j.path().to_path_buf();
+        drop(j);
+        let text = fs::read_to_string(&path).unwrap();
+        fs::write(&path, format!("{text}{{\"t\": 10, \"clock\": \"black\"}}\n")).unwrap();
+        let e = Journal::recover(&d).err().unwrap();
+        assert!(format!("{e:#}").contains("backwards"), "{e:#}");
+        assert_eq!(fs::read_to_string(&path).unwrap().lines().count(), 3, "nothing was cut");
+    }
+
+    #[test]
+    fn damage_in_the_middle_is_an_error_naming_the_line() {
+        let d = dir("damaged");
+        let mut j = Journal::create(&d, &Header::default(), &source(), "g1").unwrap();
+        j.append(&Entry { t: 10, record: Record::Clock(Color::White) }).unwrap();
+        let path = j.path().to_path_buf();
+        drop(j);
+        let text = fs::read_to_string(&path).unwrap();
+        fs::write(&path, format!("{text}garbage\n{{\"t\": 50, \"clock\": \"black\"}}\n")).unwrap();
+        let e = Journal::recover(&d).err().unwrap();
+        assert!(format!("{e:#}").contains("line 3"), "{e:#}");
+    }
+
+    #[test]
+    fn the_thread_appends_syncs_and_closes() {
+        let d = dir("thread");
+        let j = Journal::create(&d, &Header::default(), &source(), "g1").unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let path = rt.block_on(async {
+            let j = JournalThread::start(j).unwrap();
+            j.append(Entry { t: 10, record: Record::Clock(Color::White) }).await.unwrap();
+            j.sync().await.unwrap();
+            j.said(12).await.unwrap();
+            j.close().await.unwrap()
+        });
+        let (_, entries) = tactus_trace::read_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(fs::read_to_string(said_file(&path)).unwrap().trim(), "12");
+        assert!(!d.join("current").exists());
+    }
+}
