@@ -8,6 +8,7 @@ pub mod event;
 pub mod game;
 pub mod pgn;
 pub mod policy;
+pub mod query;
 pub mod recognise;
 pub mod replay;
 pub mod serde_chess;
