@@ -228,9 +228,15 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
 
 /// What the German voice misreads: "Cesar" as "Kesar" (the Laws mean
 /// Cäsar), "Rochade" with the ach-sound and stressed first, "David" stressed
-/// on the second syllable, and NATO "Charlie" with an sh.
-const RESPELL: &[(&str, &str)] =
-    &[("Cesar", "Zäsar"), ("David", "[[d'A:vIt]]"), ("Rochade", "[[rOS'A:d@]]"), ("Charlie", "[[tS'arli:]]")];
+/// on the second syllable, NATO "Charlie" with an sh and "Hotel" stressed
+/// first.
+const RESPELL: &[(&str, &str)] = &[
+    ("Cesar", "Zäsar"),
+    ("David", "[[d'A:vIt]]"),
+    ("Rochade", "[[rOS'A:d@]]"),
+    ("Charlie", "[[tS'arli:]]"),
+    ("Hotel", "[[ho:t'El]]"),
+];
 
 pub(super) fn spoken(text: &str) -> String {
     respell(&feminine_numerals(text), RESPELL)

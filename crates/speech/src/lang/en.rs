@@ -221,12 +221,16 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
 /// The German words of Annex D as the English voice's phonemes, and the
 /// NATO and natural words it misreads.
 const RESPELL: &[(&str, &str)] = &[
+    // Ending in a full vowel, as in German: a schwa would be joined to a
+    // following vowel with an r ("Anna-r-eins").
+    ("Anna", "[['ana]]"),
+    ("Bella", "[[b'Ela]]"),
     ("Cesar", "[[ts'eIzA:]]"),
     ("David", "[[d'A:vIt]]"),
-    ("Eva", "[['eIv@]]"),
+    ("Eva", "[['eIva]]"),
     ("Felix", "[[f'eIlIks]]"),
     ("Gustav", "[[g'UstA:f]]"),
-    ("Hector", "[[h'EktO@]]"),
+    ("Hector", "[[h'EktO:]]"),
     ("eins", "[['aIns]]"),
     ("zwei", "[[ts'vaI]]"),
     ("drei", "[[dr'aI]]"),
@@ -235,16 +239,17 @@ const RESPELL: &[(&str, &str)] = &[
     ("sechs", "[[z'Eks]]"),
     ("sieben", "[[z'i:b@n]]"),
     ("acht", "[['axt]]"),
-    ("Bauer", "[[b'aU@]]"),
-    ("Bauern", "[[b'aU@n]]"),
-    ("Springer", "[[Spr'IN@]]"),
-    ("Laeufer", "[[l'OIf@]]"),
+    // German -er as the vowel of "cut", -e as a schwa and a breath.
+    ("Bauer", "[[b'aUV]]"),
+    ("Bauern", "[[b'aUVn]]"),
+    ("Springer", "[[Spr'INV]]"),
+    ("Laeufer", "[[l'OIfV]]"),
     ("Turm", "[[t'Urm]]"),
-    ("Tuerme", "[[t'Urm@]]"),
-    ("Dame", "[[d'A:m@]]"),
+    ("Tuerme", "[[t'Urm@_]]"),
+    ("Dame", "[[d'A:m@_]]"),
     ("Damen", "[[d'A:m@n]]"),
     ("Koenig", "[[k'3:nIC]]"),
-    ("Koenige", "[[k'3:nIg@]]"),
+    ("Koenige", "[[k'3:nIg@_]]"),
     ("Kurze", "[[k'Urts@]]"),
     ("Lange", "[[l'aN@]]"),
     ("Rochade", "[[r0S'A:d@]]"),
@@ -333,7 +338,7 @@ mod tests {
 
     #[test]
     fn annex_d_words_go_to_the_voice_as_phonemes() {
-        assert_eq!(spoken("Springer takes Eva fuenf, check"), "[[Spr'IN@]] takes [['eIv@]] [[f'Unf]], check");
+        assert_eq!(spoken("Springer takes Eva fuenf, check"), "[[Spr'INV]] takes [['eIva]] [[f'Unf]], check");
         assert_eq!(spoken("rook a b1, a draw"), "rook [['eI]] b1, a draw");
     }
 }

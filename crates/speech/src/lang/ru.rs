@@ -232,8 +232,11 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
 };
 
 /// The declined Annex D words the Russian voice stresses on the ending
-/// (шпрингЕра): stressed where the nominative is, as phonemes.
+/// (шпрингЕра): stressed where the nominative is, as phonemes; and the
+/// genitive plurals it stresses on the stem (фЕрзей, лАдей).
 const RESPELL: &[(&str, &str)] = &[
+    ("ферзей", "[[f;irz;'ej]]"),
+    ("ладей", "[[lVd;'ej]]"),
     ("бауэра", "[[b'AuE2ra#]]"),
     ("бауэры", "[[b'AuE2ry]]"),
     ("бауэров", "[[b'AuE2rVf]]"),
