@@ -98,6 +98,16 @@ impl Narrator {
         self.shared.wake.notify_all();
     }
 
+    /// Stops answering: drops the answers waiting and cuts off the one
+    /// being said (a "quiet" button); moves and rulings go on.
+    pub fn hush(&self) {
+        let mut state = self.shared.state();
+        state.queue.drop_stale(Kind::Readout);
+        if state.playing.is_some_and(|playing| supersedes(Kind::Readout, playing)) {
+            self.shared.interrupt.raise();
+        }
+    }
+
     /// Says what is still queued, then stops the voice thread.
     pub fn finish(mut self) {
         self.close();

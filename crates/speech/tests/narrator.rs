@@ -168,6 +168,23 @@ fn everything_queued_is_said_before_the_narrator_finishes() {
 }
 
 #[test]
+fn hush_stops_an_answer_but_not_a_move() {
+    let rig = Rig::new();
+    rig.hear(position());
+    let (first, _) = rig.begins();
+    assert_eq!(first, "White: king e1.");
+    rig.narrator.hush();
+    assert_eq!(rig.said.recv().unwrap(), ("White: king e1.".to_owned(), Played::Cut));
+    rig.hear(castle());
+    let (said, handle) = rig.begins();
+    assert_eq!(said, "short castling");
+    rig.narrator.hush();
+    handle.finished();
+    assert_eq!(rig.said.recv().unwrap(), ("short castling".to_owned(), Played::Whole));
+    assert!(rig.finish().is_empty());
+}
+
+#[test]
 fn a_speaker_that_cannot_start_is_an_error_at_start() {
     let announcer = Announcer::new(Words::new(Lang::De, Style::AnnexD), SpeechPolicy::default());
     let failed = Narrator::spawn(announcer, || Err(SpeechError::NoDevice("no sound card".into())), Box::new(|_, _| {}));
