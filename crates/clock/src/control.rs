@@ -192,6 +192,30 @@ impl TimeControl {
     pub fn penalty_ms(&self) -> u64 {
         self.category().penalty_ms()
     }
+
+    /// The next time control for a side that has completed `moves_done`
+    /// moves: the move whose completion ends the period being played, and
+    /// the time the next period then adds. `None` when no control is ahead
+    /// (sudden death, the rest of the game, hourglass, gong).
+    pub fn next_control(&self, moves_done: u32) -> Option<Control> {
+        let System::Periods { periods, .. } = &self.system else { return None };
+        let playing = moves_done.saturating_add(1);
+        let (i, _) = locate(periods, playing);
+        let count = periods[i].moves?.get();
+        // Moves before period `i` began; a repeating last period ends every
+        // `count` moves after that.
+        let before: u32 = periods[..i].iter().filter_map(|p| p.moves).map(|m| m.get()).fold(0, u32::saturating_add);
+        let into = playing.saturating_sub(before);
+        let at_move = before.saturating_add(into.div_ceil(count).saturating_mul(count));
+        Some(Control { at_move, added_ms: next_period(periods, i).time_ms })
+    }
+}
+
+/// A time control ahead: completing move `at_move` adds `added_ms`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Control {
+    pub at_move: u32,
+    pub added_ms: u64,
 }
 
 /// Fails with [`ParseErrorKind::NoClock`] for `-`, `?` and the empty string;
@@ -449,6 +473,42 @@ impl Parser<'_> {
             Bonus::None
         };
         Ok(Period { moves, time_ms, bonus })
+    }
+}
+
+#[cfg(test)]
+mod next_control_tests {
+    use super::*;
+
+    fn tc(s: &str) -> TimeControl {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn the_control_ends_the_period_being_played() {
+        let classic = tc("40/5400+30:1800+30");
+        assert_eq!(classic.next_control(0), Some(Control { at_move: 40, added_ms: 1_800_000 }));
+        assert_eq!(classic.next_control(39), Some(Control { at_move: 40, added_ms: 1_800_000 }));
+        // After move 40 the rest of the game has no control.
+        assert_eq!(classic.next_control(40), None);
+        let three = tc("40/7200:20/3600:900");
+        assert_eq!(three.next_control(40), Some(Control { at_move: 60, added_ms: 900_000 }));
+        assert_eq!(three.next_control(60), None);
+    }
+
+    #[test]
+    fn a_last_period_with_a_count_repeats() {
+        let repeating = tc("40/7200:20/3600");
+        assert_eq!(repeating.next_control(45), Some(Control { at_move: 60, added_ms: 3_600_000 }));
+        assert_eq!(repeating.next_control(60), Some(Control { at_move: 80, added_ms: 3_600_000 }));
+        assert_eq!(tc("40/300").next_control(40), Some(Control { at_move: 80, added_ms: 300_000 }));
+    }
+
+    #[test]
+    fn no_control_without_move_counts() {
+        for s in ["5400+30", "300", "*60", "g10"] {
+            assert_eq!(tc(s).next_control(0), None, "{s}");
+        }
     }
 }
 

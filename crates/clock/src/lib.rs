@@ -46,4 +46,4 @@ mod clock;
 mod control;
 
 pub use clock::{Clock, Press, PressError, Reading};
-pub use control::{Bonus, ByoYomi, Category, ParseError, ParseErrorKind, Period, System, TimeControl};
+pub use control::{Bonus, ByoYomi, Category, Control, ParseError, ParseErrorKind, Period, System, TimeControl};

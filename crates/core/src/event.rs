@@ -4,7 +4,7 @@
 //! `docs/events.md`, which scripts and arbiters rely on.
 
 use serde::{Deserialize, Serialize};
-use shakmaty::{Color, Piece, Role, Square};
+use shakmaty::{Color, File, Piece, Rank, Role, Square};
 
 use crate::serde_chess;
 pub use tactus_trace::Ms;
@@ -420,4 +420,55 @@ pub enum EventKind {
         side: Color,
         remaining_ms: i64,
     },
+    /// On request: where one side's pieces stand, all of them or one kind
+    /// (`role`); king first, then queens, rooks, bishops, knights, pawns,
+    /// each kind from a1 towards h8.
+    Pieces {
+        #[serde(with = "serde_chess::color")]
+        side: Color,
+        #[serde(with = "serde_chess::opt_role", default, skip_serializing_if = "Option::is_none")]
+        role: Option<Role>,
+        pieces: Vec<Placed>,
+    },
+    /// On request: what stands on a rank, file a to h.
+    #[serde(rename = "rank")]
+    OnRank {
+        #[serde(with = "serde_chess::rank")]
+        rank: Rank,
+        pieces: Vec<Placed>,
+    },
+    /// On request: what stands on a file, rank 1 to 8.
+    #[serde(rename = "file")]
+    OnFile {
+        #[serde(with = "serde_chess::file")]
+        file: File,
+        pieces: Vec<Placed>,
+    },
+    /// On request: what stands on a square; no `piece` when it is empty.
+    #[serde(rename = "square")]
+    OnSquare {
+        #[serde(with = "serde_chess::square")]
+        sq: Square,
+        #[serde(with = "serde_chess::opt_piece", default, skip_serializing_if = "Option::is_none")]
+        piece: Option<Piece>,
+    },
+    /// On request: each side's way to the next time control.
+    MovesToControl {
+        white: ToControl,
+        black: ToControl,
+    },
+}
+
+/// One side's way to the next time control.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToControl {
+    /// Moves the side has completed.
+    pub moves: u32,
+    /// Moves still to complete to reach the control (the move that reaches it
+    /// included); absent when no control is ahead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left: Option<u32>,
+    /// The time the next period adds when the control is reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub added_ms: Option<i64>,
 }

@@ -8,6 +8,7 @@ pub mod event;
 pub mod game;
 pub mod pgn;
 pub mod policy;
+pub mod query;
 mod recognise;
 pub mod replay;
 pub mod serde_chess;
@@ -15,7 +16,7 @@ mod session;
 
 pub use event::{
     Article, Attempt, CastleSide, ClaimKind, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, Ms, Placed,
-    Reason,
+    Reason, ToControl,
 };
 pub use policy::{Policy, Supervision};
 pub use session::{Session, StartError};

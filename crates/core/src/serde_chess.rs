@@ -137,3 +137,35 @@ pub mod opt_role {
         }
     }
 }
+
+/// A rank as its number, 1 to 8.
+pub mod rank {
+    use super::*;
+    use shakmaty::Rank;
+    pub fn serialize<S: Serializer>(r: &Rank, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(r.to_u32() + 1)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Rank, D::Error> {
+        let n = u32::deserialize(d)?;
+        match n {
+            1..=8 => Ok(Rank::new(n - 1)),
+            _ => Err(D::Error::custom(format!("not a rank (1 to 8): {n}"))),
+        }
+    }
+}
+
+/// A file as its letter, `"a"` to `"h"`.
+pub mod file {
+    use super::*;
+    use shakmaty::File;
+    pub fn serialize<S: Serializer>(f: &File, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_char(f.char())
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<File, D::Error> {
+        let text = String::deserialize(d)?;
+        match text.as_bytes() {
+            [c @ b'a'..=b'h'] => Ok(File::new(u32::from(c - b'a'))),
+            _ => Err(D::Error::custom(format!("not a file (a to h): {text:?}"))),
+        }
+    }
+}

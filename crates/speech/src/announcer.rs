@@ -1,9 +1,12 @@
-//! From events to utterances: the policy decides what is said, `Words` how.
+//! From events to utterances: the policy decides what is said, `Words` how,
+//! in the context of the game heard so far.
 
+use serde::{Deserialize, Serialize};
 use shakmaty::Color;
 use tactus_core::{Event, EventKind, Ms};
 
 use crate::policy::{SpeechPolicy, Touches};
+use crate::scene::Scene;
 use crate::words::Words;
 
 /// What an utterance is about; the queue's rules go by it.
@@ -11,6 +14,10 @@ use crate::words::Words;
 pub enum Kind {
     /// A move, its correction or its withdrawal: never dropped.
     Move,
+    /// The listener's own move read back, to check the board read it right.
+    Echo,
+    /// The listener's own move as a short tone (the text is for text sinks).
+    Tone,
     /// Rulings, results, penalties, clock stops, the start: never dropped.
     Ruling,
     /// A touched piece: stale once another touch or a move follows.
@@ -21,7 +28,8 @@ pub enum Kind {
     Clock,
     /// A time warning for one side.
     Warning(Color),
-    /// A position or last-move readout on request.
+    /// An answer to a question about the board (position, pieces, a rank,
+    /// a file, a square, the last move, the time control), one chunk of it.
     Readout,
 }
 
@@ -33,10 +41,30 @@ impl Kind {
             EventKind::BoardMismatch { .. } | EventKind::BoardOk => Kind::Board,
             EventKind::Time { .. } => Kind::Clock,
             EventKind::TimeWarning { side, .. } => Kind::Warning(*side),
-            EventKind::Position { .. } | EventKind::LastMove { .. } => Kind::Readout,
+            EventKind::Position { .. }
+            | EventKind::LastMove { .. }
+            | EventKind::Pieces { .. }
+            | EventKind::OnRank { .. }
+            | EventKind::OnFile { .. }
+            | EventKind::OnSquare { .. }
+            | EventKind::MovesToControl { .. } => Kind::Readout,
             _ => Kind::Ruling,
         }
     }
+}
+
+/// How the listener's own moves come back to them (D.2: a move is
+/// announced by the player who makes it; hearing it read back is the check
+/// that the board read the peg right).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OwnMoves {
+    /// Said as any move is.
+    #[default]
+    Echo,
+    /// A short tone; text sinks still get the words.
+    Tone,
+    Silent,
 }
 
 /// One thing to say, at the time of the event that caused it.
@@ -61,11 +89,19 @@ impl Utterance {
 pub struct Announcer {
     words: Words,
     policy: SpeechPolicy,
+    own_moves: OwnMoves,
+    scene: Scene,
 }
 
 impl Announcer {
     pub fn new(words: Words, policy: SpeechPolicy) -> Self {
-        Announcer { words, policy }
+        let scene = Scene::new(policy.listener);
+        Announcer { words, policy, own_moves: OwnMoves::default(), scene }
+    }
+
+    /// How the listener's own moves are said (with a `listener` set).
+    pub fn with_own_moves(self, own_moves: OwnMoves) -> Self {
+        Announcer { own_moves, ..self }
     }
 
     pub fn words(&self) -> &Words {
@@ -76,8 +112,38 @@ impl Announcer {
         &self.policy
     }
 
+    /// Everything said for `ev`, as one utterance (chunks joined): for text
+    /// transcripts and callers that do not interrupt.
     pub fn hear(&mut self, ev: &Event) -> Option<Utterance> {
-        let said = |kind: Kind, text: String| Some(Utterance { t: ev.t, kind, text });
+        let chunks = self.hear_chunks(ev);
+        let first = chunks.first()?;
+        let (t, kind) = (first.t, first.kind);
+        let text: Vec<String> = chunks.into_iter().map(|u| u.text).collect();
+        Some(Utterance { t, kind, text: text.join(" ") })
+    }
+
+    /// Everything said for `ev`, in short chunks: a long readout is many,
+    /// so a move or a new question can cut in between (see `SpeechQueue`).
+    pub fn hear_chunks(&mut self, ev: &Event) -> Vec<Utterance> {
+        let kind = self.kind_for(ev);
+        let chunks = match kind {
+            Some(kind) => {
+                self.words.phrase(ev, &self.scene).into_iter().map(|text| Utterance { t: ev.t, kind, text }).collect()
+            }
+            None => Vec::new(),
+        };
+        self.scene.heard(ev);
+        chunks
+    }
+
+    /// The kind an event is said as, or `None` when the policy keeps it quiet.
+    fn kind_for(&self, ev: &Event) -> Option<Kind> {
+        let own = |side: Color| self.policy.listener == Some(side);
+        let own_move = match self.own_moves {
+            OwnMoves::Echo => Some(Kind::Echo),
+            OwnMoves::Tone => Some(Kind::Tone),
+            OwnMoves::Silent => None,
+        };
         match &ev.kind {
             EventKind::Touch { binding, ply, .. } => {
                 let wanted = match self.policy.touches {
@@ -85,16 +151,14 @@ impl Announcer {
                     Touches::Binding => binding.is_some(),
                     Touches::All => true,
                 };
-                if !wanted || !self.policy.hears_side(mover(*ply)) {
-                    return None;
-                }
+                // The listener knows what they touched.
+                (wanted && !own(mover(*ply))).then_some(Kind::Touch)
             }
-            EventKind::Move { mv, .. } if !self.policy.hears_side(mv.side) => return None,
-            EventKind::Withdrawn { ply, .. } if !self.policy.hears_side(mover(*ply)) => return None,
-            EventKind::Observation { .. } if !self.policy.observations => return None,
-            _ => {}
+            EventKind::Move { mv, .. } if own(mv.side) => own_move,
+            EventKind::Withdrawn { ply, .. } if own(mover(*ply)) => own_move,
+            EventKind::Observation { .. } if !self.policy.observations => None,
+            kind => Some(Kind::of(kind)),
         }
-        said(Kind::of(&ev.kind), self.words.say(ev)?)
     }
 }
 

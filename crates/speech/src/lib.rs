@@ -3,12 +3,17 @@
 //! - [`Words`] turns a core [`Event`](tactus_core::Event) into a phrase in a
 //!   [`Lang`] and a [`Style`] (Annex D, natural, NATO, literate).
 //! - [`Announcer`] applies a [`SpeechPolicy`] (what is said at all: touches,
-//!   the listener's own moves, time warnings) and labels each [`Utterance`]
+//!   the listener's own moves, time warnings), phrases each event in the
+//!   context of the game heard so far (who committed a ruling and what
+//!   happens next; "you" for the listener) and labels each [`Utterance`]
 //!   with a [`Kind`] for the [`SpeechQueue`], which may drop a stale readout
-//!   but never a move or a ruling.
+//!   but never a move or a ruling. Long readouts come in short chunks.
 //! - [`Voice`] renders text to [`Audio`] through a [`Synth`] ([`EspeakNg`])
-//!   and a [`PhraseCache`]; a [`Sink`] plays it ([`RodioSink`]), files it
-//!   ([`WavDirSink`]) or writes the text ([`TextSink`]).
+//!   fed the [`spoken`] form of the text, and a [`PhraseCache`]; a [`Sink`]
+//!   plays it ([`RodioSink`]), files it ([`WavDirSink`]) or writes the text
+//!   ([`TextSink`]).
+//! - [`Narrator`] runs it all on a thread of its own: a move, a ruling or a
+//!   new question cuts off a readout being said ([`Interrupt`]).
 
 mod announcer;
 pub mod bench;
@@ -16,21 +21,24 @@ mod cache;
 mod choice;
 mod error;
 mod lang;
+mod narrator;
 mod policy;
 mod queue;
 mod sample;
+mod scene;
 mod sink;
 mod voice;
 mod words;
 
-pub use announcer::{Announcer, Kind, Utterance};
+pub use announcer::{Announcer, Kind, OwnMoves, Utterance};
 pub use cache::PhraseCache;
 pub use choice::{Choice, ChoiceError, Lang, Style};
 pub use error::SpeechError;
 pub use lang::spoken;
+pub use narrator::{Narrator, Said};
 pub use policy::{SpeechPolicy, Touches};
-pub use queue::SpeechQueue;
+pub use queue::{MAX_WAITING, SpeechQueue, supersedes};
 pub use sample::moves_from_san;
-pub use sink::{RodioSink, Sink, Speaker, TextSink, WavDirSink};
+pub use sink::{Interrupt, Played, RodioSink, Sink, Speaker, TextSink, WavDirSink};
 pub use voice::{Audio, EspeakNg, Synth, Voice, VoiceSettings};
 pub use words::{Readout, Words};

@@ -19,8 +19,10 @@ pub enum Touches {
 #[serde(default)]
 pub struct SpeechPolicy {
     pub touches: Touches,
-    /// The side of the player who listens: their own moves and touches are
-    /// not read back to them (they announced them). `None`: say both sides.
+    /// The side of the player who listens: sides are "you" and "your
+    /// opponent", their time comes first, their touches are not read back
+    /// and their own moves come back as an echo or a tone
+    /// (`Announcer::with_own_moves`). `None`: say both sides by name.
     #[serde(with = "tactus_core::serde_chess::opt_color")]
     pub listener: Option<Color>,
     /// Say what the sensors could not settle (`Observation`); for arbiters.
@@ -37,9 +39,5 @@ impl SpeechPolicy {
     /// Everything that has words: for transcripts, tests and trying voices.
     pub fn everything() -> Self {
         SpeechPolicy { touches: Touches::All, observations: true, ..SpeechPolicy::default() }
-    }
-
-    pub(crate) fn hears_side(&self, side: Color) -> bool {
-        self.listener != Some(side)
     }
 }

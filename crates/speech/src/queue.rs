@@ -1,27 +1,37 @@
 //! The order of speech. Moves and rulings are always said, in order; a
-//! phrase that is only information may be dropped while it waits, when a
-//! newer one makes it stale. Time trouble mutes nothing.
+//! phrase that is only information may be dropped while it waits, or cut
+//! off while it is said, when a newer one makes it stale: a move, a ruling
+//! or a new question ends a long readout. Time trouble mutes nothing.
 
 use std::collections::VecDeque;
 
 use crate::announcer::{Kind, Utterance};
+
+/// At most this many utterances wait; past it the oldest information goes,
+/// then (a voice that cannot keep up at all) the oldest of anything.
+pub const MAX_WAITING: usize = 256;
 
 #[derive(Debug, Default)]
 pub struct SpeechQueue {
     waiting: VecDeque<Utterance>,
 }
 
-/// Whether a newer utterance of kind `new` makes a waiting one of kind `old`
-/// not worth saying any more.
-fn supersedes(new: Kind, old: Kind) -> bool {
+/// Whether a newer utterance of kind `new` makes one of kind `old` not worth
+/// saying any more — waiting, or being said (then it is cut off).
+pub fn supersedes(new: Kind, old: Kind) -> bool {
+    let a_move = matches!(new, Kind::Move | Kind::Echo | Kind::Tone);
+    let a_question = matches!(new, Kind::Readout | Kind::Clock);
     match old {
-        Kind::Move | Kind::Ruling => false,
+        Kind::Move | Kind::Echo | Kind::Tone | Kind::Ruling => false,
         // The touch led to a move, or to another touch.
-        Kind::Touch => matches!(new, Kind::Touch | Kind::Move),
-        Kind::Board | Kind::Clock => new == old,
+        Kind::Touch => new == Kind::Touch || a_move,
+        Kind::Board => new == old,
         Kind::Warning(_) => new == old,
-        // A readout of a position that a move has changed.
-        Kind::Readout => matches!(new, Kind::Readout | Kind::Move),
+        // A new question.
+        Kind::Clock => a_question,
+        // A readout of a position a move has changed, of a question the
+        // player no longer waits for, or one a ruling must not wait behind.
+        Kind::Readout => a_move || a_question || new == Kind::Ruling,
     }
 }
 
@@ -32,11 +42,32 @@ impl SpeechQueue {
 
     /// Queues an utterance; returns those it made stale and dropped.
     pub fn push(&mut self, utterance: Utterance) -> Vec<Utterance> {
-        let (stale, keep): (Vec<Utterance>, Vec<Utterance>) =
-            self.waiting.drain(..).partition(|old| supersedes(utterance.kind, old.kind));
+        self.push_all(vec![utterance])
+    }
+
+    /// Queues the chunks of one event (`Announcer::hear_chunks`): they make
+    /// older ones stale, never each other. Returns what was dropped.
+    pub fn push_all(&mut self, chunks: Vec<Utterance>) -> Vec<Utterance> {
+        let Some(first) = chunks.first() else { return Vec::new() };
+        let new = first.kind;
+        let (mut dropped, keep): (Vec<Utterance>, Vec<Utterance>) =
+            self.waiting.drain(..).partition(|old| supersedes(new, old.kind));
         self.waiting = keep.into();
-        self.waiting.push_back(utterance);
-        stale
+        self.waiting.extend(chunks);
+        while self.waiting.len() > MAX_WAITING {
+            let droppable = self.waiting.iter().position(|u| !matches!(u.kind, Kind::Move | Kind::Ruling));
+            dropped.extend(self.waiting.remove(droppable.unwrap_or(0)));
+        }
+        dropped
+    }
+
+    /// Drops what a newer utterance of kind `new` makes stale, without
+    /// queueing anything; returns what was dropped.
+    pub fn drop_stale(&mut self, new: Kind) -> Vec<Utterance> {
+        let (dropped, keep): (Vec<Utterance>, Vec<Utterance>) =
+            self.waiting.drain(..).partition(|old| supersedes(new, old.kind));
+        self.waiting = keep.into();
+        dropped
     }
 
     /// The next utterance to say.
@@ -70,30 +101,55 @@ mod tests {
     #[test]
     fn moves_and_rulings_are_never_dropped() {
         let mut q = SpeechQueue::new();
-        for (t, kind) in [(1, Kind::Move), (2, Kind::Ruling), (3, Kind::Move), (4, Kind::Move), (5, Kind::Ruling)] {
+        for (t, kind) in [(1, Kind::Move), (2, Kind::Ruling), (3, Kind::Move), (4, Kind::Echo), (5, Kind::Ruling)] {
             assert!(q.push(u(t, kind)).is_empty());
         }
         assert_eq!(drain(&mut q), [1, 2, 3, 4, 5]);
     }
 
     #[test]
-    fn a_newer_readout_of_the_same_kind_replaces_a_waiting_one() {
+    fn a_newer_question_replaces_a_waiting_answer() {
         let mut q = SpeechQueue::new();
         q.push(u(1, Kind::Clock));
         q.push(u(2, Kind::Move));
         let dropped = q.push(u(3, Kind::Clock));
         assert_eq!(dropped, [u(1, Kind::Clock)]);
-        assert_eq!(drain(&mut q), [2, 3]);
+        q.push(u(4, Kind::Readout));
+        assert_eq!(drain(&mut q), [2, 4]);
     }
 
     #[test]
-    fn a_move_makes_touches_and_position_readouts_stale() {
+    fn the_chunks_of_one_readout_stay_together_until_a_move_comes() {
+        let mut q = SpeechQueue::new();
+        assert!(q.push_all(vec![u(1, Kind::Readout), u(2, Kind::Readout), u(3, Kind::Readout)]).is_empty());
+        assert_eq!(q.len(), 3);
+        assert_eq!(q.pop().map(|u| u.t), Some(1));
+        let dropped = q.push(u(4, Kind::Move));
+        assert_eq!(dropped.iter().map(|u| u.t).collect::<Vec<_>>(), [2, 3]);
+        assert_eq!(drain(&mut q), [4]);
+    }
+
+    #[test]
+    fn a_move_makes_touches_and_readouts_stale() {
         let mut q = SpeechQueue::new();
         q.push(u(1, Kind::Touch));
         q.push(u(2, Kind::Readout));
-        q.push(u(3, Kind::Clock));
+        q.push(u(3, Kind::Board));
         assert_eq!(q.push(u(4, Kind::Move)).len(), 2);
         assert_eq!(drain(&mut q), [3, 4]);
+    }
+
+    #[test]
+    fn what_is_being_said_is_cut_off_by_the_same_rules() {
+        assert!(supersedes(Kind::Move, Kind::Readout));
+        assert!(supersedes(Kind::Echo, Kind::Readout));
+        assert!(supersedes(Kind::Readout, Kind::Readout));
+        assert!(supersedes(Kind::Clock, Kind::Readout));
+        assert!(supersedes(Kind::Ruling, Kind::Readout));
+        assert!(!supersedes(Kind::Ruling, Kind::Clock));
+        assert!(!supersedes(Kind::Readout, Kind::Move));
+        assert!(!supersedes(Kind::Move, Kind::Ruling));
+        assert!(!supersedes(Kind::Warning(Color::White), Kind::Readout));
     }
 
     #[test]
@@ -113,5 +169,21 @@ mod tests {
         q.push(u(3, Kind::Board));
         assert_eq!(drain(&mut q), [2, 3]);
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn the_queue_is_bounded() {
+        let mut q = SpeechQueue::new();
+        let dropped = q.push_all((0..MAX_WAITING as u64 + 50).map(|t| u(t, Kind::Board)).collect());
+        assert_eq!((q.len(), dropped.len()), (MAX_WAITING, 50));
+        // Information goes first; moves stay.
+        q.push_all((0..MAX_WAITING as u64 / 2).map(|t| u(1000 + t, Kind::Move)).collect());
+        q.push(u(2000, Kind::Warning(Color::White)));
+        assert_eq!(q.len(), MAX_WAITING);
+        assert_eq!(q.waiting.iter().filter(|u| u.kind == Kind::Move).count(), MAX_WAITING / 2);
+        // A voice that cannot keep up at all loses the oldest of anything.
+        q.push_all((0..MAX_WAITING as u64).map(|t| u(3000 + t, Kind::Move)).collect());
+        assert_eq!(q.len(), MAX_WAITING);
+        assert_eq!(q.pop().map(|u| u.t), Some(3000));
     }
 }

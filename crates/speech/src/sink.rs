@@ -1,13 +1,89 @@
-//! Where utterances go: a loudspeaker, WAV files, or lines of text.
+//! Where utterances go: a loudspeaker, WAV files, or lines of text; and the
+//! signal that cuts off what is being said.
 
 use std::fs;
 use std::io::Write;
 use std::num::NonZero;
 use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
-use crate::announcer::Utterance;
+use crate::announcer::{Kind, Utterance};
 use crate::error::SpeechError;
 use crate::voice::{Audio, Voice};
+
+/// How far an utterance got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Played {
+    Whole,
+    /// Cut off (or never begun) because something newer made it stale.
+    Cut,
+}
+
+#[derive(Debug, Default)]
+struct Flags {
+    raised: bool,
+    finished: bool,
+}
+
+/// Cuts off what a sink is saying. Whoever hears something newer raises it
+/// (`Narrator::hear`); a sink playing in real time waits on it (`wait`)
+/// until its playback ends (`finished`, from the audio thread) or it is
+/// raised. Cheap to clone: clones share the signal.
+#[derive(Debug, Clone, Default)]
+pub struct Interrupt {
+    inner: Arc<(Mutex<Flags>, Condvar)>,
+}
+
+impl Interrupt {
+    pub fn new() -> Self {
+        Interrupt::default()
+    }
+
+    fn flags(&self) -> std::sync::MutexGuard<'_, Flags> {
+        // The flags are two booleans: a panic elsewhere leaves them valid.
+        self.inner.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Cuts off the utterance being said; the next ones too, until `reset`.
+    pub fn raise(&self) {
+        self.flags().raised = true;
+        self.inner.1.notify_all();
+    }
+
+    pub fn is_raised(&self) -> bool {
+        self.flags().raised
+    }
+
+    /// Clears the signal before the next utterance.
+    pub fn reset(&self) {
+        *self.flags() = Flags::default();
+    }
+
+    /// For a sink, as playback starts.
+    pub fn begin(&self) {
+        self.flags().finished = false;
+    }
+
+    /// For a sink's audio thread: playback of the utterance has ended.
+    pub fn finished(&self) {
+        self.flags().finished = true;
+        self.inner.1.notify_all();
+    }
+
+    /// For a sink: waits until playback has ended or the signal is raised.
+    pub fn wait(&self) -> Played {
+        let mut flags = self.flags();
+        loop {
+            if flags.raised {
+                return Played::Cut;
+            }
+            if flags.finished {
+                return Played::Whole;
+            }
+            flags = self.inner.1.wait(flags).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
 
 pub trait Sink {
     /// Whether the sink plays audio; nothing is synthesised for one that
@@ -16,6 +92,21 @@ pub trait Sink {
     /// Says one utterance, returning when it has been said. `audio` is
     /// `Some` whenever `wants_audio` is true.
     fn play(&mut self, utterance: &Utterance, audio: Option<&Audio>) -> Result<(), SpeechError>;
+    /// Says one utterance unless `interrupt` is raised, returning early when
+    /// it is. Sinks that take no time (files, text) keep this default: an
+    /// utterance already stale is skipped, any other said whole.
+    fn play_until(
+        &mut self,
+        utterance: &Utterance,
+        audio: Option<&Audio>,
+        interrupt: &Interrupt,
+    ) -> Result<Played, SpeechError> {
+        if interrupt.is_raised() {
+            return Ok(Played::Cut);
+        }
+        self.play(utterance, audio)?;
+        Ok(Played::Whole)
+    }
 }
 
 /// The default audio output device.
@@ -42,13 +133,29 @@ impl Sink for RodioSink {
         true
     }
 
-    fn play(&mut self, _: &Utterance, audio: Option<&Audio>) -> Result<(), SpeechError> {
-        let Some(audio) = audio else { return Ok(()) };
-        let Some(rate) = NonZero::new(audio.sample_rate) else { return Ok(()) };
+    fn play(&mut self, utterance: &Utterance, audio: Option<&Audio>) -> Result<(), SpeechError> {
+        self.play_until(utterance, audio, &Interrupt::new()).map(|_| ())
+    }
+
+    fn play_until(
+        &mut self,
+        _: &Utterance,
+        audio: Option<&Audio>,
+        interrupt: &Interrupt,
+    ) -> Result<Played, SpeechError> {
+        let Some(audio) = audio else { return Ok(Played::Whole) };
+        let Some(rate) = NonZero::new(audio.sample_rate) else { return Ok(Played::Whole) };
         let samples: Vec<rodio::Sample> = audio.samples.iter().map(|&s| rodio::Sample::from(s) / 32768.0).collect();
+        interrupt.begin();
         self.player.append(rodio::buffer::SamplesBuffer::new(NonZero::<u16>::MIN, rate, samples));
-        self.player.sleep_until_end();
-        Ok(())
+        // Played after the samples: the end of this utterance.
+        let done = interrupt.clone();
+        self.player.append(rodio::source::EmptyCallback::new(Box::new(move || done.finished())));
+        let played = interrupt.wait();
+        if played == Played::Cut {
+            self.player.stop();
+        }
+        Ok(played)
     }
 }
 
@@ -130,14 +237,23 @@ impl<'a> Speaker<'a> {
     /// Renders the utterance once (if a sink wants audio) and gives it to
     /// every sink in turn.
     pub fn speak(&mut self, utterance: &Utterance) -> Result<(), SpeechError> {
+        self.speak_until(utterance, &Interrupt::new()).map(|_| ())
+    }
+
+    /// As `speak`, cut off when `interrupt` is raised. A `Tone` is a short
+    /// beep for ears and its words for text sinks.
+    pub fn speak_until(&mut self, utterance: &Utterance, interrupt: &Interrupt) -> Result<Played, SpeechError> {
         let audio = match (self.sinks.iter().any(|s| s.wants_audio()), self.voice.as_mut()) {
             (false, _) => None,
+            (true, _) if utterance.kind == Kind::Tone => Some(Audio::tone()),
             (true, Some(voice)) => Some(voice.render(&utterance.text)?),
             (true, None) => return Err(SpeechError::NoVoice),
         };
         for sink in &mut self.sinks {
-            sink.play(utterance, audio.as_ref())?;
+            if sink.play_until(utterance, audio.as_ref(), interrupt)? == Played::Cut {
+                return Ok(Played::Cut);
+            }
         }
-        Ok(())
+        Ok(Played::Whole)
     }
 }

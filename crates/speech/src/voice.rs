@@ -29,6 +29,22 @@ impl Audio {
         self.samples.len() * 2
     }
 
+    /// A short soft beep (880 Hz, 120 ms, faded in and out): the listener's
+    /// own move, read right, without words.
+    pub fn tone() -> Audio {
+        const RATE: u32 = 22_050;
+        let n = RATE as usize * 120 / 1000;
+        let fade = n / 6;
+        let samples: Vec<i16> = (0..n)
+            .map(|i| {
+                let envelope = (i.min(n - 1 - i) as f64 / fade as f64).min(1.0);
+                let phase = 2.0 * std::f64::consts::PI * 880.0 * i as f64 / f64::from(RATE);
+                (phase.sin() * envelope * 8000.0) as i16
+            })
+            .collect();
+        Audio { sample_rate: RATE, samples: samples.into() }
+    }
+
     /// Root mean square of the samples, 0 for silence.
     pub fn rms(&self) -> f64 {
         if self.samples.is_empty() {

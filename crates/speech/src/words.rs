@@ -1,28 +1,36 @@
-//! Words for events: one phrase per event, in a language and a style.
+//! Words for events: the phrase for an event, in a language and a style, in
+//! short chunks a new move or question can cut off between.
 //!
 //! Moves are said as the game record writes them ("knight b d2", "e takes d5",
 //! "short castling, check"), and lower-case, like the issue's examples;
-//! rulings and readouts are sentences. Rule explanations use the language's
-//! own words ("the king would be in check"); the pieces and squares the
-//! player must handle use the style ("put the Springer back on Gustav eins").
+//! rulings and readouts are sentences. A ruling names who committed it and
+//! what happens next ("Black: illegal move — the king would be in check. Put
+//! the knight back on c3; Black moves again."). Rule explanations use the
+//! language's own words; the pieces and squares the player must handle use
+//! the style ("put the Springer back on Gustav eins"). With a listener, a
+//! side is "you" or "your opponent" and the listener's time comes first.
 
 use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus, Suffix};
-use shakmaty::{CastlingSide, Color, File, Piece, Rank, Role, Square};
-use tactus_core::{Attempt, ClaimKind, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, Placed, Reason};
+use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Rank, Role, Square};
+use tactus_core::{
+    Article, ClaimKind, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, Placed, Reason, ToControl,
+};
 
-use crate::lang::{Case, Lexicon, fill, lexicon};
+use crate::lang::{Case, Gender, Lexicon, Persons, fill, lexicon, side_index};
+use crate::scene::Scene;
 use crate::{Lang, Style};
 
 /// How a position is read out on request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Readout {
-    /// White's pieces then Black's, king first: "White: king g1; rooks a1, f1".
+    /// Piece by piece, each side's army king first: "White: king g1.",
+    /// "Rooks a1, f1.", …
     #[default]
     BySide,
-    /// Rank 8 down to rank 1, file a to h: "Rank 8: black rook a8, black king e8".
+    /// Rank 8 down to rank 1, file a to h: "Rank 8: black rook a8, black king e8."
     ByRank,
 }
 
@@ -45,7 +53,8 @@ impl std::fmt::Debug for Words {
     }
 }
 
-const ROLES_BY_RANK: [Role; 6] = [Role::King, Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn];
+/// King first: the order a player takes stock of an army in.
+const ROLES: [Role; 6] = [Role::King, Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn];
 
 impl Words {
     pub fn new(lang: Lang, style: Style) -> Self {
@@ -64,88 +73,128 @@ impl Words {
         self.style
     }
 
-    /// The phrase for an event, or `None` for the events that are never said:
-    /// `Complete` (the move was said when it was made) and `Displaced` (the
+    pub fn readout(&self) -> Readout {
+        self.readout
+    }
+
+    /// The phrase for one event on its own, as if nothing came before it and
+    /// nobody in particular listened; `None` for the events that are never
+    /// said. An [`Announcer`](crate::Announcer) phrases events in the
+    /// context of the game (who stood, whose flag, "you").
+    pub fn say(&self, ev: &Event) -> Option<String> {
+        let chunks = self.phrase(ev, &Scene::new(None));
+        (!chunks.is_empty()).then(|| chunks.join(" "))
+    }
+
+    /// Every word the style says for files, ranks, pieces (each case and the
+    /// plurals) and castlings, as written: what the voice must say right.
+    pub fn vocabulary(&self) -> Vec<String> {
+        let mut out: Vec<String> = File::ALL.iter().map(|&f| self.file(f)).collect();
+        out.extend(Rank::ALL.iter().map(|&r| self.rank(r)));
+        let names = self.names();
+        for forms in [&names.nom, &names.acc, &names.genitive, &names.plural, &names.none] {
+            out.extend(forms.iter().map(|w| (*w).to_owned()));
+        }
+        let castles = if self.style == Style::AnnexD { &self.lex.annex_castles } else { &self.lex.castles };
+        out.extend(castles.iter().map(|c| (*c).to_owned()));
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|w| seen.insert(w.clone()));
+        out
+    }
+
+    /// The phrase for an event in the context of the game, in chunks; empty
+    /// for the events that are never said: `Complete` (the move was said
+    /// when it was made; a new period is said with it) and `Displaced` (the
     /// piece is already back). Which of the others are said is up to the
     /// `SpeechPolicy`; see `Announcer`.
-    pub fn say(&self, ev: &Event) -> Option<String> {
+    pub(crate) fn phrase(&self, ev: &Event, scene: &Scene) -> Vec<String> {
         let lex = self.lex;
-        Some(match &ev.kind {
+        let one = |s: String| vec![s];
+        match &ev.kind {
             EventKind::Start { fen, chess960, white_ms, black_ms, .. } => {
                 let mut out = vec![lex.new_game.to_owned()];
-                if *chess960 {
-                    out.push(fill(lex.chess960, &[("list", &self.first_rank(fen)?)]));
+                if let Some(listener) = scene.listener {
+                    out.push(lex.you_play[side_index(listener)].to_owned());
+                }
+                if *chess960 && let Some(list) = self.first_rank(fen) {
+                    out.push(fill(lex.chess960, &[("list", &list)]));
                 }
                 if let (Some(w), Some(b)) = (white_ms, black_ms) {
-                    out.push(format!("{}.", sentence(&self.times(*w, *b))));
+                    out.push(format!("{}.", sentence(&self.times(*w, *b, scene))));
                 }
-                out.join(" ")
+                one(out.join(" "))
             }
-            EventKind::Touch { sq, piece, ply, .. } => fill(lex.touch, &[("piece", &self.touched(*piece, *sq, *ply))]),
-            EventKind::Move { mv, correction: false } => self.move_text(mv),
-            EventKind::Move { mv, correction: true } => fill(lex.correction, &[("move", &self.move_text(mv))]),
-            EventKind::Withdrawn { san, .. } => fill(lex.withdrawn, &[("move", &self.san(san))]),
-            EventKind::Complete { .. } | EventKind::Displaced { .. } => return None,
-            EventKind::Irregularity(irr) => self.irregularity(irr),
-            EventKind::Penalty { side, ms, .. } => sentence(&fill(
-                lex.penalty,
-                &[("side", lex.side(*side)), ("side_gen", lex.side_gen(*side)), ("time", &lex.duration(*ms))],
-            )),
-            EventKind::GameOver { result, reason, .. } => {
-                let mut out = sentence(&fill(lex.game_over, &[("reason", lex.end_reasons[end_index(*reason)])]));
-                if let Some(r) = result_index(result) {
-                    out = format!("{out} {}", lex.results[r]);
+            EventKind::Touch { sq, piece, ply, .. } => {
+                one(fill(lex.touch, &[("piece", &self.touched(*piece, *sq, *ply))]))
+            }
+            EventKind::Move { mv, correction } => {
+                // A castling begun with the rook was announced as a rook
+                // move first: the castling completes it, it corrects nothing.
+                let rook_first = scene
+                    .announced
+                    .as_ref()
+                    .is_some_and(|a| a.ply == mv.ply && a.piece.role == Role::Rook && mv.castle.is_some());
+                if *correction && !rook_first {
+                    one(fill(lex.correction, &[("move", &self.move_text(mv))]))
+                } else {
+                    one(self.move_text(mv))
                 }
-                out
+            }
+            EventKind::Withdrawn { san, .. } => one(fill(lex.withdrawn, &[("move", &self.san(san))])),
+            EventKind::Complete { side, .. } => self.period_added(*side, scene).into_iter().collect(),
+            EventKind::Displaced { .. } => vec![],
+            EventKind::Irregularity(irr) => one(self.irregularity(irr, scene)),
+            EventKind::Penalty { article, side, ms } => one(self.penalty(*article, *side, *ms, scene)),
+            EventKind::GameOver { result, reason, .. } => {
+                one(format!("{} {}", lex.game_over, self.ending(result, *reason, scene)))
             }
             EventKind::Observation { first, then, .. } => {
-                fill(lex.observation, &[("first", &self.san(first)), ("then", &self.san(then))])
+                one(fill(lex.observation, &[("first", &self.san(first)), ("then", &self.san(then))]))
             }
             EventKind::Ambiguous { candidates, chosen, .. } => {
                 let others: Vec<String> = candidates.iter().filter(|c| *c != chosen).map(|c| self.san(c)).collect();
                 let or = format!(" {} ", lex.or);
-                fill(lex.ambiguous, &[("chosen", &self.san(chosen)), ("others", &others.join(&or))])
+                one(fill(lex.ambiguous, &[("chosen", &self.san(chosen)), ("others", &others.join(&or))]))
             }
             EventKind::Claimable { claim, side, .. } => {
-                let claim = match claim {
-                    ClaimKind::Threefold => lex.claims[0],
-                    ClaimKind::Fifty => lex.claims[1],
-                };
-                sentence(&fill(lex.claimable, &[("side", lex.side(*side)), ("claim", claim)]))
+                one(self.said(&lex.claimable, *side, scene, &[("claim", lex.claims[claim_index(*claim)])]))
             }
-            EventKind::BoardMismatch { missing, extra, fix } => self.mismatch(missing, extra, fix),
-            EventKind::BoardOk => lex.board_ok.to_owned(),
-            EventKind::SensorFault { sq, .. } => fill(lex.sensor_fault, &[("square", &self.square(*sq))]),
-            EventKind::SensorOk { sq } => fill(lex.sensor_ok, &[("square", &self.square(*sq))]),
-            EventKind::Paused => lex.paused.to_owned(),
-            EventKind::Resumed => lex.resumed.to_owned(),
+            EventKind::BoardMismatch { missing, extra, fix } => one(self.mismatch(missing, extra, fix)),
+            EventKind::BoardOk => one(lex.board_ok.to_owned()),
+            EventKind::SensorFault { sq, .. } => one(fill(lex.sensor_fault, &[("square", &self.square(*sq))])),
+            EventKind::SensorOk { sq } => one(fill(lex.sensor_ok, &[("square", &self.square(*sq))])),
+            EventKind::Paused => one(lex.paused.to_owned()),
+            EventKind::Resumed => one(lex.resumed.to_owned()),
             EventKind::ClockSet { white_ms, black_ms } => {
-                fill(lex.clock_set, &[("times", &self.times(*white_ms, *black_ms))])
+                one(fill(lex.clock_set, &[("times", &self.times(*white_ms, *black_ms, scene))]))
             }
             EventKind::Time { white_ms, black_ms, black_moves, running, .. } => {
                 let n = (black_moves + 1).to_string();
-                let mut out = fill(lex.time_readout, &[("times", &self.times(*white_ms, *black_ms)), ("n", &n)]);
+                let mut out = fill(lex.time_readout, &[("times", &self.times(*white_ms, *black_ms, scene)), ("n", &n)]);
                 if let Some(side) = running {
-                    out = format!("{out}, {}", self.side_to_play(*side));
+                    out = format!("{out}, {}", self.person(&lex.to_play, *side, scene, &[]));
                 }
-                sentence(&format!("{out}."))
+                one(sentence(&format!("{out}.")))
             }
-            EventKind::Position { fen } => self.position(fen)?,
-            EventKind::LastMove { mv } => fill(
-                lex.last_move,
-                &[("side", lex.side(mv.side)), ("side_gen", lex.side_gen(mv.side)), ("move", &self.move_text(mv))],
-            ),
-            EventKind::TimeWarning { side, remaining_ms } => self.time_warning(*side, *remaining_ms),
-        })
-    }
-
-    /// "White: 5 minutes left."
-    pub fn time_warning(&self, side: Color, remaining_ms: i64) -> String {
-        let lex = self.lex;
-        sentence(&fill(
-            lex.time_warning,
-            &[("side", lex.side(side)), ("side_gen", lex.side_gen(side)), ("time", &lex.duration(remaining_ms))],
-        ))
+            EventKind::Position { fen } => self.position(fen, scene),
+            EventKind::LastMove { mv } => {
+                one(self.said(&lex.last_move, mv.side, scene, &[("move", &self.move_text(mv))]))
+            }
+            EventKind::TimeWarning { side, remaining_ms } => {
+                one(self.said(&lex.time_warning, *side, scene, &[("time", &lex.duration(*remaining_ms))]))
+            }
+            EventKind::Pieces { side, role: Some(role), pieces } => one(self.kind(*side, *role, pieces, scene)),
+            EventKind::Pieces { side, role: None, pieces } => self.army(*side, pieces, scene),
+            EventKind::OnRank { rank, pieces } => self.line(lex.rank_pieces, ("rank", &self.rank(*rank)), pieces),
+            EventKind::OnFile { file, pieces } => self.line(lex.file_pieces, ("file", &self.file(*file)), pieces),
+            // Not capitalised: a square is written "d5" wherever it stands.
+            EventKind::OnSquare { sq, piece: Some(piece) } => one(fill(
+                lex.square_piece,
+                &[("square", &self.square(*sq)), ("piece", &self.coloured(*piece, Case::Nom))],
+            )),
+            EventKind::OnSquare { sq, piece: None } => one(fill(lex.square_empty, &[("square", &self.square(*sq))])),
+            EventKind::MovesToControl { white, black } => one(self.moves_to_control(*white, *black, scene)),
+        }
     }
 
     /// A move given as SAN ("Nbd2", "O-O+"); text that is not SAN is returned
@@ -155,6 +204,32 @@ impl Words {
             Ok(sp) => self.san_words(&sp.san, sp.suffix, false),
             Err(_) => san.to_owned(),
         }
+    }
+
+    /// A sentence about `side`: named, or to the listener as "you" or "your
+    /// opponent".
+    fn person(&self, t: &Persons, side: Color, scene: &Scene, blanks: &[(&str, &str)]) -> String {
+        let i = match scene.listener {
+            None => 0,
+            Some(l) if l == side => 1,
+            Some(_) => 2,
+        };
+        let [s, o] = [side_index(side), side_index(!side)].map(|i| self.lex.sides[i]);
+        let mut all: Vec<(&str, &str)> = vec![
+            ("side", s[0]),
+            ("side_gen", s[1]),
+            ("side_dat", s[2]),
+            ("other", o[0]),
+            ("other_gen", o[1]),
+            ("other_dat", o[2]),
+        ];
+        all.extend_from_slice(blanks);
+        fill(t[i], &all)
+    }
+
+    /// `person`, as a sentence of its own.
+    fn said(&self, t: &Persons, side: Color, scene: &Scene, blanks: &[(&str, &str)]) -> String {
+        sentence(&self.person(t, side, scene, blanks))
     }
 
     fn move_text(&self, mv: &MoveInfo) -> String {
@@ -203,6 +278,10 @@ impl Words {
                             ("move", &said),
                             ("piece", self.piece(p, Case::Nom)),
                             ("piece_acc", self.piece(p, Case::Acc)),
+                            (
+                                "a_piece",
+                                &format!("{}{}", lex.a[gender_index(self.names().gender(p))], self.piece(p, Case::Acc)),
+                            ),
                         ],
                     ),
                     None => said,
@@ -226,10 +305,24 @@ impl Words {
         if self.style == Style::AnnexD { &self.lex.annex_pieces } else { &self.lex.pieces }
     }
 
-    /// "black knight", "чёрную ладью".
+    /// "black knight", "чёрную ладью", "czarnej wieży".
     fn coloured(&self, piece: Piece, case: Case) -> String {
-        let gender = self.names().gender[piece.role as usize - 1];
+        let gender = self.names().gender(piece.role);
         format!("{} {}", self.lex.adjective(piece.color, case, gender), self.piece(piece.role, case))
+    }
+
+    /// The blanks a template may use for a piece: `{piece}` (nominative),
+    /// `{piece_acc}`, `{piece_gen}`, `{the_piece}` (definite, accusative),
+    /// with the piece's colour when `coloured`.
+    fn piece_blanks(&self, piece: Piece, coloured: bool) -> [(&'static str, String); 4] {
+        let form = |case| if coloured { self.coloured(piece, case) } else { self.piece(piece.role, case).to_owned() };
+        let the = self.lex.the[gender_index(self.names().gender(piece.role))];
+        [
+            ("piece", form(Case::Nom)),
+            ("piece_acc", form(Case::Acc)),
+            ("piece_gen", form(Case::Gen)),
+            ("the_piece", format!("{the}{}", form(Case::Acc))),
+        ]
     }
 
     fn file(&self, f: File) -> String {
@@ -267,77 +360,217 @@ impl Words {
         }
     }
 
-    fn irregularity(&self, irr: &Irregularity) -> String {
+    /// Who did what, and what happens next.
+    fn irregularity(&self, irr: &Irregularity, scene: &Scene) -> String {
         let lex = self.lex;
-        let reason = match (irr.reason, irr.attempt, irr.touched) {
-            (Reason::LeavesKingInCheck, ..) => lex.king_in_check.to_owned(),
-            (Reason::NotAMoveOfThatPiece, Some(Attempt { piece, from, to }), _) => fill(
-                lex.cannot_move,
-                &[("piece", self.piece(piece.role, Case::Nom)), ("from", &self.square(from)), ("to", &self.square(to))],
-            ),
-            (Reason::NotAMoveOfThatPiece, None, _) => lex.cannot_move_generic.to_owned(),
-            (Reason::CastlingNotAllowed, ..) => lex.castling_not_allowed.to_owned(),
-            (Reason::Unrecognised, ..) => lex.unrecognised.to_owned(),
-            (Reason::NoMove, ..) => lex.no_move.to_owned(),
-            (Reason::TouchMove, _, Some(Placed { sq, piece })) => {
-                let template = if piece.color == irr.side { lex.touch_move } else { lex.touch_capture };
-                fill(
-                    template,
-                    &[
-                        ("piece", self.piece(piece.role, Case::Nom)),
-                        ("piece_acc", self.piece(piece.role, Case::Acc)),
-                        ("sq", &self.square(sq)),
-                    ],
-                )
+        let side = irr.side;
+        let with = |t: &Persons, piece: Option<(Placed, bool)>, extra: &[(&str, &str)]| {
+            let mut blanks: Vec<(&str, String)> = Vec::new();
+            if let Some((p, coloured)) = piece {
+                blanks.extend(self.piece_blanks(p.piece, coloured));
+                blanks.push(("sq", self.square(p.sq)));
             }
-            (Reason::TouchMove, _, None) => lex.touch_generic.to_owned(),
-            (Reason::RookFirst, ..) => lex.rook_first.to_owned(),
-            (Reason::Displaced, ..) => lex.displaced.to_owned(),
+            let mut all: Vec<(&str, &str)> = blanks.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            all.extend_from_slice(extra);
+            self.said(t, side, scene, &all)
         };
-        match self.fixes(&irr.fix) {
-            Some(fixes) => format!("{reason} {fixes}"),
-            None => reason,
+        match (irr.article, irr.reason) {
+            (Article::A4_3_1 | Article::A4_3_2 | Article::A4_3_3, _) => match irr.touched {
+                Some(t) if t.piece.color != side => with(&lex.touched_opp, Some((t, true)), &[]),
+                Some(t) if irr.article == Article::A4_3_3 => with(&lex.touched_both, Some((t, false)), &[]),
+                Some(t) => with(&lex.touched_own, Some((t, false)), &[]),
+                None => with(&lex.touched_generic, None, &[]),
+            },
+            (_, Reason::RookFirst) => match irr.touched {
+                Some(t) => with(&lex.rook_first, Some((t, false)), &[]),
+                None => with(&lex.touched_generic, None, &[]),
+            },
+            (_, Reason::Displaced) => {
+                let head = with(&lex.displaced, None, &[]);
+                match self.fixes(&irr.fix) {
+                    Some(fixes) => format!("{head} {}.", sentence(&fixes)),
+                    None => head,
+                }
+            }
+            (_, Reason::NoMove) => {
+                let head = with(&lex.no_move, None, &[]);
+                join_sentences(head, self.what_next(irr, scene))
+            }
+            _ => {
+                let reason = self.reason(irr);
+                if scene.stands(irr.article, irr.ply) {
+                    return with(&lex.stands, None, &[("reason", &reason)]);
+                }
+                let head = with(&lex.illegal, None, &[("reason", &reason)]);
+                join_sentences(head, self.what_next(irr, scene))
+            }
         }
     }
 
-    /// The steps that put the board right, as one sentence.
+    /// Why a move is illegal.
+    fn reason(&self, irr: &Irregularity) -> String {
+        let lex = self.lex;
+        match (irr.reason, irr.attempt) {
+            (Reason::LeavesKingInCheck, _) => lex.king_in_check.to_owned(),
+            (Reason::NotAMoveOfThatPiece, Some(a)) => {
+                let name = self.piece(a.piece.role, Case::Nom);
+                let the = lex.the_nom[gender_index(self.names().gender(a.piece.role))];
+                fill(
+                    lex.cannot_move,
+                    &[
+                        ("piece", name),
+                        ("the_piece", &format!("{the}{name}")),
+                        ("from", &self.square(a.from)),
+                        ("to", &self.square(a.to)),
+                    ],
+                )
+            }
+            (Reason::CastlingNotAllowed, _) => lex.castling_not_allowed.to_owned(),
+            (Reason::Unrecognised, _) => lex.unrecognised.to_owned(),
+            _ => lex.cannot_move_generic.to_owned(),
+        }
+    }
+
+    /// After an illegal act ruled at once: how to put the board right, and
+    /// that the offender moves again — with the touched piece, if it can
+    /// (7.5.1 applies 4.3). A second act ends the game instead (7.5.5): the
+    /// result says so.
+    fn what_next(&self, irr: &Irregularity, scene: &Scene) -> Option<String> {
+        let lex = self.lex;
+        let mut steps: Vec<String> = self.fixes(&irr.fix).into_iter().collect();
+        let second = scene.illegal[side_index(irr.side)] >= 1;
+        if !second {
+            steps.push(match irr.touched.filter(|t| t.piece.color == irr.side) {
+                Some(t) => {
+                    let blanks = self.piece_blanks(t.piece, false);
+                    let sq = self.square(t.sq);
+                    let mut all: Vec<(&str, &str)> = blanks.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                    all.push(("sq", &sq));
+                    self.person(&lex.moves_again_touched, irr.side, scene, &all)
+                }
+                None => self.person(&lex.moves_again, irr.side, scene, &[]),
+            });
+        }
+        (!steps.is_empty()).then(|| format!("{}.", sentence(&steps.join("; "))))
+    }
+
+    /// The steps that put the board right, as one clause.
     fn fixes(&self, fix: &[Fix]) -> Option<String> {
         let steps: Vec<String> = fix.iter().filter_map(|f| self.fix(f)).collect();
-        (!steps.is_empty()).then(|| sentence(&format!("{}.", steps.join("; "))))
+        (!steps.is_empty()).then(|| steps.join("; "))
     }
 
     fn fix(&self, f: &Fix) -> Option<String> {
         let lex = self.lex;
-        let named = |case: Case| match f.piece {
-            Some(p) => self.piece(p.role, case).to_owned(),
-            None => lex.generic[usize::from(case == Case::Acc)].to_owned(),
+        // A piece to put back may be either side's: say its colour.
+        let coloured = f.from.is_none();
+        let mut blanks: Vec<(&str, String)> = match f.piece {
+            Some(p) => self.piece_blanks(p, coloured).into(),
+            None => vec![
+                ("piece", lex.generic[0].to_owned()),
+                ("piece_acc", lex.generic[1].to_owned()),
+                ("piece_gen", lex.generic[2].to_owned()),
+                ("the_piece", format!("{}{}", lex.the[1], lex.generic[1])),
+            ],
         };
-        let (from, to) = (f.from.map(|s| self.square(s)), f.to.map(|s| self.square(s)));
-        Some(match (from, to) {
-            (Some(from), Some(to)) => fill(
-                lex.fix_move,
-                &[("piece", &named(Case::Nom)), ("piece_acc", &named(Case::Acc)), ("from", &from), ("to", &to)],
-            ),
-            // A piece to put back may be either side's: say its colour.
-            (None, Some(to)) => {
-                let (nom, acc) = match f.piece {
-                    Some(p) => (self.coloured(p, Case::Nom), self.coloured(p, Case::Acc)),
-                    None => (named(Case::Nom), named(Case::Acc)),
-                };
-                fill(lex.fix_put, &[("piece", &nom), ("piece_acc", &acc), ("to", &to)])
-            }
-            (Some(from), None) => {
-                fill(lex.fix_remove, &[("piece", &named(Case::Nom)), ("piece_acc", &named(Case::Acc)), ("from", &from)])
-            }
+        blanks.extend(f.from.map(|s| ("from", self.square(s))));
+        blanks.extend(f.to.map(|s| ("to", self.square(s))));
+        let template = match (f.from, f.to) {
+            (Some(_), Some(_)) => lex.fix_move,
+            (None, Some(_)) => lex.fix_put,
+            (Some(_), None) => lex.fix_remove,
             (None, None) => return None,
+        };
+        let all: Vec<(&str, &str)> = blanks.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        Some(fill(template, &all))
+    }
+
+    fn penalty(&self, article: Article, side: Color, ms: i64, scene: &Scene) -> String {
+        let lex = self.lex;
+        let time = lex.duration(ms);
+        let t = match article {
+            // A claim against an illegal move that stood (A.5.2).
+            Article::A7_5_5 if scene.stood == Some(!side) => &lex.claim_upheld,
+            Article::A7_5_5 => &lex.gets_time,
+            Article::A9_5_3 => &lex.claim_rejected,
+            _ => &lex.arbiter_adds,
+        };
+        self.said(t, side, scene, &[("time", &time)])
+    }
+
+    fn ending(&self, result: &str, reason: EndReason, scene: &Scene) -> String {
+        let e = &self.lex.endings;
+        let winner = match result.trim() {
+            "1-0" => Some(Color::White),
+            "0-1" => Some(Color::Black),
+            _ => None,
+        };
+        let about = |t: &Persons, side: Color| self.said(t, side, scene, &[]);
+        match (reason, winner) {
+            (EndReason::Checkmate, Some(w)) => about(&e.checkmate, w),
+            (EndReason::Resignation, Some(w)) => about(&e.resignation, w),
+            (EndReason::FlagFall, Some(w)) => about(&e.flag_fall, !w),
+            // The side whose flag fell is the side that was to move.
+            (EndReason::FlagFall, None) => about(&e.flag_fall_draw, scene.turn),
+            (EndReason::IllegalMoves, Some(w)) => about(&e.illegal, !w),
+            (EndReason::IllegalMoves, None) => {
+                about(&e.illegal_draw, scene.stood.or(scene.offender).unwrap_or(scene.turn))
+            }
+            // A correct claim is made by the player to move (9.2, 9.3).
+            (EndReason::ThreefoldRepetition, _) => {
+                self.said(&e.claimed, scene.turn, scene, &[("claim", self.lex.claims[0])])
+            }
+            (EndReason::FiftyMoves, _) => self.said(&e.claimed, scene.turn, scene, &[("claim", self.lex.claims[1])]),
+            (EndReason::Stalemate, _) => e.stalemate.to_owned(),
+            (EndReason::InsufficientMaterial, _) => e.dead_position.to_owned(),
+            (EndReason::FivefoldRepetition, _) => e.fivefold.to_owned(),
+            (EndReason::SeventyFiveMoves, _) => e.seventy_five.to_owned(),
+            (EndReason::Agreement, _) => e.agreement.to_owned(),
+            (_, Some(w)) => about(&e.arbiter, w),
+            (_, None) => e.arbiter_draw.to_owned(),
+        }
+    }
+
+    /// A side reaching a time control: the new period's time (6.3), said
+    /// when the move that reaches it is completed.
+    fn period_added(&self, side: Color, scene: &Scene) -> Option<String> {
+        let done = scene.moves[side_index(side)];
+        let control = scene.control.as_ref()?.next_control(done)?;
+        (control.at_move == done + 1).then(|| {
+            let time = self.lex.duration(i64::try_from(control.added_ms).unwrap_or(i64::MAX));
+            self.said(&self.lex.period_added, side, scene, &[("time", &time)])
         })
+    }
+
+    fn moves_to_control(&self, white: ToControl, black: ToControl, scene: &Scene) -> String {
+        let lex = self.lex;
+        let mut sides = [(Color::White, white), (Color::Black, black)];
+        if scene.listener == Some(Color::Black) {
+            sides.reverse();
+        }
+        let ahead: Vec<(Color, u32, u32, i64)> =
+            sides.iter().filter_map(|&(side, c)| Some((side, c.left?, c.moves + c.left?, c.added_ms?))).collect();
+        let Some(&(_, _, at, added)) = ahead.first() else {
+            return lex.no_control.to_owned();
+        };
+        let list: Vec<String> = ahead
+            .iter()
+            .filter(|a| a.2 == at)
+            .map(|&(side, left, _, _)| {
+                let moves = lex.moves[(lex.plural)(u64::from(left))];
+                self.person(&lex.to_control, side, scene, &[("n", &left.to_string()), ("moves", moves)])
+            })
+            .collect();
+        let head = fill(lex.moves_to_control, &[("at", &at.to_string()), ("list", &list.join(", "))]);
+        let then = fill(lex.then_added, &[("time", &lex.duration(added))]);
+        format!("{}; {then}.", sentence(&head))
     }
 
     fn mismatch(&self, missing: &[Placed], extra: &[Square], fix: &[Fix]) -> String {
         let lex = self.lex;
         let mut out = vec![lex.board_differs.to_owned()];
         match self.fixes(fix) {
-            Some(fixes) => out.push(fixes),
+            Some(fixes) => out.push(format!("{}.", sentence(&fixes))),
             None => {
                 if !missing.is_empty() {
                     let list: Vec<String> = missing
@@ -355,63 +588,104 @@ impl Words {
         out.join(" ")
     }
 
-    /// "White 1 hour 23 minutes, Black 45 minutes 10 seconds".
-    fn times(&self, white_ms: i64, black_ms: i64) -> String {
+    /// "White 1 hour 23 minutes, Black 45 minutes 10 seconds"; the
+    /// listener's time first.
+    fn times(&self, white_ms: i64, black_ms: i64, scene: &Scene) -> String {
+        let mut both = [(Color::White, white_ms), (Color::Black, black_ms)];
+        if scene.listener == Some(Color::Black) {
+            both.reverse();
+        }
+        let said: Vec<String> = both
+            .iter()
+            .map(|&(side, ms)| self.person(&self.lex.side_time, side, scene, &[("time", &self.lex.duration(ms))]))
+            .collect();
+        said.join(", ")
+    }
+
+    /// "White's knights: b1, f3.", "Your queen: d1.", "You have no rooks."
+    fn kind(&self, side: Color, role: Role, pieces: &[Placed], scene: &Scene) -> String {
         let lex = self.lex;
-        let one = |side: Color, ms: i64| {
-            fill(
-                lex.side_time,
-                &[("side", lex.side(side)), ("side_gen", lex.side_gen(side)), ("time", &lex.duration(ms))],
-            )
+        let names = self.names();
+        let i = role as usize - 1;
+        let list: Vec<String> = pieces.iter().map(|p| self.square(p.sq)).collect();
+        let (name, your) = match list.len() {
+            0 => return self.said(&lex.no_kind, side, scene, &[("none", names.none[i])]),
+            1 => (names.nom[i], lex.your[gender_index(names.gender(role))]),
+            _ => (names.plural[i], lex.your[2]),
         };
-        format!("{}, {}", one(Color::White, white_ms), one(Color::Black, black_ms))
+        self.said(&lex.kind, side, scene, &[("name", name), ("your", your), ("list", &list.join(", "))])
     }
 
-    fn side_to_play(&self, side: Color) -> String {
-        fill(self.lex.to_play, &[("side", self.lex.side(side)), ("side_gen", self.lex.side_gen(side))])
+    /// One side's army, a kind of piece a chunk: "White: king g1.",
+    /// "Queen d1.", "Rooks a1, f1." …
+    fn army(&self, side: Color, pieces: &[Placed], scene: &Scene) -> Vec<String> {
+        let names = self.names();
+        let groups: Vec<String> = ROLES
+            .iter()
+            .filter_map(|&role| {
+                let squares: Vec<String> =
+                    pieces.iter().filter(|p| p.piece.role == role).map(|p| self.square(p.sq)).collect();
+                let name = match squares.len() {
+                    0 => return None,
+                    1 => names.get(role, Case::Nom),
+                    _ => names.plural[role as usize - 1],
+                };
+                Some(format!("{name} {}", squares.join(", ")))
+            })
+            .collect();
+        let mut chunks = Vec::with_capacity(groups.len());
+        for (i, group) in groups.iter().enumerate() {
+            chunks.push(if i == 0 {
+                self.said(&self.lex.army, side, scene, &[("list", group)])
+            } else {
+                format!("{}.", sentence(group))
+            });
+        }
+        chunks
     }
 
-    fn position(&self, fen: &str) -> Option<String> {
-        let setup = Fen::from_ascii(fen.as_bytes()).ok()?.into_setup();
+    /// What stands on a rank or a file, at most four pieces a chunk:
+    /// "Rank 4: white pawn e4, black knight f4.", or "Rank 5: empty."
+    fn line(&self, template: &str, name: (&str, &str), pieces: &[Placed]) -> Vec<String> {
+        const PER_CHUNK: usize = 4;
+        let said: Vec<String> =
+            pieces.iter().map(|p| format!("{} {}", self.coloured(p.piece, Case::Nom), self.square(p.sq))).collect();
+        let mut groups = said.chunks(PER_CHUNK).map(|g| g.join(", "));
+        let first = groups.next().unwrap_or_else(|| self.lex.empty.to_owned());
+        let mut chunks = vec![fill(template, &[name, ("list", &first)])];
+        chunks.extend(groups.map(|g| format!("{}.", sentence(&g))));
+        chunks
+    }
+
+    fn position(&self, fen: &str, scene: &Scene) -> Vec<String> {
+        let Ok(fen) = Fen::from_ascii(fen.as_bytes()) else { return vec![] };
+        let setup = fen.into_setup();
         let board = &setup.board;
-        let lex = self.lex;
+        let placed = |squares: Bitboard| -> Vec<Placed> {
+            squares.into_iter().filter_map(|sq| board.piece_at(sq).map(|piece| Placed { sq, piece })).collect()
+        };
         let mut out = Vec::new();
         match self.readout {
             Readout::BySide => {
-                for color in Color::ALL {
-                    let groups: Vec<String> = ROLES_BY_RANK
-                        .iter()
-                        .filter_map(|&role| {
-                            let squares = board.by_piece(Piece { color, role });
-                            let name = match squares.count() {
-                                0 => return None,
-                                1 => self.piece(role, Case::Nom),
-                                _ => self.names().plural[role as usize - 1],
-                            };
-                            let list: Vec<String> = squares.into_iter().map(|s| self.square(s)).collect();
-                            Some(format!("{name} {}", list.join(", ")))
-                        })
-                        .collect();
-                    let list = if groups.is_empty() { lex.empty.to_owned() } else { groups.join("; ") };
-                    out.push(sentence(&fill(lex.side_pieces, &[("side", lex.side(color)), ("list", &list)])));
+                let mut sides = [Color::White, Color::Black];
+                if scene.listener == Some(Color::Black) {
+                    sides.reverse();
+                }
+                for side in sides {
+                    let army: Vec<Placed> =
+                        ROLES.iter().flat_map(|&role| placed(board.by_piece(Piece { color: side, role }))).collect();
+                    out.extend(self.army(side, &army, scene));
                 }
             }
             Readout::ByRank => {
                 for &rank in Rank::ALL.iter().rev() {
-                    let pieces: Vec<String> = File::ALL
-                        .iter()
-                        .filter_map(|&file| {
-                            let sq = Square::from_coords(file, rank);
-                            board.piece_at(sq).map(|p| format!("{} {}", self.coloured(p, Case::Nom), self.square(sq)))
-                        })
-                        .collect();
-                    let list = if pieces.is_empty() { lex.empty.to_owned() } else { pieces.join(", ") };
-                    out.push(fill(lex.rank_pieces, &[("rank", &self.rank(rank)), ("list", &list)]));
+                    let pieces = placed(board.occupied() & Bitboard::from_rank(rank));
+                    out.extend(self.line(self.lex.rank_pieces, ("rank", &self.rank(rank)), &pieces));
                 }
             }
         }
-        out.push(sentence(&format!("{}.", self.side_to_play(setup.turn))));
-        Some(out.join(" "))
+        out.push(format!("{}.", self.said(&self.lex.to_play, setup.turn, scene, &[])));
+        out
     }
 
     /// White's first rank, a to h, for a Chess960 start.
@@ -444,30 +718,24 @@ fn sentence(s: &str) -> String {
     }
 }
 
-/// The index into `Lexicon::end_reasons`.
-fn end_index(reason: EndReason) -> usize {
-    match reason {
-        EndReason::Checkmate => 0,
-        EndReason::Stalemate => 1,
-        EndReason::InsufficientMaterial => 2,
-        EndReason::FivefoldRepetition => 3,
-        EndReason::SeventyFiveMoves => 4,
-        EndReason::ThreefoldRepetition => 5,
-        EndReason::FiftyMoves => 6,
-        EndReason::FlagFall => 7,
-        EndReason::IllegalMoves => 8,
-        EndReason::Resignation => 9,
-        EndReason::Agreement => 10,
-        EndReason::Arbiter => 11,
+/// Two sentences, the second only if there is one.
+fn join_sentences(first: String, second: Option<String>) -> String {
+    match second {
+        Some(second) => format!("{first} {second}"),
+        None => first,
     }
 }
 
-/// White wins, Black wins, draw; `None` for an unfinished result ("*").
-fn result_index(result: &str) -> Option<usize> {
-    match result.trim() {
-        "1-0" => Some(0),
-        "0-1" => Some(1),
-        "1/2-1/2" | "½-½" => Some(2),
-        _ => None,
+fn gender_index(g: Gender) -> usize {
+    match g {
+        Gender::M => 0,
+        Gender::F => 1,
+    }
+}
+
+fn claim_index(claim: ClaimKind) -> usize {
+    match claim {
+        ClaimKind::Threefold => 0,
+        ClaimKind::Fifty => 1,
     }
 }

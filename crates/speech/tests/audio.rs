@@ -114,3 +114,20 @@ fn the_disk_cache_serves_a_new_voice() {
     assert_eq!(later.render("Lange Rochade").unwrap(), first);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_listener_s_own_move_can_be_a_tone() {
+    let dir = std::env::temp_dir().join(format!("tactus-speech-tone-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut speaker = Speaker::new(Some(voice(Lang::En)));
+    speaker.add(Box::new(WavDirSink::new(&dir).unwrap()));
+    speaker.speak(&Utterance { t: 5, kind: tactus_speech::Kind::Tone, text: "knight f3".into() }).unwrap();
+    let tone = tactus_speech::Audio::read_wav(&std::fs::read(dir.join("0001.wav")).unwrap()).unwrap();
+    // A beep, not the words: short, and not silent.
+    assert!(tone.duration() < Duration::from_millis(200), "{:?}", tone.duration());
+    assert!(tone.rms() > 1000.0, "rms {}", tone.rms());
+    speaker.speak(&Utterance { t: 6, kind: tactus_speech::Kind::Echo, text: "knight f3".into() }).unwrap();
+    let echo = tactus_speech::Audio::read_wav(&std::fs::read(dir.join("0002.wav")).unwrap()).unwrap();
+    assert!(echo.duration() > Duration::from_millis(400), "the echo says the move");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -6,17 +6,20 @@ mod common;
 
 use std::path::PathBuf;
 
-use tactus_speech::{Announcer, Lang, Readout, SpeechPolicy, Style, Words};
+use tactus_speech::{Announcer, Lang, SpeechPolicy, Style, Words};
 
+/// Every segment, each chunk a line; a segment heard by a player is marked.
 fn transcript(lang: Lang, style: Style) -> String {
-    let (game, ending) = common::events();
     let mut lines = Vec::new();
-    let mut say = |words: Words, events: &[tactus_core::Event]| {
-        let mut announcer = Announcer::new(words, SpeechPolicy::everything());
-        lines.extend(events.iter().filter_map(|ev| announcer.hear(ev)).map(|u| u.transcript_line()));
-    };
-    say(Words::new(lang, style), &game);
-    say(Words::new(lang, style).with_readout(Readout::ByRank), &ending);
+    for segment in common::segments() {
+        let words = Words::new(lang, style).with_readout(segment.readout);
+        let policy = SpeechPolicy { listener: segment.listener, ..SpeechPolicy::everything() };
+        let mut announcer = Announcer::new(words, policy);
+        lines.push(format!("# {}", segment.name));
+        for ev in &segment.events {
+            lines.extend(announcer.hear_chunks(ev).iter().map(|u| u.transcript_line()));
+        }
+    }
     lines.join("\n") + "\n"
 }
 

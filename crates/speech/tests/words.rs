@@ -2,9 +2,9 @@
 
 mod common;
 
-use shakmaty::{Color, Piece, Role, Square};
-use tactus_core::{Article, Attempt, Event, EventKind, Fix, Irregularity, MoveInfo, Reason};
-use tactus_speech::{Announcer, Choice, Kind, Lang, SpeechPolicy, Style, Touches, Words, moves_from_san};
+use shakmaty::{Color, Piece, Square};
+use tactus_core::{Article, Event, EventKind, MoveInfo};
+use tactus_speech::{Announcer, Choice, Kind, Lang, OwnMoves, SpeechPolicy, Style, Touches, Words, moves_from_san};
 
 fn mv(fen: Option<&str>, sans: &str) -> MoveInfo {
     let sans: Vec<&str> = sans.split_whitespace().collect();
@@ -72,25 +72,6 @@ fn a_correction_is_said_as_one() {
 }
 
 #[test]
-fn an_illegal_move_says_how_to_put_it_right() {
-    let n = Piece { color: Color::White, role: Role::Knight };
-    let kind = EventKind::Irregularity(Irregularity {
-        article: Article::A7_5_1,
-        side: Color::White,
-        ply: 9,
-        reason: Reason::LeavesKingInCheck,
-        detail: String::new(),
-        attempt: Some(Attempt { piece: n, from: Square::G1, to: Square::F3 }),
-        touched: None,
-        fix: vec![Fix { piece: Some(n), from: None, to: Some(Square::G1) }],
-    });
-    assert_eq!(
-        said("en:annex-d", kind),
-        "Illegal move: the king would be in check. Put the white Springer back on Gustav eins."
-    );
-}
-
-#[test]
 fn time_readouts_use_each_language_s_plurals() {
     let kind =
         EventKind::Time { white_ms: 5_000_000, black_ms: 2_710_000, white_moves: 23, black_moves: 22, running: None };
@@ -128,9 +109,18 @@ fn the_policy_decides_touches_and_whose_moves_are_read() {
     assert_eq!(hear_all(binding, &events)[0], (Kind::Touch, "touched: knight g1".to_owned()));
     let all = SpeechPolicy { touches: Touches::All, ..SpeechPolicy::default() };
     assert_eq!(hear_all(all, &events).len(), 4);
-    // White listens: White's touches and moves are not read back.
+    // White listens: White's touches are not read back, White's own move
+    // comes back as an echo (the check that the board read it right).
     let white = SpeechPolicy { touches: Touches::All, listener: Some(Color::White), ..SpeechPolicy::default() };
-    assert_eq!(hear_all(white, &events), [(Kind::Move, "knight f6".to_owned())]);
+    assert_eq!(
+        hear_all(white.clone(), &events),
+        [(Kind::Echo, "knight f3".to_owned()), (Kind::Move, "knight f6".to_owned())]
+    );
+    let mut tone = Announcer::new(Words::new(Lang::En, Style::Natural), white.clone()).with_own_moves(OwnMoves::Tone);
+    let heard: Vec<Kind> = events.iter().filter_map(|e| tone.hear(e)).map(|u| u.kind).collect();
+    assert_eq!(heard, [Kind::Tone, Kind::Move]);
+    let mut silent = Announcer::new(Words::new(Lang::En, Style::Natural), white).with_own_moves(OwnMoves::Silent);
+    assert_eq!(events.iter().filter_map(|e| silent.hear(e)).count(), 1);
 }
 
 #[test]
@@ -157,8 +147,12 @@ fn time_warnings_are_said_as_the_core_gives_them_and_presses_are_silent() {
 
 #[test]
 fn the_golden_game_is_the_real_game() {
-    let (game, _) = common::events();
+    let segments = common::segments();
+    let game = segments.iter().find(|s| s.name == "game").unwrap();
+    assert_eq!((game.listener, game.readout), (None, tactus_speech::Readout::BySide));
+    let game = &game.events;
     let moves = game.iter().filter(|e| matches!(e.kind, EventKind::Move { .. })).count();
-    // 46 plies, and the slip d3 that was withdrawn.
-    assert_eq!(moves, 47);
+    // 46 plies, the slip d3 that was withdrawn, and the rook of a castling
+    // begun with the rook.
+    assert_eq!(moves, 48);
 }

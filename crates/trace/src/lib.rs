@@ -8,7 +8,7 @@ use std::fmt;
 use std::io::{self, BufRead, Write};
 
 use serde::Deserialize;
-use shakmaty::{Color, Role, Square};
+use shakmaty::{Color, File, Rank, Role, Square};
 
 /// Milliseconds since the start of the trace.
 pub type Ms = u64;
@@ -90,7 +90,8 @@ pub enum Input {
     Increment { ms: Ms },
     /// A result decided off the board: resignation, agreement, arbiter.
     Result { result: GameResult, reason: OffBoardReason },
-    /// A player asks for the times and move count (D.2.6.1, D.2.10.4).
+    /// A player asks a question: the times and move count (D.2.6.1,
+    /// D.2.10.4), the position, where pieces stand, the last move.
     Request(Request),
 }
 
@@ -142,14 +143,119 @@ impl GameResult {
 
 spelled!(OffBoardReason, "reason" { Resignation = "resignation", Agreement = "agreement", Arbiter = "arbiter" });
 
-spelled!(Request, "request" {
+/// A question a player asks at the board (D.2.6.1, D.2.10.4): the core
+/// answers each with an event (docs/events.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Request {
     /// Both times and the number of completed moves.
-    Time = "time",
-    /// The position, piece by piece.
-    Position = "position",
+    Time,
+    /// The whole position.
+    Position,
     /// The last move again.
-    LastMove = "last_move",
-});
+    LastMove,
+    /// Where one side's pieces stand: every piece, or one kind.
+    Pieces { side: Color, role: Option<Role> },
+    /// What stands on one rank, a to h.
+    Rank(Rank),
+    /// What stands on one file, 1 to 8.
+    File(File),
+    /// What stands on one square.
+    Square(Square),
+    /// Moves left to the next time control, and the time it adds.
+    MovesToControl,
+}
+
+impl Request {
+    /// The kinds of question, as `what` spells them.
+    pub const KINDS: &'static [&'static str] =
+        &["time", "position", "last_move", "pieces", "rank", "file", "square", "moves_to_control"];
+
+    /// The `what` of the question.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Request::Time => "time",
+            Request::Position => "position",
+            Request::LastMove => "last_move",
+            Request::Pieces { .. } => "pieces",
+            Request::Rank(_) => "rank",
+            Request::File(_) => "file",
+            Request::Square(_) => "square",
+            Request::MovesToControl => "moves_to_control",
+        }
+    }
+
+    /// A question typed as words: `time`, `position`, `last_move`,
+    /// `moves_to_control`, `pieces white` (every white piece), `pieces black
+    /// n` (the black knights), `rank 4`, `file e`, `square d5`. For typed
+    /// commands on the sim board and the arbiter's console.
+    pub fn from_words(words: &[&str]) -> Result<Request, String> {
+        let usage = || {
+            "ask for time, position, last_move, moves_to_control, pieces white|black [k|q|r|b|n|p], \
+             rank 1-8, file a-h or square a1-h8"
+                .to_owned()
+        };
+        match words {
+            [] => Err(usage()),
+            ["pieces", side] => Ok(Request::Pieces { side: side_word(side)?, role: None }),
+            ["pieces", side, role] => Ok(Request::Pieces { side: side_word(side)?, role: Some(role_word(role)?) }),
+            ["rank", rank] => rank_word(rank).map(Request::Rank),
+            ["file", file] => file_word(file).map(Request::File),
+            ["square", sq] => square_word(sq).map(Request::Square),
+            [what] => what.parse(),
+            _ => Err(usage()),
+        }
+    }
+}
+
+/// The questions that need nothing more than their name.
+impl std::str::FromStr for Request {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "time" => Ok(Request::Time),
+            "position" => Ok(Request::Position),
+            "last_move" => Ok(Request::LastMove),
+            "moves_to_control" => Ok(Request::MovesToControl),
+            "pieces" => Err("request pieces needs a side (and may name a piece: pieces white n)".into()),
+            "rank" | "file" | "square" => Err(format!("request {s} needs which {s} (rank 4, file e, square d5)")),
+            other => Err(format!("unknown request {other:?} (one of {})", Request::KINDS.join(", "))),
+        }
+    }
+}
+
+fn side_word(text: &str) -> Result<Color, String> {
+    match text {
+        "white" => Ok(Color::White),
+        "black" => Ok(Color::Black),
+        other => Err(format!("side must be \"white\" or \"black\", not {other:?}")),
+    }
+}
+
+fn role_word(text: &str) -> Result<Role, String> {
+    let mut chars = text.chars();
+    match (chars.next().and_then(Role::from_char), chars.next()) {
+        (Some(role), None) => Ok(role),
+        _ => Err(format!("a piece is one of k, q, r, b, n, p, not {text:?}")),
+    }
+}
+
+fn rank_word(text: &str) -> Result<Rank, String> {
+    match text.as_bytes() {
+        [c @ b'1'..=b'8'] => Ok(Rank::new(u32::from(c - b'1'))),
+        _ => Err(format!("a rank is 1 to 8, not {text:?}")),
+    }
+}
+
+fn file_word(text: &str) -> Result<File, String> {
+    match text.as_bytes() {
+        [c @ b'a'..=b'h'] => Ok(File::new(u32::from(c - b'a'))),
+        _ => Err(format!("a file is a to h, not {text:?}")),
+    }
+}
+
+fn square_word(text: &str) -> Result<Square, String> {
+    Square::from_ascii(text.as_bytes()).map_err(|_| format!("{text:?} is not a square (a1 … h8)"))
+}
 
 /// One line after the header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,6 +327,11 @@ struct RawLine<'a> {
     reason: Option<Cow<'a, str>>,
     #[serde(borrow)]
     what: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    role: Option<Cow<'a, str>>,
+    rank: Option<serde_json::Value>,
+    #[serde(borrow)]
+    file: Option<Cow<'a, str>>,
     white_ms: Option<serde_json::Number>,
     black_ms: Option<serde_json::Number>,
     white_moves: Option<serde_json::Number>,
@@ -342,7 +453,10 @@ fn parse_json_entry(line: usize, text: &str) -> Result<Entry, TraceError> {
         Err(e) => return err(line, format!("not a JSON object: {e}")),
     };
     let t = ms(line, "t", raw.t.as_ref())?;
-    let kinds = [raw.sq.is_some(), raw.clock.is_some(), raw.input.is_some(), raw.end.is_some()];
+    // `sq` names the square of a sensor edge, or of a question about a
+    // square (`"input": "request", "what": "square"`).
+    let edge = raw.sq.is_some() && (raw.input.is_none() || raw.on.is_some());
+    let kinds = [edge, raw.clock.is_some(), raw.input.is_some(), raw.end.is_some()];
     match kinds.iter().filter(|k| **k).count() {
         0 => {
             return err(line, "unknown kind of line: expected one of \"sq\", \"clock\", \"input\" or \"end\"");
@@ -352,7 +466,7 @@ fn parse_json_entry(line: usize, text: &str) -> Result<Entry, TraceError> {
             return err(line, "a line has exactly one of \"sq\", \"clock\", \"input\" or \"end\"");
         }
     }
-    let record = if let Some(sq) = &raw.sq {
+    let record = if let (true, Some(sq)) = (edge, &raw.sq) {
         let sq =
             Square::from_ascii(sq.as_bytes()).or_else(|_| err(line, format!("{sq:?} is not a square (a1 … h8)")))?;
         let Some(on) = raw.on else {
@@ -374,6 +488,9 @@ fn parse_json_entry(line: usize, text: &str) -> Result<Entry, TraceError> {
 
 fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
     let name = need(line, "input", &raw.input)?;
+    if raw.sq.is_some() && !(name == "request" && raw.what.as_deref() == Some("square")) {
+        return err(line, "\"sq\" belongs to a sensor edge or to a request for a square");
+    }
     Ok(match name {
         "promote" => {
             let piece = need(line, "piece", &raw.piece)?;
@@ -421,12 +538,40 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
             };
             Input::Result { result, reason }
         }
-        "request" => Input::Request(match raw.what.as_deref() {
-            None => Request::Time,
-            Some(what) => what.parse().or_else(|e| err(line, e))?,
-        }),
+        "request" => Input::Request(parse_request(line, raw)?),
         other => return err(line, format!("unknown input {other:?}")),
     })
+}
+
+/// A question: `what` (default `time`) and what the kind needs.
+fn parse_request(line: usize, raw: &RawLine) -> Result<Request, TraceError> {
+    let what = raw.what.as_deref().unwrap_or("time");
+    let field = |name: &str, v: &Option<Cow<'_, str>>| -> Result<String, TraceError> {
+        match v {
+            Some(s) => Ok(s.to_string()),
+            None => err(line, format!("request {what} needs \"{name}\"")),
+        }
+    };
+    let words: Vec<String> = match what {
+        "pieces" => {
+            let mut words = vec![what.to_owned(), field("side", &raw.side)?];
+            words.extend(raw.role.as_ref().map(|r| r.to_ascii_lowercase()));
+            words
+        }
+        "rank" => {
+            let rank = match &raw.rank {
+                Some(serde_json::Value::Number(n)) => n.to_string(),
+                Some(other) => return err(line, format!("a rank is a number 1 to 8, not {other}")),
+                None => return err(line, "request rank needs \"rank\""),
+            };
+            vec![what.to_owned(), rank]
+        }
+        "file" => vec![what.to_owned(), field("file", &raw.file)?],
+        "square" => vec![what.to_owned(), field("sq", &raw.sq)?],
+        other => vec![other.to_owned()],
+    };
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    Request::from_words(&words).or_else(|e| err(line, e))
 }
 
 /// Reads a whole trace: the header, then entries in non-decreasing time, up to
@@ -621,7 +766,28 @@ pub fn format_entry(s: &mut String, e: &Entry) {
                 result.as_str(),
                 reason.as_str()
             ),
-            Input::Request(r) => write!(s, r#"{{"t": {t}, "input": "request", "what": "{}"}}"#, r.as_str()),
+            Input::Request(r) => {
+                let _ = write!(s, r#"{{"t": {t}, "input": "request", "what": "{}""#, r.as_str());
+                match r {
+                    Request::Pieces { side, role } => {
+                        let _ = write!(s, r#", "side": "{}""#, side_str(side));
+                        if let Some(role) = role {
+                            let _ = write!(s, r#", "role": "{}""#, role.char());
+                        }
+                    }
+                    Request::Rank(rank) => {
+                        let _ = write!(s, r#", "rank": {}"#, rank.char());
+                    }
+                    Request::File(file) => {
+                        let _ = write!(s, r#", "file": "{}""#, file.char());
+                    }
+                    Request::Square(sq) => {
+                        let _ = write!(s, r#", "sq": "{sq}""#);
+                    }
+                    Request::Time | Request::Position | Request::LastMove | Request::MovesToControl => {}
+                }
+                write!(s, "}}")
+            }
         },
     };
 }

@@ -81,6 +81,29 @@ fn repeated_edges_are_legal() {
     assert_eq!(read_str(&text).unwrap().1.len(), 2);
 }
 
+fn arb_request() -> impl Strategy<Value = Request> {
+    let side = prop_oneof![Just(Color::White), Just(Color::Black)];
+    let role = prop_oneof![
+        Just(None),
+        Just(Some(Role::King)),
+        Just(Some(Role::Queen)),
+        Just(Some(Role::Rook)),
+        Just(Some(Role::Bishop)),
+        Just(Some(Role::Knight)),
+        Just(Some(Role::Pawn))
+    ];
+    prop_oneof![
+        Just(Request::Time),
+        Just(Request::Position),
+        Just(Request::LastMove),
+        Just(Request::MovesToControl),
+        (side, role).prop_map(|(side, role)| Request::Pieces { side, role }),
+        (0u32..8).prop_map(|r| Request::Rank(Rank::new(r))),
+        (0u32..8).prop_map(|f| Request::File(File::new(f))),
+        (0u32..64).prop_map(|i| Request::Square(Square::new(i))),
+    ]
+}
+
 fn arb_record() -> impl Strategy<Value = Record> {
     let sq = (0u32..64).prop_map(|i| Square::new(i));
     let side = prop_oneof![Just(Color::White), Just(Color::Black)];
@@ -99,8 +122,7 @@ fn arb_record() -> impl Strategy<Value = Record> {
         (any::<u32>(), any::<u32>())
             .prop_map(|(white_moves, black_moves)| Record::Input(Input::SetMoves { white_moves, black_moves })),
         any::<u16>().prop_map(|ms| Record::Input(Input::Increment { ms: ms.into() })),
-        prop_oneof![Just(Request::Time), Just(Request::Position), Just(Request::LastMove)]
-            .prop_map(|r| Record::Input(Input::Request(r))),
+        arb_request().prop_map(|r| Record::Input(Input::Request(r))),
         (
             prop_oneof![Just(GameResult::WhiteWins), Just(GameResult::BlackWins), Just(GameResult::Draw)],
             prop_oneof![
@@ -170,7 +192,7 @@ proptest! {
     #[test]
     fn jsonish_lines_never_panic(
         lines in proptest::collection::vec(
-            proptest::string::string_regex(r#"\{("(t|sq|on|clock|input|piece|end|side|claim|ms|what)": ?(-?[0-9]{1,22}(\.[0-9])?|"[a-z0-9/\-]{0,6}"|true|false|null|\[\]|\{\}),? ?){0,5}\}"#).unwrap(),
+            proptest::string::string_regex(r#"\{("(t|sq|on|clock|input|piece|end|side|claim|ms|what|role|rank|file)": ?(-?[0-9]{1,22}(\.[0-9])?|"[a-z0-9/\-]{0,6}"|true|false|null|\[\]|\{\}),? ?){0,5}\}"#).unwrap(),
             0..20)
     ) {
         let _ = read_str(&format!("{HEADER}\n{}", lines.join("\n")));
@@ -190,4 +212,63 @@ fn the_header_records_how_the_board_ruled() {
     let e = read_str(r#"{"tactus_trace": 1, "supervision": "lenient"}"#).unwrap_err();
     assert_eq!(e.line, 1);
     assert!(e.to_string().contains("supervision"), "{e}");
+}
+
+#[test]
+fn questions_at_the_board() {
+    let ask = |json: &str| match parse_entry(9, json) {
+        Ok(Entry { record: Record::Input(Input::Request(r)), .. }) => Ok(r),
+        Ok(other) => panic!("{json} read as {other:?}"),
+        Err(e) => Err(e),
+    };
+    // Traces written before the questions grew still read the same.
+    assert_eq!(ask(r#"{"t": 5, "input": "request"}"#), Ok(Request::Time));
+    assert_eq!(ask(r#"{"t": 5, "input": "request", "what": "time"}"#), Ok(Request::Time));
+    assert_eq!(ask(r#"{"t": 5, "input": "request", "what": "position"}"#), Ok(Request::Position));
+    assert_eq!(ask(r#"{"t": 5, "input": "request", "what": "last_move"}"#), Ok(Request::LastMove));
+    assert_eq!(
+        ask(r#"{"t": 5, "input": "request", "what": "pieces", "side": "white", "role": "n"}"#),
+        Ok(Request::Pieces { side: Color::White, role: Some(Role::Knight) })
+    );
+    assert_eq!(
+        ask(r#"{"t": 5, "input": "request", "what": "pieces", "side": "black"}"#),
+        Ok(Request::Pieces { side: Color::Black, role: None })
+    );
+    assert_eq!(ask(r#"{"t": 5, "input": "request", "what": "rank", "rank": 4}"#), Ok(Request::Rank(Rank::Fourth)));
+    assert_eq!(ask(r#"{"t": 5, "input": "request", "what": "file", "file": "e"}"#), Ok(Request::File(File::E)));
+    assert_eq!(ask(r#"{"t": 5, "input": "request", "what": "square", "sq": "d5"}"#), Ok(Request::Square(Square::D5)));
+    assert_eq!(ask(r#"{"t": 5, "input": "request", "what": "moves_to_control"}"#), Ok(Request::MovesToControl));
+
+    for (json, needle) in [
+        (r#"{"t": 5, "input": "request", "what": "pieces"}"#, "needs \"side\""),
+        (r#"{"t": 5, "input": "request", "what": "pieces", "side": "red"}"#, "white"),
+        (r#"{"t": 5, "input": "request", "what": "pieces", "side": "white", "role": "x"}"#, "k, q, r, b, n, p"),
+        (r#"{"t": 5, "input": "request", "what": "rank"}"#, "needs \"rank\""),
+        (r#"{"t": 5, "input": "request", "what": "rank", "rank": 9}"#, "1 to 8"),
+        (r#"{"t": 5, "input": "request", "what": "rank", "rank": "4"}"#, "number"),
+        (r#"{"t": 5, "input": "request", "what": "rank", "rank": 4.0}"#, "1 to 8"),
+        (r#"{"t": 5, "input": "request", "what": "file", "file": "i"}"#, "a to h"),
+        (r#"{"t": 5, "input": "request", "what": "square"}"#, "needs \"sq\""),
+        (r#"{"t": 5, "input": "request", "what": "square", "sq": "z9"}"#, "not a square"),
+        (r#"{"t": 5, "input": "request", "what": "weather"}"#, "unknown request"),
+        (r#"{"t": 5, "input": "pause", "sq": "d5"}"#, "\"sq\" belongs"),
+        (r#"{"t": 5, "input": "request", "what": "square", "sq": "d5", "on": true}"#, "exactly one"),
+    ] {
+        let e = ask(json).unwrap_err();
+        assert_eq!(e.line, 9, "{json}");
+        assert!(e.message.contains(needle), "{json} → {e} (wanted {needle:?})");
+    }
+}
+
+#[test]
+fn typed_questions_read_the_same_as_trace_lines() {
+    let words = |s: &str| Request::from_words(&s.split_whitespace().collect::<Vec<_>>());
+    assert_eq!(words("pieces white n"), Ok(Request::Pieces { side: Color::White, role: Some(Role::Knight) }));
+    assert_eq!(words("pieces black"), Ok(Request::Pieces { side: Color::Black, role: None }));
+    assert_eq!(words("rank 8"), Ok(Request::Rank(Rank::Eighth)));
+    assert_eq!(words("file a"), Ok(Request::File(File::A)));
+    assert_eq!(words("square h1"), Ok(Request::Square(Square::H1)));
+    assert_eq!(words("moves_to_control"), Ok(Request::MovesToControl));
+    assert!(words("").unwrap_err().contains("pieces white|black"));
+    assert!(words("rank").unwrap_err().contains("needs which rank"));
 }

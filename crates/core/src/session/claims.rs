@@ -7,7 +7,7 @@ use shakmaty::{Color, Position};
 use tactus_trace::{Claim, GameResult, OffBoardReason, Request};
 
 use super::Session;
-use crate::event::{Article, EndReason, EventKind, Ms};
+use crate::event::{Article, EndReason, Ms};
 use crate::game::{Ending, Game};
 
 /// A standing illegal move under A.5.2 that the opponent may still claim.
@@ -69,40 +69,30 @@ impl Session {
         self.end(t, Ending { result, reason, article });
     }
 
+    /// A player's question (D.2.6): the times, the position, the last move,
+    /// pieces, a rank, a file, a square, the moves to the time control.
     pub(super) fn on_request(&mut self, t: Ms, what: Request) {
-        match what {
-            Request::Time => {
-                let (w, b) = self.times(t);
-                let (white_moves, black_moves, running) = match &self.clock {
-                    Some(c) => (c.moves(Color::White), c.moves(Color::Black), c.running()),
-                    None => {
-                        let n = self.game.played.len() as u32;
-                        let white_first = self.game.start().turn() == Color::White;
-                        let (a, b) = (n.div_ceil(2), n / 2);
-                        if white_first { (a, b, None) } else { (b, a, None) }
-                    }
-                };
-                self.emit(
-                    t,
-                    EventKind::Time {
-                        white_ms: w.unwrap_or(0),
-                        black_ms: b.unwrap_or(0),
-                        white_moves,
-                        black_moves,
-                        running,
-                    },
-                );
+        let (w, b) = self.times(t);
+        let (white_moves, black_moves, running) = match &self.clock {
+            Some(c) => (c.moves(Color::White), c.moves(Color::Black), c.running()),
+            None => {
+                let n = self.game.played.len() as u32;
+                let white_first = self.game.start().turn() == Color::White;
+                let (a, b) = (n.div_ceil(2), n / 2);
+                if white_first { (a, b, None) } else { (b, a, None) }
             }
-            Request::Position => {
-                let fen = self.game.fen();
-                self.emit(t, EventKind::Position { fen });
-            }
-            Request::LastMove => {
-                if let Some(last) = self.game.played.last() {
-                    let mv = last.info.clone();
-                    self.emit(t, EventKind::LastMove { mv });
-                }
-            }
+        };
+        let clocks = crate::query::Clocks {
+            white_ms: w.unwrap_or(0),
+            black_ms: b.unwrap_or(0),
+            white_moves,
+            black_moves,
+            running,
+            control: self.time_control.as_ref(),
+        };
+        let last = self.game.played.last().map(|p| &p.info);
+        if let Some(kind) = crate::query::answer(self.game.position(), last, &clocks, what) {
+            self.emit(t, kind);
         }
     }
 }

@@ -1,54 +1,112 @@
 //! German. Annex D names are German words, so both styles share the pieces;
-//! Annex D squares are Anna … Hector with the German numbers.
+//! Annex D squares are Anna … Hector with the German numbers. The terms are
+//! those of the German text of the Laws: "regelwidriger Zug" (7.5),
+//! "reklamieren", "Fallblättchen" (6.1); players are addressed with "Sie".
 
 use super::{
+    Endings,
     Gender::{F, M},
-    Lexicon, Names, numerals_before, plural_one_many,
+    Lexicon, Names, numerals_before, plural_one_many, respell,
 };
 
 const PIECES: Names = Names {
     nom: ["Bauer", "Springer", "Läufer", "Turm", "Dame", "König"],
-    // Only promotion uses the accusative: "Umwandlung in eine Dame".
-    acc: ["einen Bauern", "einen Springer", "einen Läufer", "einen Turm", "eine Dame", "einen König"],
+    acc: ["Bauern", "Springer", "Läufer", "Turm", "Dame", "König"],
+    genitive: ["Bauern", "Springers", "Läufers", "Turms", "Dame", "Königs"],
     plural: ["Bauern", "Springer", "Läufer", "Türme", "Damen", "Könige"],
+    none: ["Bauern", "Springer", "Läufer", "Türme", "Damen", "Könige"],
     gender: [M, M, M, M, F, M],
 };
 
 pub(crate) static LEXICON: Lexicon = Lexicon {
     pieces: PIECES,
     annex_pieces: PIECES,
-    adjectives: [[["weißer", "weiße"], ["weißen", "weiße"]], [["schwarzer", "schwarze"], ["schwarzen", "schwarze"]]],
-    generic: ["Figur", "Figur"],
+    // Without an article (strong) in the nominative: "schwarzer Turm a8";
+    // after "den"/"die" the accusative is the same: "den schwarzen Springer".
+    adjectives: [
+        [["weißer", "weiße"], ["weißen", "weiße"], ["weißen", "weißen"]],
+        [["schwarzer", "schwarze"], ["schwarzen", "schwarze"], ["schwarzen", "schwarzen"]],
+    ],
+    the: ["den ", "die "],
+    the_nom: ["der ", "die "],
+    a: ["einen ", "eine "],
+    your: ["Ihr", "Ihre", "Ihre"],
+    generic: ["Figur"; 3],
     nato_files: ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel"],
     annex_files: ["Anna", "Bella", "Cesar", "David", "Eva", "Felix", "Gustav", "Hector"],
     rank_words: ["eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht"],
     annex_ranks: ["eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht"],
     castles: ["kurze Rochade", "lange Rochade"],
     annex_castles: ["Kurze Rochade", "Lange Rochade"],
-    sides: ["Weiß", "Schwarz"],
-    sides_gen: ["Weiß", "Schwarz"],
+    sides: [["Weiß"; 3], ["Schwarz"; 3]],
+    you_play: ["Sie spielen Weiß.", "Sie spielen Schwarz."],
     takes: "schlägt",
     check: "Schach",
     mate: "Schachmatt",
     en_passant: "en passant",
     or: "oder",
-    promotion: "{move}, Umwandlung in {piece_acc}",
+    promotion: "{move}, Umwandlung in {a_piece}",
     correction: "Korrektur: {move}",
     withdrawn: "zurückgenommen: {move}",
-    last_move: "letzter Zug von {side}: {move}",
+    last_move: ["letzter Zug von {side}: {move}", "Ihr letzter Zug: {move}", "letzter Zug Ihres Gegners: {move}"],
     touch: "berührt: {piece}",
 
-    king_in_check: "Unmöglicher Zug: der König stünde im Schach.",
-    cannot_move: "Unmöglicher Zug: {piece} von {from} nach {to} ist nicht möglich.",
-    cannot_move_generic: "Unmöglicher Zug: so zieht die Figur nicht.",
-    castling_not_allowed: "Unmöglicher Zug: Rochade nicht erlaubt.",
-    unrecognised: "Das Brett zeigt keinen regelgemäßen Zug.",
-    no_move: "Die Uhr wurde ohne Zug gedrückt.",
-    touch_move: "Berührt – geführt: {piece} auf {sq} muss ziehen.",
-    touch_capture: "Berührt – geschlagen: {piece} auf {sq} muss geschlagen werden.",
-    touch_generic: "Berührt – geführt: die berührte Figur muss ziehen.",
-    rook_first: "Turm vor dem König berührt: Rochade nicht erlaubt.",
-    displaced: "Verschobene Figuren müssen zurückgestellt werden.",
+    illegal: [
+        "{side}: regelwidriger Zug — {reason}.",
+        "Ihr Zug ist regelwidrig — {reason}.",
+        "Der Zug Ihres Gegners ist regelwidrig — {reason}.",
+    ],
+    no_move: [
+        "{side} hat die Uhr ohne Zug gedrückt; das gilt als regelwidriger Zug.",
+        "Sie haben die Uhr ohne Zug gedrückt; das gilt als regelwidriger Zug.",
+        "Ihr Gegner hat die Uhr ohne Zug gedrückt; das gilt als regelwidriger Zug.",
+    ],
+    king_in_check: "der König stünde im Schach",
+    cannot_move: "{the_piece} kann nicht von {from} nach {to} ziehen",
+    cannot_move_generic: "so zieht die Figur nicht",
+    castling_not_allowed: "die Rochade ist nicht erlaubt",
+    unrecognised: "das Brett zeigt keinen regelgemäßen Zug",
+    moves_again: ["{side} zieht noch einmal", "Sie ziehen noch einmal", "Ihr Gegner zieht noch einmal"],
+    moves_again_touched: [
+        "{side} zieht noch einmal und muss {the_piece} auf {sq} ziehen, wenn das möglich ist",
+        "Sie ziehen noch einmal und müssen {the_piece} auf {sq} ziehen, wenn das möglich ist",
+        "Ihr Gegner zieht noch einmal und muss {the_piece} auf {sq} ziehen, wenn das möglich ist",
+    ],
+    stands: [
+        "Der Zug von {side} war regelwidrig — {reason}. Er gilt, wenn {other} nicht vor dem eigenen Zug reklamiert.",
+        "Ihr Zug war regelwidrig — {reason}. Er gilt, wenn Ihr Gegner nicht vor seinem Zug reklamiert.",
+        "Der Zug Ihres Gegners war regelwidrig — {reason}. Sie können reklamieren, bevor Sie ziehen.",
+    ],
+    touched_own: [
+        "{side} hat zuerst {the_piece} auf {sq} berührt und dann eine andere Figur gezogen; {other} kann reklamieren.",
+        "Sie haben zuerst {the_piece} auf {sq} berührt und dann eine andere Figur gezogen; Ihr Gegner kann reklamieren.",
+        "Ihr Gegner hat zuerst {the_piece} auf {sq} berührt und dann eine andere Figur gezogen; Sie können reklamieren.",
+    ],
+    touched_opp: [
+        "{side} hat {the_piece} auf {sq} berührt und nicht geschlagen, obwohl das möglich war; {other} kann reklamieren.",
+        "Sie haben {the_piece} auf {sq} berührt und nicht geschlagen, obwohl das möglich war; Ihr Gegner kann reklamieren.",
+        "Ihr Gegner hat {the_piece} auf {sq} berührt und nicht geschlagen, obwohl das möglich war; Sie können reklamieren.",
+    ],
+    touched_both: [
+        "{side} hat {the_piece} auf {sq} und eine gegnerische Figur berührt, die damit geschlagen werden konnte, aber anders gezogen; {other} kann reklamieren.",
+        "Sie haben {the_piece} auf {sq} und eine gegnerische Figur berührt, die damit geschlagen werden konnte, aber anders gezogen; Ihr Gegner kann reklamieren.",
+        "Ihr Gegner hat {the_piece} auf {sq} und eine Ihrer Figuren berührt, die damit geschlagen werden konnte, aber anders gezogen; Sie können reklamieren.",
+    ],
+    touched_generic: [
+        "{side} hat eine Figur berührt, die ziehen konnte, und dann eine andere gezogen; {other} kann reklamieren.",
+        "Sie haben eine Figur berührt, die ziehen konnte, und dann eine andere gezogen; Ihr Gegner kann reklamieren.",
+        "Ihr Gegner hat eine Figur berührt, die ziehen konnte, und dann eine andere gezogen; Sie können reklamieren.",
+    ],
+    rook_first: [
+        "{side} hat {the_piece} auf {sq} vor dem König berührt, die Rochade war daher nicht erlaubt; {other} kann reklamieren.",
+        "Sie haben {the_piece} auf {sq} vor dem König berührt, die Rochade war daher nicht erlaubt; Ihr Gegner kann reklamieren.",
+        "Ihr Gegner hat {the_piece} auf {sq} vor dem König berührt, die Rochade war daher nicht erlaubt; Sie können reklamieren.",
+    ],
+    displaced: [
+        "{side} hat Figuren verschoben; der Zug gilt.",
+        "Sie haben Figuren verschoben; der Zug gilt.",
+        "Ihr Gegner hat Figuren verschoben; der Zug gilt.",
+    ],
 
     fix_move: "{piece} von {from} zurück auf {to}",
     fix_put: "{piece} zurück auf {to}",
@@ -62,47 +120,127 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
 
     new_game: "Neue Partie.",
     chess960: "Schach960, Grundreihe: {list}.",
-    penalty: "Zeitgutschrift für {side}: {time}.",
-    game_over: "Partie beendet: {reason}.",
-    results: ["Weiß gewinnt.", "Schwarz gewinnt.", "Remis."],
-    end_reasons: [
-        "Schachmatt",
-        "Patt",
-        "tote Stellung",
-        "fünfmalige Stellungswiederholung",
-        "75-Züge-Regel",
-        "dreimalige Stellungswiederholung",
-        "50-Züge-Regel",
-        "Zeitüberschreitung",
-        "zweiter regelwidriger Zug",
-        "Aufgabe",
-        "Remis vereinbart",
-        "Entscheidung des Schiedsrichters",
+    gets_time: [
+        "{side} erhält {time} zusätzlich.",
+        "Sie erhalten {time} zusätzlich.",
+        "Ihr Gegner erhält {time} zusätzlich.",
     ],
+    claim_upheld: [
+        "Die Reklamation von {side} ist berechtigt: der regelwidrige Zug von {other} wird zurückgenommen, {other} zieht noch einmal; {side} erhält {time} zusätzlich.",
+        "Ihre Reklamation ist berechtigt: der regelwidrige Zug Ihres Gegners wird zurückgenommen, Ihr Gegner zieht noch einmal; Sie erhalten {time} zusätzlich.",
+        "Die Reklamation Ihres Gegners ist berechtigt: Ihr regelwidriger Zug wird zurückgenommen, Sie ziehen noch einmal; Ihr Gegner erhält {time} zusätzlich.",
+    ],
+    claim_rejected: [
+        "Die Reklamation von {other} ist unberechtigt: {side} erhält {time} zusätzlich.",
+        "Die Reklamation Ihres Gegners ist unberechtigt: Sie erhalten {time} zusätzlich.",
+        "Ihre Reklamation ist unberechtigt: Ihr Gegner erhält {time} zusätzlich.",
+    ],
+    arbiter_adds: [
+        "Der Schiedsrichter gibt {side} {time} zusätzlich.",
+        "Der Schiedsrichter gibt Ihnen {time} zusätzlich.",
+        "Der Schiedsrichter gibt Ihrem Gegner {time} zusätzlich.",
+    ],
+    game_over: "Partie beendet.",
+    endings: Endings {
+        checkmate: ["Schachmatt: {side} gewinnt.", "Schachmatt: Sie gewinnen.", "Schachmatt: Ihr Gegner gewinnt."],
+        resignation: [
+            "{other} gibt auf: {side} gewinnt.",
+            "Ihr Gegner gibt auf: Sie gewinnen.",
+            "Sie geben auf: Ihr Gegner gewinnt.",
+        ],
+        flag_fall: [
+            "Das Fallblättchen von {side} ist gefallen: {other} gewinnt.",
+            "Ihr Fallblättchen ist gefallen: Ihr Gegner gewinnt.",
+            "Das Fallblättchen Ihres Gegners ist gefallen: Sie gewinnen.",
+        ],
+        flag_fall_draw: [
+            "Das Fallblättchen von {side} ist gefallen, aber {other} kann mit keiner Folge regelgemäßer Züge mattsetzen: remis.",
+            "Ihr Fallblättchen ist gefallen, aber Ihr Gegner kann mit keiner Folge regelgemäßer Züge mattsetzen: remis.",
+            "Das Fallblättchen Ihres Gegners ist gefallen, aber Sie können mit keiner Folge regelgemäßer Züge mattsetzen: remis.",
+        ],
+        illegal: [
+            "Zweiter regelwidriger Zug von {side}: {other} gewinnt.",
+            "Ihr zweiter regelwidriger Zug: Ihr Gegner gewinnt.",
+            "Zweiter regelwidriger Zug Ihres Gegners: Sie gewinnen.",
+        ],
+        illegal_draw: [
+            "Zweiter regelwidriger Zug von {side}, aber {other} kann mit keiner Folge regelgemäßer Züge mattsetzen: remis.",
+            "Ihr zweiter regelwidriger Zug, aber Ihr Gegner kann mit keiner Folge regelgemäßer Züge mattsetzen: remis.",
+            "Zweiter regelwidriger Zug Ihres Gegners, aber Sie können mit keiner Folge regelgemäßer Züge mattsetzen: remis.",
+        ],
+        claimed: [
+            "Remis durch {claim}, auf Reklamation von {side}.",
+            "Remis durch {claim}, auf Ihre Reklamation.",
+            "Remis durch {claim}, auf Reklamation Ihres Gegners.",
+        ],
+        stalemate: "Patt: remis.",
+        dead_position: "Tote Stellung, keine Seite kann mattsetzen: remis.",
+        fivefold: "Fünfmalige Stellungswiederholung: remis.",
+        seventy_five: "75 Züge ohne Schlagen und ohne Bauernzug: remis.",
+        agreement: "Remis durch Vereinbarung.",
+        arbiter: [
+            "Entscheidung des Schiedsrichters: {side} gewinnt.",
+            "Entscheidung des Schiedsrichters: Sie gewinnen.",
+            "Entscheidung des Schiedsrichters: Ihr Gegner gewinnt.",
+        ],
+        arbiter_draw: "Entscheidung des Schiedsrichters: remis.",
+    },
     observation: "Hinweis: erst {first}, dann {then}.",
     ambiguous: "Mehrdeutiger Zug: notiert {chosen}; auch möglich: {others}.",
-    claimable: "{side} kann Remis beanspruchen: {claim}.",
-    claims: ["dreimalige Stellungswiederholung", "50-Züge-Regel"],
+    claimable: [
+        "{side} kann Remis durch {claim} reklamieren.",
+        "Sie können Remis durch {claim} reklamieren.",
+        "Ihr Gegner kann Remis durch {claim} reklamieren.",
+    ],
+    claims: ["dreimalige Stellungswiederholung", "die 50-Züge-Regel"],
     paused: "Uhren angehalten.",
     resumed: "Uhren laufen wieder.",
     clock_set: "Uhren gestellt: {times}.",
 
-    side_time: "{side} {time}",
+    side_time: ["{side} {time}", "Sie {time}", "Ihr Gegner {time}"],
     time_readout: "{times}; Zug {n}",
-    to_play: "{side} am Zug",
-    time_warning: "{side}: noch {time}.",
+    to_play: ["{side} am Zug", "Sie sind am Zug", "Ihr Gegner ist am Zug"],
+    time_warning: ["{side}: noch {time}.", "Sie haben noch {time}.", "Ihr Gegner hat noch {time}."],
+    period_added: [
+        "{side} hat die Zeitkontrolle erreicht: {time} zusätzlich.",
+        "Sie haben die Zeitkontrolle erreicht: {time} zusätzlich.",
+        "Ihr Gegner hat die Zeitkontrolle erreicht: {time} zusätzlich.",
+    ],
+    to_control: ["{side} noch {n} {moves}", "Sie noch {n} {moves}", "Ihr Gegner noch {n} {moves}"],
+    moves_to_control: "Zeitkontrolle nach Zug {at}: {list}",
+    then_added: "dann {time} zusätzlich",
+    no_control: "Keine weitere Zeitkontrolle.",
+    moves: ["Zug", "Züge", "Züge"],
     hours: ["Stunde", "Stunden", "Stunden"],
     minutes: ["Minute", "Minuten", "Minuten"],
     seconds: ["Sekunde", "Sekunden", "Sekunden"],
     plural: plural_one_many,
 
-    side_pieces: "{side}: {list}.",
+    army: ["{side}: {list}.", "Ihre Figuren: {list}.", "Figuren Ihres Gegners: {list}."],
+    kind: ["{name} von {side}: {list}.", "{your} {name}: {list}.", "{name} Ihres Gegners: {list}."],
+    no_kind: ["{side} hat keine {none}.", "Sie haben keine {none}.", "Ihr Gegner hat keine {none}."],
     rank_pieces: "Reihe {rank}: {list}.",
+    file_pieces: "Linie {file}: {list}.",
+    square_piece: "{square}: {piece}.",
+    square_empty: "{square}: leer.",
     empty: "leer",
-
-    respell: &[],
-    feminine_numerals,
 };
+
+/// What the German voice misreads: "Cesar" as "Kesar" (the Laws mean
+/// Cäsar), "Rochade" with the ach-sound and stressed first, "David" stressed
+/// on the second syllable, NATO "Charlie" with an sh and "Hotel" stressed
+/// first.
+const RESPELL: &[(&str, &str)] = &[
+    ("Cesar", "Zäsar"),
+    ("David", "[[d'A:vIt]]"),
+    ("Rochade", "[[rOS'A:d@]]"),
+    ("Charlie", "[[tS'arli:]]"),
+    ("Hotel", "[[ho:t'El]]"),
+];
+
+pub(super) fn spoken(text: &str) -> String {
+    respell(&feminine_numerals(text), RESPELL)
+}
 
 /// espeak-ng reads "1 Minute" as "eins Minute".
 fn feminine_numerals(text: &str) -> String {

@@ -1,31 +1,41 @@
-//! English. Annex D words keep the Laws' spelling (Laeufer, fuenf); the voice
-//! gets respellings an English reader pronounces close to the German.
+//! English. Annex D words keep the Laws' spelling (Laeufer, fuenf); the
+//! voice gets them as espeak-ng phonemes of the English voice, as close to
+//! the German as its phonemes go (it has no ü or ö: fuenf is said with the
+//! vowel of "foot", Koenig with that of "nurse").
 
-use super::{Gender::M, Lexicon, Names, no_change, plural_one_many};
+use super::{Endings, Gender::M, Lexicon, Names, plural_one_many, respell};
 
 pub(crate) static LEXICON: Lexicon = Lexicon {
     pieces: Names {
         nom: ["pawn", "knight", "bishop", "rook", "queen", "king"],
         acc: ["pawn", "knight", "bishop", "rook", "queen", "king"],
+        genitive: ["pawn", "knight", "bishop", "rook", "queen", "king"],
         plural: ["pawns", "knights", "bishops", "rooks", "queens", "kings"],
+        none: ["pawns", "knights", "bishops", "rooks", "queens", "kings"],
         gender: [M; 6],
     },
     annex_pieces: Names {
         nom: ["Bauer", "Springer", "Laeufer", "Turm", "Dame", "Koenig"],
         acc: ["Bauer", "Springer", "Laeufer", "Turm", "Dame", "Koenig"],
+        genitive: ["Bauer", "Springer", "Laeufer", "Turm", "Dame", "Koenig"],
         plural: ["Bauern", "Springer", "Laeufer", "Tuerme", "Damen", "Koenige"],
+        none: ["Bauern", "Springer", "Laeufer", "Tuerme", "Damen", "Koenige"],
         gender: [M; 6],
     },
-    adjectives: [[["white"; 2]; 2], [["black"; 2]; 2]],
-    generic: ["piece", "piece"],
+    adjectives: [[["white"; 2]; 3], [["black"; 2]; 3]],
+    the: ["the "; 2],
+    the_nom: ["the "; 2],
+    a: [""; 2],
+    your: ["your"; 3],
+    generic: ["piece"; 3],
     nato_files: ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel"],
     annex_files: ["Anna", "Bella", "Cesar", "David", "Eva", "Felix", "Gustav", "Hector"],
     rank_words: ["one", "two", "three", "four", "five", "six", "seven", "eight"],
     annex_ranks: ["eins", "zwei", "drei", "vier", "fuenf", "sechs", "sieben", "acht"],
     castles: ["short castling", "long castling"],
     annex_castles: ["Kurze Rochade", "Lange Rochade"],
-    sides: ["White", "Black"],
-    sides_gen: ["White", "Black"],
+    sides: [["White", "White's", "White"], ["Black", "Black's", "Black"]],
+    you_play: ["You play White.", "You play Black."],
     takes: "takes",
     check: "check",
     mate: "checkmate",
@@ -34,22 +44,67 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     promotion: "{move}, promotes to {piece}",
     correction: "correction: {move}",
     withdrawn: "withdrawn: {move}",
-    last_move: "{side}'s last move: {move}",
+    last_move: ["{side_gen} last move: {move}", "your last move: {move}", "your opponent's last move: {move}"],
     touch: "touched: {piece}",
 
-    king_in_check: "Illegal move: the king would be in check.",
-    cannot_move: "Illegal move: the {piece} cannot go from {from} to {to}.",
-    cannot_move_generic: "Illegal move: the piece cannot move that way.",
-    castling_not_allowed: "Illegal move: castling is not allowed.",
-    unrecognised: "The board shows no legal move.",
-    no_move: "The clock was pressed without a move.",
-    touch_move: "Touch-move: the {piece} on {sq} must move.",
-    touch_capture: "Touch-move: the {piece} on {sq} must be captured.",
-    touch_generic: "Touch-move: the touched piece must move.",
-    rook_first: "The rook was touched before the king: castling is not allowed.",
-    displaced: "Displaced pieces must be put back.",
+    illegal: [
+        "{side}: illegal move — {reason}.",
+        "You: illegal move — {reason}.",
+        "Your opponent: illegal move — {reason}.",
+    ],
+    no_move: [
+        "{side} pressed the clock without a move, which counts as an illegal move.",
+        "You pressed the clock without a move, which counts as an illegal move.",
+        "Your opponent pressed the clock without a move, which counts as an illegal move.",
+    ],
+    king_in_check: "the king would be in check",
+    cannot_move: "{the_piece} cannot go from {from} to {to}",
+    cannot_move_generic: "the piece cannot move that way",
+    castling_not_allowed: "castling is not allowed",
+    unrecognised: "the board shows no legal move",
+    moves_again: ["{side} moves again", "you move again", "your opponent moves again"],
+    moves_again_touched: [
+        "{side} moves again, with the {piece} on {sq} if it can move",
+        "you move again, with the {piece} on {sq} if it can move",
+        "your opponent moves again, with the {piece} on {sq} if it can move",
+    ],
+    stands: [
+        "{side_gen} move was illegal — {reason}. It stands unless {other} claims before moving.",
+        "Your move was illegal — {reason}. It stands unless your opponent claims before moving.",
+        "Your opponent's move was illegal — {reason}. You may claim before you move.",
+    ],
+    touched_own: [
+        "{side} touched the {piece} on {sq} first, then moved another piece; {other} may claim.",
+        "You touched the {piece} on {sq} first, then moved another piece; your opponent may claim.",
+        "Your opponent touched the {piece} on {sq} first, then moved another piece; you may claim.",
+    ],
+    touched_opp: [
+        "{side} touched the {piece} on {sq}, which could be captured, and did not capture it; {other} may claim.",
+        "You touched the {piece} on {sq}, which could be captured, and did not capture it; your opponent may claim.",
+        "Your opponent touched the {piece} on {sq}, which could be captured, and did not capture it; you may claim.",
+    ],
+    touched_both: [
+        "{side} touched the {piece} on {sq} and an opponent's piece it could capture, then made another move; {other} may claim.",
+        "You touched the {piece} on {sq} and an opponent's piece it could capture, then made another move; your opponent may claim.",
+        "Your opponent touched the {piece} on {sq} and a piece of yours it could capture, then made another move; you may claim.",
+    ],
+    touched_generic: [
+        "{side} touched a piece that could move, then moved another; {other} may claim.",
+        "You touched a piece that could move, then moved another; your opponent may claim.",
+        "Your opponent touched a piece that could move, then moved another; you may claim.",
+    ],
+    rook_first: [
+        "{side} touched the {piece} on {sq} before the king, so castling was not allowed; {other} may claim.",
+        "You touched the {piece} on {sq} before the king, so castling was not allowed; your opponent may claim.",
+        "Your opponent touched the {piece} on {sq} before the king, so castling was not allowed; you may claim.",
+    ],
+    displaced: [
+        "{side} displaced pieces; the move stands.",
+        "You displaced pieces; the move stands.",
+        "Your opponent displaced pieces; the move stands.",
+    ],
 
-    fix_move: "move the {piece} from {from} back to {to}",
+    fix_move: "put the {piece} from {from} back on {to}",
     fix_put: "put the {piece} back on {to}",
     fix_remove: "take the {piece} off {from}",
     board_differs: "The board differs from the game.",
@@ -61,66 +116,229 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
 
     new_game: "New game.",
     chess960: "Chess960, first rank: {list}.",
-    penalty: "Extra time for {side}: {time}.",
-    game_over: "Game over: {reason}.",
-    results: ["White wins.", "Black wins.", "Draw."],
-    end_reasons: [
-        "checkmate",
-        "stalemate",
-        "dead position",
-        "fivefold repetition",
-        "seventy-five-move rule",
-        "threefold repetition",
-        "fifty-move rule",
-        "flag fall",
-        "second illegal move",
-        "resignation",
-        "draw agreed",
-        "arbiter's decision",
+    gets_time: ["{side} gets {time} more.", "You get {time} more.", "Your opponent gets {time} more."],
+    claim_upheld: [
+        "{side_gen} claim is upheld: {other_gen} illegal move is taken back and {other} moves again; {side} gets {time} more.",
+        "Your claim is upheld: your opponent's illegal move is taken back and your opponent moves again; you get {time} more.",
+        "Your opponent's claim is upheld: your illegal move is taken back and you move again; your opponent gets {time} more.",
     ],
+    claim_rejected: [
+        "{other_gen} claim is not correct: {side} gets {time} more.",
+        "Your opponent's claim is not correct: you get {time} more.",
+        "Your claim is not correct: your opponent gets {time} more.",
+    ],
+    arbiter_adds: [
+        "The arbiter gives {side} {time} more.",
+        "The arbiter gives you {time} more.",
+        "The arbiter gives your opponent {time} more.",
+    ],
+    game_over: "Game over.",
+    endings: Endings {
+        checkmate: ["Checkmate: {side} wins.", "Checkmate: you win.", "Checkmate: your opponent wins."],
+        resignation: [
+            "{other} resigns: {side} wins.",
+            "Your opponent resigns: you win.",
+            "You resign: your opponent wins.",
+        ],
+        flag_fall: [
+            "{side_gen} flag has fallen: {other} wins on time.",
+            "Your flag has fallen: your opponent wins on time.",
+            "Your opponent's flag has fallen: you win on time.",
+        ],
+        flag_fall_draw: [
+            "{side_gen} flag has fallen, but {other} cannot checkmate by any series of legal moves: draw.",
+            "Your flag has fallen, but your opponent cannot checkmate by any series of legal moves: draw.",
+            "Your opponent's flag has fallen, but you cannot checkmate by any series of legal moves: draw.",
+        ],
+        illegal: [
+            "{side_gen} second illegal move: {other} wins.",
+            "Your second illegal move: your opponent wins.",
+            "Your opponent's second illegal move: you win.",
+        ],
+        illegal_draw: [
+            "{side_gen} second illegal move, but {other} cannot checkmate by any series of legal moves: draw.",
+            "Your second illegal move, but your opponent cannot checkmate by any series of legal moves: draw.",
+            "Your opponent's second illegal move, but you cannot checkmate by any series of legal moves: draw.",
+        ],
+        claimed: [
+            "Draw by {claim}, on {side_gen} claim.",
+            "Draw by {claim}, on your claim.",
+            "Draw by {claim}, on your opponent's claim.",
+        ],
+        stalemate: "Stalemate: draw.",
+        dead_position: "Dead position, neither side can checkmate: draw.",
+        fivefold: "Fivefold repetition: draw.",
+        seventy_five: "Seventy-five moves without a capture or a pawn move: draw.",
+        agreement: "Draw by agreement.",
+        arbiter: [
+            "By the arbiter's decision, {side} wins.",
+            "By the arbiter's decision, you win.",
+            "By the arbiter's decision, your opponent wins.",
+        ],
+        arbiter_draw: "By the arbiter's decision, the game is drawn.",
+    },
     observation: "Note: first {first}, then {then}.",
     ambiguous: "Ambiguous move: recorded {chosen}; also possible: {others}.",
-    claimable: "{side} may claim a draw: {claim}.",
-    claims: ["threefold repetition", "fifty-move rule"],
+    claimable: [
+        "{side} may claim a draw by {claim}.",
+        "You may claim a draw by {claim}.",
+        "Your opponent may claim a draw by {claim}.",
+    ],
+    claims: ["threefold repetition", "the fifty-move rule"],
     paused: "Clocks stopped.",
     resumed: "Clocks running again.",
     clock_set: "Clocks set: {times}.",
 
-    side_time: "{side} {time}",
+    side_time: ["{side} {time}", "you {time}", "your opponent {time}"],
     time_readout: "{times}; move {n}",
-    to_play: "{side} to play",
-    time_warning: "{side}: {time} left.",
+    to_play: ["{side} to play", "your move", "your opponent's move"],
+    time_warning: ["{side}: {time} left.", "You have {time} left.", "Your opponent has {time} left."],
+    period_added: [
+        "{side} has reached the time control: {time} added.",
+        "You have reached the time control: {time} added.",
+        "Your opponent has reached the time control: {time} added.",
+    ],
+    to_control: ["{side} {n} {moves}", "you {n} {moves}", "your opponent {n} {moves}"],
+    moves_to_control: "Time control after move {at}: {list} to go",
+    then_added: "then {time} added",
+    no_control: "No further time control.",
+    moves: ["move", "moves", "moves"],
     hours: ["hour", "hours", "hours"],
     minutes: ["minute", "minutes", "minutes"],
     seconds: ["second", "seconds", "seconds"],
     plural: plural_one_many,
 
-    side_pieces: "{side}: {list}.",
+    army: ["{side}: {list}.", "Your pieces: {list}.", "Your opponent's pieces: {list}."],
+    kind: ["{side_gen} {name}: {list}.", "Your {name}: {list}.", "Your opponent's {name}: {list}."],
+    no_kind: ["{side} has no {none}.", "You have no {none}.", "Your opponent has no {none}."],
     rank_pieces: "Rank {rank}: {list}.",
+    file_pieces: "File {file}: {list}.",
+    square_piece: "{square}: {piece}.",
+    square_empty: "{square}: empty.",
     empty: "empty",
-
-    respell: &[
-        ("zwei", "tsvy"),
-        ("drei", "dry"),
-        ("vier", "feer"),
-        ("fuenf", "foonf"),
-        ("sechs", "zex"),
-        ("sieben", "zeeben"),
-        ("acht", "ahkht"),
-        ("Eva", "Ayva"),
-        ("Cesar", "Tsaysar"),
-        ("Koenig", "Kernig"),
-        ("Koenige", "Kernigeh"),
-        ("Laeufer", "Loyfer"),
-        ("Dame", "Dahmeh"),
-        ("Damen", "Dahmen"),
-        ("Turm", "Toorm"),
-        ("Tuerme", "Tuermeh"),
-        ("Bauer", "Bower"),
-        ("Bauern", "Bowern"),
-        ("Kurze", "Koortseh"),
-        ("Lange", "Lahngeh"),
-        ("Rochade", "Roshahdeh"),
-    ],
-    feminine_numerals: no_change,
 };
+
+/// The German words of Annex D as the English voice's phonemes, and the
+/// NATO and natural words it misreads.
+const RESPELL: &[(&str, &str)] = &[
+    // Ending in a full vowel, as in German: a schwa would be joined to a
+    // following vowel with an r ("Anna-r-eins").
+    ("Anna", "[['ana]]"),
+    ("Bella", "[[b'Ela]]"),
+    ("Cesar", "[[ts'eIzA:]]"),
+    ("David", "[[d'A:vIt]]"),
+    ("Eva", "[['eIva]]"),
+    ("Felix", "[[f'eIlIks]]"),
+    ("Gustav", "[[g'UstA:f]]"),
+    ("Hector", "[[h'EktO:]]"),
+    ("eins", "[['aIns]]"),
+    ("zwei", "[[ts'vaI]]"),
+    ("drei", "[[dr'aI]]"),
+    ("vier", "[[f'i@]]"),
+    ("fuenf", "[[f'Unf]]"),
+    ("sechs", "[[z'Eks]]"),
+    ("sieben", "[[z'i:b@n]]"),
+    ("acht", "[['axt]]"),
+    // German -er as the vowel of "cut", -e as a schwa and a breath.
+    ("Bauer", "[[b'aUV]]"),
+    ("Bauern", "[[b'aUVn]]"),
+    ("Springer", "[[Spr'INV]]"),
+    ("Laeufer", "[[l'OIfV]]"),
+    ("Turm", "[[t'Urm]]"),
+    ("Tuerme", "[[t'Urm@_]]"),
+    ("Dame", "[[d'A:m@_]]"),
+    ("Damen", "[[d'A:m@n]]"),
+    ("Koenig", "[[k'3:nIC]]"),
+    ("Koenige", "[[k'3:nIg@_]]"),
+    ("Kurze", "[[k'Urts@]]"),
+    ("Lange", "[[l'aN@]]"),
+    ("Rochade", "[[r0S'A:d@]]"),
+];
+
+/// The letter "a" as said when it names a file.
+const LETTER_A: &str = "[['eI]]";
+
+pub(super) fn spoken(text: &str) -> String {
+    respell(&file_letter_a(text), RESPELL)
+}
+
+/// espeak-ng reads a lone "a" as the article ("rook a b1" → "rook uh b1").
+/// It is the file letter when what follows is a chess word: a square, a
+/// file, a rank, "takes" — or nothing (the end of a clause). The article is
+/// followed by a noun ("a draw", "a piece").
+fn file_letter_a(text: &str) -> String {
+    const CHESS: [&str; 9] = ["takes", "one", "two", "three", "four", "five", "six", "seven", "eight"];
+    let chess_word = |w: &str| {
+        let b = w.as_bytes();
+        CHESS.contains(&w) || matches!(b, [b'a'..=b'h'] | [b'1'..=b'8'] | [b'a'..=b'h', b'1'..=b'8'])
+    };
+    let words: Vec<(usize, &str)> = word_spans(text);
+    let mut letters = Vec::new();
+    for (i, &(start, w)) in words.iter().enumerate() {
+        if w != "a" {
+            continue;
+        }
+        let end = start + 1;
+        let next = words.get(i + 1);
+        // Punctuation right after the "a" ends the clause: "File a:".
+        let clause_ends = text[end..].trim_start().chars().next().is_none_or(|c| !c.is_alphanumeric());
+        if clause_ends || next.is_some_and(|(_, n)| chess_word(n)) {
+            letters.push(start);
+        }
+    }
+    let mut out = String::with_capacity(text.len() + 8 * letters.len());
+    let mut last = 0;
+    for start in letters {
+        out.push_str(&text[last..start]);
+        out.push_str(LETTER_A);
+        last = start + 1;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// The words of `text` (runs of letters and digits) with their byte offsets.
+fn word_spans(text: &str) -> Vec<(usize, &str)> {
+    let mut spans = Vec::new();
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                spans.push((s, &text[s..i]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        spans.push((s, &text[s..]));
+    }
+    spans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_file_letter_a_is_not_the_article() {
+        assert_eq!(file_letter_a("rook a b1"), "rook [['eI]] b1");
+        assert_eq!(file_letter_a("a takes b5"), "[['eI]] takes b5");
+        assert_eq!(file_letter_a("rook a b eight"), "rook [['eI]] b eight");
+        assert_eq!(file_letter_a("rook a one"), "rook [['eI]] one");
+        assert_eq!(file_letter_a("File a: white rook a1."), "File [['eI]]: white rook a1.");
+        assert_eq!(file_letter_a("queen a 1 b2"), "queen [['eI]] 1 b2");
+        assert_eq!(
+            file_letter_a("White may claim a draw by threefold repetition."),
+            "White may claim a draw by threefold repetition."
+        );
+        assert_eq!(file_letter_a("a piece that could move"), "a piece that could move");
+    }
+
+    #[test]
+    fn annex_d_words_go_to_the_voice_as_phonemes() {
+        assert_eq!(spoken("Springer takes Eva fuenf, check"), "[[Spr'INV]] takes [['eIva]] [[f'Unf]], check");
+        assert_eq!(spoken("rook a b1, a draw"), "rook [['eI]] b1, a draw");
+    }
+}

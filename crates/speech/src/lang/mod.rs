@@ -1,10 +1,16 @@
 //! Each language as data: its chess words, its sentence templates and its
-//! grammar (gender, case, plural). `words.rs` assembles phrases from these;
-//! a language file holds no logic beyond its own grammar and pronunciation.
+//! grammar (gender, case, plural), and how its voice must be fed the text
+//! (`spoken`). `words.rs` assembles phrases from these; a language file
+//! holds no logic beyond its own grammar and pronunciation.
 //!
 //! Templates name their blanks (`{piece}`, `{sq}`); a template uses only the
 //! blanks its language needs, so Russian can ask for `{piece_acc}` where
 //! English is happy with `{piece}`.
+//!
+//! A sentence about one side is a [`Persons`]: how it reads when nobody in
+//! particular listens ("White moves again"), when the listener is that side
+//! ("you move again") and when the listener is the other side ("your
+//! opponent moves again"). Verbs agree with each, so each is written out.
 
 mod de;
 mod en;
@@ -20,6 +26,7 @@ use crate::Lang;
 pub(crate) enum Case {
     Nom,
     Acc,
+    Gen,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +39,10 @@ pub(crate) enum Gender {
 pub(crate) struct Names {
     pub nom: [&'static str; 6],
     pub acc: [&'static str; 6],
+    pub genitive: [&'static str; 6],
     pub plural: [&'static str; 6],
+    /// After "no": "no knights", "нет коней", "nie mają skoczków".
+    pub none: [&'static str; 6],
     pub gender: [Gender; 6],
 }
 
@@ -42,20 +52,64 @@ impl Names {
         match case {
             Case::Nom => self.nom[i],
             Case::Acc => self.acc[i],
+            Case::Gen => self.genitive[i],
         }
+    }
+
+    pub fn gender(&self, role: Role) -> Gender {
+        self.gender[role as usize - 1]
     }
 }
 
-/// Forms of a unit of time for the plural classes one, few, many.
+/// Forms of a counted word for the plural classes one, few, many.
 pub(crate) type Unit = [&'static str; 3];
+
+/// One sentence about a side, said to nobody in particular (blanks `{side}`,
+/// `{side_gen}`, `{side_dat}` for that side and `{other}`, `{other_gen}`,
+/// `{other_dat}` for its opponent), to that side's player, and to the
+/// opponent's player.
+pub(crate) type Persons = [&'static str; 3];
+
+/// How the game ended, one sentence each; "win" sentences are about the
+/// winner, the others about the side they name.
+pub(crate) struct Endings {
+    pub checkmate: Persons,
+    /// About the winner: the other side resigned.
+    pub resignation: Persons,
+    /// About the side whose flag fell.
+    pub flag_fall: Persons,
+    pub flag_fall_draw: Persons,
+    /// About the side whose second illegal move it was (7.5.5).
+    pub illegal: Persons,
+    pub illegal_draw: Persons,
+    /// About the claimant; `{claim}`.
+    pub claimed: Persons,
+    pub stalemate: &'static str,
+    pub dead_position: &'static str,
+    pub fivefold: &'static str,
+    pub seventy_five: &'static str,
+    pub agreement: &'static str,
+    /// About the winner.
+    pub arbiter: Persons,
+    pub arbiter_draw: &'static str,
+}
 
 pub(crate) struct Lexicon {
     pub pieces: Names,
     pub annex_pieces: Names,
-    /// `[colour][case][gender]`: "white", "weißer", "белого", "białą".
-    pub adjectives: [[[&'static str; 2]; 2]; 2],
-    /// A piece of unknown kind, nominative and accusative.
-    pub generic: [&'static str; 2],
+    /// `[colour][case][gender]`, cases in the order of `Case`: "white",
+    /// "weißen", "белого", "białej".
+    pub adjectives: [[[&'static str; 2]; 3]; 2],
+    /// Definite article before an accusative piece, by gender ("the ", "den ").
+    pub the: [&'static str; 2],
+    /// Definite article before a nominative piece, by gender ("der ", "die ").
+    pub the_nom: [&'static str; 2],
+    /// Indefinite article before an accusative piece, by gender ("eine ").
+    pub a: [&'static str; 2],
+    /// "your" before a piece, by gender and then the plural.
+    pub your: [&'static str; 3],
+    /// A piece of unknown kind, in the order of `Case`.
+    pub generic: [&'static str; 3],
     pub nato_files: [&'static str; 8],
     pub annex_files: [&'static str; 8],
     pub rank_words: [&'static str; 8],
@@ -63,38 +117,54 @@ pub(crate) struct Lexicon {
     /// King side, queen side.
     pub castles: [&'static str; 2],
     pub annex_castles: [&'static str; 2],
-    /// `[White, Black]` as the subject, and in the genitive ("of White").
-    pub sides: [&'static str; 2],
-    pub sides_gen: [&'static str; 2],
+    /// `[White, Black]`: subject, genitive, dative.
+    pub sides: [[&'static str; 3]; 2],
+    /// "You play White.", "You play Black."
+    pub you_play: [&'static str; 2],
     pub takes: &'static str,
     pub check: &'static str,
     pub mate: &'static str,
     pub en_passant: &'static str,
     pub or: &'static str,
-    /// `{move}`, `{piece}` / `{piece_acc}`.
+    /// `{move}`, `{piece}` / `{piece_acc}` / `{a_piece}`.
     pub promotion: &'static str,
     pub correction: &'static str,
     pub withdrawn: &'static str,
-    /// `{side}` / `{side_gen}`, `{move}`.
-    pub last_move: &'static str,
+    /// `{move}`.
+    pub last_move: Persons,
     /// `{piece}`: "knight g1" or "black knight g6".
     pub touch: &'static str,
 
+    // Rulings (who, what, what next).
+    /// An illegal move ruled at once (7.5.1): `{reason}`.
+    pub illegal: Persons,
+    /// The clock pressed without a move (7.5.3).
+    pub no_move: Persons,
+    /// Why a move is illegal.
     pub king_in_check: &'static str,
-    /// `{piece}`, `{from}`, `{to}`.
+    /// `{piece}` / `{the_piece}` (nominative), `{from}`, `{to}`.
     pub cannot_move: &'static str,
     pub cannot_move_generic: &'static str,
     pub castling_not_allowed: &'static str,
     pub unrecognised: &'static str,
-    pub no_move: &'static str,
-    /// `{piece}` / `{piece_acc}`, `{sq}`.
-    pub touch_move: &'static str,
-    pub touch_capture: &'static str,
-    pub touch_generic: &'static str,
-    pub rook_first: &'static str,
-    pub displaced: &'static str,
+    pub moves_again: Persons,
+    /// 7.5.1 applies 4.3 to the replacing move: `{piece_acc}` / `{the_piece}`, `{sq}`.
+    pub moves_again_touched: Persons,
+    /// An illegal move that stands unless the opponent claims (A.5.2): `{reason}`.
+    pub stands: Persons,
+    /// After the move stood: 4.3.1 `{the_piece}` / `{piece_acc}` / `{piece_gen}`, `{sq}`.
+    pub touched_own: Persons,
+    /// 4.3.2: the opponent's piece, with its colour.
+    pub touched_opp: Persons,
+    /// 4.3.3: the own piece.
+    pub touched_both: Persons,
+    pub touched_generic: Persons,
+    /// 4.4.2: `{sq}` of the rook.
+    pub rook_first: Persons,
+    /// 7.4.1: the move stands, the pieces go back.
+    pub displaced: Persons,
 
-    /// Steps that put the board right: `{piece}` / `{piece_acc}`, `{from}`, `{to}`.
+    /// Steps that put the board right: `{piece}` / `{the_piece}` / `{piece_acc}`, `{from}`, `{to}`.
     pub fix_move: &'static str,
     pub fix_put: &'static str,
     pub fix_remove: &'static str,
@@ -110,50 +180,66 @@ pub(crate) struct Lexicon {
     pub new_game: &'static str,
     /// `{list}`: the pieces of White's first rank, a to h.
     pub chess960: &'static str,
-    /// `{side}` / `{side_gen}`, `{time}`.
-    pub penalty: &'static str,
-    /// `{reason}`.
+    /// Time given to a side, `{time}`: after an illegal move (7.5.5).
+    pub gets_time: Persons,
+    /// After an illegal move that stood was claimed: about the claimant.
+    pub claim_upheld: Persons,
+    /// An incorrect draw claim (9.5.3): about the side that gets the time.
+    pub claim_rejected: Persons,
+    /// Time the arbiter adds (12.9).
+    pub arbiter_adds: Persons,
     pub game_over: &'static str,
-    /// White wins, Black wins, draw.
-    pub results: [&'static str; 3],
-    /// In the order of `EndReason`.
-    pub end_reasons: [&'static str; 12],
+    pub endings: Endings,
     /// `{first}`, `{then}`.
     pub observation: &'static str,
     /// `{chosen}`, `{others}`.
     pub ambiguous: &'static str,
-    /// `{side}`, `{claim}`.
-    pub claimable: &'static str,
-    /// Threefold repetition, fifty moves.
+    /// `{claim}`.
+    pub claimable: Persons,
+    /// Threefold repetition, fifty moves: what a draw is claimed by.
     pub claims: [&'static str; 2],
     pub paused: &'static str,
     pub resumed: &'static str,
     /// `{times}`.
     pub clock_set: &'static str,
 
-    /// `{side}` / `{side_gen}`, `{time}`: one side's time in a readout.
-    pub side_time: &'static str,
+    /// `{time}`: one side's time in a readout.
+    pub side_time: Persons,
     /// `{times}`, `{n}`: the times and the number of the move being played.
     pub time_readout: &'static str,
-    /// `{side}` / `{side_gen}`.
-    pub to_play: &'static str,
-    /// `{side}` / `{side_gen}`, `{time}`.
-    pub time_warning: &'static str,
+    pub to_play: Persons,
+    /// `{time}`.
+    pub time_warning: Persons,
+    /// A new period's time added at the control: `{time}`.
+    pub period_added: Persons,
+    /// `{n}`, `{moves}`: one side's moves to the control.
+    pub to_control: Persons,
+    /// `{list}`, `{at}`: the sides' moves to the control, and the move it is at.
+    pub moves_to_control: &'static str,
+    /// `{time}`: what the next period adds.
+    pub then_added: &'static str,
+    pub no_control: &'static str,
+    pub moves: Unit,
     pub hours: Unit,
     pub minutes: Unit,
     pub seconds: Unit,
     /// Plural class of a count: 0 one, 1 few, 2 many.
     pub plural: fn(u64) -> usize,
 
-    /// `{side}`, `{list}`: one side's pieces in a readout.
-    pub side_pieces: &'static str,
+    /// A whole army, `{list}`.
+    pub army: Persons,
+    /// One kind of piece, `{name}` (singular or plural), `{your}`, `{list}`.
+    pub kind: Persons,
+    /// `{none}`: "White has no knights".
+    pub no_kind: Persons,
     /// `{rank}`, `{list}`.
     pub rank_pieces: &'static str,
+    /// `{file}`, `{list}`.
+    pub file_pieces: &'static str,
+    /// `{square}`, `{piece}`.
+    pub square_piece: &'static str,
+    pub square_empty: &'static str,
     pub empty: &'static str,
-
-    /// What the synthesiser should read instead of the written text; see `spoken`.
-    pub respell: &'static [(&'static str, &'static str)],
-    pub feminine_numerals: fn(&str) -> String,
 }
 
 pub(crate) fn lexicon(lang: Lang) -> &'static Lexicon {
@@ -167,24 +253,16 @@ pub(crate) fn lexicon(lang: Lang) -> &'static Lexicon {
 
 impl Lexicon {
     pub fn adjective(&self, color: Color, case: Case, gender: Gender) -> &'static str {
-        let c = side_index(color);
         let k = match case {
             Case::Nom => 0,
             Case::Acc => 1,
+            Case::Gen => 2,
         };
         let g = match gender {
             Gender::M => 0,
             Gender::F => 1,
         };
-        self.adjectives[c][k][g]
-    }
-
-    pub fn side(&self, color: Color) -> &'static str {
-        self.sides[side_index(color)]
-    }
-
-    pub fn side_gen(&self, color: Color) -> &'static str {
-        self.sides_gen[side_index(color)]
+        self.adjectives[side_index(color)][k][g]
     }
 
     /// "1 hour 23 minutes", "45 minutes 10 seconds", "8 seconds": hours and
@@ -192,20 +270,24 @@ impl Lexicon {
     pub fn duration(&self, ms: i64) -> String {
         let s = u64::try_from(ms.max(0) / 1000).unwrap_or(0);
         let (h, m, sec) = (s / 3600, s / 60 % 60, s % 60);
-        let part = |n: u64, unit: &Unit| format!("{n} {}", unit[(self.plural)(n)]);
         let parts = if h > 0 {
             vec![(h, &self.hours), (m, &self.minutes)]
         } else if m > 0 {
             vec![(m, &self.minutes), (sec, &self.seconds)]
         } else {
-            return part(sec, &self.seconds);
+            return self.count(sec, &self.seconds);
         };
-        let said: Vec<String> = parts.into_iter().filter(|(n, _)| *n > 0).map(|(n, u)| part(n, u)).collect();
+        let said: Vec<String> = parts.into_iter().filter(|(n, _)| *n > 0).map(|(n, u)| self.count(n, u)).collect();
         said.join(" ")
+    }
+
+    /// "1 minute", "22 секунды", "5 posunięć".
+    pub fn count(&self, n: u64, unit: &Unit) -> String {
+        format!("{n} {}", unit[(self.plural)(n)])
     }
 }
 
-fn side_index(color: Color) -> usize {
+pub(crate) fn side_index(color: Color) -> usize {
     match color {
         Color::White => 0,
         Color::Black => 1,
@@ -239,20 +321,32 @@ pub(crate) fn fill(template: &str, blanks: &[(&str, &str)]) -> String {
 }
 
 /// The text as the synthesiser should read it. The written text stays right
-/// for the eye (transcripts, braille: "e5", "1 минута", "Laeufer"); espeak-ng
-/// needs help with what it reads wrongly: Latin square names in Russian,
-/// feminine numerals ("одна минута", "dwie minuty", "eine Minute"), and the
-/// German Annex D words in an English or Polish voice.
+/// for the eye (transcripts, braille: "e5", "1 минута", "Laeufer"); the
+/// voice gets what it reads as the Laws mean it: espeak-ng phoneme input
+/// (`[[…]]`) for the Annex D words it misreads, respellings, feminine
+/// numerals ("одна минута", "dwie minuty", "eine Minute"), Cyrillic square
+/// names in Russian, the file letter "a" in English. `tests/phonemes.rs`
+/// runs espeak-ng on every word as this returns it.
 pub fn spoken(lang: Lang, text: &str) -> String {
-    let lex = lexicon(lang);
-    let text = (lex.feminine_numerals)(text);
-    if lang == Lang::Ru {
-        return ru::cyrillic_squares(&text);
+    match lang {
+        Lang::En => en::spoken(text),
+        Lang::De => de::spoken(text),
+        Lang::Ru => ru::spoken(text),
+        Lang::Pl => pl::spoken(text),
     }
-    if lex.respell.is_empty() {
-        return text;
-    }
-    map_words(&text, |w| lex.respell.iter().find(|(from, _)| *from == w).map(|(_, to)| (*to).to_owned()))
+}
+
+/// Replaces the words of `text` found in `table`; a word capitalised at the
+/// start of a sentence is found by its lower-case form too.
+pub(crate) fn respell(text: &str, table: &[(&str, &str)]) -> String {
+    let find = |w: &str| table.iter().find(|(from, _)| *from == w).map(|(_, to)| (*to).to_owned());
+    map_words(text, |w| {
+        find(w).or_else(|| {
+            let mut chars = w.chars();
+            let first = chars.next()?;
+            first.is_uppercase().then(|| first.to_lowercase().chain(chars).collect::<String>()).and_then(|l| find(&l))
+        })
+    })
 }
 
 /// Rewrites the words of `text` (runs of letters and digits) that `f` maps,
@@ -293,11 +387,6 @@ pub(crate) fn numerals_before(text: &str, units: &[&str], say: impl Fn(u64) -> O
     out.join(" ")
 }
 
-/// Leaves the text as it is.
-pub(crate) fn no_change(text: &str) -> String {
-    text.to_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,6 +399,8 @@ mod tests {
         let pl = lexicon(Lang::Pl);
         let forms: Vec<&str> = [1, 2, 5, 12, 21, 22].iter().map(|&n| pl.minutes[(pl.plural)(n)]).collect();
         assert_eq!(forms, ["minuta", "minuty", "minut", "minut", "minut", "minuty"]);
+        assert_eq!(pl.count(22, &pl.moves), "22 posunięcia");
+        assert_eq!(ru.count(11, &ru.moves), "11 ходов");
         let de = lexicon(Lang::De);
         assert_eq!(de.duration(60_000), "1 Minute");
         assert_eq!(de.duration(120_000), "2 Minuten");
@@ -326,10 +417,62 @@ mod tests {
     }
 
     #[test]
-    fn spoken_forms_fix_what_espeak_misreads() {
-        assert_eq!(spoken(Lang::Ru, "конь бьёт e5, 1 минута 22 секунды"), "конь бьёт е 5, одна минута 20 две секунды");
+    fn numerals_agree_with_feminine_units() {
+        assert_eq!(spoken(Lang::Ru, "1 минута 22 секунды"), "одна минута 20 две секунды");
         assert_eq!(spoken(Lang::Pl, "1 minuta 2 sekundy, 21 minut"), "jedna minuta dwie sekundy, 21 minut");
         assert_eq!(spoken(Lang::De, "1 Minute 1 Sekunde, 21 Minuten"), "eine Minute eine Sekunde, 21 Minuten");
-        assert_eq!(spoken(Lang::En, "Springer takes Eva fuenf"), "Springer takes Ayva foonf");
+    }
+
+    /// The blanks of a sentence said to a player are that player's: a
+    /// template for "you" or "your opponent" naming a side would read wrong.
+    #[test]
+    fn sentences_to_a_player_name_no_side() {
+        for lang in Lang::ALL {
+            let lex = lexicon(lang);
+            let e = &lex.endings;
+            let all: [&Persons; 34] = [
+                &lex.last_move,
+                &lex.illegal,
+                &lex.no_move,
+                &lex.moves_again,
+                &lex.moves_again_touched,
+                &lex.stands,
+                &lex.touched_own,
+                &lex.touched_opp,
+                &lex.touched_both,
+                &lex.touched_generic,
+                &lex.rook_first,
+                &lex.displaced,
+                &lex.gets_time,
+                &lex.claim_upheld,
+                &lex.claim_rejected,
+                &lex.arbiter_adds,
+                &lex.claimable,
+                &lex.side_time,
+                &lex.to_play,
+                &lex.time_warning,
+                &lex.period_added,
+                &lex.to_control,
+                &lex.army,
+                &lex.kind,
+                &lex.no_kind,
+                &e.checkmate,
+                &e.resignation,
+                &e.flag_fall,
+                &e.flag_fall_draw,
+                &e.illegal,
+                &e.illegal_draw,
+                &e.claimed,
+                &e.arbiter,
+                &lex.illegal,
+            ];
+            for persons in all {
+                for said in &persons[1..] {
+                    for blank in ["{side", "{other"] {
+                        assert!(!said.contains(blank), "{lang}: {said:?} names a side");
+                    }
+                }
+            }
+        }
     }
 }

@@ -1,13 +1,17 @@
 //! A whole real game as the core would report it, plus the irregularities,
-//! requests and clock events a game can bring.
+//! questions and clock events a game can bring; an ending; a Chess960
+//! start; and a short game heard by the player of Black.
 
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Piece, Position, Square};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, File, Piece, Position, Rank, Role, Square};
+use tactus_clock::TimeControl;
+use tactus_core::query::Clocks;
 use tactus_core::{
     Article, Attempt, ClaimKind, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, Placed, Reason,
 };
-use tactus_speech::moves_from_san;
+use tactus_speech::{Readout, moves_from_san};
+use tactus_trace::Request;
 
 /// Cole–Verma, British Championship 2017, round 6 (0-1): castling on both
 /// sides, captures, disambiguation (Rfc8, Rab8), checkmate.
@@ -29,7 +33,7 @@ fn piece(c: char) -> Piece {
     Piece::from_char(c).unwrap()
 }
 
-fn fen_after(start: Option<&str>, sans: &[&str]) -> String {
+fn position_after(start: Option<&str>, sans: &[&str]) -> Chess {
     let mut pos: Chess = match start {
         Some(f) => Fen::from_ascii(f.as_bytes()).unwrap().into_position(CastlingMode::Standard).unwrap(),
         None => Chess::default(),
@@ -38,7 +42,33 @@ fn fen_after(start: Option<&str>, sans: &[&str]) -> String {
         let m = San::from_ascii(s.as_bytes()).unwrap().to_move(&pos).unwrap();
         pos.play_unchecked(m);
     }
-    Fen::from_position(&pos, EnPassantMode::Legal).to_string()
+    pos
+}
+
+fn fen_after(start: Option<&str>, sans: &[&str]) -> String {
+    Fen::from_position(&position_after(start, sans), EnPassantMode::Legal).to_string()
+}
+
+/// The core's answer to a question, from the real position.
+fn answer(pos: &Chess, last: Option<&MoveInfo>, moves: (u32, u32), tc: Option<&str>, q: Request) -> EventKind {
+    let control = tc.map(|tc| TimeControl::parse(tc).unwrap().unwrap());
+    let clocks = Clocks {
+        white_ms: 250_000,
+        black_ms: 241_000,
+        white_moves: moves.0,
+        black_moves: moves.1,
+        running: Some(pos.turn()),
+        control: control.as_ref(),
+    };
+    tactus_core::query::answer(pos, last, &clocks, q).unwrap()
+}
+
+/// Events heard by one announcer.
+pub struct Segment {
+    pub name: &'static str,
+    pub events: Vec<Event>,
+    pub readout: Readout,
+    pub listener: Option<Color>,
 }
 
 struct Builder {
@@ -56,9 +86,33 @@ impl Builder {
     }
 }
 
-/// The main game with everything else woven in, then the ending, then a
-/// Chess960 start.
-pub fn events() -> (Vec<Event>, Vec<Event>) {
+/// The main game with everything else woven in (read out piece by piece),
+/// the ending (read out by rank) with a Chess960 start, and a game heard by
+/// the player of Black.
+pub fn segments() -> Vec<Segment> {
+    vec![
+        Segment { name: "game", events: game(), readout: Readout::BySide, listener: None },
+        Segment { name: "ending", events: ending(), readout: Readout::ByRank, listener: None },
+        Segment { name: "listener", events: heard_by_black(), readout: Readout::BySide, listener: Some(Color::Black) },
+    ]
+}
+
+fn irregularity(side: Color, ply: u32, article: Article, reason: Reason) -> Irregularity {
+    Irregularity { article, side, ply, reason, detail: String::new(), attempt: None, touched: None, fix: Vec::new() }
+}
+
+fn complete(mv: &MoveInfo, clock_ms: i64) -> EventKind {
+    EventKind::Complete {
+        ply: mv.ply,
+        side: mv.side,
+        san: mv.san.clone(),
+        uci: mv.uci.clone(),
+        clock_ms: Some(clock_ms),
+        opponent_ms: None,
+    }
+}
+
+fn game() -> Vec<Event> {
     let sans: Vec<&str> = GAME.split_whitespace().collect();
     let moves = moves_from_san(None, &sans).unwrap();
     let mut b = Builder { t: 0, events: Vec::new() };
@@ -71,9 +125,16 @@ pub fn events() -> (Vec<Event>, Vec<Event>) {
     });
     for (i, mv) in moves.iter().enumerate() {
         let ply = mv.ply;
-        match ply {
-            3 => b.push(EventKind::Touch { sq: sq("g1"), piece: piece('N'), ply, binding: Some(Article::A4_3_1) }),
-            4 => b.push(EventKind::Touch { sq: sq("e4"), piece: piece('P'), ply, binding: Some(Article::A4_3_2) }),
+        // Before the move is made; `true` when the arm announced it itself.
+        let announced = match ply {
+            3 => {
+                b.push(EventKind::Touch { sq: sq("g1"), piece: piece('N'), ply, binding: Some(Article::A4_3_1) });
+                false
+            }
+            4 => {
+                b.push(EventKind::Touch { sq: sq("e4"), piece: piece('P'), ply, binding: Some(Article::A4_3_2) });
+                false
+            }
             5 => {
                 // A slip of the hand, taken back and corrected (D.2.8).
                 let mut slip = mv.clone();
@@ -82,55 +143,42 @@ pub fn events() -> (Vec<Event>, Vec<Event>) {
                 b.mv(&slip);
                 b.push(EventKind::Withdrawn { ply, san: "d3".into() });
                 b.push(EventKind::Move { mv: mv.clone(), correction: true });
-                continue;
+                true
             }
-            9 => {
+            10 => {
                 b.push(EventKind::Irregularity(Irregularity {
-                    article: Article::A7_5_1,
-                    side: Color::White,
-                    ply,
-                    reason: Reason::NotAMoveOfThatPiece,
-                    detail: "Bf1-f3 is not a bishop move".into(),
-                    attempt: Some(Attempt { piece: piece('B'), from: sq("f1"), to: sq("f3") }),
-                    touched: None,
-                    fix: vec![Fix { piece: Some(piece('B')), from: Some(sq("f3")), to: Some(sq("f1")) }],
+                    detail: "Bc8-c6 is not a bishop move".into(),
+                    attempt: Some(Attempt { piece: piece('b'), from: sq("c8"), to: sq("c6") }),
+                    touched: Some(Placed { sq: sq("c8"), piece: piece('b') }),
+                    fix: vec![Fix { piece: Some(piece('b')), from: Some(sq("c6")), to: Some(sq("c8")) }],
+                    ..irregularity(Color::Black, ply, Article::A7_5_1, Reason::NotAMoveOfThatPiece)
+                }));
+                b.push(EventKind::Penalty { article: Article::A7_5_5, side: Color::White, ms: 120_000 });
+                false
+            }
+            16 => {
+                // Castling begun with the rook: announced as a rook move,
+                // then as the castling it became; 4.4.2 follows the press.
+                let rook = moves_from_san(None, &[&sans[..15], &["Rf8"]].concat()).unwrap().pop().unwrap();
+                b.mv(&rook);
+                b.push(EventKind::Move { mv: mv.clone(), correction: true });
+                true
+            }
+            17 => {
+                b.push(EventKind::Irregularity(Irregularity {
+                    detail: "illegal move Nd4-b5: leaves king in check (7.5.1)".into(),
+                    attempt: Some(Attempt { piece: piece('N'), from: sq("d4"), to: sq("b5") }),
+                    touched: Some(Placed { sq: sq("d4"), piece: piece('N') }),
+                    fix: vec![
+                        Fix { piece: Some(piece('N')), from: Some(sq("b5")), to: Some(sq("d4")) },
+                        Fix { piece: Some(piece('p')), from: None, to: Some(sq("a7")) },
+                        Fix { piece: Some(piece('P')), from: Some(sq("a6")), to: None },
+                    ],
+                    ..irregularity(Color::White, ply, Article::A7_5_1, Reason::LeavesKingInCheck)
                 }));
                 b.push(EventKind::Penalty { article: Article::A7_5_5, side: Color::Black, ms: 120_000 });
+                false
             }
-            12 => b.push(EventKind::Irregularity(Irregularity {
-                article: Article::A4_3_1,
-                side: Color::Black,
-                ply,
-                reason: Reason::TouchMove,
-                detail: "touched Nf6 must move".into(),
-                attempt: None,
-                touched: Some(Placed { sq: sq("f6"), piece: piece('n') }),
-                fix: vec![],
-            })),
-            14 => b.push(EventKind::Irregularity(Irregularity {
-                article: Article::A4_3_2,
-                side: Color::Black,
-                ply,
-                reason: Reason::TouchMove,
-                detail: "touched Nd4 must be captured".into(),
-                attempt: None,
-                touched: Some(Placed { sq: sq("d4"), piece: piece('N') }),
-                fix: vec![],
-            })),
-            17 => b.push(EventKind::Irregularity(Irregularity {
-                article: Article::A7_5_1,
-                side: Color::White,
-                ply,
-                reason: Reason::LeavesKingInCheck,
-                detail: "Ng1 would leave the king in check".into(),
-                attempt: Some(Attempt { piece: piece('N'), from: sq("d4"), to: sq("b5") }),
-                touched: None,
-                fix: vec![
-                    Fix { piece: Some(piece('N')), from: Some(sq("b5")), to: Some(sq("d4")) },
-                    Fix { piece: Some(piece('p')), from: None, to: Some(sq("a7")) },
-                    Fix { piece: Some(piece('P')), from: Some(sq("a6")), to: None },
-                ],
-            })),
             20 => {
                 b.push(EventKind::BoardMismatch {
                     missing: vec![Placed { sq: sq("d5"), piece: piece('p') }],
@@ -146,29 +194,29 @@ pub fn events() -> (Vec<Event>, Vec<Event>) {
                     fix: vec![],
                 });
                 b.push(EventKind::BoardOk);
+                false
             }
             24 => {
                 b.push(EventKind::Paused);
                 b.push(EventKind::ClockSet { white_ms: 3_725_000, black_ms: 3_601_000 });
                 b.push(EventKind::Resumed);
+                false
             }
-            30 => b.push(EventKind::Ambiguous {
-                ply,
-                candidates: vec!["Rfc8".into(), "Rac8".into()],
-                chosen: "Rfc8".into(),
-            }),
-            _ => {}
+            30 => {
+                b.push(EventKind::Ambiguous {
+                    ply,
+                    candidates: vec!["Rfc8".into(), "Rac8".into()],
+                    chosen: "Rfc8".into(),
+                });
+                false
+            }
+            _ => false,
+        };
+        if !announced {
+            b.mv(mv);
         }
-        b.mv(mv);
-        let clock = 5_400_000 - 115_000 * i64::from(ply);
-        b.push(EventKind::Complete {
-            ply,
-            side: mv.side,
-            san: mv.san.clone(),
-            uci: mv.uci.clone(),
-            clock_ms: Some(clock),
-            opponent_ms: None,
-        });
+        b.push(complete(mv, 5_400_000 - 115_000 * i64::from(ply)));
+        // After the press.
         match ply {
             8 => b.push(EventKind::Observation {
                 article: Article::A4_7,
@@ -178,6 +226,18 @@ pub fn events() -> (Vec<Event>, Vec<Event>) {
                 first: "Ne7".into(),
                 then: "Nf6".into(),
             }),
+            12 => b.push(EventKind::Irregularity(Irregularity {
+                touched: Some(Placed { sq: sq("f6"), piece: piece('n') }),
+                ..irregularity(Color::Black, ply, Article::A4_3_1, Reason::TouchMove)
+            })),
+            14 => b.push(EventKind::Irregularity(Irregularity {
+                touched: Some(Placed { sq: sq("d4"), piece: piece('N') }),
+                ..irregularity(Color::Black, ply, Article::A4_3_2, Reason::TouchMove)
+            })),
+            16 => b.push(EventKind::Irregularity(Irregularity {
+                touched: Some(Placed { sq: sq("h8"), piece: piece('r') }),
+                ..irregularity(Color::Black, ply, Article::A4_4_2, Reason::RookFirst)
+            })),
             22 => {
                 b.push(EventKind::Time {
                     white_ms: 4_981_000,
@@ -186,8 +246,26 @@ pub fn events() -> (Vec<Event>, Vec<Event>) {
                     black_moves: 11,
                     running: Some(Color::White),
                 });
+                let pos = position_after(None, &sans[..i + 1]);
                 b.push(EventKind::Position { fen: fen_after(None, &sans[..i + 1]) });
                 b.push(EventKind::LastMove { mv: mv.clone() });
+                let moves = (11, 11);
+                for q in [
+                    Request::Pieces { side: Color::White, role: Some(Role::Knight) },
+                    Request::Pieces { side: Color::Black, role: Some(Role::Queen) },
+                    Request::Pieces { side: Color::Black, role: Some(Role::Bishop) },
+                    Request::Pieces { side: Color::White, role: Some(Role::Bishop) },
+                    Request::Pieces { side: Color::Black, role: None },
+                    Request::Rank(Rank::Fourth),
+                    Request::Rank(Rank::Fifth),
+                    Request::File(File::A),
+                    Request::File(File::D),
+                    Request::Square(sq("d5")),
+                    Request::Square(sq("g7")),
+                    Request::MovesToControl,
+                ] {
+                    b.push(answer(&pos, Some(mv), moves, Some("5400+30"), q));
+                }
             }
             32 => b.push(EventKind::Claimable {
                 claim: ClaimKind::Threefold,
@@ -196,6 +274,10 @@ pub fn events() -> (Vec<Event>, Vec<Event>) {
                 ply,
             }),
             36 => b.push(EventKind::Displaced { sq: sq("h4"), piece: piece('P'), ply }),
+            37 => b.push(EventKind::Irregularity(Irregularity {
+                fix: vec![Fix { piece: Some(piece('P')), from: None, to: Some(sq("g2")) }],
+                ..irregularity(Color::White, ply, Article::A7_4_1, Reason::Displaced)
+            })),
             40 => b.push(EventKind::TimeWarning { side: Color::Black, remaining_ms: 59_000 }),
             41 => b.push(EventKind::Time {
                 white_ms: 340_000,
@@ -208,7 +290,10 @@ pub fn events() -> (Vec<Event>, Vec<Event>) {
         }
     }
     b.push(EventKind::GameOver { result: "0-1".into(), reason: EndReason::Checkmate, article: Article::A5_1_1 });
+    b.events
+}
 
+fn ending() -> Vec<Event> {
     let mut e = Builder { t: 0, events: Vec::new() };
     e.push(EventKind::Start {
         fen: ENDING_FEN.into(),
@@ -230,5 +315,84 @@ pub fn events() -> (Vec<Event>, Vec<Event>) {
         white_ms: Some(600_000),
         black_ms: Some(600_000),
     });
-    (b.events, e.events)
+    e.events
+}
+
+/// A rapid game with a control after two moves, heard by the player of
+/// Black: an illegal move that stood and was claimed (A.5.2), a clock
+/// pressed without a move, questions, the time control, a flag.
+const LISTENER_TC: &str = "2/300:60";
+
+fn heard_by_black() -> Vec<Event> {
+    let sans = ["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6"];
+    let moves = moves_from_san(None, &sans).unwrap();
+    let mut b = Builder { t: 0, events: Vec::new() };
+    b.push(EventKind::Start {
+        fen: fen_after(None, &[]),
+        chess960: false,
+        time_control: Some(LISTENER_TC.into()),
+        white_ms: Some(300_000),
+        black_ms: Some(300_000),
+    });
+    let play = |b: &mut Builder, i: usize| {
+        b.mv(&moves[i]);
+        b.push(complete(&moves[i], 280_000 - 10_000 * i as i64));
+    };
+    play(&mut b, 0);
+    play(&mut b, 1);
+    b.push(EventKind::Touch { sq: sq("d2"), piece: piece('P'), ply: 3, binding: Some(Article::A4_3_1) });
+    play(&mut b, 2);
+    b.push(EventKind::Irregularity(Irregularity {
+        touched: Some(Placed { sq: sq("d2"), piece: piece('P') }),
+        ..irregularity(Color::White, 3, Article::A4_3_1, Reason::TouchMove)
+    }));
+    let pos = position_after(None, &sans[..3]);
+    b.push(answer(&pos, Some(&moves[2]), (2, 1), Some(LISTENER_TC), Request::MovesToControl));
+    b.push(EventKind::Touch { sq: sq("b8"), piece: piece('n'), ply: 4, binding: Some(Article::A4_3_1) });
+    play(&mut b, 3);
+    // White's bishop jumps its own pawn; unsupervised, the move stands
+    // until Black claims (A.5.2) — and Black does.
+    let mut wrong = moves[4].clone();
+    wrong.san = "Bh3".into();
+    wrong.uci = "f1h3".into();
+    wrong.to = sq("h3");
+    b.mv(&wrong);
+    b.push(complete(&wrong, 250_000));
+    b.push(EventKind::Irregularity(Irregularity {
+        detail: "illegal move Bh3 stands unless the opponent claims before moving (A.5.2)".into(),
+        attempt: Some(Attempt { piece: piece('B'), from: sq("f1"), to: sq("h3") }),
+        ..irregularity(Color::White, 5, Article::A7_5_1, Reason::NotAMoveOfThatPiece)
+    }));
+    b.push(EventKind::Penalty { article: Article::A7_5_5, side: Color::Black, ms: 60_000 });
+    b.push(EventKind::BoardMismatch {
+        missing: vec![Placed { sq: sq("f1"), piece: piece('B') }],
+        extra: vec![sq("h3")],
+        fix: vec![Fix { piece: Some(piece('B')), from: Some(sq("h3")), to: Some(sq("f1")) }],
+    });
+    b.push(EventKind::BoardOk);
+    play(&mut b, 4);
+    let pos = position_after(None, &sans[..5]);
+    for q in [
+        Request::Pieces { side: Color::Black, role: Some(Role::Knight) },
+        Request::Pieces { side: Color::White, role: Some(Role::Bishop) },
+        Request::Pieces { side: Color::Black, role: Some(Role::Rook) },
+        Request::Pieces { side: Color::White, role: Some(Role::Queen) },
+        Request::Pieces { side: Color::White, role: None },
+        Request::Rank(Rank::Fourth),
+        Request::File(File::E),
+        Request::Square(sq("c6")),
+        Request::Time,
+    ] {
+        b.push(answer(&pos, Some(&moves[4]), (3, 2), Some(LISTENER_TC), q));
+    }
+    b.push(EventKind::Position { fen: fen_after(None, &sans[..5]) });
+    b.push(EventKind::LastMove { mv: moves[4].clone() });
+    b.push(EventKind::Irregularity(irregularity(Color::Black, 6, Article::A7_5_3, Reason::NoMove)));
+    b.push(EventKind::Penalty { article: Article::A7_5_5, side: Color::White, ms: 60_000 });
+    b.push(EventKind::TimeWarning { side: Color::Black, remaining_ms: 59_000 });
+    play(&mut b, 5);
+    b.push(EventKind::Claimable { claim: ClaimKind::Fifty, article: Article::A9_3, side: Color::White, ply: 7 });
+    b.push(EventKind::TimeWarning { side: Color::White, remaining_ms: 10_000 });
+    b.push(EventKind::GameOver { result: "0-1".into(), reason: EndReason::FlagFall, article: Article::A6_9 });
+    b.events
 }
