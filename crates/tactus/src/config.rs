@@ -157,6 +157,8 @@ pub struct HttpConfig {
     pub listen: Option<String>,
     /// Bearer token the arbiter's actions need; absent: actions are refused.
     pub token: Option<String>,
+    /// The token in a file only the service may read (better than `token`).
+    pub token_file: Option<PathBuf>,
     /// The built web page (`web/dist`).
     pub assets: Option<PathBuf>,
 }
@@ -168,6 +170,14 @@ pub struct MqttConfig {
     pub broker: Option<String>,
     pub hall: String,
     pub board_id: String,
+    /// The hall key shared by the hall's boards and relays (a file only the
+    /// service may read); absent: nothing is sealed and MQTT control is off.
+    pub hall_key_file: Option<PathBuf>,
+    /// The broker login (see config/mosquitto/): user name and password file.
+    pub username: Option<String>,
+    pub password_file: Option<PathBuf>,
+    /// The certificates TLS trusts for an `mqtts://` broker (default: the system's).
+    pub ca_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

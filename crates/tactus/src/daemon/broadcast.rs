@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use tactus_core::Event;
-use tactus_net::{AppState, BoardPublisher, Broker, Control, Hall, SharedHall, Shutdown, Tags};
+use tactus_net::{AppState, BoardPublisher, Control, Hall, HallLink, LinkSettings, SharedHall, Shutdown, Tags};
 use tactus_trace::Header;
 use tokio::sync::mpsc;
 
@@ -52,8 +52,12 @@ impl Broadcast {
             let mut state = AppState::new(hall.clone(), controls.clone())
                 .with_web_dir(web_dir(cfg.http.assets.as_ref()))
                 .with_shutdown(shutdown.clone());
-            if let Some(token) = &cfg.http.token {
-                state = state.with_token(token.clone());
+            let token = match &cfg.http.token {
+                Some(token) => Some(token.clone()),
+                None => tactus_net::http::arbiter_token(cfg.http.token_file.as_deref())?,
+            };
+            if let Some(token) = token {
+                state = state.with_token(token);
             }
             tokio::spawn(async move {
                 if let Err(e) = tactus_net::serve(listener, state).await {
@@ -64,8 +68,15 @@ impl Broadcast {
         let publisher = match &cfg.mqtt.broker {
             None => None,
             Some(broker) => {
-                let broker: Broker = broker.parse().map_err(|e| anyhow::anyhow!("mqtt.broker {broker:?}: {e}"))?;
-                let p = BoardPublisher::start(&broker, &hall_name, &board, Some(controls))
+                let link = HallLink::from_settings(&LinkSettings {
+                    broker,
+                    username: cfg.mqtt.username.as_deref(),
+                    password_file: cfg.mqtt.password_file.as_deref(),
+                    ca_file: cfg.mqtt.ca_file.as_deref(),
+                    hall_key_file: cfg.mqtt.hall_key_file.as_deref(),
+                })
+                .map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
+                let p = BoardPublisher::start(&link, &hall_name, &board, Some(controls))
                     .map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
                 p.set_tags(Tags::from(header));
                 Some(Arc::new(p))
