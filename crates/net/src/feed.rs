@@ -163,8 +163,9 @@ pub struct BoardFeed {
     #[serde(default)]
     pub last_t: Ms,
     /// The position before the first illegal move that stood, to go back to
-    /// when the opponent's claim is upheld.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// when the opponent's claim is upheld. Worked out from the moves, by
+    /// whoever holds the feed: never sent.
+    #[serde(skip)]
     pub fen_before_illegal: Option<String>,
 }
 

@@ -412,20 +412,28 @@ struct BoardView<'a> {
     #[serde(flatten)]
     feed: &'a BoardFeed,
     team: Option<BoardTeams>,
+    /// The server's clock as it wrote a single board's reply: with
+    /// `clocks.at_unix_ms`, how long the running clock has run since.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    now_unix_ms: Option<u64>,
 }
 
 #[derive(Serialize)]
 struct HallView<'a> {
     hall: &'a str,
     trust: Trust,
+    /// The server's clock as it wrote the reply (see `BoardView::now_unix_ms`).
+    now_unix_ms: u64,
     boards: Vec<BoardView<'a>>,
     matches: Vec<MatchScore>,
 }
 
 async fn api_hall(State(state): State<AppState>) -> Response {
     let text = state.hall.read(|h| {
-        let boards = h.feeds().map(|feed| BoardView { feed, team: h.board_teams(&feed.id) }).collect();
-        serde_json::to_string(&HallView { hall: h.name(), trust: h.trust(), boards, matches: h.scores() })
+        let boards =
+            h.feeds().map(|feed| BoardView { feed, team: h.board_teams(&feed.id), now_unix_ms: None }).collect();
+        let now_unix_ms = crate::mqtt::unix_ms();
+        serde_json::to_string(&HallView { hall: h.name(), trust: h.trust(), now_unix_ms, boards, matches: h.scores() })
     });
     match text {
         Ok(text) => json_text(text),
@@ -434,9 +442,12 @@ async fn api_hall(State(state): State<AppState>) -> Response {
 }
 
 async fn api_game(State(state): State<AppState>, UrlPath(id): UrlPath<String>) -> Response {
-    let text = state
-        .hall
-        .read(|h| h.feed(&id).map(|feed| serde_json::to_string(&BoardView { feed, team: h.board_teams(&id) })));
+    let text = state.hall.read(|h| {
+        h.feed(&id).map(|feed| {
+            let view = BoardView { feed, team: h.board_teams(&id), now_unix_ms: Some(crate::mqtt::unix_ms()) };
+            serde_json::to_string(&view)
+        })
+    });
     match text {
         Some(Ok(text)) => json_text(text),
         Some(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
@@ -554,17 +565,20 @@ const SEND_WAIT: Duration = Duration::from_secs(2);
 async fn send(state: &AppState, board: String, input: Input) -> Result<Response, Refused> {
     check_arbiter_input(&input).map_err(bad)?;
     let unavailable = |why: String| Err(Refused(StatusCode::SERVICE_UNAVAILABLE, why));
+    let known = state.hall.read(|h| h.feed(&board).map(|f| (f.seq, f.result.clone())));
+    let Some(known) = known else {
+        return Ok(no_board(&board));
+    };
     let tx = match &state.controls {
         Ok(tx) => tx,
         Err(why) => return unavailable(why.to_string()),
     };
-    match state.hall.read(|h| h.feed(&board).map(|f| (f.seq, f.result.clone()))) {
-        None => return Ok(no_board(&board)),
-        Some((0, _)) => return unavailable(format!("board {board:?} has not been heard from yet")),
-        Some((_, Some(result))) => {
+    match known {
+        (0, _) => return unavailable(format!("board {board:?} has not been heard from yet")),
+        (_, Some(result)) => {
             return unavailable(format!("the game on board {board:?} is over ({result}): it takes no more actions"));
         }
-        Some(_) => {}
+        _ => {}
     }
     match tokio::time::timeout(SEND_WAIT, tx.send(Control { board, input })).await {
         Ok(Ok(())) => Ok((StatusCode::ACCEPTED, axum::Json(json!({ "ok": true }))).into_response()),
