@@ -2,7 +2,7 @@
 //! and the arbiter's actions (each needs the bearer token). `API.md` is the
 //! contract.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::convert::Infallible;
 use std::path::{Component, Path, PathBuf};
 use std::pin::Pin;
@@ -96,10 +96,29 @@ pub struct Limits {
     pub max_body: usize,
 }
 
+/// The process's limit on open files (`LimitNOFILE`, `ulimit -n`), from
+/// `/proc/self/limits`; `None` where that cannot be read.
+fn open_files_limit() -> Option<usize> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    line["Max open files".len()..].split_whitespace().next()?.parse().ok()
+}
+
+impl Limits {
+    /// Connections the server may hold with `files` open files allowed:
+    /// some are kept for the rest of the daemon (the clock's serial line,
+    /// the journal, the broker, sound), at most 2,048.
+    pub fn connections_for(files: usize) -> usize {
+        files.saturating_sub(256).clamp(64, 2048)
+    }
+}
+
 impl Default for Limits {
+    /// The connection limit follows the process's limit on open files
+    /// (768 with Linux's default 1,024; 2,048 from 2,304 up).
     fn default() -> Limits {
         Limits {
-            max_connections: 512,
+            max_connections: Limits::connections_for(open_files_limit().unwrap_or(1024)),
             max_viewers: 256,
             header_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
@@ -200,6 +219,7 @@ impl AppState {
 /// A connection's place among those held open.
 struct Slot {
     id: u64,
+    peer: std::net::IpAddr,
     /// Requests being answered (an `/events` stream counts while it lasts).
     busy: AtomicUsize,
     evict: Notify,
@@ -221,42 +241,74 @@ impl Drop for Busy {
     }
 }
 
-/// The connections held open, oldest first.
+/// The connections held open, oldest first, and how many each address holds.
 struct Connections {
     max: usize,
-    inner: Mutex<(u64, BTreeMap<u64, Arc<Slot>>)>,
+    inner: Mutex<Open>,
     empty: Notify,
 }
 
+#[derive(Default)]
+struct Open {
+    next: u64,
+    slots: BTreeMap<u64, Arc<Slot>>,
+    per_peer: HashMap<std::net::IpAddr, usize>,
+}
+
+impl Open {
+    fn remove(&mut self, id: u64) -> Option<Arc<Slot>> {
+        let slot = self.slots.remove(&id)?;
+        if let Some(n) = self.per_peer.get_mut(&slot.peer) {
+            *n -= 1;
+            if *n == 0 {
+                self.per_peer.remove(&slot.peer);
+            }
+        }
+        Some(slot)
+    }
+}
+
 impl Connections {
-    /// A place for a new connection: when all are taken, the oldest idle
+    fn lock(&self) -> std::sync::MutexGuard<'_, Open> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A place for a connection from `peer`: when all are taken, an idle
     /// connection (between requests, or still sending its head) is closed
-    /// to make room; `None` when every connection is answering a request.
-    fn admit(&self) -> Option<Arc<Slot>> {
-        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        let (next, open) = &mut *inner;
-        if open.len() >= self.max {
-            let idle = open.values().find(|s| s.busy.load(Ordering::SeqCst) == 0).map(|s| s.id)?;
-            if let Some(slot) = open.remove(&idle) {
+    /// to make room, the oldest of the address that holds the most, so
+    /// that one client opening many cannot crowd out the others; `None`
+    /// when every connection is answering a request.
+    fn admit(&self, peer: std::net::IpAddr) -> Option<(Arc<Slot>, bool)> {
+        let mut open = self.lock();
+        let full = open.slots.len() >= self.max;
+        if full {
+            let idle = open
+                .slots
+                .values()
+                .filter(|s| s.busy.load(Ordering::SeqCst) == 0)
+                .max_by_key(|s| (open.per_peer.get(&s.peer).copied().unwrap_or(0), std::cmp::Reverse(s.id)))
+                .map(|s| s.id)?;
+            if let Some(slot) = open.remove(idle) {
                 slot.evict.notify_one();
             }
         }
-        *next += 1;
-        let slot = Arc::new(Slot { id: *next, busy: AtomicUsize::new(0), evict: Notify::new() });
-        open.insert(slot.id, slot.clone());
-        Some(slot)
+        open.next += 1;
+        let slot = Arc::new(Slot { id: open.next, peer, busy: AtomicUsize::new(0), evict: Notify::new() });
+        open.slots.insert(slot.id, slot.clone());
+        *open.per_peer.entry(peer).or_default() += 1;
+        Some((slot, full))
     }
 
     fn release(&self, id: u64) {
-        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        inner.1.remove(&id);
-        if inner.1.is_empty() {
+        let mut open = self.lock();
+        open.remove(id);
+        if open.slots.is_empty() {
             self.empty.notify_waiters();
         }
     }
 
     fn count(&self) -> usize {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner).1.len()
+        self.lock().slots.len()
     }
 }
 
@@ -303,7 +355,7 @@ pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::i
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(e) => {
                     // Out of files, most likely: wait rather than spin.
                     refused.warn(|| format!("http: a connection could not be accepted: {e}"));
@@ -313,7 +365,8 @@ pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::i
             },
             () = shutdown.wait() => break,
         };
-        let Some(slot) = connections.admit() else {
+        let (stream, peer) = stream;
+        let Some((slot, made_room)) = connections.admit(peer.ip()) else {
             refused.warn(|| {
                 format!("http: {} connections are all answering requests; a new one was closed", limits.max_connections)
             });
@@ -321,6 +374,12 @@ pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::i
         };
         let _ = stream.set_nodelay(true);
         tokio::spawn(connection(stream, slot, router.clone(), limits, shutdown.clone(), connections.clone()));
+        if made_room {
+            // Let the connection closed to make room go before taking
+            // another: its file is free again, so the open files stay
+            // within the limit however fast clients come back.
+            tokio::task::yield_now().await;
+        }
     }
     if connections.count() > 0 {
         let empty = connections.empty.notified();

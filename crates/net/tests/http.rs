@@ -413,6 +413,34 @@ async fn silent_and_trickling_clients_are_closed_and_never_crowd_out_others() {
     .await;
 }
 
+#[tokio::test]
+async fn the_client_holding_the_most_connections_makes_room_first() {
+    let limits = Limits { max_connections: 8, header_timeout: Duration::from_secs(60), ..Limits::default() };
+    let s = server(|st| st.with_limits(limits)).await;
+    // One quiet connection of an ordinary client, then seven of another address.
+    let mine = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let mut theirs = Vec::new();
+    for _ in 0..7 {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+        theirs.push(socket.connect(s.addr).await.unwrap());
+    }
+    // Full: a new request makes room by closing one of the seven.
+    assert_eq!(get(s.addr, "/games.pgn").await.status, 200);
+    let closed = futures_util::future::select_all(theirs.iter_mut().map(|t| Box::pin(until_closed(t)))).await;
+    assert_eq!(closed.0, "");
+    let mut buf = [0u8; 1];
+    let still = mine.try_read(&mut buf);
+    assert!(matches!(still, Err(ref e) if e.kind() == std::io::ErrorKind::WouldBlock), "{still:?}");
+}
+
+#[test]
+fn connections_follow_the_limit_on_open_files() {
+    assert_eq!(Limits::connections_for(1024), 768);
+    assert_eq!(Limits::connections_for(4096), 2048);
+    assert_eq!(Limits::connections_for(100), 64);
+}
+
 #[test]
 fn the_token_comes_from_a_file_or_the_environment() {
     use std::os::unix::fs::PermissionsExt;
