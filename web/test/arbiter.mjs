@@ -66,6 +66,26 @@ try {
   };
   const penalty = (board) => act(board, 'Add time (penalty)', async (f) => f.locator('input[name="ms"]').fill('1:00'));
 
+  // The action boxes of a board sit side by side without overlapping, at a
+  // desktop's width and a tablet's.
+  for (const width of [1280, 1000, 800]) {
+    await page.setViewportSize({ width, height: 900 });
+    const panel = page.locator(`article.arb-board[data-board="${live}"]`);
+    await panel.locator('details').evaluate((d) => (d.open = true));
+    const overlaps = await panel.evaluate((p) => {
+      const boxes = [...p.querySelectorAll('form.action fieldset')].map((f) => f.getBoundingClientRect());
+      const out = [];
+      boxes.forEach((a, i) =>
+        boxes.slice(i + 1).forEach((b) => {
+          if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) out.push([a.left, b.left]);
+        }),
+      );
+      return out;
+    });
+    check(overlaps.length === 0, `the action boxes do not overlap at ${width} px${overlaps.length ? `: ${JSON.stringify(overlaps)}` : ''}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+
   let said = await penalty(live);
   check(/401/.test(said), `no token: refused with 401 (${said})`);
   await page.getByRole('textbox', { name: 'Arbiter token' }).fill('not-the-token');

@@ -32,6 +32,14 @@ fn secret(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// An empty configuration of the test's own: a daemon started without
+/// `--config` reads the machine's /etc/tactus/tactus.toml, whatever it says.
+fn no_config(dir: &Path) -> PathBuf {
+    let path = dir.join("tactus.toml");
+    std::fs::write(&path, "").unwrap();
+    path
+}
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
@@ -129,7 +137,10 @@ fn chromium_sees_a_move_within_a_second_of_the_board_making_it() {
     // The board is typed at: nothing moves until the page says it is ready.
     let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
         .current_dir(root())
-        .args(["run", "--board", "sim", "--voice", "none", "--events", "-", "--board-id", "b1", "--state-dir"])
+        .arg("run")
+        .arg("--config")
+        .arg(no_config(&dir))
+        .args(["--board", "sim", "--voice", "none", "--events", "-", "--board-id", "b1", "--state-dir"])
         .arg(dir.join("state"))
         .arg("--http")
         .arg(format!("127.0.0.1:{port}"))
@@ -251,7 +262,10 @@ fn a_team_match_through_a_relay_with_a_hall_key_as_chromium_shows_it() {
     ];
     let daemon = |id: &str| {
         let mut c = Command::new(env!("CARGO_BIN_EXE_tactus"));
-        c.args(["run", "--board", "sim", "--voice", "none", "--hall", "club", "--mqtt", &broker, "--board-id", id])
+        c.arg("run")
+            .arg("--config")
+            .arg(no_config(&dir))
+            .args(["--board", "sim", "--voice", "none", "--hall", "club", "--mqtt", &broker, "--board-id", id])
             .arg("--hall-key")
             .arg(&key)
             .arg("--state-dir")
@@ -393,7 +407,10 @@ fn the_arbiter_token_comes_from_a_file_or_the_environment() {
         let port = free_port();
         let mut c = Command::new(env!("CARGO_BIN_EXE_tactus"));
         c.current_dir(root())
-            .args(["run", "--board", "sim", "--voice", "none", "--board-id", "b1", "--state-dir"])
+            .arg("run")
+            .arg("--config")
+            .arg(no_config(&dir))
+            .args(["--board", "sim", "--voice", "none", "--board-id", "b1", "--state-dir"])
             .arg(dir.join(format!("state{i}")))
             .arg("--http")
             .arg(format!("127.0.0.1:{port}"))
