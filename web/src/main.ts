@@ -1,8 +1,8 @@
 // tactus live page: the hall (/), one board (/board/{id}) and the arbiter's
 // view (/arbiter). One index.html serves all three; the path says which.
-// The page says it is ready (`main[data-ready="1"]`, `body[data-live]`)
-// once the live stream is open and the hall is drawn: from then on it
-// misses no change.
+// The page says it is ready (`main[data-ready="1"]`) once the hall is drawn,
+// after the live stream opened (`body[data-live="1"]` while it is open):
+// from then on it misses no change.
 import { $, h } from './dom';
 import { type View, connect, fetchHall, flushPending, loadHall, setView, store } from './store';
 import { ArbiterView } from './views/arbiter';
@@ -53,7 +53,6 @@ async function start(): Promise<void> {
   setView(view);
   view.render();
   flushPending();
-  document.body.dataset.live = '1';
   window.setInterval(() => view.tick(), 100);
   window.addEventListener('resize', () => document.body.dispatchEvent(new Event('chessground.resize')));
 }

@@ -308,12 +308,14 @@ export function connect(): Promise<void> {
     const es = new EventSource('/events');
     es.addEventListener('open', () => {
       setConn('Live', 'ok');
+      document.body.dataset.live = '1';
       if (wasDown) scheduleResync({ all: true });
       wasDown = false;
       resolve();
     });
     es.addEventListener('error', () => {
       wasDown = true;
+      delete document.body.dataset.live;
       if (es.readyState === EventSource.CLOSED) {
         // Refused (the server holds as many viewers as it can): try later.
         setConn('Live updates paused: the server is full, trying again shortly', 'down');
