@@ -1,104 +1,30 @@
-// The page's model of the hall: boards, their positions and clocks, kept up
-// to date from GET /api/hall and the /events stream (docs/events.md).
+// One board's game as the page follows it: the server's snapshot
+// (api.ts), then its live events (events.ts) in order.
 import { Chess, parseUci, type Position } from 'chessops';
 import { normalizeMove } from 'chessops/chess';
-import { parseFen, makeFen } from 'chessops/fen';
+import { makeFen, parseFen } from 'chessops/fen';
+import type { BoardData, FeedMove, Spoken } from './api';
+import type { CoreEvent, GameResult, Ruling, Side } from './events';
 
-export type Side = 'white' | 'black';
+export const STANDARD_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 
-export interface MoveRec {
-  ply: number;
-  san: string;
-  uci: string;
-  clock_ms?: number;
-}
-
-export interface Clocks {
-  white_ms: number;
-  black_ms: number;
-  running: Side | null;
-  at_t?: number;
-}
-
-export interface Spoken {
-  t: number;
-  text: string;
-}
-
-/** One core event as in docs/events.md. Unknown fields are kept. */
-export interface CoreEvent {
-  t: number;
-  event: string;
-  [k: string]: unknown;
-}
-
-export interface Team {
-  match: string;
-  side: 'home' | 'away';
-  board_no: number;
-}
-
-export interface BoardData {
-  id: string;
-  tags: Record<string, string>;
-  fen: string;
-  start_fen: string;
-  chess960: boolean;
-  moves: MoveRec[];
-  clocks: Clocks | null;
-  result: string;
-  irregularities: CoreEvent[];
-  spoken: Spoken[];
-  team: Team | null;
-}
-
-export interface MatchData {
-  name: string;
-  home: { name: string; score: number };
-  away: { name: string; score: number };
-  boards: { id: string; points_home: number; points_away: number }[];
-}
-
-export interface HallData {
-  hall: string;
-  boards: BoardData[];
-  matches: MatchData[];
-}
+/** What an event changed, for the views to redraw. */
+export type Changed = 'board' | 'clock' | 'info' | 'resync';
 
 export interface Tentative {
   ply: number;
   san: string;
   uci: string;
-  side?: Side;
 }
-
-export type AlertKind = 'irregularity' | 'penalty' | 'game_over' | 'flag_fall' | 'mismatch' | 'claimable' | 'note';
-
-export interface Alert {
-  seq: number;
-  board: string;
-  kind: AlertKind;
-  severity: 'high' | 'warn' | 'info';
-  title: string;
-  text: string;
-  t: number;
-  /** Wall clock (ms since epoch) when the page learnt of it. */
-  at: number;
-  live: boolean;
-  acknowledged: boolean;
-}
-
-export const STANDARD_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 
 const now = (): number => performance.now();
 
-export function tag(b: BoardData, name: string): string {
-  const t = b.tags || {};
-  return t[name] ?? t[name.charAt(0).toUpperCase() + name.slice(1)] ?? '';
+export function other(side: Side): Side {
+  return side === 'white' ? 'black' : 'white';
 }
 
-export function sideName(s: unknown): string {
-  return s === 'white' ? 'White' : s === 'black' ? 'Black' : String(s ?? '');
+export function sideName(s: Side): string {
+  return s === 'white' ? 'White' : 'Black';
 }
 
 function setupPosition(fen: string): Position | null {
@@ -119,88 +45,73 @@ function playUci(pos: Position, uci: string): boolean {
 
 export class Game {
   data: BoardData;
-  /** Position after the completed moves; null when it could not be followed. */
+  /** The position after the completed moves, from the server's FEN. */
   pos: Position | null = null;
   startTurn: Side = 'white';
   startFullmoves = 1;
   tentative: Tentative | null = null;
   /** Clock values valid at `base` (performance.now()). */
   clock = { white: 0, black: 0, running: null as Side | null, base: 0, known: false };
-  paused = false;
   /** When each ply first reached the page (the SSE event) and the screen. */
   eventAt = new Map<string, number>();
   shownAt = new Map<string, number>();
-  lastEventT = 0;
-  gameOverReason = '';
 
-  constructor(data: BoardData) {
+  constructor(data: BoardData, serverNow: number | null) {
     this.data = data;
-    this.reset(data);
+    this.reset(data, serverNow);
   }
 
-  reset(data: BoardData): void {
-    this.data = {
-      ...data,
-      tags: data.tags || {},
-      moves: data.moves || [],
-      irregularities: data.irregularities || [],
-      spoken: data.spoken || [],
-      team: data.team || null,
-      result: data.result || '*',
-    };
+  /** Takes the server's snapshot of the board. `serverNow` is the server's
+   * clock when it wrote the reply: the running clock has run since its
+   * reading by that much (measured on the server's clock, so a wrong clock
+   * here or there does not matter). */
+  reset(data: BoardData, serverNow: number | null): void {
+    this.data = { ...data, moves: [...data.moves], irregularities: [...data.irregularities], spoken: [...data.spoken] };
     this.tentative = null;
-    const start = data.start_fen || STANDARD_FEN;
-    const pos = setupPosition(start);
-    this.startTurn = pos?.turn ?? 'white';
-    this.startFullmoves = pos?.fullmoves ?? 1;
-    if (pos) {
-      let ok = true;
-      for (const m of this.data.moves) {
-        if (!playUci(pos, m.uci)) {
-          ok = false;
-          break;
-        }
-      }
-      this.pos = ok ? pos : setupPosition(data.fen);
-    } else {
-      this.pos = setupPosition(data.fen);
-    }
+    const start = setupPosition(data.start_fen);
+    this.startTurn = start?.turn ?? 'white';
+    this.startFullmoves = start?.fullmoves ?? 1;
+    this.pos = setupPosition(data.fen);
     const c = data.clocks;
-    if (c) {
-      this.clock = { white: c.white_ms, black: c.black_ms, running: c.running, base: now(), known: true };
-    } else {
-      this.clock = { white: 0, black: 0, running: null, base: now(), known: false };
-    }
-    this.paused = false;
-    this.gameOverReason = '';
+    const known = c.white_ms !== null && c.black_ms !== null;
+    const ran = c.running && serverNow !== null && c.at_unix_ms !== null ? Math.max(0, serverNow - c.at_unix_ms) : 0;
+    this.clock = { white: c.white_ms ?? 0, black: c.black_ms ?? 0, running: c.running, base: now() - ran, known };
   }
 
   get id(): string {
     return this.data.id;
   }
 
+  get seq(): number {
+    return this.data.seq;
+  }
+
   get white(): string {
-    return tag(this.data, 'white') || 'White';
+    return this.data.tags.white || 'White';
   }
 
   get black(): string {
-    return tag(this.data, 'black') || 'Black';
+    return this.data.tags.black || 'Black';
   }
 
   get label(): string {
     const team = this.data.team;
     const who = `${this.white} – ${this.black}`;
-    return team ? `Board ${team.board_no}: ${who}` : `${this.data.id}: ${who}`;
+    return team ? `Board ${team.board}: ${who}` : `${this.data.id}: ${who}`;
+  }
+
+  get over(): boolean {
+    return this.data.result !== null;
+  }
+
+  get paused(): boolean {
+    return this.data.paused;
   }
 
   get turn(): Side {
     if (this.pos) return this.pos.turn;
     const n = this.data.moves.length + (this.startTurn === 'black' ? 1 : 0);
     return n % 2 === 0 ? 'white' : 'black';
-  }
-
-  get over(): boolean {
-    return this.data.result !== '*' && this.data.result !== '';
   }
 
   /** The FEN to show: after the tentative move if there is one. */
@@ -223,8 +134,7 @@ export class Game {
   }
 
   displayTurn(): Side {
-    if (this.tentative) return this.turn === 'white' ? 'black' : 'white';
-    return this.turn;
+    return this.tentative ? other(this.turn) : this.turn;
   }
 
   lastMoveSquares(): [string, string] | null {
@@ -264,109 +174,97 @@ export class Game {
   }
 
   /**
-   * Applies one core event. Returns what changed: 'board' (position or move
-   * list), 'clock', 'info' (irregularities, result), 'resync' (the page
-   * lost track and must fetch the game again) or '' (nothing shown).
+   * Applies the board's change number `seq`. Returns what changed; `resync`
+   * when the page lost track of the game and must fetch it again.
    */
-  apply(ev: CoreEvent): Set<string> {
-    const changed = new Set<string>();
-    if (typeof ev.t === 'number') this.lastEventT = ev.t;
-    const ply = Number(ev.ply ?? 0);
-    const san = String(ev.san ?? '');
-    const uci = String(ev.uci ?? '');
+  apply(seq: number, ev: CoreEvent): Set<Changed> {
+    const changed = new Set<Changed>();
+    if (seq <= this.data.seq) return changed; // already in the snapshot
+    this.data.seq = seq;
+    this.data.last_t = Math.max(this.data.last_t, ev.t);
     switch (ev.event) {
-      case 'start': {
-        const fen = String(ev.fen ?? STANDARD_FEN);
-        this.reset({
-          ...this.data,
-          fen,
-          start_fen: fen,
-          chess960: Boolean(ev.chess960),
-          moves: [],
-          result: '*',
-          irregularities: [],
-          clocks: {
-            white_ms: Number(ev.white_ms ?? this.clock.white),
-            black_ms: Number(ev.black_ms ?? this.clock.black),
-            running: null,
+      case 'start':
+        this.reset(
+          {
+            ...this.data,
+            fen: ev.fen,
+            start_fen: ev.fen,
+            chess960: ev.chess960,
+            moves: [],
+            result: null,
+            end_reason: null,
+            paused: false,
+            irregularities: [],
+            spoken: [],
+            arbiter_notes: [],
+            clocks: {
+              white_ms: ev.white_ms ?? null,
+              black_ms: ev.black_ms ?? null,
+              running: ev.white_ms !== undefined || ev.black_ms !== undefined ? (setupPosition(ev.fen)?.turn ?? 'white') : null,
+              at_t: ev.t,
+              at_unix_ms: null,
+            },
           },
-        });
-        this.clock.running = this.turn;
-        this.clock.base = now();
+          null,
+        );
         changed.add('board').add('clock').add('info');
         break;
-      }
-      case 'move': {
-        if (ply <= this.lastPly()) break; // already completed
-        this.tentative = { ply, san, uci, side: ev.side as Side };
-        this.markEvent(ply, san, 'tentative');
+      case 'move':
+        if (ev.ply <= this.lastPly()) break; // already completed
+        this.tentative = { ply: ev.ply, san: ev.san, uci: ev.uci };
+        this.markEvent(ev.ply, ev.san, 'tentative');
         changed.add('board');
         break;
-      }
-      case 'withdrawn': {
-        if (this.tentative && this.tentative.ply === ply) {
+      case 'withdrawn':
+        if (this.tentative && this.tentative.ply === ev.ply) {
           this.tentative = null;
           changed.add('board');
         }
         break;
-      }
       case 'complete': {
         const last = this.lastPly();
-        if (ply <= last && last > 0) {
-          const existing = this.data.moves.find((m) => m.ply === ply);
-          if (existing && existing.uci === uci) break; // seen already
-          changed.add('resync');
-          break;
+        if (ev.ply <= last) break; // seen already
+        if (this.data.moves.length > 0 && ev.ply !== last + 1) return changed.add('resync');
+        const rec: FeedMove = { ply: ev.ply, san: ev.san, uci: ev.uci };
+        if (ev.clock_ms !== undefined) rec.clock_ms = ev.clock_ms;
+        // An illegal move that stood (A.5.2) cannot be followed here: the
+        // server's snapshot has the position it made.
+        if (!this.pos || this.data.moves.some((m) => m.off_record) || !playUci(this.pos, ev.uci)) {
+          return changed.add('resync');
         }
-        if (this.data.moves.length > 0 && ply !== last + 1) {
-          changed.add('resync');
-          break;
-        }
-        if (this.pos && !playUci(this.pos, uci)) {
-          changed.add('resync');
-          break;
-        }
-        const side: Side = ev.side === 'black' || ev.side === 'white' ? ev.side : this.pos ? (this.pos.turn === 'white' ? 'black' : 'white') : 'white';
-        const rec: MoveRec = { ply, san, uci };
-        if (typeof ev.clock_ms === 'number') rec.clock_ms = ev.clock_ms;
         this.data.moves.push(rec);
+        this.data.fen = makeFen(this.pos.toSetup());
         this.tentative = null;
-        this.markEvent(ply, san, 'complete');
-        const other: Side = side === 'white' ? 'black' : 'white';
+        this.markEvent(ev.ply, ev.san, 'complete');
         this.freezeClocks();
-        if (typeof ev.clock_ms === 'number') this.clock[side] = ev.clock_ms;
-        if (typeof ev.opponent_ms === 'number') this.clock[other] = ev.opponent_ms;
-        if (typeof ev.clock_ms === 'number' || typeof ev.opponent_ms === 'number') this.clock.known = true;
-        this.clock.running = this.over ? null : other;
-        this.clock.base = now();
-        if (this.pos) this.data.fen = makeFen(this.pos.toSetup());
+        if (ev.clock_ms !== undefined) this.clock[ev.side] = ev.clock_ms;
+        if (ev.opponent_ms !== undefined) this.clock[other(ev.side)] = ev.opponent_ms;
+        if (this.clock.running) this.clock.running = other(ev.side);
         changed.add('board').add('clock');
         break;
       }
       case 'irregularity':
-      case 'board_mismatch':
-        if (ev.event === 'irregularity') this.data.irregularities.push(ev);
+      case 'claimable':
+      case 'observation':
+        this.data.irregularities.push(ev);
         changed.add('info');
         break;
-      case 'penalty': {
-        const s = ev.side as Side;
-        if (s === 'white' || s === 'black') {
-          this.freezeClocks();
-          this.clock[s] += Number(ev.ms ?? 0);
-          changed.add('clock');
-        }
-        changed.add('info');
+      case 'penalty':
+        this.data.irregularities.push(ev);
+        this.freezeClocks();
+        this.clock[ev.side] += ev.ms;
+        changed.add('clock').add('info');
+        // 7.5.5 after an upheld A.5.2 claim takes moves back.
+        if (this.data.moves.some((m) => m.off_record)) changed.add('resync');
         break;
-      }
       case 'game_over':
         this.freezeClocks();
-        this.data.result = String(ev.result ?? '*');
-        this.gameOverReason = String(ev.reason ?? '');
+        this.data.result = ev.result;
+        this.data.end_reason = ev.reason;
         if (ev.reason === 'flag_fall') {
           // The flag that fell: the loser's, or on a draw the side to move.
           const fell: Side = ev.result === '1-0' ? 'black' : ev.result === '0-1' ? 'white' : this.turn;
           this.clock[fell] = 0;
-          this.clock.known = true;
         }
         this.clock.running = null;
         this.tentative = null;
@@ -374,33 +272,47 @@ export class Game {
         break;
       case 'paused':
         this.freezeClocks();
-        this.paused = true;
-        changed.add('clock');
+        this.data.paused = true;
+        changed.add('clock').add('info');
         break;
       case 'resumed':
         this.freezeClocks();
-        this.paused = false;
-        if (!this.clock.running && !this.over) this.clock.running = this.turn;
-        changed.add('clock');
+        this.data.paused = false;
+        if (!this.clock.running && !this.over && this.clock.known) this.clock.running = this.turn;
+        changed.add('clock').add('info');
         break;
       case 'clock_set':
-      case 'time': {
         this.freezeClocks();
-        if (typeof ev.white_ms === 'number') this.clock.white = ev.white_ms;
-        if (typeof ev.black_ms === 'number') this.clock.black = ev.black_ms;
-        if (ev.running === 'white' || ev.running === 'black') this.clock.running = ev.running;
+        this.clock.white = ev.white_ms;
+        this.clock.black = ev.black_ms;
         this.clock.known = true;
         changed.add('clock');
         break;
-      }
+      case 'time':
+        this.freezeClocks();
+        this.clock.white = ev.white_ms;
+        this.clock.black = ev.black_ms;
+        this.clock.running = ev.running ?? null;
+        this.clock.known = true;
+        changed.add('clock');
+        break;
+      case 'time_warning':
+        this.freezeClocks();
+        this.clock[ev.side] = ev.remaining_ms;
+        changed.add('clock');
+        break;
       default:
+        // Kinds that change nothing shown here (touches, sensor faults, …),
+        // and kinds added after this page was built.
         break;
     }
     return changed;
   }
 
-  addSpoken(line: Spoken): boolean {
-    if (this.data.spoken.some((s) => s.t === line.t && s.text === line.text)) return false;
+  /** A spoken line, number `seq` of the board's changes. */
+  addSpoken(seq: number, line: Spoken): boolean {
+    if (seq <= this.data.seq) return false;
+    this.data.seq = seq;
     this.data.spoken.push(line);
     if (this.data.spoken.length > 200) this.data.spoken.splice(0, this.data.spoken.length - 200);
     return true;
@@ -414,7 +326,12 @@ export function fmtClock(ms: number): string {
     const tenths = Math.floor(ms / 100);
     return `0:0${Math.floor(tenths / 10)}.${tenths % 10}`;
   }
-  const s = Math.floor(ms / 1000);
+  return fmtDuration(ms);
+}
+
+/** h:mm:ss, or m:ss under an hour. */
+export function fmtDuration(ms: number): string {
+  const s = Math.floor(Math.max(0, ms) / 1000);
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);
   const ss = String(s % 60).padStart(2, '0');
@@ -433,6 +350,16 @@ export function sayClock(ms: number): string {
   return parts.join(' ');
 }
 
+/** A time added, in words: "2 minutes", "1 minute 30 seconds". */
+export function sayAdded(ms: number): string {
+  const s = Math.round(ms / 1000);
+  const m = Math.floor(s / 60);
+  const parts: string[] = [];
+  if (m) parts.push(`${m} minute${m === 1 ? '' : 's'}`);
+  if (s % 60 || !m) parts.push(`${s % 60} second${s % 60 === 1 ? '' : 's'}`);
+  return parts.join(' ');
+}
+
 /** Parses "90" (minutes), "1:30" (m:ss) or "1:30:00" (h:mm:ss) into ms. */
 export function parseClock(text: string): number | null {
   const t = text.trim();
@@ -444,10 +371,10 @@ export function parseClock(text: string): number | null {
   return Math.round((parts[0] * 3600 + parts[1] * 60 + parts[2]) * 1000);
 }
 
+/** Board points: 1, ½, 1½ … */
 export function fmtPoints(p: number): string {
   const whole = Math.floor(p);
-  const half = p - whole >= 0.5;
-  if (half) return whole === 0 ? '½' : `${whole}½`;
+  if (p - whole >= 0.5) return whole === 0 ? '½' : `${whole}½`;
   return String(whole);
 }
 
@@ -470,76 +397,24 @@ export function reasonText(r: string): string {
   return REASONS[r] ?? r.replace(/_/g, ' ');
 }
 
-export function resultText(result: string): string {
+export function resultText(result: GameResult): string {
   return result === '1/2-1/2' ? '½–½' : result.replace('-', '–');
 }
 
-/** Plain-English title and text of an event that an arbiter should see. */
-export function describe(g: Game, ev: CoreEvent): Omit<Alert, 'seq' | 'at' | 'live' | 'acknowledged'> | null {
-  const base = { board: g.id, t: ev.t };
-  const art = ev.article ? ` (${ev.article})` : '';
-  const ply = Number(ev.ply ?? 0);
-  const at = ply > 0 ? ` at ply ${ply}` : '';
-  switch (ev.event) {
+/** A ruling in one line, for the board's list and the arbiter. */
+export function rulingText(r: Ruling): { title: string; text: string } {
+  const at = r.event === 'penalty' ? '' : ` at ply ${r.ply}`;
+  switch (r.event) {
     case 'irregularity':
-      return {
-        ...base,
-        kind: 'irregularity',
-        severity: 'high',
-        title: `Irregularity${art}: ${sideName(ev.side)}${at}`,
-        text: String(ev.detail ?? ev.reason ?? 'irregularity'),
-      };
+      return { title: `${r.article} ${sideName(r.side)}${at}`, text: r.detail };
     case 'penalty':
-      return {
-        ...base,
-        kind: 'penalty',
-        severity: 'info',
-        title: `Penalty${art}`,
-        text: `${sideName(ev.side)} gets ${Math.round(Number(ev.ms ?? 0) / 1000)} seconds added.`,
-      };
-    case 'game_over': {
-      const flag = ev.reason === 'flag_fall';
-      return {
-        ...base,
-        kind: flag ? 'flag_fall' : 'game_over',
-        severity: flag || ev.reason === 'illegal_moves' ? 'high' : 'warn',
-        title: flag ? `Flag fall: ${resultText(String(ev.result))}` : `Game over: ${resultText(String(ev.result))}`,
-        text: `Result ${resultText(String(ev.result))} by ${reasonText(String(ev.reason ?? ''))}${art}.`,
-      };
-    }
-    case 'board_mismatch': {
-      const missing = Array.isArray(ev.missing) ? (ev.missing as { sq: string; piece: string }[]) : [];
-      const extra = Array.isArray(ev.extra) ? (ev.extra as string[]) : [];
-      const parts: string[] = [];
-      if (missing.length) parts.push(`missing ${missing.map((m) => `${m.piece} on ${m.sq}`).join(', ')}`);
-      if (extra.length) parts.push(`unexpected piece on ${extra.join(', ')}`);
-      return {
-        ...base,
-        kind: 'mismatch',
-        severity: 'warn',
-        title: 'Board differs from the game',
-        text: parts.length ? `The board shows ${parts.join('; ')}.` : 'The board differs from the game.',
-      };
-    }
+      return { title: `${r.article} Penalty`, text: `${sideName(r.side)} gets ${sayAdded(r.ms)} added.` };
     case 'claimable':
       return {
-        ...base,
-        kind: 'claimable',
-        severity: 'info',
-        title: `Draw claimable${art}`,
-        text: `${sideName(ev.side)} may claim ${ev.claim === 'fifty' ? 'the fifty-move rule' : 'threefold repetition'}${at}.`,
-      };
-    case 'ambiguous':
-      return {
-        ...base,
-        kind: 'note',
-        severity: 'warn',
-        title: 'Ambiguous move',
-        text: `Recorded ${String(ev.chosen ?? '?')}; could also be ${Array.isArray(ev.candidates) ? ev.candidates.join(', ') : '?'}${at}.`,
+        title: `${r.article} Draw claimable`,
+        text: `${sideName(r.side)} may claim ${r.claim === 'fifty' ? 'the fifty-move rule' : 'threefold repetition'}${at}.`,
       };
     case 'observation':
-      return { ...base, kind: 'note', severity: 'info', title: `Observation${art}`, text: String(ev.detail ?? '') };
-    default:
-      return null;
+      return { title: `${r.article} Observation (not a ruling)`, text: `${sideName(r.side)}${at}: ${r.detail}` };
   }
 }

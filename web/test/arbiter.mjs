@@ -1,16 +1,31 @@
 #!/usr/bin/env node
-// The arbiter's view against the mock server: irregularities and flag falls
-// raise alerts (visible, and in the assertive live region); actions are
-// refused without the token (401) or with a wrong one (403) and done with it.
-//   node test/arbiter.mjs BASE_URL TOKEN [--timeout-ms 15000]
+// The arbiter's view against a running tactus relay or daemon (never a
+// stand-in): irregularities and flag falls are alerts; an alert on record
+// before the page opened says so rather than showing the page's own time;
+// actions are refused without the token (401) or with a wrong one (403),
+// done with it (the penalty comes back from the board as a live alert), and
+// refused with the server's reason on a board whose game is over.
+//
+//   node test/arbiter.mjs BASE_URL TOKEN --live ID --over ID [--timeout-ms 20000]
+//
+// --live: a board whose game goes on (the penalty is added there);
+// --over: a board whose game has ended. Prints "ok - …"/"not ok - …" lines;
+// exits 0 when all pass, 1 when not, 2 on bad arguments.
 import { launch } from './browser.mjs';
 
-const [base, token] = process.argv.slice(2);
-if (!base || !token) {
-  console.error('usage: node test/arbiter.mjs BASE_URL TOKEN');
+const argv = process.argv.slice(2);
+const flag = (name) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const [base, token] = argv.filter((a, i) => !a.startsWith('--') && !(argv[i - 1] ?? '').startsWith('--'));
+const live = flag('live');
+const over = flag('over');
+if (!base || !token || !live || !over) {
+  console.error('usage: node test/arbiter.mjs BASE_URL TOKEN --live ID --over ID [--timeout-ms MS]');
   process.exit(2);
 }
-const timeout = 15_000;
+const timeout = Number(flag('timeout-ms') ?? '20000');
 const checks = [];
 const check = (ok, what) => {
   checks.push({ ok, what });
@@ -23,46 +38,77 @@ page.on('pageerror', (e) => errors.push(String(e)));
 page.on('dialog', (d) => d.accept());
 try {
   await page.goto(`${base}/arbiter`);
-  await page.waitForSelector('main[data-ready="1"] .arb-board', { timeout });
-  const alertSeen = async (kind) => {
+  await page.waitForSelector('body[data-live="1"] main[data-ready="1"] .arb-board', { timeout });
+  const alert = (kind, board) => page.locator(`ol.alerts li.alert[data-kind="${kind}"]${board ? `[data-board="${board}"]` : ''}`).first();
+  const seen = async (kind, board) => {
     try {
-      await page.waitForSelector(`ol.alerts li.alert[data-kind="${kind}"]`, { timeout });
+      await alert(kind, board).waitFor({ timeout });
       return true;
     } catch {
       return false;
     }
   };
-  check(await alertSeen('irregularity'), 'an irregularity raises an alert');
-  const announced = await page.textContent('#announce-assertive');
-  check(/Irregularity/.test(announced ?? ''), `the irregularity is in the assertive live region (${JSON.stringify((announced ?? '').slice(0, 80))})`);
-  check(await alertSeen('flag_fall'), 'a flag fall raises an alert');
+  check(await seen('irregularity'), 'an irregularity is an alert');
+  check(await seen('flag_fall'), 'a flag fall is an alert');
+  const when = (await alert('irregularity').locator('.when').textContent()) ?? '';
+  check(/before this page opened/.test(when) && /game time \d/.test(when), `an alert on record says so, with its game time (${when})`);
 
-  const panel = page.locator('article.arb-board[data-board="b1"]');
-  await panel.locator('details > summary').click().catch(() => {});
-  await panel.locator('details').evaluate((d) => (d.open = true));
-  const penalty = panel.locator('form.action', { hasText: 'Add time (penalty)' });
-  const status = penalty.locator('.form-status');
-  const addTime = penalty.getByRole('button', { name: 'Add time' });
+  const act = async (board, form, fill) => {
+    const panel = page.locator(`article.arb-board[data-board="${board}"]`);
+    await panel.locator('details').evaluate((d) => (d.open = true));
+    const f = panel.locator(`form.action[data-action="${form}"]`);
+    if (fill) await fill(f);
+    const status = f.locator('.form-status');
+    await status.evaluate((s) => (s.textContent = ''));
+    await f.locator('button[type="submit"]').first().click();
+    await status.filter({ hasText: /Refused|Sent|Not done|Could not/ }).waitFor({ timeout });
+    return (await status.textContent()) ?? '';
+  };
+  const penalty = (board) => act(board, 'Add time (penalty)', async (f) => f.locator('input[name="ms"]').fill('1:00'));
 
-  await addTime.click();
-  await status.filter({ hasText: /Refused|Done|Failed/ }).waitFor({ timeout });
-  check(/401/.test(await status.textContent()), `no token: refused with 401 (${await status.textContent()})`);
+  // The action boxes of a board sit side by side without overlapping, at a
+  // desktop's width and a tablet's.
+  for (const width of [1280, 1000, 800]) {
+    await page.setViewportSize({ width, height: 900 });
+    const panel = page.locator(`article.arb-board[data-board="${live}"]`);
+    await panel.locator('details').evaluate((d) => (d.open = true));
+    const overlaps = await panel.evaluate((p) => {
+      const boxes = [...p.querySelectorAll('form.action fieldset')].map((f) => f.getBoundingClientRect());
+      const out = [];
+      boxes.forEach((a, i) =>
+        boxes.slice(i + 1).forEach((b) => {
+          if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) out.push([a.left, b.left]);
+        }),
+      );
+      return out;
+    });
+    check(overlaps.length === 0, `the action boxes do not overlap at ${width} px${overlaps.length ? `: ${JSON.stringify(overlaps)}` : ''}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
 
+  let said = await penalty(live);
+  check(/401/.test(said), `no token: refused with 401 (${said})`);
   await page.getByRole('textbox', { name: 'Arbiter token' }).fill('not-the-token');
   await page.getByRole('button', { name: 'Save' }).click();
-  await addTime.click();
-  await status.filter({ hasText: /403/ }).waitFor({ timeout }).catch(() => {});
-  check(/403/.test(await status.textContent()), `wrong token: refused with 403 (${await status.textContent()})`);
-
+  said = await penalty(live);
+  check(/403/.test(said), `wrong token: refused with 403 (${said})`);
   await page.getByRole('textbox', { name: 'Arbiter token' }).fill(token);
   await page.getByRole('button', { name: 'Save' }).click();
-  await addTime.click();
-  await status.filter({ hasText: /Done/ }).waitFor({ timeout }).catch(() => {});
-  check(/Done/.test(await status.textContent()), `right token: done (${await status.textContent()})`);
-  check(await alertSeen('penalty'), 'the penalty comes back as an event and an alert');
+  said = await penalty(live);
+  check(/^Sent/.test(said), `right token: sent (${said})`);
+  check(await seen('penalty', live), 'the penalty comes back from the board as an alert');
+  const penaltyWhen = (await alert('penalty', live).locator('.when').textContent()) ?? '';
+  check(/\d\d:\d\d:\d\d/.test(penaltyWhen) && !/before this page/.test(penaltyWhen), `a live alert has the time it came (${penaltyWhen})`);
+  const penaltyText = (await alert('penalty', live).locator('.alert-text').textContent()) ?? '';
+  check(/gets 1 minute added/.test(penaltyText), `the penalty says what it gave (${penaltyText})`);
+
+  said = await act(over, 'Clocks');
+  check(/503/.test(said) && /is over/.test(said), `a finished game takes no actions, and the page says why (${said})`);
   const stored = await page.evaluate(() => sessionStorage.getItem('tactus.arbiterToken'));
-  check(stored === token, 'the token is kept in sessionStorage');
+  check(stored === token, 'the token is kept for this tab only (sessionStorage)');
   check(errors.length === 0, `no page errors${errors.length ? `: ${errors.join(' | ')}` : ''}`);
+} catch (e) {
+  check(false, `the arbiter's view works: ${e}`);
 } finally {
   await close();
 }

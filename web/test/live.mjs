@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Loads /board/<id> of a running tactus (or the mock) in Debian's headless
+// Loads /board/<id> of a running tactus daemon or relay in Debian's headless
 // Chromium, waits for the board to render, then for a move to appear in the
 // move list, and says how long after a marker it appeared.
 //
@@ -100,7 +100,7 @@ async function main() {
       return finish(false, `could not load ${url}: ${e.message}`);
     }
     try {
-      await page.waitForSelector('main[data-ready="1"] .board cg-board piece', { timeout: Math.max(1, deadline - Date.now()) });
+      await page.waitForSelector('body[data-live="1"] main[data-ready="1"] .board cg-board piece', { timeout: Math.max(1, deadline - Date.now()) });
     } catch {
       const text = (await page.textContent('main').catch(() => '')) ?? '';
       return finish(false, `the board did not render within ${opts.timeout} ms at ${url}${text ? ` (page says: ${text.trim().slice(0, 200)})` : ''}${pageErrors.length ? `; page errors: ${pageErrors.join(' | ')}` : ''}`);

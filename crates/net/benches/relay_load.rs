@@ -26,12 +26,18 @@ use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 use tactus_core::{Event, EventKind, Policy, Session};
-use tactus_net::{AppState, BoardPublisher, Broker, Hall, Tags, relay, serve};
+use tactus_net::{AppState, BoardPublisher, Broker, Hall, HallKey, HallLink, RelayOptions, Tags, relay, serve};
 use tactus_sim::{Profile, random_game, simulate};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const CHILD: &str = "TACTUS_RELAY_BENCH_BROKER_PORT";
 const HALL: &str = "bench";
+/// Every message is sealed and checked, as in a hall with a hall key.
+const KEY: &[u8] = b"relay-load-bench hall key";
+
+fn link(port: u16) -> HallLink {
+    HallLink::new(Broker::new("127.0.0.1", port)).with_key(HallKey::from_bytes(KEY).unwrap())
+}
 
 fn env_or(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -56,20 +62,21 @@ fn main() {
 fn relay_process(broker_port: u16) {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async {
-        let relay = relay(&Broker::new("127.0.0.1", broker_port), Hall::new(HALL)).unwrap();
+        let boards = env_or("BOARDS", 1000) as usize;
+        let relay = relay(&link(broker_port), Hall::new(HALL), RelayOptions { max_boards: boards }).unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         println!("http {}", listener.local_addr().unwrap().port());
         std::io::stdout().flush().unwrap();
-        let (tx, _rx) = tokio::sync::mpsc::channel(1);
-        tokio::spawn(serve(listener, AppState::new(relay.hall.clone(), tx)));
+        tokio::spawn(serve(listener, AppState::read_only(relay.hall.clone(), "the benchmark takes no actions")));
         tokio::task::spawn_blocking(|| std::io::stdin().lines().count()).await.unwrap();
         let s = &relay.stats;
         println!(
-            "stats messages={} applied={} stale={} malformed={}",
+            "stats messages={} applied={} stale={} malformed={} refused={}",
             s.messages.load(Ordering::Relaxed),
             s.applied.load(Ordering::Relaxed),
             s.stale.load(Ordering::Relaxed),
-            s.malformed.load(Ordering::Relaxed)
+            s.malformed.load(Ordering::Relaxed),
+            s.refused.count()
         );
     });
 }
@@ -169,9 +176,10 @@ async fn run(boards: usize, duration: Duration, think: u64, poll: Duration) {
     eprintln!("{boards} games made ({plies} moves) in {:.1} s", made.elapsed().as_secs_f64());
 
     let (_mosquitto, port) = mosquitto();
-    let broker = Broker::new("127.0.0.1", port);
+    let broker = link(port);
     let mut child = Command::new(std::env::current_exe().unwrap())
         .env(CHILD, port.to_string())
+        .env("BOARDS", boards.to_string())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

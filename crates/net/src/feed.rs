@@ -163,8 +163,9 @@ pub struct BoardFeed {
     #[serde(default)]
     pub last_t: Ms,
     /// The position before the first illegal move that stood, to go back to
-    /// when the opponent's claim is upheld.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// when the opponent's claim is upheld. Worked out from the moves, by
+    /// whoever holds the feed: never sent.
+    #[serde(skip)]
     pub fen_before_illegal: Option<String>,
 }
 
@@ -200,12 +201,12 @@ fn mode(chess960: bool) -> CastlingMode {
     if chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard }
 }
 
-fn parse_position(fen: &str, chess960: bool) -> Option<Chess> {
+pub(crate) fn parse_position(fen: &str, chess960: bool) -> Option<Chess> {
     let fen: Fen = fen.parse().ok()?;
     fen.into_position(mode(chess960)).ok()
 }
 
-fn fen_of(pos: &Chess) -> String {
+pub(crate) fn fen_of(pos: &Chess) -> String {
     Fen::from_position(pos, EnPassantMode::Legal).to_string()
 }
 
@@ -273,8 +274,10 @@ impl BoardFeed {
                 if self.moves.last().is_some_and(|m| m.ply >= *ply) {
                     return;
                 }
-                let off_record = !self.play(san, uci);
-                let mv = FeedMove { ply: *ply, san: san.clone(), uci: uci.clone(), clock_ms: *clock_ms, off_record };
+                // The record's SAN is worked out here from the UCI on this
+                // feed's own position, never taken from the event.
+                let (text, off_record) = self.play(uci, san);
+                let mv = FeedMove { ply: *ply, san: text, uci: uci.clone(), clock_ms: *clock_ms, off_record };
                 self.moves.push(mv);
                 self.clocks.advance(t);
                 if clock_ms.is_some() {
@@ -347,25 +350,57 @@ impl BoardFeed {
         }
     }
 
-    /// Plays a completed move on `fen`; false when it goes off the record: it
-    /// is not legal there (an illegal move that stood, put on the board from
-    /// its UCI as the players go on from it), or one such move came before.
-    fn play(&mut self, san: &str, uci: &str) -> bool {
+    /// Plays a completed move on `fen`: its text (SAN when legal there) and
+    /// whether it goes off the record: it is not legal there (an illegal move
+    /// that stood, put on the board from its UCI as the players go on from
+    /// it), or one such move came before. `fallback` names a move whose UCI
+    /// cannot be read (only a daemon's own events get this far with one).
+    pub(crate) fn play(&mut self, uci: &str, fallback: &str) -> (String, bool) {
         let Some(pos) = parse_position(&self.fen, self.chess960) else {
-            return false;
+            self.fen_before_illegal.get_or_insert_with(|| self.fen.clone());
+            return (clean(fallback, MAX_WORD), true);
         };
-        let legal = san.parse::<SanPlus>().ok().and_then(|s| s.san.to_move(&pos).ok());
-        let next = match legal {
-            Some(m) => pos.play(m).ok(),
+        match name_move(&pos, uci) {
+            Some(Named { text, next, legal }) => {
+                if !legal {
+                    self.fen_before_illegal.get_or_insert_with(|| self.fen.clone());
+                }
+                self.fen = fen_of(&next);
+                (text, self.fen_before_illegal.is_some())
+            }
             None => {
                 self.fen_before_illegal.get_or_insert_with(|| self.fen.clone());
-                force(&pos, uci)
+                (clean(fallback, MAX_WORD), true)
             }
-        };
-        if let Some(next) = next {
-            self.fen = fen_of(&next);
         }
-        self.fen_before_illegal.is_none()
+    }
+
+    /// A change as it goes out live once this feed has applied it: the SAN
+    /// of a move is this feed's, worked out on its own position, not the
+    /// sender's.
+    pub fn outgoing(&self, change: &Change) -> Change {
+        let Change::Event(ev) = change else { return change.clone() };
+        let mut ev = ev.clone();
+        match &mut ev.kind {
+            EventKind::Complete { ply, san, .. } => {
+                if let Some(m) = self.moves.iter().rev().find(|m| m.ply == *ply) {
+                    san.clone_from(&m.san);
+                }
+            }
+            EventKind::Move { mv, .. } => {
+                // A move made but not completed: on the position now.
+                if let Some(named) = parse_position(&self.fen, self.chess960).and_then(|p| name_move(&p, &mv.uci)) {
+                    mv.san = named.text;
+                }
+            }
+            EventKind::LastMove { mv } => {
+                if let Some(m) = self.moves.last().filter(|m| m.uci == mv.uci) {
+                    mv.san.clone_from(&m.san);
+                }
+            }
+            _ => {}
+        }
+        Change::Event(ev)
     }
 
     /// Records a spoken line (the last [`SPOKEN_KEPT`] are kept).
@@ -438,12 +473,41 @@ impl BoardFeed {
     }
 }
 
-/// An illegal move as the board shows it: the piece on `from` goes to `to`.
-fn force(pos: &Chess, uci: &str) -> Option<Chess> {
-    let UciMove::Normal { from, to, .. } = uci.parse::<UciMove>().ok()? else {
+/// A move named on a position, and the position after it.
+struct Named {
+    /// SAN when legal; otherwise the piece and its squares (`Ke1-e3`), as
+    /// the core writes an illegal move that stood (A.5.2).
+    text: String,
+    next: Chess,
+    legal: bool,
+}
+
+/// Plays a move given in UCI on `pos`: legally if it can, otherwise as the
+/// board shows it (the piece on `from` goes to `to`). `None` when the UCI
+/// cannot be read or no such position can exist.
+fn name_move(pos: &Chess, uci: &str) -> Option<Named> {
+    let uci: UciMove = uci.parse().ok()?;
+    if let Ok(m) = uci.to_move(pos) {
+        let mut next = pos.clone();
+        let text = SanPlus::from_move_and_play_unchecked(&mut next, m).to_string();
+        return Some(Named { text, next, legal: true });
+    }
+    let UciMove::Normal { from, to, .. } = uci else {
         return None;
     };
-    tactus_core::game::play_anyway(pos, from, to).map(|(pos, _)| pos)
+    let piece = pos.board().piece_at(from)?;
+    let (next, captured) = tactus_core::game::play_anyway(pos, from, to)?;
+    let text = format!("{}{from}{}{to}", piece.role.upper_char(), if captured.is_some() { 'x' } else { '-' });
+    Some(Named { text, next, legal: false })
+}
+
+/// The longest name of a move, a result or a clock text kept from a board.
+const MAX_WORD: usize = 32;
+
+/// Text from a board made safe to show and to write into PGN: no control
+/// characters (a newline ends a PGN tag), at most `max` characters.
+pub(crate) fn clean(text: &str, max: usize) -> String {
+    text.chars().map(|c| if c.is_control() { ' ' } else { c }).take(max).collect::<String>().trim().to_string()
 }
 
 /// One update of a board: what the daemon reports and MQTT carries.
@@ -507,16 +571,49 @@ struct Board {
     pgn: String,
 }
 
+/// Whether what a hall holds can be trusted to come from its boards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trust {
+    /// The daemon's own board.
+    OwnBoard,
+    /// A relay that takes only what carries the hall key's seal.
+    HallKey,
+    /// A relay without a hall key: anyone on the broker could have sent it.
+    None,
+}
+
 /// The games of one hall: one board in the daemon, many in the relay.
 pub struct Hall {
     name: String,
     boards: BTreeMap<String, Board>,
     matches: Vec<TeamMatch>,
+    trust: Trust,
 }
 
 impl Hall {
     pub fn new(name: impl Into<String>) -> Hall {
-        Hall { name: name.into(), boards: BTreeMap::new(), matches: Vec::new() }
+        Hall { name: name.into(), boards: BTreeMap::new(), matches: Vec::new(), trust: Trust::OwnBoard }
+    }
+
+    /// A relay's hall: its boards come from the broker, sealed with the
+    /// hall key or not.
+    pub fn trusting(mut self, hall_key: bool) -> Hall {
+        self.trust = if hall_key { Trust::HallKey } else { Trust::None };
+        self
+    }
+
+    pub fn trust(&self) -> Trust {
+        self.trust
+    }
+
+    /// How many boards the hall holds.
+    pub fn len(&self) -> usize {
+        self.boards.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.boards.is_empty()
     }
 
     /// The team matches played in the hall. Their boards are listed from the

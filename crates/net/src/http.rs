@@ -2,12 +2,18 @@
 //! and the arbiter's actions (each needs the bearer token). `API.md` is the
 //! contract.
 
+use std::collections::{BTreeMap, HashMap};
+use std::convert::Infallible;
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::Duration;
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{FromRequestParts, Path as UrlPath, State};
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, FromRequestParts, Path as UrlPath, State};
 use axum::http::header::{self, HeaderValue};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
@@ -16,11 +22,12 @@ use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use shakmaty::Color;
-use subtle::ConstantTimeEq;
 use tactus_trace::{Claim, GameResult, Input, OffBoardReason};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
+use tower::ServiceExt;
 
-use crate::feed::{BoardFeed, Hall};
+use crate::auth::{Refusals, SecretError, read_secret, same_secret};
+use crate::feed::{BoardFeed, Hall, Trust};
 use crate::sse::{self, SharedHall, Shutdown};
 use crate::teams::{BoardTeams, MatchScore};
 
@@ -31,27 +38,142 @@ pub struct Control {
     pub input: Input,
 }
 
+/// The most time an arbiter may set on a clock: 9:59:59, what a chess
+/// clock can show.
+pub const MAX_CLOCK_SET_MS: u64 = 10 * 3_600_000 - 1000;
+/// The most time one penalty or addition may give (FIDE's are minutes).
+pub const MAX_ADDED_MS: u64 = 3_600_000;
+
+/// Checks an arbiter's action as the board will take it, from the page or
+/// over MQTT: only the actions of `API.md`, with values in range.
+pub fn check_arbiter_input(input: &Input) -> Result<(), String> {
+    let clock = |name: &str, ms: u64| {
+        if ms > MAX_CLOCK_SET_MS {
+            Err(format!("{name} {ms} ms is more than a clock shows (9:59:59 = {MAX_CLOCK_SET_MS} ms)"))
+        } else {
+            Ok(())
+        }
+    };
+    match *input {
+        Input::SetClock { white_ms, black_ms } => clock("white_ms", white_ms).and(clock("black_ms", black_ms)),
+        Input::AddTime { ms: 0, .. } => Err("time added must be more than 0 ms".into()),
+        Input::AddTime { ms, .. } if ms > MAX_ADDED_MS => {
+            Err(format!("{ms} ms is more time than one addition gives (at most {MAX_ADDED_MS} ms, an hour)"))
+        }
+        Input::AddTime { .. } | Input::Result { .. } | Input::Claim { .. } | Input::Pause | Input::Resume => Ok(()),
+        _ => Err("not an arbiter's action (result, set_clock, add_time, claim, pause, resume)".into()),
+    }
+}
+
+/// The environment variable that may hold the arbiter's token.
+pub const TOKEN_ENV: &str = "TACTUS_TOKEN";
+
+/// The arbiter's token: from its file if one is given, else from
+/// [`TOKEN_ENV`]; `None` when neither is set (control is then off).
+pub fn arbiter_token(file: Option<&Path>) -> Result<Option<String>, SecretError> {
+    if let Some(path) = file {
+        return Ok(Some(String::from_utf8_lossy(&read_secret(path, "arbiter token")?).into_owned()));
+    }
+    Ok(std::env::var(TOKEN_ENV).ok().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()))
+}
+
+/// What the server holds open, and for how long: so that clients that
+/// connect and say nothing, or trickle, cannot use up the process's files.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Connections held at once, `/events` streams included. A new one past
+    /// this closes the oldest that is between requests; with none, it is
+    /// closed itself.
+    pub max_connections: usize,
+    /// `/events` streams at once; past this, 503.
+    pub max_viewers: usize,
+    /// From a connection's start, or the end of its last reply, to a whole
+    /// request head.
+    pub header_timeout: Duration,
+    /// To read a request's body and answer it (not an `/events` stream's life).
+    pub request_timeout: Duration,
+    /// The largest request body (the actions' JSON is tiny).
+    pub max_body: usize,
+}
+
+/// The process's limit on open files (`LimitNOFILE`, `ulimit -n`), from
+/// `/proc/self/limits`; `None` where that cannot be read.
+fn open_files_limit() -> Option<usize> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    line["Max open files".len()..].split_whitespace().next()?.parse().ok()
+}
+
+impl Limits {
+    /// Connections the server may hold with `files` open files allowed:
+    /// some are kept for the rest of the daemon (the clock's serial line,
+    /// the journal, the broker, sound), at most 2,048.
+    pub fn connections_for(files: usize) -> usize {
+        files.saturating_sub(256).clamp(64, 2048)
+    }
+}
+
+impl Default for Limits {
+    /// The connection limit follows the process's limit on open files
+    /// (768 with Linux's default 1,024; 2,048 from 2,304 up).
+    fn default() -> Limits {
+        Limits {
+            max_connections: Limits::connections_for(open_files_limit().unwrap_or(1024)),
+            max_viewers: 256,
+            header_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            max_body: 16 * 1024,
+        }
+    }
+}
+
 /// What the server needs: the hall, where controls go, the arbiter's token
 /// and the page's files. Cheap to clone.
 #[derive(Clone)]
 pub struct AppState {
     pub(crate) hall: SharedHall,
-    controls: mpsc::Sender<Control>,
+    controls: Result<mpsc::Sender<Control>, Arc<str>>,
     token: Option<Arc<str>>,
     web_dir: Option<Arc<Path>>,
     pub(crate) shutdown: Shutdown,
+    pub(crate) limits: Limits,
+    pub(crate) viewers: Arc<AtomicUsize>,
 }
 
 impl AppState {
     /// No token (every control refused), no page directory.
     pub fn new(hall: SharedHall, controls: mpsc::Sender<Control>) -> AppState {
-        AppState { hall, controls, token: None, web_dir: None, shutdown: Shutdown::new() }
+        AppState::with_controls(hall, Ok(controls))
+    }
+
+    /// A server whose boards take no controls (a relay without a hall
+    /// key): every action is answered 503 with `why`.
+    pub fn read_only(hall: SharedHall, why: impl Into<String>) -> AppState {
+        AppState::with_controls(hall, Err(why.into().into()))
+    }
+
+    fn with_controls(hall: SharedHall, controls: Result<mpsc::Sender<Control>, Arc<str>>) -> AppState {
+        AppState {
+            hall,
+            controls,
+            token: None,
+            web_dir: None,
+            shutdown: Shutdown::new(),
+            limits: Limits::default(),
+            viewers: Arc::new(AtomicUsize::new(0)),
+        }
     }
 
     /// The arbiter's bearer token; an empty one leaves control off.
     pub fn with_token(mut self, token: impl Into<String>) -> AppState {
         let token = token.into();
         self.token = (!token.is_empty()).then(|| token.into());
+        self
+    }
+
+    /// Connection limits and timeouts other than the defaults.
+    pub fn with_limits(mut self, limits: Limits) -> AppState {
+        self.limits = limits;
         self
     }
 
@@ -89,15 +211,223 @@ impl AppState {
             .route("/board/{id}", get(page))
             .route("/arbiter", get(page))
             .route("/assets/{*path}", get(asset))
+            .layer(DefaultBodyLimit::max(self.limits.max_body))
             .with_state(self)
     }
 }
 
+/// A connection's place among those held open.
+struct Slot {
+    id: u64,
+    peer: std::net::IpAddr,
+    /// Requests being answered (an `/events` stream counts while it lasts).
+    busy: AtomicUsize,
+    evict: Notify,
+}
+
+/// While a request is answered, its connection is not idle.
+struct Busy(Arc<Slot>);
+
+impl Busy {
+    fn new(slot: &Arc<Slot>) -> Busy {
+        slot.busy.fetch_add(1, Ordering::SeqCst);
+        Busy(slot.clone())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.busy.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The connections held open, oldest first, and how many each address holds.
+struct Connections {
+    max: usize,
+    inner: Mutex<Open>,
+    empty: Notify,
+}
+
+#[derive(Default)]
+struct Open {
+    next: u64,
+    slots: BTreeMap<u64, Arc<Slot>>,
+    per_peer: HashMap<std::net::IpAddr, usize>,
+}
+
+impl Open {
+    fn remove(&mut self, id: u64) -> Option<Arc<Slot>> {
+        let slot = self.slots.remove(&id)?;
+        if let Some(n) = self.per_peer.get_mut(&slot.peer) {
+            *n -= 1;
+            if *n == 0 {
+                self.per_peer.remove(&slot.peer);
+            }
+        }
+        Some(slot)
+    }
+}
+
+impl Connections {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Open> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A place for a connection from `peer`: when all are taken, an idle
+    /// connection (between requests, or still sending its head) is closed
+    /// to make room, the oldest of the address that holds the most, so
+    /// that one client opening many cannot crowd out the others; `None`
+    /// when every connection is answering a request.
+    fn admit(&self, peer: std::net::IpAddr) -> Option<(Arc<Slot>, bool)> {
+        let mut open = self.lock();
+        let full = open.slots.len() >= self.max;
+        if full {
+            let idle = open
+                .slots
+                .values()
+                .filter(|s| s.busy.load(Ordering::SeqCst) == 0)
+                .max_by_key(|s| (open.per_peer.get(&s.peer).copied().unwrap_or(0), std::cmp::Reverse(s.id)))
+                .map(|s| s.id)?;
+            if let Some(slot) = open.remove(idle) {
+                slot.evict.notify_one();
+            }
+        }
+        open.next += 1;
+        let slot = Arc::new(Slot { id: open.next, peer, busy: AtomicUsize::new(0), evict: Notify::new() });
+        open.slots.insert(slot.id, slot.clone());
+        *open.per_peer.entry(peer).or_default() += 1;
+        Some((slot, full))
+    }
+
+    fn release(&self, id: u64) {
+        let mut open = self.lock();
+        open.remove(id);
+        if open.slots.is_empty() {
+            self.empty.notify_waiters();
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.lock().slots.len()
+    }
+}
+
+/// A reply's body that keeps its connection busy until it has been sent.
+struct Guarded {
+    body: Body,
+    _busy: Busy,
+}
+
+impl http_body::Body for Guarded {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// How long open requests may go on once the server is told to stop.
+const GRACE: Duration = Duration::from_secs(5);
+
 /// Serves until the state's [`Shutdown`] is triggered, then finishes the
-/// requests in flight.
+/// requests in flight (for at most a few seconds). Holds at most
+/// [`Limits::max_connections`] connections, closes those that do not send a
+/// request head in time, and bounds every request's body and answer.
 pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
     let shutdown = state.shutdown.clone();
-    axum::serve(listener, state.router()).with_graceful_shutdown(async move { shutdown.wait().await }).await
+    let limits = state.limits;
+    let router = state.router();
+    let connections =
+        Arc::new(Connections { max: limits.max_connections.max(1), inner: Mutex::default(), empty: Notify::new() });
+    let refused = Refusals::default();
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of files, most likely: wait rather than spin.
+                    refused.warn(|| format!("http: a connection could not be accepted: {e}"));
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            () = shutdown.wait() => break,
+        };
+        let (stream, peer) = stream;
+        let Some((slot, made_room)) = connections.admit(peer.ip()) else {
+            refused.warn(|| {
+                format!("http: {} connections are all answering requests; a new one was closed", limits.max_connections)
+            });
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        tokio::spawn(connection(stream, slot, router.clone(), limits, shutdown.clone(), connections.clone()));
+        if made_room {
+            // Let the connection closed to make room go before taking
+            // another: its file is free again, so the open files stay
+            // within the limit however fast clients come back.
+            tokio::task::yield_now().await;
+        }
+    }
+    if connections.count() > 0 {
+        let empty = connections.empty.notified();
+        if connections.count() > 0 {
+            let _ = tokio::time::timeout(GRACE + Duration::from_secs(1), empty).await;
+        }
+    }
+    Ok(())
+}
+
+async fn connection(
+    stream: tokio::net::TcpStream,
+    slot: Arc<Slot>,
+    router: Router,
+    limits: Limits,
+    shutdown: Shutdown,
+    connections: Arc<Connections>,
+) {
+    let service_slot = slot.clone();
+    let service = hyper::service::service_fn(move |request: axum::http::Request<hyper::body::Incoming>| {
+        let busy = Busy::new(&service_slot);
+        let router = router.clone();
+        async move {
+            let reply = match tokio::time::timeout(limits.request_timeout, router.oneshot(request)).await {
+                Ok(Ok(reply)) => reply,
+                Err(_) => error(StatusCode::REQUEST_TIMEOUT, "the request was not sent and answered in time"),
+            };
+            Ok::<_, Infallible>(reply.map(|body| Body::new(Guarded { body, _busy: busy })))
+        }
+    });
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .keep_alive(true)
+        .max_buf_size(64 * 1024);
+    let conn = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+    tokio::pin!(conn);
+    tokio::select! {
+        _ = conn.as_mut() => {}
+        // Closed to make room: the socket closes as the connection drops.
+        () = slot.evict.notified() => {}
+        () = shutdown.wait() => {
+            conn.as_mut().graceful_shutdown();
+            let _ = tokio::time::timeout(GRACE, conn).await;
+        }
+    }
+    connections.release(slot.id);
 }
 
 fn error(status: StatusCode, message: impl Into<String>) -> Response {
@@ -141,19 +471,28 @@ struct BoardView<'a> {
     #[serde(flatten)]
     feed: &'a BoardFeed,
     team: Option<BoardTeams>,
+    /// The server's clock as it wrote a single board's reply: with
+    /// `clocks.at_unix_ms`, how long the running clock has run since.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    now_unix_ms: Option<u64>,
 }
 
 #[derive(Serialize)]
 struct HallView<'a> {
     hall: &'a str,
+    trust: Trust,
+    /// The server's clock as it wrote the reply (see `BoardView::now_unix_ms`).
+    now_unix_ms: u64,
     boards: Vec<BoardView<'a>>,
     matches: Vec<MatchScore>,
 }
 
 async fn api_hall(State(state): State<AppState>) -> Response {
     let text = state.hall.read(|h| {
-        let boards = h.feeds().map(|feed| BoardView { feed, team: h.board_teams(&feed.id) }).collect();
-        serde_json::to_string(&HallView { hall: h.name(), boards, matches: h.scores() })
+        let boards =
+            h.feeds().map(|feed| BoardView { feed, team: h.board_teams(&feed.id), now_unix_ms: None }).collect();
+        let now_unix_ms = crate::mqtt::unix_ms();
+        serde_json::to_string(&HallView { hall: h.name(), trust: h.trust(), now_unix_ms, boards, matches: h.scores() })
     });
     match text {
         Ok(text) => json_text(text),
@@ -162,9 +501,12 @@ async fn api_hall(State(state): State<AppState>) -> Response {
 }
 
 async fn api_game(State(state): State<AppState>, UrlPath(id): UrlPath<String>) -> Response {
-    let text = state
-        .hall
-        .read(|h| h.feed(&id).map(|feed| serde_json::to_string(&BoardView { feed, team: h.board_teams(&id) })));
+    let text = state.hall.read(|h| {
+        h.feed(&id).map(|feed| {
+            let view = BoardView { feed, team: h.board_teams(&id), now_unix_ms: Some(crate::mqtt::unix_ms()) };
+            serde_json::to_string(&view)
+        })
+    });
     match text {
         Some(Ok(text)) => json_text(text),
         Some(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
@@ -190,7 +532,7 @@ impl FromRequestParts<AppState> for Arbiter {
             response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             return Err(response);
         };
-        if bool::from(given.trim().as_bytes().ct_eq(token.as_bytes())) {
+        if same_secret(given.trim().as_bytes(), token.as_bytes()) {
             Ok(Arbiter)
         } else {
             Err(error(StatusCode::FORBIDDEN, "wrong arbiter token"))
@@ -221,16 +563,22 @@ struct ResultBody {
     reason: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct ClockBody {
-    white_ms: u64,
-    black_ms: u64,
+/// A field of milliseconds, named in the error when it is missing or not
+/// a whole number from 0 to `max`.
+fn millis(body: &serde_json::Value, name: &str, max: u64) -> Result<u64, Refused> {
+    let value = body.get(name).ok_or_else(|| bad(format!("{name} is missing")))?;
+    value.as_u64().filter(|&ms| ms <= max).ok_or_else(|| {
+        bad(format!("{name} must be a whole number of milliseconds from 0 to {max}, not {}", clip(&value.to_string())))
+    })
+}
+
+fn clip(text: &str) -> String {
+    text.chars().take(40).collect()
 }
 
 #[derive(Deserialize)]
-struct PenaltyBody {
+struct PenaltySide {
     side: Side,
-    ms: u64,
 }
 
 #[derive(Deserialize, Clone, Copy)]
@@ -269,14 +617,31 @@ fn parse<T: for<'de> Deserialize<'de>>(headers: &HeaderMap, body: &Bytes) -> Res
     serde_json::from_slice(body).map_err(|e| bad(format!("bad request body: {e}")))
 }
 
+/// How long an action may wait for the board's queue.
+const SEND_WAIT: Duration = Duration::from_secs(2);
+
 /// Sends an accepted action to the board's core.
-async fn send(state: &AppState, board: String, input: Input) -> Response {
-    if state.hall.read(|h| h.feed(&board).is_none()) {
-        return no_board(&board);
+async fn send(state: &AppState, board: String, input: Input) -> Result<Response, Refused> {
+    check_arbiter_input(&input).map_err(bad)?;
+    let unavailable = |why: String| Err(Refused(StatusCode::SERVICE_UNAVAILABLE, why));
+    let known = state.hall.read(|h| h.feed(&board).map(|f| (f.seq, f.result.clone())));
+    let Some(known) = known else {
+        return Ok(no_board(&board));
+    };
+    let tx = match &state.controls {
+        Ok(tx) => tx,
+        Err(why) => return unavailable(why.to_string()),
+    };
+    match known {
+        (0, _) => return unavailable(format!("board {board:?} has not been heard from yet")),
+        (_, Some(result)) => {
+            return unavailable(format!("the game on board {board:?} is over ({result}): it takes no more actions"));
+        }
+        _ => {}
     }
-    match state.controls.send(Control { board, input }).await {
-        Ok(()) => (StatusCode::ACCEPTED, axum::Json(json!({ "ok": true }))).into_response(),
-        Err(_) => error(StatusCode::SERVICE_UNAVAILABLE, "the board is not taking controls now"),
+    match tokio::time::timeout(SEND_WAIT, tx.send(Control { board, input })).await {
+        Ok(Ok(())) => Ok((StatusCode::ACCEPTED, axum::Json(json!({ "ok": true }))).into_response()),
+        _ => unavailable("the board is not taking controls now".into()),
     }
 }
 
@@ -293,7 +658,7 @@ async fn set_result(
         None => OffBoardReason::Arbiter,
         Some(r) => r.parse().map_err(bad)?,
     };
-    Ok(send(&state, id, Input::Result { result, reason }).await)
+    send(&state, id, Input::Result { result, reason }).await
 }
 
 async fn set_clock(
@@ -303,8 +668,9 @@ async fn set_clock(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, Refused> {
-    let b: ClockBody = parse(&headers, &body)?;
-    Ok(send(&state, id, Input::SetClock { white_ms: b.white_ms, black_ms: b.black_ms }).await)
+    let b: serde_json::Value = parse(&headers, &body)?;
+    let (white_ms, black_ms) = (millis(&b, "white_ms", MAX_CLOCK_SET_MS)?, millis(&b, "black_ms", MAX_CLOCK_SET_MS)?);
+    send(&state, id, Input::SetClock { white_ms, black_ms }).await
 }
 
 async fn penalty(
@@ -314,11 +680,10 @@ async fn penalty(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, Refused> {
-    let b: PenaltyBody = parse(&headers, &body)?;
-    if b.ms == 0 {
-        return Err(bad("a penalty adds time: ms must be more than 0".into()));
-    }
-    Ok(send(&state, id, Input::AddTime { side: b.side.into(), ms: b.ms }).await)
+    let b: serde_json::Value = parse(&headers, &body)?;
+    let side: PenaltySide = serde_json::from_value(b.clone()).map_err(|e| bad(format!("bad request body: {e}")))?;
+    let ms = millis(&b, "ms", MAX_ADDED_MS)?;
+    send(&state, id, Input::AddTime { side: side.side.into(), ms }).await
 }
 
 async fn claim(
@@ -336,7 +701,7 @@ async fn claim(
         ClaimName::Fifty => Claim::Fifty,
     };
     if b.accept {
-        return Ok(send(&state, id, Input::Claim { side, claim }).await);
+        return send(&state, id, Input::Claim { side, claim }).await;
     }
     // A rejected claim never reaches the core: it is recorded here.
     let what = match b.claim {
@@ -351,11 +716,11 @@ async fn claim(
     })
 }
 
-async fn pause(_: Arbiter, State(state): State<AppState>, UrlPath(id): UrlPath<String>) -> Response {
+async fn pause(_: Arbiter, State(state): State<AppState>, UrlPath(id): UrlPath<String>) -> Result<Response, Refused> {
     send(&state, id, Input::Pause).await
 }
 
-async fn resume(_: Arbiter, State(state): State<AppState>, UrlPath(id): UrlPath<String>) -> Response {
+async fn resume(_: Arbiter, State(state): State<AppState>, UrlPath(id): UrlPath<String>) -> Result<Response, Refused> {
     send(&state, id, Input::Resume).await
 }
 

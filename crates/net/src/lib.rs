@@ -6,16 +6,19 @@
 //! (pure, in [`feed`]) is shared live as a [`SharedHall`] whose updates go to
 //! `/events`; arbiter actions come back as [`Control`]s.
 
+pub mod auth;
 pub mod feed;
 pub mod http;
 pub mod mqtt;
 pub mod relay;
 pub mod sse;
 pub mod teams;
+pub mod vet;
 
-pub use feed::{Applied, ArbiterNote, BoardFeed, Change, Clocks, FeedMove, Hall, Spoken, Tags};
-pub use http::{AppState, Control, serve};
-pub use mqtt::{BoardPublisher, Broker, MqttError};
-pub use relay::{Relay, RelayStats, relay};
+pub use auth::{HallKey, SecretError, read_secret};
+pub use feed::{Applied, ArbiterNote, BoardFeed, Change, Clocks, FeedMove, Hall, Spoken, Tags, Trust};
+pub use http::{AppState, Control, Limits, check_arbiter_input, serve};
+pub use mqtt::{BoardPublisher, Broker, HallLink, LinkSettings, Login, MqttError};
+pub use relay::{Relay, RelayOptions, RelayStats, relay};
 pub use sse::{SharedHall, Shutdown, Update};
 pub use teams::{BoardTeams, HomeAway, MatchScore, Team, TeamMatch};

@@ -7,24 +7,34 @@
 //! the changes of the run, as the feed's own `seq` does, so a relay drops what
 //! it already has from a retained state and notices what it missed. A
 //! control is one trace input line (`docs/trace-format.md`), its `t` ignored.
+//!
+//! With a [`HallKey`] every message is sealed (see [`crate::auth`]); a board
+//! takes controls only with one, and only sealed for its own run, each once.
+//! A board also watches its own state topic and puts its state back when
+//! anyone else writes there.
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rumqttc::{AsyncClient, EventLoop, MqttOptions, Packet, QoS};
+use rumqttc::{
+    AsyncClient, ConnectReturnCode, ConnectionError, EventLoop, MqttOptions, Packet, Publish, QoS, SubscribeFilter,
+};
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use tactus_core::Event;
 use tactus_trace::{Entry, Input, Ms, Record};
 use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
 use tracing::{debug, info, warn};
 
+use crate::auth::{Counters, HallKey, Refusals, SecretError, read_secret};
 use crate::feed::{BoardFeed, Change, Spoken, Tags};
-use crate::http::Control;
+use crate::http::{Control, check_arbiter_input};
 
 /// Changes waiting for the broker; past this the oldest passing ones
 /// (touches, announced moves) make room, so the daemon never waits.
@@ -36,16 +46,33 @@ pub(crate) const MAX_PACKET: usize = 4 << 20;
 /// How long to wait before connecting again after the broker went away.
 pub(crate) const RECONNECT: Duration = Duration::from_millis(500);
 
-/// Where the broker is: `host` or `host:port` (1883 by default).
+/// States published and not yet heard back that a board remembers.
+const UNECHOED_KEPT: usize = 256;
+
+/// A board puts its state back at most this often when others overwrite it.
+const HEAL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Where TLS finds the authorities it trusts when no CA file is given
+/// (Debian's bundle, from the `ca-certificates` package).
+pub const SYSTEM_CA_FILE: &str = "/etc/ssl/certs/ca-certificates.crt";
+
+/// The environment variable that may hold the broker password.
+pub const PASSWORD_ENV: &str = "TACTUS_MQTT_PASSWORD";
+
+/// Where the broker is: `host`, `host:port` (1883 by default), or with a
+/// scheme: `mqtt://host:port`, `mqtts://host:port` (TLS, 8883 by default).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Broker {
     pub host: String,
     pub port: u16,
+    /// Connect with TLS (rustls), checking the broker's certificate.
+    pub tls: bool,
 }
 
 impl Broker {
+    /// A broker without TLS.
     pub fn new(host: impl Into<String>, port: u16) -> Broker {
-        Broker { host: host.into(), port }
+        Broker { host: host.into(), port, tls: false }
     }
 }
 
@@ -54,22 +81,32 @@ impl FromStr for Broker {
 
     fn from_str(s: &str) -> Result<Broker, MqttError> {
         let bad = || MqttError::Broker(s.to_string());
+        let (tls, rest) = match s.split_once("://") {
+            Some(("mqtt" | "tcp", rest)) => (false, rest),
+            Some(("mqtts" | "ssl" | "tls", rest)) => (true, rest),
+            Some(_) => return Err(bad()),
+            None => (false, s),
+        };
+        let default_port = if tls { 8883 } else { 1883 };
         // `[::1]:1883`, `host:1883`, or a bare host.
-        let (host, port) = match s.rsplit_once(':') {
+        let (host, port) = match rest.rsplit_once(':') {
             Some((host, port)) if !host.is_empty() && (!host.contains(':') || host.ends_with(']')) => {
                 (host.trim_start_matches('[').trim_end_matches(']'), port.parse().map_err(|_| bad())?)
             }
-            _ => (s, 1883),
+            _ => (rest.trim_start_matches('[').trim_end_matches(']'), default_port),
         };
-        if host.is_empty() || host.contains(char::is_whitespace) {
+        if host.is_empty() || host.contains(char::is_whitespace) || host.contains('/') {
             return Err(bad());
         }
-        Ok(Broker::new(host, port))
+        Ok(Broker { host: host.to_string(), port, tls })
     }
 }
 
 impl fmt::Display for Broker {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.tls {
+            f.write_str("mqtts://")?;
+        }
         if self.host.contains(':') {
             write!(f, "[{}]:{}", self.host, self.port)
         } else {
@@ -80,16 +117,153 @@ impl fmt::Display for Broker {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MqttError {
-    #[error("{what} {name:?} cannot be part of an MQTT topic: use letters, digits, '-' or '_' (no '/', '+', '#')")]
+    #[error("{what} {name:?} cannot be part of an MQTT topic: use letters, digits, '-' or '_' (at most 64)")]
     Name { what: &'static str, name: String },
-    #[error("{0:?} is not a broker address: expected host or host:port (e.g. 127.0.0.1:1883)")]
+    #[error("{0:?} is not a broker address: expected host, host:port or mqtts://host:port (e.g. 127.0.0.1:1883)")]
     Broker(String),
+    #[error("{path}: cannot read the broker's certificate authorities: {reason}")]
+    CaFile { path: PathBuf, reason: String },
+    #[error(transparent)]
+    Secret(#[from] SecretError),
+    #[error("a broker password needs a user name too")]
+    PasswordWithoutUser,
 }
 
-/// Checks one level of a topic: a hall or board name.
+/// A broker login.
+#[derive(Clone)]
+pub struct Login {
+    pub username: String,
+    password: String,
+}
+
+impl Login {
+    pub fn new(username: impl Into<String>, password: impl Into<String>) -> Login {
+        Login { username: username.into(), password: password.into() }
+    }
+}
+
+impl fmt::Debug for Login {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Login({:?}, …)", self.username)
+    }
+}
+
+/// Everything needed to take part in a hall: its broker, the login and
+/// TLS authorities the broker may demand, and the hall key.
+#[derive(Debug, Clone)]
+pub struct HallLink {
+    pub broker: Broker,
+    pub login: Option<Login>,
+    /// The PEM certificates TLS trusts (default [`SYSTEM_CA_FILE`]).
+    pub ca_file: Option<PathBuf>,
+    /// Without one, nothing on the broker can be told from a stranger.
+    pub key: Option<HallKey>,
+}
+
+impl From<Broker> for HallLink {
+    fn from(broker: Broker) -> HallLink {
+        HallLink { broker, login: None, ca_file: None, key: None }
+    }
+}
+
+/// A hall link as a configuration names it: files for the secrets, which
+/// stay out of the configuration and off the command line.
+#[derive(Debug, Clone, Default)]
+pub struct LinkSettings<'a> {
+    pub broker: &'a str,
+    pub username: Option<&'a str>,
+    /// The broker password's file; without one, [`PASSWORD_ENV`] if set.
+    pub password_file: Option<&'a Path>,
+    pub ca_file: Option<&'a Path>,
+    pub hall_key_file: Option<&'a Path>,
+}
+
+impl HallLink {
+    pub fn new(broker: Broker) -> HallLink {
+        broker.into()
+    }
+
+    pub fn with_login(mut self, login: Login) -> HallLink {
+        self.login = Some(login);
+        self
+    }
+
+    pub fn with_ca_file(mut self, path: impl Into<PathBuf>) -> HallLink {
+        self.ca_file = Some(path.into());
+        self
+    }
+
+    pub fn with_key(mut self, key: HallKey) -> HallLink {
+        self.key = Some(key);
+        self
+    }
+
+    /// Reads the files a configuration names. Errors name the file.
+    pub fn from_settings(s: &LinkSettings) -> Result<HallLink, MqttError> {
+        let mut link = HallLink::new(s.broker.parse()?);
+        let password = match s.password_file {
+            Some(path) => Some(String::from_utf8_lossy(&read_secret(path, "broker password")?).into_owned()),
+            None => std::env::var(PASSWORD_ENV).ok().filter(|p| !p.is_empty()),
+        };
+        match (s.username, password) {
+            (Some(user), password) => link.login = Some(Login::new(user, password.unwrap_or_default())),
+            (None, Some(_)) if s.password_file.is_some() => return Err(MqttError::PasswordWithoutUser),
+            (None, _) => {}
+        }
+        link.ca_file = s.ca_file.map(Path::to_path_buf);
+        link.key = s.hall_key_file.map(HallKey::load).transpose()?;
+        Ok(link)
+    }
+
+    /// The client's options: keep-alive, packet size, login and TLS.
+    pub(crate) fn options(&self, client_id: String) -> Result<MqttOptions, MqttError> {
+        let mut opts = MqttOptions::new(client_id, self.broker.host.clone(), self.broker.port);
+        opts.set_keep_alive(Duration::from_secs(10));
+        opts.set_max_packet_size(MAX_PACKET, MAX_PACKET);
+        if let Some(login) = &self.login {
+            opts.set_credentials(login.username.clone(), login.password.clone());
+        }
+        if self.broker.tls {
+            let path = self.ca_file.clone().unwrap_or_else(|| SYSTEM_CA_FILE.into());
+            let ca =
+                std::fs::read(&path).map_err(|e| MqttError::CaFile { path: path.clone(), reason: e.to_string() })?;
+            if !String::from_utf8_lossy(&ca).contains("-----BEGIN CERTIFICATE-----") {
+                return Err(MqttError::CaFile { path, reason: "no PEM certificate in it".into() });
+            }
+            let tls = rumqttc::TlsConfiguration::Simple { ca, alpn: None, client_auth: None };
+            opts.set_transport(rumqttc::Transport::tls_with_config(tls));
+        }
+        Ok(opts)
+    }
+}
+
+/// Says why the broker could not be reached, in words an operator can act on.
+pub(crate) fn describe(e: &ConnectionError, link: &HallLink) -> String {
+    match e {
+        ConnectionError::ConnectionRefused(
+            ConnectReturnCode::BadUserNamePassword | ConnectReturnCode::NotAuthorized,
+        ) => match &link.login {
+            Some(l) => format!(
+                "the broker {} refused the login of user {:?}: check the user and password",
+                link.broker, l.username
+            ),
+            None => format!("the broker {} wants a login: give a user name and a password file", link.broker),
+        },
+        ConnectionError::Tls(e) => {
+            format!("TLS with {} failed ({e}): check the broker's name and the CA file", link.broker)
+        }
+        e => format!("the broker {} is unreachable ({e})", link.broker),
+    }
+}
+
+/// Checks one level of a topic: a hall or board name. Names are plain
+/// (letters, digits, `-`, `_`) so that they read the same in a topic, a URL
+/// and a file name.
 pub(crate) fn check_name(what: &'static str, name: &str) -> Result<(), MqttError> {
-    let bad = name.is_empty() || name.contains(['/', '+', '#', '\0']);
-    if bad { Err(MqttError::Name { what, name: name.to_string() }) } else { Ok(()) }
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if ok { Ok(()) } else { Err(MqttError::Name { what, name: name.to_string() }) }
 }
 
 pub(crate) fn topic(hall: &str, board: &str, leaf: &str) -> String {
@@ -120,15 +294,21 @@ pub(crate) fn parse_control(payload: &[u8]) -> Result<Input, String> {
     }
 }
 
-pub(crate) fn options(client_id: String, broker: &Broker) -> MqttOptions {
-    let mut opts = MqttOptions::new(client_id, broker.host.clone(), broker.port);
-    opts.set_keep_alive(Duration::from_secs(10));
-    opts.set_max_packet_size(MAX_PACKET, MAX_PACKET);
-    opts
-}
-
 pub(crate) fn unix_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// A new run's number: the Unix ms of its start, and always more than the
+/// last run started in this process (two may start within a millisecond).
+fn next_epoch() -> u64 {
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = unix_ms();
+    let previous = LAST.fetch_max(now, Ordering::SeqCst);
+    if previous < now { now } else { LAST.fetch_add(1, Ordering::SeqCst) + 1 }
+}
+
+fn digest(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
 }
 
 struct Queued {
@@ -143,6 +323,11 @@ struct Outbox {
     state_due: bool,
     /// The feed's `seq` as last handed to the client.
     sent_seq: u64,
+    /// The states published and not yet heard back, oldest first: the
+    /// broker passes them back in order.
+    unechoed: VecDeque<[u8; 32]>,
+    /// When the state was last put back after someone else wrote there.
+    healed_at: Option<Instant>,
 }
 
 struct Shared {
@@ -150,6 +335,8 @@ struct Shared {
     wake: Notify,
     dropped: AtomicU64,
     malformed: AtomicU64,
+    refused: Refusals,
+    counters: Mutex<Counters>,
 }
 
 impl Shared {
@@ -169,32 +356,50 @@ pub struct BoardPublisher {
 
 impl BoardPublisher {
     /// Starts publishing board `board` of hall `hall` (needs a Tokio runtime).
-    /// With `controls`, the board also takes controls from its control topic.
-    /// It connects in the background and reconnects for as long as it lives.
+    /// With `controls` and a hall key, the board also takes the arbiter's
+    /// controls from its control topic; without a hall key control over MQTT
+    /// is off (anyone on the broker could send them). It connects in the
+    /// background and reconnects for as long as it lives.
     pub fn start(
-        broker: &Broker,
+        link: &HallLink,
         hall: &str,
         board: &str,
         controls: Option<mpsc::Sender<Control>>,
     ) -> Result<BoardPublisher, MqttError> {
         check_name("hall", hall)?;
         check_name("board", board)?;
-        let (client, eventloop) = AsyncClient::new(options(format!("tactus-{hall}-{board}"), broker), 64);
-        let epoch = unix_ms();
+        let (client, eventloop) = AsyncClient::new(link.options(format!("tactus-{hall}-{board}"))?, 64);
+        let controls = match (controls, &link.key) {
+            (Some(tx), Some(_)) => Some(tx),
+            (Some(_), None) => {
+                warn!(board, "MQTT control is off: without a hall key, a control cannot be told from a stranger's");
+                None
+            }
+            (None, _) => None,
+        };
+        if link.key.is_none() {
+            warn!(board, "no hall key: what this board publishes is not sealed, and a relay with one will refuse it");
+        }
+        let epoch = next_epoch();
         let shared = Arc::new(Shared {
             outbox: Mutex::new(Outbox {
                 feed: BoardFeed { epoch, ..BoardFeed::new(board) },
                 queue: VecDeque::new(),
                 state_due: true,
                 sent_seq: 0,
+                unechoed: VecDeque::new(),
+                healed_at: None,
             }),
             wake: Notify::new(),
             dropped: AtomicU64::new(0),
             malformed: AtomicU64::new(0),
+            refused: Refusals::default(),
+            counters: Mutex::new(Counters::default()),
         });
         let link = Link {
             shared: shared.clone(),
             client: client.clone(),
+            hall_link: link.clone(),
             board: board.to_string(),
             events: topic(hall, board, "events"),
             state: topic(hall, board, "state"),
@@ -252,9 +457,15 @@ impl BoardPublisher {
         self.shared.dropped.load(Ordering::Relaxed)
     }
 
-    /// Control messages that were not trace input lines.
+    /// Control messages that were sealed but not trace input lines.
     pub fn malformed(&self) -> u64 {
         self.shared.malformed.load(Ordering::Relaxed)
+    }
+
+    /// Messages refused: controls without a valid seal, replayed, for
+    /// another run or out of range, and others' writes to the board's state.
+    pub fn refused(&self) -> u64 {
+        self.shared.refused.count()
     }
 
     /// The board as published.
@@ -300,6 +511,7 @@ impl Drop for BoardPublisher {
 struct Link {
     shared: Arc<Shared>,
     client: AsyncClient,
+    hall_link: HallLink,
     board: String,
     events: String,
     state: String,
@@ -307,6 +519,13 @@ struct Link {
 }
 
 impl Link {
+    fn seal(&self, topic: &str, body: Vec<u8>) -> Vec<u8> {
+        match &self.hall_link.key {
+            Some(key) => key.seal(topic, "", &body),
+            None => body,
+        }
+    }
+
     /// Hands the queued changes, then the retained state, to the client. The
     /// state is taken with the batch, so it never runs ahead of the changes
     /// published before it.
@@ -324,61 +543,164 @@ impl Link {
                 continue;
             }
             for q in batch {
-                if self.client.publish(&self.events, QoS::AtLeastOnce, false, q.payload).await.is_err() {
+                let payload = self.seal(&self.events, q.payload);
+                if self.client.publish(&self.events, QoS::AtLeastOnce, false, payload).await.is_err() {
                     return;
                 }
             }
-            if let Some(state) = state
-                && self.client.publish(&self.state, QoS::AtLeastOnce, true, state).await.is_err()
-            {
-                return;
+            if let Some(state) = state {
+                let payload = self.seal(&self.state, state);
+                {
+                    let mut out = self.shared.lock();
+                    out.unechoed.push_back(digest(&payload));
+                    while out.unechoed.len() > UNECHOED_KEPT {
+                        out.unechoed.pop_front();
+                    }
+                }
+                if self.client.publish(&self.state, QoS::AtLeastOnce, true, payload).await.is_err() {
+                    return;
+                }
             }
             self.shared.lock().sent_seq = seq;
         }
     }
 
     /// Drives the connection: reconnects, re-publishes the retained state
-    /// (a restarted broker may have lost it) and renews the control
-    /// subscription on every connection, and passes controls on.
+    /// (a restarted broker may have lost it) and renews the subscriptions on
+    /// every connection, and passes controls on.
     async fn connection(self, mut eventloop: EventLoop, controls: Option<mpsc::Sender<Control>>) {
         let mut down = false;
         loop {
             match eventloop.poll().await {
                 Ok(rumqttc::Event::Incoming(Packet::ConnAck(_))) => {
-                    info!(board = %self.board, "connected to the MQTT broker");
+                    info!(board = %self.board, "connected to the MQTT broker {}", self.hall_link.broker);
                     down = false;
                     self.shared.lock().state_due = true;
                     self.shared.wake.notify_one();
+                    let client = self.client.clone();
+                    // One request for both: once the broker passes on one,
+                    // both are in place.
+                    let mut topics = vec![SubscribeFilter::new(self.state.clone(), QoS::AtLeastOnce)];
                     if controls.is_some() {
-                        let client = self.client.clone();
-                        let topic = self.control.clone();
-                        tokio::spawn(async move { client.subscribe(topic, QoS::AtLeastOnce).await });
+                        topics.push(SubscribeFilter::new(self.control.clone(), QoS::AtLeastOnce));
                     }
+                    tokio::spawn(async move { client.subscribe_many(topics).await });
                 }
+                Ok(rumqttc::Event::Incoming(Packet::Publish(p))) if p.topic == self.state => self.watch_state(&p),
                 Ok(rumqttc::Event::Incoming(Packet::Publish(p))) if p.topic == self.control => {
                     let Some(controls) = &controls else { continue };
-                    match parse_control(&p.payload) {
+                    match self.take_control(&p) {
                         Ok(input) => {
                             if controls.try_send(Control { board: self.board.clone(), input }).is_err() {
                                 warn!(board = %self.board, "a control was dropped: the daemon is not taking them");
                             }
                         }
-                        Err(e) => {
-                            self.shared.malformed.fetch_add(1, Ordering::Relaxed);
-                            warn!(board = %self.board, "a malformed control was ignored: {e}");
+                        Err(why) => {
+                            self.shared.refused.warn(|| format!("board {}: a control was refused: {why}", self.board))
                         }
                     }
                 }
                 Ok(other) => debug!(board = %self.board, "mqtt: {other:?}"),
                 Err(e) => {
                     if !down {
-                        warn!(board = %self.board, "MQTT broker unreachable ({e}); retrying");
+                        warn!(board = %self.board, "{}; retrying", describe(&e, &self.hall_link));
                         down = true;
                     }
                     tokio::time::sleep(RECONNECT).await;
                 }
             }
         }
+    }
+
+    /// The board's own state topic: what it published comes back, in order,
+    /// and is known; anything else (a stranger's state, an old one replayed,
+    /// the retained message cleared) is overwritten with the board's own, at
+    /// most once a second. An earlier run's state, retained by the broker,
+    /// is overwritten without a warning.
+    fn watch_state(&self, p: &Publish) {
+        {
+            let mut out = self.shared.lock();
+            let seen = digest(&p.payload);
+            if let Some(i) = out.unechoed.iter().position(|d| *d == seen) {
+                out.unechoed.drain(..=i);
+                return;
+            }
+        }
+        if !(p.retain && self.earlier_run(&p.payload)) {
+            self.shared.refused.warn(|| {
+                format!(
+                    "board {}: someone else wrote to its state topic; the board's own state is put back",
+                    self.board
+                )
+            });
+        }
+        let mut out = self.shared.lock();
+        let now = Instant::now();
+        match out.healed_at {
+            // A put-back is already planned: this write is undone with it.
+            Some(at) if at > now => {}
+            Some(at) if now.duration_since(at) < HEAL_INTERVAL => {
+                let when = at + HEAL_INTERVAL;
+                out.healed_at = Some(when);
+                drop(out);
+                let shared = self.shared.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep_until(when.into()).await;
+                    shared.lock().state_due = true;
+                    shared.wake.notify_one();
+                });
+            }
+            _ => {
+                out.healed_at = Some(now);
+                out.state_due = true;
+                drop(out);
+                self.shared.wake.notify_one();
+            }
+        }
+    }
+
+    /// Whether a state is this board's from an earlier run (as far as the
+    /// hall key, or without one the payload, can tell).
+    fn earlier_run(&self, payload: &[u8]) -> bool {
+        #[derive(Deserialize)]
+        struct Run {
+            epoch: u64,
+        }
+        let body = match &self.hall_link.key {
+            Some(key) => match key.open(&self.state, payload) {
+                Ok(opened) => opened.body,
+                Err(_) => return false,
+            },
+            None => crate::auth::unchecked_body(payload),
+        };
+        let own = self.shared.lock().feed.epoch;
+        serde_json::from_slice::<Run>(body).is_ok_and(|r| r.epoch < own)
+    }
+
+    /// A control, if it carries the hall key's seal for this board's run
+    /// and is newer than its sender's last, and is an arbiter's action in range.
+    fn take_control(&self, p: &Publish) -> Result<Input, String> {
+        if p.retain {
+            return Err("it was retained by the broker (controls never are)".into());
+        }
+        let key = self.hall_link.key.as_ref().ok_or("no hall key")?;
+        let opened = key.open(&p.topic, &p.payload).map_err(|e| e.to_string())?;
+        let (Some(epoch), Some(from), Some(n)) = (opened.number("epoch"), opened.number("from"), opened.number("n"))
+        else {
+            return Err("its seal lacks the board's run, the sender or the counter".into());
+        };
+        let own = self.shared.lock().feed.epoch;
+        if epoch != own {
+            return Err(format!("it was sealed for run {epoch} of the board, not this one ({own}): replayed?"));
+        }
+        let input = parse_control(opened.body).inspect_err(|_| {
+            self.shared.malformed.fetch_add(1, Ordering::Relaxed);
+        })?;
+        check_arbiter_input(&input)?;
+        if !self.shared.counters.lock().unwrap_or_else(PoisonError::into_inner).take(from, n) {
+            return Err(format!("its sender already sent number {n} or a later one: replayed"));
+        }
+        Ok(input)
     }
 }
 
@@ -392,15 +714,21 @@ mod tests {
         assert_eq!("127.0.0.1:1884".parse(), Ok(Broker::new("127.0.0.1", 1884)));
         assert_eq!("mqtt.local".parse(), Ok(Broker::new("mqtt.local", 1883)));
         assert_eq!("[::1]:1885".parse(), Ok(Broker::new("::1", 1885)));
+        assert_eq!("mqtt://hall:1999".parse(), Ok(Broker::new("hall", 1999)));
+        let tls: Broker = "mqtts://mqtt.club.example".parse().unwrap();
+        assert_eq!((tls.host.as_str(), tls.port, tls.tls), ("mqtt.club.example", 8883, true));
+        assert_eq!(tls.to_string(), "mqtts://mqtt.club.example:8883");
         assert!("host:port".parse::<Broker>().is_err());
         assert!("".parse::<Broker>().is_err());
+        assert!("http://host".parse::<Broker>().is_err());
         assert_eq!(Broker::new("::1", 1885).to_string(), "[::1]:1885");
     }
 
     #[test]
-    fn names_must_be_one_topic_level() {
+    fn names_must_be_one_plain_topic_level() {
         assert!(check_name("board", "12").is_ok());
-        for bad in ["", "a/b", "+", "#", "x#"] {
+        assert!(check_name("board", "table-3_b").is_ok());
+        for bad in ["", "a/b", "+", "#", "x#", "a b", "é", &"x".repeat(65)] {
             assert!(check_name("board", bad).is_err(), "{bad:?}");
         }
     }
@@ -426,5 +754,31 @@ mod tests {
         assert_eq!(parse_control(line.as_bytes()), Ok(input));
         assert!(parse_control(br#"{"t": 0, "sq": "e4", "on": true}"#).is_err());
         assert!(parse_control(b"\xff").is_err());
+    }
+
+    #[test]
+    fn settings_read_the_secrets_from_files() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let key = dir.path().join("hall.key");
+        let password = dir.path().join("password");
+        for (path, text) in [(&key, "a hall key of some length\n"), (&password, "pw\n")] {
+            std::fs::write(path, text).unwrap();
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
+        let s = LinkSettings {
+            broker: "mqtts://127.0.0.1:8883",
+            username: Some("b1"),
+            password_file: Some(&password),
+            ca_file: Some(Path::new("/nonexistent/ca.pem")),
+            hall_key_file: Some(&key),
+        };
+        let link = HallLink::from_settings(&s).unwrap();
+        assert!(link.key.is_some() && link.broker.tls);
+        assert_eq!(format!("{:?}", link.login), r#"Some(Login("b1", …))"#, "the password is never printed");
+        let e = link.options("x".into()).unwrap_err().to_string();
+        assert!(e.contains("/nonexistent/ca.pem"), "{e}");
+        let e = HallLink::from_settings(&LinkSettings { username: None, ..s.clone() }).unwrap_err();
+        assert_eq!(e, MqttError::PasswordWithoutUser);
     }
 }

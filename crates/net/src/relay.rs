@@ -5,6 +5,13 @@
 //! A relay started late rebuilds every game from the boards' retained
 //! states, then follows their changes; the `(epoch, seq)` of each change
 //! drops what a state already held (see [`Hall::change_numbered`]).
+//!
+//! It trusts nothing it cannot check. With the hall key, only sealed
+//! messages count (see [`crate::auth`]); whatever their seal, runs and
+//! change numbers are bounded and only go forward, a state is rebuilt from
+//! its moves on the relay's own position (see [`crate::vet`]), and at most
+//! [`RelayOptions::max_boards`] boards are followed. Without a hall key it
+//! says so: it cannot tell the boards from strangers.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,10 +21,30 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tracing::{debug, info, warn};
 
+use crate::auth::{HallKey, Refusals, random_id, unchecked_body};
 use crate::feed::{Applied, BoardFeed, Change, Hall};
 use crate::http::Control;
-use crate::mqtt::{Broker, Envelope, MqttError, RECONNECT, check_name, control_payload, options, topic, unix_ms};
+use crate::mqtt::{Envelope, HallLink, MqttError, RECONNECT, check_name, control_payload, describe, topic, unix_ms};
 use crate::sse::SharedHall;
+use crate::vet;
+
+/// How many boards a relay follows unless told otherwise.
+pub const MAX_BOARDS: usize = 256;
+
+/// What a relay may hold.
+#[derive(Debug, Clone, Copy)]
+pub struct RelayOptions {
+    /// Boards beyond this many (the boards of the team matches included)
+    /// are refused: a stranger inventing boards cannot grow the hall
+    /// without bound.
+    pub max_boards: usize,
+}
+
+impl Default for RelayOptions {
+    fn default() -> RelayOptions {
+        RelayOptions { max_boards: MAX_BOARDS }
+    }
+}
 
 /// What the relay has received, for logs and the benchmark.
 #[derive(Debug, Default)]
@@ -30,14 +57,18 @@ pub struct RelayStats {
     pub stale: AtomicU64,
     /// Payloads that were not what their topic carries: logged and skipped.
     pub malformed: AtomicU64,
+    /// Messages refused: without a valid seal, out of bounds, or from a
+    /// board beyond the cap. Logged, at most one line per ten seconds.
+    pub refused: Refusals,
 }
 
 /// A running relay.
 pub struct Relay {
     /// The hall, to serve ([`crate::AppState::new`]).
     pub hall: SharedHall,
-    /// The arbiter's controls: each is published to its board's control topic.
-    pub controls: mpsc::Sender<Control>,
+    /// The arbiter's controls, each sealed and published to its board's
+    /// control topic; `None` without a hall key (control is off).
+    pub controls: Option<mpsc::Sender<Control>>,
     pub stats: Arc<RelayStats>,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -59,101 +90,175 @@ impl Drop for Relay {
     }
 }
 
+/// What a relay without a hall key says, in its log and on its page.
+pub const UNTRUSTED: &str = "this relay has no hall key: it cannot tell the hall's boards from strangers on the \
+     broker, so anyone who can publish there can change what it shows; the arbiter's actions over MQTT are off";
+
 /// Starts relaying `hall` (its name, and its team matches) from the broker
 /// (needs a Tokio runtime). It connects in the background and reconnects
 /// for as long as it lives.
-pub fn relay(broker: &Broker, hall: Hall) -> Result<Relay, MqttError> {
+pub fn relay(link: &HallLink, hall: Hall, options: RelayOptions) -> Result<Relay, MqttError> {
     let name = hall.name().to_string();
     check_name("hall", &name)?;
     // Several relays may follow one hall: each needs its own client id.
-    let client_id = format!("tactus-relay-{name}-{}-{}", std::process::id(), unix_ms() % 1_000_000);
-    let (client, eventloop) = AsyncClient::new(options(client_id, broker), 256);
-    let shared = SharedHall::new(hall);
+    let client_id = format!("tactus-relay-{name}-{:016x}", random_id());
+    let (client, eventloop) = AsyncClient::new(link.options(client_id)?, 256);
+    let shared = SharedHall::new(hall.trusting(link.key.is_some()));
     let stats = Arc::new(RelayStats::default());
-    let (tx, rx) = mpsc::channel(64);
-    let follow = tokio::spawn(follow(eventloop, client.clone(), name.clone(), shared.clone(), stats.clone()));
-    let send = tokio::spawn(send_controls(rx, client, name));
-    Ok(Relay { hall: shared, controls: tx, stats, tasks: vec![follow, send] })
+    if link.key.is_none() {
+        warn!(hall = %name, "{UNTRUSTED}");
+    }
+    let follower =
+        Follower { link: link.clone(), hall: name.clone(), shared: shared.clone(), stats: stats.clone(), options };
+    let mut tasks = vec![tokio::spawn(follower.follow(eventloop, client.clone()))];
+    let controls = link.key.clone().map(|key| {
+        let (tx, rx) = mpsc::channel(64);
+        tasks.push(tokio::spawn(send_controls(rx, client, name, shared.clone(), key)));
+        tx
+    });
+    Ok(Relay { hall: shared, controls, stats, tasks })
 }
 
-async fn send_controls(mut rx: mpsc::Receiver<Control>, client: AsyncClient, hall: String) {
+/// Seals each control for the run of the board it is for, numbered so
+/// that the board takes it once.
+async fn send_controls(
+    mut rx: mpsc::Receiver<Control>,
+    client: AsyncClient,
+    hall: String,
+    shared: SharedHall,
+    key: HallKey,
+) {
+    let from = random_id();
+    let mut n = 0u64;
     while let Some(c) = rx.recv().await {
-        let payload = control_payload(c.input);
-        if let Err(e) = client.publish(topic(&hall, &c.board, "control"), QoS::AtLeastOnce, false, payload).await {
+        // Microseconds of the wall clock, and never the same twice.
+        n = (n + 1).max(unix_ms().saturating_mul(1000));
+        let Some(epoch) = shared.read(|h| h.feed(&c.board).map(|f| f.epoch)).filter(|&e| e > 0) else {
+            warn!(board = %c.board, "a control was not sent: the board has not been heard from on the broker");
+            continue;
+        };
+        let topic = topic(&hall, &c.board, "control");
+        let payload =
+            key.seal(&topic, &format!("epoch={epoch} from={from} n={n}"), control_payload(c.input).as_bytes());
+        if let Err(e) = client.publish(topic, QoS::AtLeastOnce, false, payload).await {
             warn!(board = %c.board, "a control could not be published: {e}");
         }
     }
 }
 
-async fn follow(
-    mut eventloop: EventLoop,
-    client: AsyncClient,
+struct Follower {
+    link: HallLink,
     hall: String,
     shared: SharedHall,
     stats: Arc<RelayStats>,
-) {
-    let mut down = false;
-    loop {
-        match eventloop.poll().await {
-            Ok(rumqttc::Event::Incoming(Packet::ConnAck(_))) => {
-                info!(hall = %hall, "relay connected to the MQTT broker");
-                down = false;
-                // A clean session forgets subscriptions: renew them. Retained
-                // states come first, on subscribing.
-                let client = client.clone();
-                let filters = [topic(&hall, "+", "state"), topic(&hall, "+", "events")];
-                tokio::spawn(async move {
-                    for filter in filters {
-                        if let Err(e) = client.subscribe(filter, QoS::AtLeastOnce).await {
-                            warn!("relay could not subscribe: {e}");
+    options: RelayOptions,
+}
+
+impl Follower {
+    async fn follow(self, mut eventloop: EventLoop, client: AsyncClient) {
+        let mut down = false;
+        loop {
+            match eventloop.poll().await {
+                Ok(rumqttc::Event::Incoming(Packet::ConnAck(_))) => {
+                    info!(hall = %self.hall, "relay connected to the MQTT broker {}", self.link.broker);
+                    down = false;
+                    // A clean session forgets subscriptions: renew them. Retained
+                    // states come first, on subscribing.
+                    let client = client.clone();
+                    let filters = [topic(&self.hall, "+", "state"), topic(&self.hall, "+", "events")];
+                    tokio::spawn(async move {
+                        for filter in filters {
+                            if let Err(e) = client.subscribe(filter, QoS::AtLeastOnce).await {
+                                warn!("relay could not subscribe: {e}");
+                            }
                         }
-                    }
-                });
-            }
-            Ok(rumqttc::Event::Incoming(Packet::Publish(p))) => receive(&hall, &shared, &stats, &p),
-            Ok(other) => debug!(hall = %hall, "mqtt: {other:?}"),
-            Err(e) => {
-                if !down {
-                    warn!(hall = %hall, "MQTT broker unreachable ({e}); retrying");
-                    down = true;
+                    });
                 }
-                tokio::time::sleep(RECONNECT).await;
+                Ok(rumqttc::Event::Incoming(Packet::Publish(p))) => self.receive(&p),
+                Ok(other) => debug!(hall = %self.hall, "mqtt: {other:?}"),
+                Err(e) => {
+                    if !down {
+                        warn!(hall = %self.hall, "{}; retrying", describe(&e, &self.link));
+                        down = true;
+                    }
+                    tokio::time::sleep(RECONNECT).await;
+                }
             }
         }
     }
-}
 
-/// Applies one message; a malformed one is logged and counted, never fatal.
-fn receive(hall: &str, shared: &SharedHall, stats: &RelayStats, p: &Publish) {
-    stats.messages.fetch_add(1, Ordering::Relaxed);
-    let malformed = |why: String| {
-        stats.malformed.fetch_add(1, Ordering::Relaxed);
-        warn!(topic = %p.topic, "a malformed message was skipped: {why}");
-    };
-    let mut levels = p.topic.split('/');
-    let (Some("tactus"), Some(h), Some(board), Some(leaf), None) =
-        (levels.next(), levels.next(), levels.next(), levels.next(), levels.next())
-    else {
-        return malformed("not a tactus/<hall>/<board>/<leaf> topic".into());
-    };
-    if h != hall {
-        return malformed(format!("a message for hall {h:?}"));
+    fn refuse(&self, board: &str, leaf: &str, why: impl std::fmt::Display) {
+        self.stats.refused.warn(|| format!("hall {}: board {board:?}: {leaf} refused: {why}", self.hall));
     }
-    let applied = match leaf {
-        // An empty retained message clears the state: nothing to apply.
-        "state" if p.payload.is_empty() => return,
-        "state" => match serde_json::from_slice::<BoardFeed>(&p.payload) {
-            // The topic names the board, whatever the payload says.
-            Ok(feed) => shared.replace(BoardFeed { id: board.to_string(), ..feed }),
-            Err(e) => return malformed(e.to_string()),
-        },
-        "events" => match serde_json::from_slice::<Envelope<Change>>(&p.payload) {
-            Ok(e) => shared.change_numbered(board, e.epoch, e.seq, &e.change),
-            Err(e) => return malformed(e.to_string()),
-        },
-        // Not subscribed: nothing else is for the relay.
-        _ => return,
-    };
-    let counter = if applied == Applied::Stale { &stats.stale } else { &stats.applied };
-    counter.fetch_add(1, Ordering::Relaxed);
+
+    fn malformed(&self, topic: &str, why: impl std::fmt::Display) {
+        self.stats.malformed.fetch_add(1, Ordering::Relaxed);
+        warn!(topic = %topic, "a malformed message was skipped: {why}");
+    }
+
+    /// Applies one message; one that is malformed or cannot be trusted is
+    /// logged and counted, never fatal.
+    fn receive(&self, p: &Publish) {
+        self.stats.messages.fetch_add(1, Ordering::Relaxed);
+        let mut levels = p.topic.split('/');
+        let (Some("tactus"), Some(h), Some(board), Some(leaf), None) =
+            (levels.next(), levels.next(), levels.next(), levels.next(), levels.next())
+        else {
+            return self.malformed(&p.topic, "not a tactus/<hall>/<board>/<leaf> topic");
+        };
+        if h != self.hall || !matches!(leaf, "state" | "events") {
+            // Not subscribed: nothing else is for the relay.
+            return;
+        }
+        if leaf == "state" && p.payload.is_empty() {
+            // A retained state cleared: nothing to apply.
+            return;
+        }
+        if check_name("board", board).is_err() {
+            return self.refuse(board, leaf, "a board name must be plain (letters, digits, '-', '_')");
+        }
+        let body = match &self.link.key {
+            Some(key) => match key.open(&p.topic, &p.payload) {
+                Ok(opened) => opened.body,
+                Err(e) => return self.refuse(board, leaf, e),
+            },
+            None => unchecked_body(&p.payload),
+        };
+        let (known, count) = self.shared.read(|h| (h.feed(board).is_some(), h.len()));
+        if !known && count >= self.options.max_boards {
+            return self.refuse(
+                board,
+                leaf,
+                format_args!("this relay follows at most {} boards (--max-boards)", self.options.max_boards),
+            );
+        }
+        let applied = if leaf == "state" {
+            let claimed = match serde_json::from_slice::<BoardFeed>(body) {
+                Ok(feed) => feed,
+                Err(e) => return self.malformed(&p.topic, e),
+            };
+            if let Err(e) = vet::numbers(claimed.epoch, claimed.seq, unix_ms()) {
+                return self.refuse(board, leaf, e);
+            }
+            match vet::state(board, claimed) {
+                Ok(feed) => self.shared.replace(feed),
+                Err(e) => return self.refuse(board, leaf, e),
+            }
+        } else {
+            let e = match serde_json::from_slice::<Envelope<Change>>(body) {
+                Ok(e) => e,
+                Err(e) => return self.malformed(&p.topic, e),
+            };
+            if let Err(why) = vet::numbers(e.epoch, e.seq, unix_ms()) {
+                return self.refuse(board, leaf, why);
+            }
+            let chess960 = self.shared.read(|h| h.feed(board).is_some_and(|f| f.chess960));
+            match vet::change(e.change, chess960) {
+                Ok(change) => self.shared.change_numbered(board, e.epoch, e.seq, &change),
+                Err(why) => return self.refuse(board, leaf, why),
+            }
+        };
+        let counter = if applied == Applied::Stale { &self.stats.stale } else { &self.stats.applied };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
 }

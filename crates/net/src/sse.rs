@@ -2,12 +2,15 @@
 //! clients that watch it, and `/events`, its server-sent events.
 
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use futures_util::{Stream, StreamExt, stream};
+use axum::response::{IntoResponse, Response};
+use futures_util::{StreamExt, stream};
 use serde_json::json;
 use tactus_core::Event;
 use tactus_trace::Ms;
@@ -140,8 +143,11 @@ impl SharedHall {
         if applied == Applied::Reset {
             self.reset(Some(board));
         }
-        let seq = hall.feed(board).map_or(0, |f| f.seq);
-        let (name, data) = match change {
+        let (seq, change) = match hall.feed(board) {
+            Some(feed) => (feed.seq, feed.outgoing(change)),
+            None => (0, change.clone()),
+        };
+        let (name, data) = match &change {
             Change::Event(ev) => ("board", json!({"board": board, "seq": seq, "event": ev})),
             Change::Spoken(s) => ("spoken", json!({"board": board, "seq": seq, "t": s.t, "text": s.text})),
             Change::Tags(_) => return self.reset(Some(board)),
@@ -177,12 +183,34 @@ impl Shutdown {
     }
 }
 
+/// Counts an `/events` stream while it lasts.
+struct Viewer(Arc<AtomicUsize>);
+
+impl Drop for Viewer {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// `GET /events`: every update as a server-sent event, in order. A client
 /// that falls too far behind gets `reset` with `"board": null` (fetch the
-/// hall again) and goes on from there.
-pub(crate) async fn events(State(state): State<AppState>) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
+/// hall again) and goes on from there. Past [`crate::Limits::max_viewers`]
+/// streams, 503.
+pub(crate) async fn events(State(state): State<AppState>) -> Response {
+    let max = state.limits.max_viewers;
+    if state.viewers.fetch_add(1, Ordering::SeqCst) >= max {
+        state.viewers.fetch_sub(1, Ordering::SeqCst);
+        let message = format!("{max} viewers are following live already; try again later");
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(axum::http::header::RETRY_AFTER, "30")],
+            axum::Json(json!({ "error": message })),
+        )
+            .into_response();
+    }
+    let viewer = Viewer(state.viewers.clone());
     let rx = state.hall.subscribe();
-    let updates = stream::unfold(rx, |mut rx| async move {
+    let updates = stream::unfold((rx, viewer), |(mut rx, viewer)| async move {
         let update = match rx.recv().await {
             Ok(update) => update,
             Err(broadcast::error::RecvError::Lagged(_)) => {
@@ -190,9 +218,9 @@ pub(crate) async fn events(State(state): State<AppState>) -> Sse<impl Stream<Ite
             }
             Err(broadcast::error::RecvError::Closed) => return None,
         };
-        Some((Ok(SseEvent::default().event(update.name).data(&*update.data)), rx))
+        Some((Ok::<_, Infallible>(SseEvent::default().event(update.name).data(&*update.data)), (rx, viewer)))
     });
     let shutdown = state.shutdown.clone();
     let stream = updates.take_until(Box::pin(async move { shutdown.wait().await }));
-    Sse::new(stream).keep_alive(KeepAlive::default())
+    Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
 }

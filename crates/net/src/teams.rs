@@ -104,6 +104,12 @@ impl TeamMatch {
             return Err(format!("team match {:?}: home and away list different boards", self.name));
         }
         for (i, b) in boards.iter().enumerate() {
+            if crate::mqtt::check_name("board", b).is_err() {
+                return Err(format!(
+                    "team match {:?}: board {b:?}: use the board's id (letters, digits, '-', '_')",
+                    self.name
+                ));
+            }
             if boards[..i].contains(b) {
                 return Err(format!("team match {:?}: board {b:?} is listed twice", self.name));
             }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::{Events, get, played, request};
 use shakmaty::Color;
-use tactus_net::{AppState, Control, Hall, SharedHall, Shutdown, Tags, serve};
+use tactus_net::{AppState, Control, Hall, Limits, SharedHall, Shutdown, Tags, serve};
 use tactus_sim::Profile;
 use tactus_trace::{Claim, GameResult, Input, OffBoardReason};
 use tokio::sync::mpsc;
@@ -264,4 +264,192 @@ async fn shutdown_ends_the_event_streams_and_the_server() {
     s.shutdown.trigger();
     let done = tokio::time::timeout(Duration::from_secs(5), s.task).await;
     assert!(matches!(done, Ok(Ok(Ok(())))), "the server stops with a client still listening");
+}
+
+#[tokio::test]
+async fn arbiter_values_are_range_checked() {
+    let mut s = server(|st| st.with_token(TOKEN)).await;
+    with_game(&s.hall, "1", 43);
+    for (action, body, says) in [
+        (
+            "penalty",
+            r#"{"side": "white", "ms": 18446744073709551615}"#,
+            "ms must be a whole number of milliseconds from 0 to 3600000",
+        ),
+        ("penalty", r#"{"side": "white", "ms": 18446744073709551616}"#, "ms must be"),
+        ("penalty", r#"{"side": "white", "ms": 3600001}"#, "ms must be"),
+        ("penalty", r#"{"side": "white", "ms": 0}"#, "more than 0"),
+        ("penalty", r#"{"side": "white", "ms": 1.5}"#, "ms must be"),
+        ("penalty", r#"{"side": "white", "ms": -60000}"#, "ms must be"),
+        (
+            "clock",
+            r#"{"white_ms": 36000000, "black_ms": 60000}"#,
+            "white_ms must be a whole number of milliseconds from 0 to 35999000",
+        ),
+        ("clock", r#"{"white_ms": 60000, "black_ms": 99999999999999}"#, "black_ms must be"),
+        ("clock", r#"{"white_ms": 60000}"#, "black_ms is missing"),
+    ] {
+        let r = post(s.addr, &format!("/api/game/1/{action}"), Some(TOKEN), body).await;
+        assert_eq!(r.status, 400, "{action} {body}: {}", r.body);
+        let e: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+        assert!(e["error"].as_str().unwrap().contains(says), "{action} {body}: {}", r.body);
+    }
+    assert!(s.controls.try_recv().is_err(), "nothing out of range reaches the board");
+    // The largest values in range pass.
+    let r = post(s.addr, "/api/game/1/penalty", Some(TOKEN), r#"{"side": "white", "ms": 3600000}"#).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    let r = post(s.addr, "/api/game/1/clock", Some(TOKEN), r#"{"white_ms": 35999000, "black_ms": 0}"#).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    // A body larger than any action is refused before it is read whole.
+    let big = format!(r#"{{"side": "white", "ms": 1, "pad": "{}"}}"#, "x".repeat(64 * 1024));
+    assert_eq!(post(s.addr, "/api/game/1/penalty", Some(TOKEN), &big).await.status, 413);
+}
+
+#[tokio::test]
+async fn a_board_that_takes_no_actions_answers_503_and_says_why() {
+    use tactus_core::{Article, EndReason, Event, EventKind};
+    let s = server(|st| st.with_token(TOKEN)).await;
+    with_game(&s.hall, "1", 44);
+    s.hall.apply(
+        "1",
+        &Event {
+            t: 999_999,
+            kind: EventKind::GameOver {
+                result: "0-1".into(),
+                reason: EndReason::Resignation,
+                article: Article::A5_1_2,
+            },
+        },
+    );
+    let r = post(s.addr, "/api/game/1/penalty", Some(TOKEN), r#"{"side": "white", "ms": 60000}"#).await;
+    assert_eq!(r.status, 503);
+    assert!(r.body.contains("is over (0-1)"), "{}", r.body);
+    let game: serde_json::Value = serde_json::from_str(&get(s.addr, "/api/game/1").await.body).unwrap();
+    assert_eq!(game["clocks"]["running"], serde_json::Value::Null, "no clock runs after the end");
+
+    // A relay's board that was listed but never heard from.
+    let hall = SharedHall::new(Hall::new("club").with_matches(vec![tactus_net::TeamMatch {
+        name: "M".into(),
+        home: tactus_net::Team { name: "A".into(), boards: vec!["m1".into()] },
+        away: tactus_net::Team { name: "B".into(), boards: Vec::new() },
+        white_on_odd_boards_for: tactus_net::HomeAway::Home,
+    }]));
+    let (tx, _rx) = mpsc::channel(1);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(serve(listener, AppState::new(hall.clone(), tx).with_token(TOKEN)));
+    let r = post(addr, "/api/game/m1/pause", Some(TOKEN), "").await;
+    assert_eq!(r.status, 503);
+    assert!(r.body.contains("not been heard from"), "{}", r.body);
+
+    // A server that takes no actions at all says so.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    with_game(&hall, "m1", 45);
+    tokio::spawn(serve(listener, AppState::read_only(hall, "control is off here").with_token(TOKEN)));
+    let r = post(addr, "/api/game/m1/pause", Some(TOKEN), "").await;
+    assert_eq!((r.status, r.body.contains("control is off here")), (503, true), "{}", r.body);
+}
+
+/// Reads until the server closes the connection; what it sent.
+async fn until_closed(stream: &mut tokio::net::TcpStream) -> String {
+    use tokio::io::AsyncReadExt;
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut out)).await.expect("closed in time");
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[tokio::test]
+async fn silent_and_trickling_clients_are_closed_and_never_crowd_out_others() {
+    use tokio::io::AsyncWriteExt;
+    let limits =
+        Limits { max_connections: 8, max_viewers: 2, header_timeout: Duration::from_millis(300), ..Limits::default() };
+    let s = server(|st| st.with_limits(limits)).await;
+    with_game(&s.hall, "1", 46);
+
+    // One that says nothing, one that sends half a request head: both are
+    // closed once the head is overdue.
+    let mut silent = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let mut half = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    half.write_all(b"GET /games.pgn HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    until_closed(&mut silent).await;
+    until_closed(&mut half).await;
+
+    // A keep-alive connection that goes quiet after a reply is closed too.
+    let mut kept = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    kept.write_all(b"GET /api/game/1 HTTP/1.1\r\nHost: x\r\n\r\n").await.unwrap();
+    assert!(until_closed(&mut kept).await.starts_with("HTTP/1.1 200"));
+
+    // With every place taken by idle connections (on a server that would
+    // wait a minute for their heads), a new client still gets in: the
+    // oldest idle one makes room at once.
+    let patient = server(|st| st.with_limits(Limits { header_timeout: Duration::from_secs(60), ..limits })).await;
+    let mut idle = Vec::new();
+    for _ in 0..8 {
+        idle.push(tokio::net::TcpStream::connect(patient.addr).await.unwrap());
+    }
+    for _ in 0..20 {
+        assert_eq!(get(patient.addr, "/games.pgn").await.status, 200);
+    }
+    let mut oldest = idle.remove(0);
+    until_closed(&mut oldest).await;
+
+    // Live viewers are bounded: the third gets 503 and a reason.
+    let _one = common::Events::open(s.addr).await;
+    let _two = common::Events::open(s.addr).await;
+    let third = get(s.addr, "/events").await;
+    assert_eq!(third.status, 503);
+    assert!(third.body.contains("viewers"), "{}", third.body);
+    drop(_one);
+    common::eventually(Duration::from_secs(10), "a viewer's place to come free", async || {
+        get(s.addr, "/api/hall").await.status == 200 && {
+            let mut e = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+            e.write_all(b"GET /events HTTP/1.0\r\n\r\n").await.unwrap();
+            let mut head = [0u8; 12];
+            use tokio::io::AsyncReadExt;
+            e.read_exact(&mut head).await.is_ok() && head.ends_with(b"200")
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_client_holding_the_most_connections_makes_room_first() {
+    let limits = Limits { max_connections: 8, header_timeout: Duration::from_secs(60), ..Limits::default() };
+    let s = server(|st| st.with_limits(limits)).await;
+    // One quiet connection of an ordinary client, then seven of another address.
+    let mine = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let mut theirs = Vec::new();
+    for _ in 0..7 {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+        theirs.push(socket.connect(s.addr).await.unwrap());
+    }
+    // Full: a new request makes room by closing one of the seven.
+    assert_eq!(get(s.addr, "/games.pgn").await.status, 200);
+    let closed = futures_util::future::select_all(theirs.iter_mut().map(|t| Box::pin(until_closed(t)))).await;
+    assert_eq!(closed.0, "");
+    let mut buf = [0u8; 1];
+    let still = mine.try_read(&mut buf);
+    assert!(matches!(still, Err(ref e) if e.kind() == std::io::ErrorKind::WouldBlock), "{still:?}");
+}
+
+#[test]
+fn connections_follow_the_limit_on_open_files() {
+    assert_eq!(Limits::connections_for(1024), 768);
+    assert_eq!(Limits::connections_for(4096), 2048);
+    assert_eq!(Limits::connections_for(100), 64);
+}
+
+#[test]
+fn the_token_comes_from_a_file_or_the_environment() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("token");
+    std::fs::write(&path, "s3cret\n").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    assert_eq!(tactus_net::http::arbiter_token(Some(&path)).unwrap().as_deref(), Some("s3cret"));
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let e = tactus_net::http::arbiter_token(Some(&path)).unwrap_err().to_string();
+    assert!(e.contains("token") && e.contains("every user"), "{e}");
 }

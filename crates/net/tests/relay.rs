@@ -7,12 +7,19 @@ use std::time::Duration;
 
 use common::{Events, Game, Mosquitto, eventually, get, played, request};
 use rumqttc::{AsyncClient, MqttOptions, QoS};
-use tactus_net::{BoardPublisher, Broker, Control, Hall, HomeAway, SharedHall, Tags, Team, TeamMatch, relay, serve};
+use tactus_net::{
+    BoardPublisher, Broker, Control, Hall, HallKey, HallLink, HomeAway, RelayOptions, SharedHall, Tags, Team,
+    TeamMatch, relay, serve,
+};
 use tactus_sim::Profile;
 use tactus_trace::Input;
 use tokio::sync::mpsc;
 
 const WAIT: Duration = Duration::from_secs(10);
+
+fn link(port: u16) -> HallLink {
+    HallLink::new(Broker::new("127.0.0.1", port)).with_key(HallKey::from_bytes(b"the relay tests' hall key").unwrap())
+}
 
 fn school_match() -> TeamMatch {
     TeamMatch {
@@ -49,8 +56,8 @@ async fn same_games(relayed: &SharedHall, expected: &Hall) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_boards_end_to_end_and_a_late_relay() {
     let mosquitto = Mosquitto::start();
-    let broker = Broker::new("127.0.0.1", mosquitto.port);
-    let early = relay(&broker, Hall::new("hall1").with_matches(vec![school_match()])).unwrap();
+    let broker = link(mosquitto.port);
+    let early = relay(&broker, Hall::new("hall1").with_matches(vec![school_match()]), RelayOptions::default()).unwrap();
 
     let (a_tx, mut a_controls) = mpsc::channel(8);
     let board_a = BoardPublisher::start(&broker, "hall1", "a", Some(a_tx)).unwrap();
@@ -67,7 +74,7 @@ async fn two_boards_end_to_end_and_a_late_relay() {
     assert_eq!(early.stats.malformed.load(std::sync::atomic::Ordering::Relaxed), 0);
 
     // A relay started after the boards rebuilds them from the retained states.
-    let late = relay(&broker, Hall::new("hall1").with_matches(vec![school_match()])).unwrap();
+    let late = relay(&broker, Hall::new("hall1").with_matches(vec![school_match()]), RelayOptions::default()).unwrap();
     eventually(WAIT, "the late relay to hold both games", async || same_games(&late.hall, &expected).await).await;
     let scores = late.hall.read(Hall::scores);
     let want = expected.scores();
@@ -76,7 +83,7 @@ async fn two_boards_end_to_end_and_a_late_relay() {
     // The relay serves the hall; its arbiter's controls reach board a's daemon.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let state = tactus_net::AppState::new(late.hall.clone(), late.controls.clone()).with_token("tok");
+    let state = tactus_net::AppState::new(late.hall.clone(), late.controls.clone().unwrap()).with_token("tok");
     tokio::spawn(serve(listener, state));
     let pgn = get(addr, "/games.pgn").await;
     assert_eq!(pgn.body, expected.games_pgn());
@@ -99,17 +106,15 @@ async fn two_boards_end_to_end_and_a_late_relay() {
         ("spoken", Some("a"), Some("Arbiter: clocks stopped"))
     );
 
-    // A malformed message is counted and skipped; the relay goes on.
+    // Messages without the hall key's seal are counted and skipped; the relay goes on.
     let mut opts = MqttOptions::new("prankster", "127.0.0.1", mosquitto.port);
     opts.set_keep_alive(Duration::from_secs(5));
     let (prank, mut prank_loop) = AsyncClient::new(opts, 8);
     tokio::spawn(async move { while prank_loop.poll().await.is_ok() {} });
     prank.publish("tactus/hall1/a/events", QoS::AtLeastOnce, false, "{not json").await.unwrap();
     prank.publish("tactus/hall1/a/state", QoS::AtLeastOnce, false, "[1, 2]").await.unwrap();
-    eventually(WAIT, "the malformed messages to be counted", async || {
-        late.stats.malformed.load(std::sync::atomic::Ordering::Relaxed) == 2
-    })
-    .await;
+    eventually(WAIT, "the unsealed messages to be refused", async || late.stats.refused.count() == 2).await;
+    assert_eq!(late.stats.malformed.load(std::sync::atomic::Ordering::Relaxed), 0);
     board_b.spoken(1, "still here");
     eventually(WAIT, "the relay to go on", async || {
         late.hall.read(|h| h.feed("b").is_some_and(|f| f.spoken.back().is_some_and(|s| s.text == "still here")))
@@ -121,7 +126,7 @@ async fn two_boards_end_to_end_and_a_late_relay() {
 async fn a_board_survives_a_broker_restart() {
     let mosquitto = Mosquitto::start();
     let port = mosquitto.port;
-    let broker = Broker::new("127.0.0.1", port);
+    let broker = link(port);
     let board = BoardPublisher::start(&broker, "hall2", "z", None).unwrap();
     let game = played(61, 80, false, Profile::Realistic, Some("5400+30"));
     let (first, rest) = game.events.split_at(game.events.len() / 2);
@@ -144,7 +149,7 @@ async fn a_board_survives_a_broker_restart() {
     for ev in &game.events {
         expected.apply("z", ev);
     }
-    let relayed = relay(&broker, Hall::new("hall2")).unwrap();
+    let relayed = relay(&broker, Hall::new("hall2"), RelayOptions::default()).unwrap();
     eventually(WAIT, "the state re-published after the restart", async || same_games(&relayed.hall, &expected).await)
         .await;
     assert_eq!(board.dropped(), 0);

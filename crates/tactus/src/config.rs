@@ -323,6 +323,8 @@ pub struct HttpConfig {
     pub listen: Option<SocketAddr>,
     /// Bearer token the arbiter's actions need; absent: actions are refused.
     pub token: Option<String>,
+    /// The token in a file only the service may read (better than `token`).
+    pub token_file: Option<PathBuf>,
     /// The built web page; default a checkout's `web/dist`, or `/usr/share/tactus/web`.
     pub assets: Option<PathBuf>,
 }
@@ -351,6 +353,14 @@ pub struct MqttConfig {
     pub broker: Option<BrokerAddr>,
     pub hall: String,
     pub board_id: String,
+    /// The hall key shared by the hall's boards and relays (a file only the
+    /// service may read); absent: nothing is sealed and MQTT control is off.
+    pub hall_key_file: Option<PathBuf>,
+    /// The broker login (see config/mosquitto/): user name and password file.
+    pub username: Option<String>,
+    pub password_file: Option<PathBuf>,
+    /// The certificates TLS trusts for an `mqtts://` broker (default: the system's).
+    pub ca_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -589,8 +599,8 @@ mod tests {
             ),
             ("voice", &["sink", "say", "rate", "espeak_voice", "touches", "listener", "time_warnings"]),
             ("clock", &["device", "path", "baud", "white"]),
-            ("http", &["listen", "token", "assets"]),
-            ("mqtt", &["broker", "hall", "board_id"]),
+            ("http", &["listen", "token", "token_file", "assets"]),
+            ("mqtt", &["broker", "hall", "board_id", "hall_key_file", "username", "password_file", "ca_file"]),
             ("state", &["dir"]),
         ];
         for (table, names) in keys {

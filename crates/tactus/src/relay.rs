@@ -1,19 +1,23 @@
 //! `tactus relay`: follows a hall's boards on its MQTT broker and serves
 //! them together: the hall's `/games.pgn`, a page with every board, and the
 //! arbiter's view that raises each irregularity and flag fall as it happens.
+//!
+//! With `--hall-key` it takes only what the hall's boards sealed, and the
+//! arbiter's actions go back sealed; without one it says plainly that it
+//! cannot tell the boards from strangers, and actions are off.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use serde::Deserialize;
-use tactus_net::{AppState, Broker, Hall, Shutdown, TeamMatch};
+use tactus_net::{AppState, Hall, HallLink, LinkSettings, RelayOptions, Shutdown, TeamMatch};
 
 use crate::daemon::web_dir;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The hall's broker, host:port.
+    /// The hall's broker: host:port, or mqtts://host:port for TLS.
     #[arg(long)]
     broker: String,
     /// The hall to follow (the boards publish under tactus/<hall>/…).
@@ -22,8 +26,26 @@ pub struct Args {
     /// Where to serve the hall.
     #[arg(long, default_value = "127.0.0.1:8080")]
     http: String,
-    /// The token the arbiter's actions need (without one they are refused).
-    #[arg(long)]
+    /// The hall key, shared with the boards: a file only its owner may read.
+    /// Without it the relay cannot tell boards from strangers, and the
+    /// arbiter's actions are off.
+    #[arg(long, value_name = "FILE")]
+    hall_key: Option<PathBuf>,
+    /// The broker login's user name (see config/mosquitto/).
+    #[arg(long, value_name = "USER")]
+    mqtt_user: Option<String>,
+    /// The broker login's password, in a file (or TACTUS_MQTT_PASSWORD).
+    #[arg(long, value_name = "FILE")]
+    mqtt_password_file: Option<PathBuf>,
+    /// The certificates TLS trusts for the broker (default: the system's).
+    #[arg(long, value_name = "FILE")]
+    mqtt_ca: Option<PathBuf>,
+    /// The token the arbiter's actions need, in a file (or TACTUS_TOKEN).
+    /// Without one they are refused.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// The token itself. Avoid: every user of the machine sees it in `ps`.
+    #[arg(long, hide = true)]
     token: Option<String>,
     /// Team matches: a TOML file of `[[match]]` tables (docs/team-matches.md).
     #[arg(long)]
@@ -31,6 +53,10 @@ pub struct Args {
     /// The built web page (default web/dist, or /usr/share/tactus/web).
     #[arg(long)]
     web: Option<PathBuf>,
+    /// The most boards followed, those of the team matches included; boards
+    /// beyond are refused (and logged).
+    #[arg(long, default_value_t = tactus_net::relay::MAX_BOARDS)]
+    max_boards: usize,
 }
 
 #[derive(Deserialize)]
@@ -57,20 +83,50 @@ fn teams(path: &Path, text: &str) -> anyhow::Result<Vec<TeamMatch>> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let broker: Broker = args.broker.parse().map_err(|e| anyhow::anyhow!("--broker {:?}: {e}", args.broker))?;
+    // What the relay refuses, and why, goes to standard error.
+    let _ = tracing_subscriber::fmt().with_writer(std::io::stderr).with_target(false).try_init();
+    let settings = LinkSettings {
+        broker: &args.broker,
+        username: args.mqtt_user.as_deref(),
+        password_file: args.mqtt_password_file.as_deref(),
+        ca_file: args.mqtt_ca.as_deref(),
+        hall_key_file: args.hall_key.as_deref(),
+    };
+    let link = HallLink::from_settings(&settings).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let token = match (&args.token, tactus_net::http::arbiter_token(args.token_file.as_deref())?) {
+        (_, Some(token)) => Some(token),
+        (Some(token), None) => {
+            tracing::warn!("relay: --token is visible to every user in `ps`: use --token-file or TACTUS_TOKEN");
+            Some(token.clone())
+        }
+        (None, None) => None,
+    };
+    anyhow::ensure!(args.max_boards > 0, "--max-boards must be at least 1");
     let mut hall = Hall::new(&args.hall);
     if let Some(path) = &args.teams {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-        hall = hall.with_matches(teams(path, &text)?);
+        let matches = teams(path, &text)?;
+        let listed: usize = matches.iter().map(|m| m.boards().len()).sum();
+        anyhow::ensure!(
+            listed <= args.max_boards,
+            "{}: the matches list {listed} boards, more than --max-boards {}",
+            path.display(),
+            args.max_boards
+        );
+        hall = hall.with_matches(matches);
     }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
-        let relay = tactus_net::relay(&broker, hall).map_err(|e| anyhow::anyhow!("relay: {e}"))?;
+        let options = RelayOptions { max_boards: args.max_boards };
+        let relay = tactus_net::relay(&link, hall, options).map_err(|e| anyhow::anyhow!("relay: {e}"))?;
         let listener = tokio::net::TcpListener::bind(&args.http)
             .await
             .with_context(|| format!("--http {}: cannot listen", args.http))?;
         let web = web_dir(args.web.as_ref());
-        tracing::info!("relay: hall {:?} from {} on http://{}/", args.hall, args.broker, listener.local_addr()?);
+        tracing::info!("relay: hall {:?} from {} on http://{}/", args.hall, link.broker, listener.local_addr()?);
+        if link.key.is_none() {
+            tracing::warn!("relay: {}", tactus_net::relay::UNTRUSTED);
+        }
         if !web.join("index.html").exists() {
             tracing::warn!(
                 "relay: no web page in {}: the feeds are served, the page is not (give --web DIR)",
@@ -78,10 +134,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
         let shutdown = Shutdown::new();
-        let mut state =
-            AppState::new(relay.hall.clone(), relay.controls.clone()).with_web_dir(web).with_shutdown(shutdown.clone());
-        if let Some(token) = &args.token {
-            state = state.with_token(token.clone());
+        let state = match &relay.controls {
+            Some(tx) => AppState::new(relay.hall.clone(), tx.clone()),
+            None => AppState::read_only(relay.hall.clone(), tactus_net::relay::UNTRUSTED),
+        };
+        let mut state = state.with_web_dir(web).with_shutdown(shutdown.clone());
+        if let Some(token) = token {
+            state = state.with_token(token);
         }
         let server = tokio::spawn(tactus_net::serve(listener, state));
         let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;

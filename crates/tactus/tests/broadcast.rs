@@ -1,11 +1,16 @@
-//! Broadcasting end to end: the daemon's live page in a real headless
-//! Chromium, and two daemons carried through a real mosquitto to one relay.
+//! Broadcasting end to end, with the real daemon, the real relay, a real
+//! mosquitto and Debian's Chromium: the daemon's own live page; a team
+//! match gathered by a relay with a hall key, read from the rendered page;
+//! the arbiter's view acting on a board through the relay; the token from a
+//! file or the environment. The page is never given a stand-in server.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -16,6 +21,23 @@ fn tempdir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// A file only its owner may read, as secrets must be.
+fn secret(dir: &Path, name: &str, text: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    path
+}
+
+/// An empty configuration of the test's own: a daemon started without
+/// `--config` reads the machine's /etc/tactus/tactus.toml, whatever it says.
+fn no_config(dir: &Path) -> PathBuf {
+    let path = dir.join("tactus.toml");
+    std::fs::write(&path, "").unwrap();
+    path
 }
 
 fn free_port() -> u16 {
@@ -32,14 +54,19 @@ impl Drop for Guard {
     }
 }
 
-fn get(port: u16, path: &str) -> Option<String> {
-    use std::io::Write;
+fn request(port: u16, method: &str, path: &str, headers: &str, body: &str) -> Option<(u16, String)> {
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    write!(s, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").ok()?;
+    write!(s, "{method} {path} HTTP/1.0\r\nHost: localhost\r\n{headers}Content-Length: {}\r\n\r\n{body}", body.len())
+        .ok()?;
     let mut text = String::new();
     s.read_to_string(&mut text).ok()?;
     let (head, body) = text.split_once("\r\n\r\n")?;
-    head.lines().next()?.contains(" 200 ").then(|| body.to_string())
+    let status = head.split(' ').nth(1)?.parse().ok()?;
+    Some((status, body.to_string()))
+}
+
+fn get(port: u16, path: &str) -> Option<String> {
+    request(port, "GET", path, "", "").and_then(|(status, body)| (status == 200).then_some(body))
 }
 
 fn wait_for(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
@@ -57,32 +84,76 @@ fn epoch_ms() -> u128 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis()
 }
 
-#[test]
-fn chromium_sees_a_move_within_a_second_of_the_sim_board_making_it() {
+fn require_browser() {
     assert!(root().join("web/dist/index.html").exists(), "the page is built by ./setup (npm run build in web/)");
     assert!(Path::new("/usr/bin/chromium").exists(), "Chromium is installed by ./setup (apt-get install chromium)");
+}
+
+/// Runs one of web/test/*.mjs and returns its standard output; fails the
+/// test with everything it said when it fails.
+fn node(script: &str, args: &[&str]) -> String {
+    let out = Command::new("node")
+        .arg(root().join("web/test").join(script))
+        .args(args)
+        .output()
+        .expect("node runs (./setup installs it)");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{script}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    stdout
+}
+
+/// What `web/test/read.mjs` read on a page.
+fn read_page(port: u16, path: &str) -> Value {
+    let out = node("read.mjs", &[&format!("http://127.0.0.1:{port}"), path]);
+    let page: Value = out.lines().rev().find_map(|l| serde_json::from_str(l).ok()).expect("a JSON line");
+    assert_eq!(page["ok"], true, "{page}");
+    assert_eq!(page["errors"], serde_json::json!([]), "no page errors: {page}");
+    let text = page.to_string();
+    for broken in ["NaN", "undefined", "[object Object]"] {
+        assert!(!text.contains(broken), "{path} shows {broken:?}: {page}");
+    }
+    page
+}
+
+/// A daemon whose simulated board is typed at (its standard input).
+struct Typed {
+    _child: Guard,
+    stdin: ChildStdin,
+}
+
+impl Typed {
+    fn say(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+}
+
+#[test]
+fn chromium_sees_a_move_within_a_second_of_the_board_making_it() {
+    require_browser();
     let dir = tempdir("live");
     let port = free_port();
     let marker = dir.join("marker");
-    // The board is typed on: the move is made once the page has rendered
-    // (live.mjs says READY), however long Chromium took to start.
-    let mut daemon = Guard(
-        Command::new(env!("CARGO_BIN_EXE_tactus"))
-            .current_dir(root())
-            .args(["run", "--board", "sim", "--time-control", "180+2"])
-            .args(["--voice", "none", "--events", "-", "--board-id", "b1", "--state-dir"])
-            .arg(dir.join("state"))
-            .arg("--http")
-            .arg(format!("127.0.0.1:{port}"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let stdout = daemon.0.stdout.take().unwrap();
+    // The board is typed at: nothing moves until the page says it is ready.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .current_dir(root())
+        .arg("run")
+        .arg("--config")
+        .arg(no_config(&dir))
+        .args(["--board", "sim", "--voice", "none", "--events", "-", "--board-id", "b1", "--state-dir"])
+        .arg(dir.join("state"))
+        .arg("--http")
+        .arg(format!("127.0.0.1:{port}"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let mut board = Typed { _child: Guard(child), stdin };
     let marker_file = marker.clone();
-    // When the daemon announces a move, the marker gets the wall time.
+    // When the daemon announces the move, the marker gets the wall time.
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines() {
             let Ok(line) = line else { return };
@@ -95,49 +166,32 @@ fn chromium_sees_a_move_within_a_second_of_the_sim_board_making_it() {
     let mut live = Command::new("node")
         .arg(root().join("web/test/live.mjs"))
         .arg(format!("http://127.0.0.1:{port}"))
-        .args(["--board", "b1", "--next", "--timeout-ms", "60000", "--max-delay-ms", "1000", "--marker"])
+        .args(["--board", "b1", "--next", "--timeout-ms", "30000", "--max-delay-ms", "1000", "--marker"])
         .arg(format!("file:{}", marker.display()))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("node runs (./setup installs it)");
-    let mut lines = BufReader::new(live.stdout.take().unwrap()).lines();
-    let mut said = Vec::new();
-    for line in lines.by_ref() {
-        let line = line.unwrap();
-        let ready = line.starts_with("READY");
-        said.push(line);
-        if ready {
-            break;
-        }
-    }
-    assert!(said.last().is_some_and(|l| l.starts_with("READY")), "the page never rendered: {said:?}");
-    {
-        use std::io::Write;
-        let stdin = daemon.0.stdin.as_mut().unwrap();
-        writeln!(stdin, "d2 d4").unwrap();
-        stdin.flush().unwrap();
-    }
-    said.extend(lines.map_while(Result::ok));
+    let mut out = BufReader::new(live.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert!(line.starts_with("READY "), "live.mjs says when the page is ready first: {line:?}");
+    // Only now does White move, and press.
+    board.say("e2 e4");
+    board.say("w");
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
     let status = live.wait().unwrap();
     let mut err = String::new();
     live.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-    let stdout = said.join("\n");
-    assert!(status.success(), "live.mjs: {stdout}\n{err}");
-    let result: serde_json::Value =
-        said.iter().rev().find_map(|l| serde_json::from_str(l).ok()).expect("a JSON result line");
-    assert_eq!(result["ok"], true, "{result}");
+    assert!(status.success(), "live.mjs: {rest}\n{err}");
+    let result: Value = rest.lines().rev().find_map(|l| serde_json::from_str(l).ok()).expect("a JSON result line");
+    assert_eq!((result["ok"].as_bool(), result["san"].as_str()), (Some(true), Some("e4")), "{result}");
     assert!(result["delay_ms"].as_f64().unwrap() <= 1000.0, "{result}");
-    // The feed broadcast sites poll has the move too, with its clock, once
-    // the press has completed it (the page shows it as soon as it is made).
-    {
-        use std::io::Write;
-        writeln!(daemon.0.stdin.as_mut().unwrap(), "w").unwrap();
-    }
-    let mut pgn = String::new();
-    wait_for("the completed move in /games.pgn", Duration::from_secs(5), || {
-        pgn = get(port, "/games.pgn").unwrap_or_default();
-        pgn.contains("1. d4 {[%clk 0:0")
+    // The feed broadcast sites poll has the move, with its clock, once the
+    // press has completed it.
+    wait_for("the completed move in /games.pgn", Duration::from_secs(10), || {
+        get(port, "/games.pgn").unwrap_or_default().contains("1. e4 {[%clk 1:30:")
     });
 }
 
@@ -151,116 +205,235 @@ fn mosquitto(port: u16, dir: &Path) -> Guard {
     Guard(child)
 }
 
+/// A game that ends on White's flag: four seconds each, and Black never moves.
+const FLAG_FALL: &str = r#"{"tactus_trace": 1, "variant": "standard", "start_fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "time_control": "4", "white": "Quick, Flo", "black": "Slow, Sam", "event": "Flag test"}
+{"t": 300, "sq": "e2", "on": false}
+{"t": 500, "sq": "e4", "on": true}
+{"t": 700, "clock": "white"}
+{"t": 30000, "sq": "e7", "on": false}
+"#;
+
+/// The players of a trace's header.
+fn players(trace: &Path) -> (String, String) {
+    let header: Value = serde_json::from_str(std::fs::read_to_string(trace).unwrap().lines().next().unwrap()).unwrap();
+    (header["white"].as_str().unwrap().to_string(), header["black"].as_str().unwrap().to_string())
+}
+
 #[test]
-fn two_boards_reach_one_relay_through_mosquitto() {
-    let dir = tempdir("relay");
+fn a_team_match_through_a_relay_with_a_hall_key_as_chromium_shows_it() {
+    require_browser();
+    let dir = tempdir("match");
     let (broker_port, relay_port) = (free_port(), free_port());
     let _broker = mosquitto(broker_port, &dir);
     let broker = format!("127.0.0.1:{broker_port}");
+    let key = secret(&dir, "hall.key", "the club's hall key, shared by its boards\n");
+    let token = secret(&dir, "arbiter.token", "s3cret-arbiter\n");
     let teams = dir.join("teams.toml");
     std::fs::write(
         &teams,
         "[[match]]\nname = \"School match\"\nwhite_on_odd_boards_for = \"home\"\n\
-         [match.home]\nname = \"Oakfield\"\nboards = [\"b1\", \"b2\"]\n[match.away]\nname = \"Riverside\"\n",
+         [match.home]\nname = \"Oakfield\"\nboards = [\"b1\", \"b2\", \"b3\", \"b4\"]\n[match.away]\nname = \"Riverside\"\n",
     )
     .unwrap();
     let _relay = Guard(
         Command::new(env!("CARGO_BIN_EXE_tactus"))
             .current_dir(root())
             .args(["relay", "--broker", &broker, "--hall", "club", "--http", &format!("127.0.0.1:{relay_port}")])
+            .arg("--hall-key")
+            .arg(&key)
+            .arg("--token-file")
+            .arg(&token)
             .arg("--teams")
             .arg(&teams)
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("relay.log")).unwrap())
             .spawn()
             .unwrap(),
     );
-    let boards: Vec<(&str, &str)> = vec![
-        ("b1", "tests/traces/clean/clean-0002.trace.jsonl"),
-        ("b2", "tests/traces/irregular/irregular-0005.trace.jsonl"),
+    let flag_trace = dir.join("flag.trace.jsonl");
+    std::fs::write(&flag_trace, FLAG_FALL).unwrap();
+    // Board 1: home White wins; board 2: away White loses; board 3: home
+    // White loses on a second illegal move; board 4 plays on; b5 (no match)
+    // ends on a flag.
+    let finished: Vec<(&str, PathBuf, &str)> = vec![
+        ("b1", root().join("tests/traces/realistic/realistic-0008.trace.jsonl"), "400"),
+        ("b2", root().join("tests/traces/realistic/realistic-0002.trace.jsonl"), "400"),
+        ("b3", root().join("tests/traces/irregular/irregular-0005.trace.jsonl"), "400"),
+        ("b5", flag_trace, "4"),
     ];
+    let daemon = |id: &str| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_tactus"));
+        c.arg("run")
+            .arg("--config")
+            .arg(no_config(&dir))
+            .args(["--board", "sim", "--voice", "none", "--hall", "club", "--mqtt", &broker, "--board-id", id])
+            .arg("--hall-key")
+            .arg(&key)
+            .arg("--state-dir")
+            .arg(dir.join(id))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        c
+    };
     let mut daemons = Vec::new();
-    for (id, trace) in &boards {
-        daemons.push(Guard(
-            Command::new(env!("CARGO_BIN_EXE_tactus"))
-                .args(["run", "--board", "sim", "--sim-speed", "400", "--voice", "none", "--hall", "club"])
-                .args(["--mqtt", &broker, "--board-id", id, "--sim-trace"])
-                .arg(root().join(trace))
-                .arg("--state-dir")
-                .arg(dir.join(id))
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap(),
-        ));
+    for (id, trace, speed) in &finished {
+        daemons.push(Guard(daemon(id).args(["--sim-speed", speed, "--sim-trace"]).arg(trace).spawn().unwrap()));
     }
+    let mut b4 = daemon("b4").stdin(Stdio::piped()).spawn().unwrap();
+    let b4_in = b4.stdin.take().unwrap();
+    let mut b4 = Typed { _child: Guard(b4), stdin: b4_in };
     for d in &mut daemons {
         assert!(d.0.wait().unwrap().success(), "a board daemon failed");
     }
-    // Each board's game, as a replay of its trace records it.
-    let want = |trace: &str| {
-        let r = tactus_core::replay::replay(
-            BufReader::new(std::fs::File::open(root().join(trace)).unwrap()),
-            tactus_core::Policy::default(),
-        )
-        .unwrap();
-        let last = r.session.game().played.last().map(|p| p.info.san.clone()).unwrap();
-        (r.session.game().played.len(), last, r.session.game().ending.map(|e| e.result.as_str()))
+    let results = |hall: &Value| -> Vec<(String, Value)> {
+        hall["boards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| (b["id"].as_str().unwrap().to_string(), b["result"].clone()))
+            .collect()
     };
-    let mut pgn = String::new();
-    wait_for("both games in the relay's feed", Duration::from_secs(10), || {
-        pgn = get(relay_port, "/games.pgn").unwrap_or_default();
-        boards.iter().all(|(_, trace)| pgn.contains(&format!(" {} ", want(trace).1)))
+    let mut hall = Value::Null;
+    wait_for("every board in the relay", Duration::from_secs(20), || {
+        hall = get(relay_port, "/api/hall").and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null);
+        hall.is_object()
+            && results(&hall).iter().filter(|(_, r)| !r.is_null()).count() == 4
+            && hall["boards"].as_array().unwrap().iter().any(|b| b["id"] == "b4" && b["seq"].as_u64() > Some(0))
     });
-    assert_eq!(pgn.matches("[Event ").count(), 2, "{pgn}");
-    assert!(pgn.contains("[WhiteTeam \"Oakfield\"]") && pgn.contains("[BlackTeam \"Riverside\"]"), "{pgn}");
-    assert!(pgn.contains("[MatchScore "), "{pgn}");
-    // irregular-0005 ends on a second illegal move: 0-1, and the arbiter view has the rulings.
-    let (_, _, result) = want("tests/traces/irregular/irregular-0005.trace.jsonl");
-    assert_eq!(result, Some("0-1"));
-    assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
-    let hall: serde_json::Value = serde_json::from_str(&get(relay_port, "/api/hall").unwrap()).unwrap();
-    let b2 = hall["boards"].as_array().unwrap().iter().find(|b| b["id"] == "b2").unwrap();
-    assert!(b2["irregularities"].as_array().unwrap().iter().any(|i| i["article"] == "7.5.1"), "{b2}");
+    assert_eq!(hall["trust"], "hall_key");
+    let want: Vec<(String, Value)> = [("b1", "1-0"), ("b2", "0-1"), ("b3", "0-1"), ("b4", ""), ("b5", "1-0")]
+        .iter()
+        .map(|(id, r)| (id.to_string(), if r.is_empty() { Value::Null } else { Value::from(*r) }))
+        .collect();
+    assert_eq!(results(&hall), want);
+
+    // The hall page: the match score, board numbers and teams, as rendered.
+    let page = read_page(relay_port, "/");
+    assert_eq!(page["view"], "hall");
+    assert_eq!(page["trust"], Value::Null, "a relay with a hall key shows no warning");
+    let m = &page["matches"][0];
+    assert_eq!(m["caption"], "School match Oakfield 2 – 1 Riverside", "{m}");
+    let rows = m["rows"].as_array().unwrap();
+    let player = |id: &str, white: bool| {
+        let trace = finished.iter().find(|(b, ..)| *b == id).map(|(_, t, _)| t.clone());
+        let (w, b) = trace.map_or_else(|| ("White".to_string(), "Black".to_string()), |t| players(&t));
+        if white { w } else { b }
+    };
+    let expect = [
+        ("b1", "1", player("b1", true), "1 – 0", player("b1", false), "White"),
+        ("b2", "2", player("b2", false), "1 – 0", player("b2", true), "Black"),
+        ("b3", "3", player("b3", true), "0 – 1", player("b3", false), "White"),
+        ("b4", "4", "Black".to_string(), "playing", "White".to_string(), "Black"),
+    ];
+    assert_eq!(rows.len(), 4, "{m}");
+    for (row, (id, number, home, points, away, colour)) in rows.iter().zip(expect) {
+        assert_eq!(row["id"], id, "{row}");
+        assert_eq!(row["board"], number, "{row}");
+        assert_eq!(row["home"], format!("{home} ({colour})"), "{row}: Oakfield's player");
+        assert_eq!(row["points"], points, "{row}");
+        assert_eq!(row["away"], away, "{row}: Riverside's player");
+    }
+    let cards = page["cards"].as_array().unwrap();
+    let card = |id: &str| cards.iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no card {id}: {page}"));
+    assert_eq!(card("b2")["title"], format!("Board 2: {} – {}", player("b2", true), player("b2", false)));
+    assert!(
+        card("b2")["event"].as_str().unwrap().contains("School match, board 2: Riverside (White) – Oakfield (Black)")
+    );
+    assert_eq!(card("b5")["title"], "b5: Quick, Flo – Slow, Sam");
+    assert!(card("b1")["status"].as_str().unwrap().starts_with("Result 1–0 by "), "{}", card("b1"));
+    assert_eq!(card("b5")["status"], "Result 1–0 by flag fall");
+    assert_eq!(card("b4")["status"], "White to move");
+
+    // Board 3's rulings read whole: the irregularities, and the penalties
+    // they cost, each saying what it is.
+    let b3 = read_page(relay_port, "/board/b3");
+    let rulings = b3["rulings"].as_array().unwrap();
+    assert!(rulings.iter().any(|r| r["kind"] == "irregularity"), "{b3}");
+    assert!(rulings.iter().any(|r| r["kind"] == "penalty" && r["text"].as_str().unwrap().contains("added")), "{b3}");
+    for r in rulings {
+        let text = r["text"].as_str().unwrap();
+        let (_, after) = text.split_once(": ").unwrap_or_else(|| panic!("{r}"));
+        assert!(after.trim().len() > 3, "a ruling that says nothing: {r}");
+    }
+    assert_eq!(b3["status"], "Result 0–1 by a second illegal move");
+
+    // The relay's feed: team tags, the score, only the real games.
+    let pgn = get(relay_port, "/games.pgn").unwrap();
+    assert_eq!(pgn.matches("[Event ").count(), 5, "{pgn}");
+    assert!(pgn.contains("[MatchScore \"Oakfield 2 - 1 Riverside\"]"), "{pgn}");
+
+    // The arbiter's view, acting through the relay on board 4's daemon.
+    node("arbiter.mjs", &[&format!("http://127.0.0.1:{relay_port}"), "s3cret-arbiter", "--live", "b4", "--over", "b1"]);
+    let b4_feed: Value = serde_json::from_str(&get(relay_port, "/api/game/b4").unwrap()).unwrap();
+    let penalties: Vec<&Value> =
+        b4_feed["irregularities"].as_array().unwrap().iter().filter(|e| e["event"] == "penalty").collect();
+    assert_eq!(penalties.len(), 1, "the sealed control reached board 4's daemon once: {b4_feed}");
+    assert_eq!((penalties[0]["article"].as_str(), penalties[0]["ms"].as_u64()), (Some("12"), Some(60_000)));
+    b4.say("end");
 }
 
 #[test]
-fn arbiter_actions_are_refused_without_the_token() {
+fn a_relay_without_a_hall_key_says_plainly_it_cannot_tell_boards_from_strangers() {
+    require_browser();
+    let dir = tempdir("nokey");
+    let (broker_port, relay_port) = (free_port(), free_port());
+    let _broker = mosquitto(broker_port, &dir);
+    let mut relay = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .current_dir(root())
+        .args(["relay", "--broker", &format!("127.0.0.1:{broker_port}"), "--hall", "club"])
+        .args(["--http", &format!("127.0.0.1:{relay_port}")])
+        .env("TACTUS_TOKEN", "tok")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = BufReader::new(relay.stderr.take().unwrap());
+    let _relay = Guard(relay);
+    let mut lines = String::new();
+    while !lines.contains("no hall key") {
+        assert!(said.read_line(&mut lines).unwrap() > 0, "the relay ended without a word: {lines}");
+    }
+    assert!(lines.contains("cannot tell the hall's boards from strangers"), "{lines}");
+    wait_for("the relay's page", Duration::from_secs(10), || get(relay_port, "/api/hall").is_some());
+    let page = read_page(relay_port, "/");
+    assert!(page["trust"].as_str().is_some_and(|t| t.contains("no hall key")), "{page}");
+    let (status, body) = request(relay_port, "POST", "/api/game/x/pause", "Authorization: Bearer tok\r\n", "").unwrap();
+    assert_eq!(status, 404, "{body}");
+}
+
+#[test]
+fn the_arbiter_token_comes_from_a_file_or_the_environment() {
     let dir = tempdir("token");
-    let port = free_port();
-    let _daemon = Guard(
-        Command::new(env!("CARGO_BIN_EXE_tactus"))
-            .current_dir(root())
-            .args(["run", "--board", "sim", "--voice", "none", "--board-id", "b1", "--token", "s3cret", "--state-dir"])
-            .arg(dir.join("state"))
+    let token = secret(&dir, "token", "s3cret\n");
+    for (i, from_file) in [true, false].into_iter().enumerate() {
+        let port = free_port();
+        let mut c = Command::new(env!("CARGO_BIN_EXE_tactus"));
+        c.current_dir(root())
+            .arg("run")
+            .arg("--config")
+            .arg(no_config(&dir))
+            .args(["--board", "sim", "--voice", "none", "--board-id", "b1", "--state-dir"])
+            .arg(dir.join(format!("state{i}")))
             .arg("--http")
             .arg(format!("127.0.0.1:{port}"))
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    wait_for("the daemon's page", Duration::from_secs(10), || get(port, "/api/hall").is_some());
-    let post = |auth: Option<&str>| -> String {
-        use std::io::Write;
-        let body = r#"{"side":"white","ms":60000}"#;
-        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-        let auth = auth.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
-        write!(
-            s,
-            "POST /api/game/b1/penalty HTTP/1.0\r\nHost: x\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\n\r\n{body}",
-            body.len()
-        )
-        .unwrap();
-        let mut text = String::new();
-        s.read_to_string(&mut text).unwrap();
-        text.lines().next().unwrap_or_default().to_string()
-    };
-    assert!(post(None).contains("401"), "no token");
-    assert!(post(Some("guess")).contains("403"), "wrong token");
-    assert!(post(Some("s3cret")).contains("200") || post(Some("s3cret")).contains("202"), "right token");
-    // The accepted penalty reached the game: White's clock got a minute.
-    wait_for("the penalty in the game", Duration::from_secs(5), || {
-        get(port, "/api/hall").is_some_and(|h| h.contains("\"penalty\"") || h.contains("5460000"))
-    });
+            .stderr(Stdio::null());
+        if from_file {
+            c.arg("--token-file").arg(&token);
+        } else {
+            c.env("TACTUS_TOKEN", "s3cret");
+        }
+        let _daemon = Guard(c.spawn().unwrap());
+        wait_for("the daemon's page", Duration::from_secs(10), || get(port, "/api/hall").is_some());
+        let post = |auth: &str| {
+            let headers = format!("Content-Type: application/json\r\n{auth}");
+            request(port, "POST", "/api/game/b1/penalty", &headers, r#"{"side":"white","ms":60000}"#).unwrap().0
+        };
+        assert_eq!(post(""), 401, "no token");
+        assert_eq!(post("Authorization: Bearer guess\r\n"), 403, "wrong token");
+        assert_eq!(post("Authorization: Bearer s3cret\r\n"), 202, "right token");
+        // The accepted penalty reached the game: White's clock got a minute.
+        wait_for("the penalty in the game", Duration::from_secs(10), || {
+            get(port, "/api/game/b1").is_some_and(|g| g.contains("\"penalty\""))
+        });
+    }
 }

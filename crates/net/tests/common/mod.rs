@@ -151,24 +151,104 @@ pub fn pgn_extract() -> PathBuf {
 pub struct Mosquitto {
     child: Child,
     pub port: u16,
-    _dir: tempfile::TempDir,
+    /// With the shipped configuration: the CA that signed the broker's certificate.
+    pub ca_file: Option<PathBuf>,
+    dir: tempfile::TempDir,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn run(program: &std::path::Path, args: &[&str], dir: &std::path::Path) {
+    let out = Command::new(program).args(args).current_dir(dir).output().expect("the program runs");
+    assert!(out.status.success(), "{} {args:?}: {}", program.display(), String::from_utf8_lossy(&out.stderr));
 }
 
 impl Mosquitto {
+    /// An open broker: anyone may connect, read and write anything.
     pub fn start() -> Mosquitto {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        Mosquitto::on(port)
+        Mosquitto::on(free_port())
     }
 
     /// On a given port (to restart one in the same place).
     pub fn on(port: u16) -> Mosquitto {
-        let program = find_program("mosquitto", &["/usr/sbin/mosquitto"]);
-        let dir = tempfile::tempdir().unwrap();
-        let conf = dir.path().join("mosquitto.conf");
         let text = format!(
             "listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_connections -1\n\
              max_queued_messages 100000\nmax_inflight_messages 0\nlog_dest none\n"
         );
+        Mosquitto::with_config(port, tempfile::tempdir().unwrap(), &text, None)
+    }
+
+    /// The broker of `config/mosquitto/` as shipped (logins, the ACL, TLS),
+    /// on a free port of 127.0.0.1, with its files in a directory of the
+    /// test's own: a CA and the broker's certificate made with `openssl`,
+    /// and a password file with these users made with `mosquitto_passwd`.
+    pub fn shipped(users: &[(&str, &str)]) -> Mosquitto {
+        let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/mosquitto");
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let openssl = find_program("openssl", &[]);
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+        let ca = [&["req", "-x509"][..], &ec, &["-keyout", "ca.key", "-out", "ca.crt", "-days", "2"]].concat();
+        run(
+            &openssl,
+            &[&ca[..], &["-subj", "/CN=tactus test CA", "-addext", "basicConstraints=critical,CA:TRUE"]].concat(),
+            d,
+        );
+        run(
+            &openssl,
+            &[&["req"][..], &ec, &["-keyout", "broker.key", "-out", "broker.csr", "-subj", "/CN=127.0.0.1"]].concat(),
+            d,
+        );
+        std::fs::write(
+            d.join("ext"),
+            "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+        )
+        .unwrap();
+        run(
+            &openssl,
+            &[
+                "x509",
+                "-req",
+                "-in",
+                "broker.csr",
+                "-CA",
+                "ca.crt",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-out",
+                "broker.crt",
+                "-days",
+                "2",
+                "-extfile",
+                "ext",
+            ],
+            d,
+        );
+        let passwd = find_program("mosquitto_passwd", &["/usr/bin/mosquitto_passwd"]);
+        std::fs::write(d.join("passwd"), "").unwrap();
+        for (user, password) in users {
+            run(&passwd, &["-b", "passwd", user, password], d);
+        }
+        std::fs::copy(shipped.join("acl"), d.join("acl")).unwrap();
+        let port = free_port();
+        let here = d.display().to_string();
+        let mut text = std::fs::read_to_string(shipped.join("tactus.conf"))
+            .unwrap()
+            .replace("/etc/mosquitto/tactus", &here)
+            .replace("listener 8883", &format!("listener {port} 127.0.0.1"))
+            .replace("persistence true", "persistence false");
+        // Not to drop to the mosquitto user when run as root: the files are the test's.
+        text.push_str("user root\nlog_dest stderr\nlog_type error\n");
+        let ca = d.join("ca.crt");
+        Mosquitto::with_config(port, dir, &text, Some(ca))
+    }
+
+    fn with_config(port: u16, dir: tempfile::TempDir, text: &str, ca_file: Option<PathBuf>) -> Mosquitto {
+        let program = find_program("mosquitto", &["/usr/sbin/mosquitto"]);
+        let conf = dir.path().join("mosquitto.conf");
         std::fs::write(&conf, text).unwrap();
         let child = Command::new(program)
             .arg("-c")
@@ -183,7 +263,16 @@ impl Mosquitto {
             assert!(start.elapsed() < Duration::from_secs(5), "mosquitto did not listen on {port}");
             std::thread::sleep(Duration::from_millis(20));
         }
-        Mosquitto { child, port, _dir: dir }
+        Mosquitto { child, port, ca_file, dir }
+    }
+
+    /// A file of the test's own with `text`, readable by its owner only.
+    pub fn secret(&self, name: &str, text: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        path
     }
 }
 

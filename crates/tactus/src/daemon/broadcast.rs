@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use tactus_core::Event;
-use tactus_net::{AppState, BoardPublisher, Control, Hall, SharedHall, Shutdown, Tags};
+use tactus_net::{AppState, BoardPublisher, Control, Hall, HallLink, LinkSettings, SharedHall, Shutdown, Tags};
 use tactus_trace::Header;
 use tokio::sync::mpsc;
 
@@ -60,8 +60,12 @@ impl Broadcast {
             }
             let mut state =
                 AppState::new(hall.clone(), controls.clone()).with_web_dir(web).with_shutdown(shutdown.clone());
-            if let Some(token) = &cfg.http.token {
-                state = state.with_token(token.clone());
+            let token = match &cfg.http.token {
+                Some(token) => Some(token.clone()),
+                None => tactus_net::http::arbiter_token(cfg.http.token_file.as_deref())?,
+            };
+            if let Some(token) = token {
+                state = state.with_token(token);
             }
             tracing::info!("http: serving on http://{}/", listener.local_addr()?);
             server = Some(tokio::spawn(async move {
@@ -73,7 +77,16 @@ impl Broadcast {
         let publisher = match &cfg.mqtt.broker {
             None => None,
             Some(broker) => {
-                let p = BoardPublisher::start(&broker.0, &hall_name, &board, Some(controls))
+                let broker = broker.to_string();
+                let link = HallLink::from_settings(&LinkSettings {
+                    broker: &broker,
+                    username: cfg.mqtt.username.as_deref(),
+                    password_file: cfg.mqtt.password_file.as_deref(),
+                    ca_file: cfg.mqtt.ca_file.as_deref(),
+                    hall_key_file: cfg.mqtt.hall_key_file.as_deref(),
+                })
+                .map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
+                let p = BoardPublisher::start(&link, &hall_name, &board, Some(controls))
                     .map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
                 p.set_tags(Tags::from(header));
                 Some(Arc::new(p))

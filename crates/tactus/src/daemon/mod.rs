@@ -76,6 +76,12 @@ pub struct Args {
     /// The token the arbiter's actions on the page need.
     #[arg(long)]
     pub token: Option<String>,
+    /// The token, in a file (or the TACTUS_TOKEN environment variable).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// The hall key shared with the hall's relays, in a file only its owner may read.
+    #[arg(long, value_name = "FILE")]
+    pub hall_key: Option<PathBuf>,
     /// Publish to the hall's MQTT broker, host:port.
     #[arg(long)]
     pub mqtt: Option<BrokerAddr>,
@@ -126,6 +132,12 @@ impl Args {
         }
         if let Some(t) = &self.token {
             cfg.http.token = Some(t.clone());
+        }
+        if let Some(f) = &self.token_file {
+            cfg.http.token_file = Some(f.clone());
+        }
+        if let Some(k) = &self.hall_key {
+            cfg.mqtt.hall_key_file = Some(k.clone());
         }
         if let Some(m) = &self.mqtt {
             cfg.mqtt.broker = Some(m.clone());

@@ -1,0 +1,336 @@
+//! What a relay takes from the broker, checked before the hall holds it: a
+//! board's state is rebuilt from its moves on the relay's own position
+//! (SAN worked out here, never copied), text is cleaned and capped, numbers
+//! are bounded. Even a board that holds the hall key only gets into the
+//! feed what can be checked; without a hall key this is all that stands
+//! between a stranger and `/games.pgn`.
+
+use std::collections::VecDeque;
+
+use tactus_core::{Event, EventKind};
+
+use crate::feed::{BoardFeed, Change, Clocks, FeedMove, SPOKEN_KEPT, Spoken, Tags, clean, fen_of, parse_position};
+
+/// The most moves a board's record may hold: more than any game has.
+pub const MAX_MOVES: usize = 4000;
+/// The most rulings (irregularities, penalties, claims, observations) a state may carry.
+pub const MAX_RULINGS: usize = 1000;
+/// A clock reading or a penalty beyond a day is not a chess clock's.
+pub const MAX_CLOCK_MS: i64 = 24 * 3_600_000;
+/// The longest tag value kept (names, event, site, …).
+pub const MAX_TAG: usize = 200;
+/// The longest ruling or spoken line kept.
+pub const MAX_TEXT: usize = 500;
+/// No run of a board makes more changes than this.
+pub const MAX_SEQ: u64 = 1 << 40;
+/// How far ahead of the relay's clock a board's run (`epoch`, its start in
+/// Unix ms) may be: further means a wrong clock, or a forgery that would
+/// pin the board.
+pub const MAX_EPOCH_AHEAD_MS: u64 = 24 * 3_600_000;
+
+/// Checks a board's run and change number against the relay's clock.
+pub(crate) fn numbers(epoch: u64, seq: u64, now_unix_ms: u64) -> Result<(), String> {
+    if seq > MAX_SEQ {
+        return Err(format!("change number {seq} is beyond {MAX_SEQ}"));
+    }
+    if epoch > now_unix_ms.saturating_add(MAX_EPOCH_AHEAD_MS) {
+        return Err(format!(
+            "its run started at {epoch} (Unix ms), more than a day after this relay's clock ({now_unix_ms}): is a clock wrong?"
+        ));
+    }
+    Ok(())
+}
+
+fn tags(t: Tags) -> Tags {
+    let c = |v: Option<String>| v.map(|v| clean(&v, MAX_TAG)).filter(|v| !v.is_empty());
+    Tags {
+        white: c(t.white),
+        black: c(t.black),
+        event: c(t.event),
+        site: c(t.site),
+        round: c(t.round),
+        date: c(t.date),
+        time_control: c(t.time_control),
+    }
+}
+
+fn clock(what: &str, ms: i64) -> Result<i64, String> {
+    if ms.abs() > MAX_CLOCK_MS {
+        return Err(format!("{what} {ms} ms is beyond a day"));
+    }
+    Ok(ms)
+}
+
+fn opt_clock(what: &str, ms: Option<i64>) -> Result<Option<i64>, String> {
+    ms.map(|ms| clock(what, ms)).transpose()
+}
+
+fn result(r: &str) -> Result<String, String> {
+    match r {
+        "1-0" | "0-1" | "1/2-1/2" => Ok(r.to_string()),
+        _ => Err(format!("{:?} is not a result", clean(r, 16))),
+    }
+}
+
+fn fen(f: &str, chess960: bool) -> Result<String, String> {
+    parse_position(f, chess960).map(|p| fen_of(&p)).ok_or_else(|| format!("{:?} is not a position", clean(f, 100)))
+}
+
+fn uci(u: &str) -> Result<(), String> {
+    u.parse::<shakmaty::uci::UciMove>().map(|_| ()).map_err(|_| format!("{:?} is not a move in UCI", clean(u, 16)))
+}
+
+/// One core event from a board: text cleaned, numbers bounded, positions
+/// and results checked.
+pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
+    let kind = match ev.kind {
+        EventKind::Start { fen: f, chess960, time_control, white_ms, black_ms } => EventKind::Start {
+            fen: fen(&f, chess960)?,
+            chess960,
+            time_control: time_control.map(|tc| clean(&tc, MAX_TAG)),
+            white_ms: opt_clock("white_ms", white_ms)?,
+            black_ms: opt_clock("black_ms", black_ms)?,
+        },
+        EventKind::Move { mut mv, correction } => {
+            uci(&mv.uci)?;
+            mv.san = clean(&mv.san, 32);
+            EventKind::Move { mv, correction }
+        }
+        EventKind::LastMove { mut mv } => {
+            uci(&mv.uci)?;
+            mv.san = clean(&mv.san, 32);
+            EventKind::LastMove { mv }
+        }
+        EventKind::Withdrawn { ply, san } => EventKind::Withdrawn { ply, san: clean(&san, 32) },
+        EventKind::Complete { ply, side, san, uci: u, clock_ms, opponent_ms } => {
+            uci(&u)?;
+            EventKind::Complete {
+                ply,
+                side,
+                san: clean(&san, 32),
+                uci: u,
+                clock_ms: opt_clock("clock_ms", clock_ms)?,
+                opponent_ms: opt_clock("opponent_ms", opponent_ms)?,
+            }
+        }
+        EventKind::GameOver { result: r, reason, article } => {
+            EventKind::GameOver { result: result(&r)?, reason, article }
+        }
+        EventKind::Irregularity(mut i) => {
+            i.detail = clean(&i.detail, MAX_TEXT);
+            EventKind::Irregularity(i)
+        }
+        EventKind::Penalty { article, side, ms } => EventKind::Penalty { article, side, ms: clock("penalty", ms)? },
+        EventKind::Observation { article, side, ply, detail, first, then } => EventKind::Observation {
+            article,
+            side,
+            ply,
+            detail: clean(&detail, MAX_TEXT),
+            first: clean(&first, 32),
+            then: clean(&then, 32),
+        },
+        EventKind::Ambiguous { ply, candidates, chosen } => EventKind::Ambiguous {
+            ply,
+            candidates: candidates.iter().take(16).map(|c| clean(c, 32)).collect(),
+            chosen: clean(&chosen, 32),
+        },
+        EventKind::BoardMismatch { missing, extra, fix } => {
+            // At most every square of the board, each once.
+            if missing.len() > 64 || extra.len() > 64 || fix.len() > 128 {
+                return Err("a board mismatch larger than the board".into());
+            }
+            EventKind::BoardMismatch { missing, extra, fix }
+        }
+        EventKind::ClockSet { white_ms, black_ms } => {
+            EventKind::ClockSet { white_ms: clock("white_ms", white_ms)?, black_ms: clock("black_ms", black_ms)? }
+        }
+        EventKind::Time { white_ms, black_ms, white_moves, black_moves, running } => EventKind::Time {
+            white_ms: clock("white_ms", white_ms)?,
+            black_ms: clock("black_ms", black_ms)?,
+            white_moves,
+            black_moves,
+            running,
+        },
+        EventKind::TimeWarning { side, remaining_ms } => {
+            EventKind::TimeWarning { side, remaining_ms: clock("remaining_ms", remaining_ms)? }
+        }
+        EventKind::Position { fen: f } => EventKind::Position { fen: fen(&f, chess960)? },
+        EventKind::Pieces { pieces, .. } | EventKind::OnRank { pieces, .. } | EventKind::OnFile { pieces, .. }
+            if pieces.len() > 64 =>
+        {
+            return Err("an answer with more pieces than the board holds".into());
+        }
+        kind @ (EventKind::Pieces { .. }
+        | EventKind::OnRank { .. }
+        | EventKind::OnFile { .. }
+        | EventKind::OnSquare { .. }
+        | EventKind::MovesToControl { .. }
+        | EventKind::Touch { .. }
+        | EventKind::Claimable { .. }
+        | EventKind::Displaced { .. }
+        | EventKind::BoardOk
+        | EventKind::SensorFault { .. }
+        | EventKind::SensorOk { .. }
+        | EventKind::Paused
+        | EventKind::Resumed) => kind,
+    };
+    Ok(Event { t: ev.t, kind })
+}
+
+/// One change from a board's `events` topic, checked.
+pub(crate) fn change(change: Change, chess960: bool) -> Result<Change, String> {
+    Ok(match change {
+        Change::Event(ev) => Change::Event(event(ev, chess960)?),
+        Change::Spoken(s) => Change::Spoken(Spoken { t: s.t, text: clean(&s.text, MAX_TEXT) }),
+        Change::Tags(t) => Change::Tags(tags(t)),
+    })
+}
+
+/// A board's retained state, rebuilt from what can be checked: the start
+/// position, then each move from its UCI on the relay's own position (its
+/// SAN worked out here, the position after it too), the rulings, clocks and
+/// result checked, text cleaned. Arbiter notes are the relay's own: a
+/// board's are dropped.
+pub(crate) fn state(board: &str, claimed: BoardFeed) -> Result<BoardFeed, String> {
+    let start_fen = fen(&claimed.start_fen, claimed.chess960)?;
+    if claimed.moves.len() > MAX_MOVES {
+        return Err(format!("{} moves: more than {MAX_MOVES}", claimed.moves.len()));
+    }
+    if claimed.irregularities.len() > MAX_RULINGS {
+        return Err(format!("{} rulings: more than {MAX_RULINGS}", claimed.irregularities.len()));
+    }
+    let mut feed = BoardFeed {
+        epoch: claimed.epoch,
+        seq: claimed.seq,
+        tags: tags(claimed.tags),
+        fen: start_fen.clone(),
+        start_fen,
+        chess960: claimed.chess960,
+        ..BoardFeed::new(board)
+    };
+    let first_ply = claimed.moves.first().map_or(1, |m| m.ply);
+    for (i, m) in claimed.moves.iter().enumerate() {
+        if u64::from(m.ply) != u64::from(first_ply) + i as u64 {
+            return Err(format!("move {} is numbered ply {}, not {}", i + 1, m.ply, u64::from(first_ply) + i as u64));
+        }
+        uci(&m.uci)?;
+        let (san, off_record) = feed.play(&m.uci, &m.uci);
+        let clock_ms = opt_clock("clock_ms", m.clock_ms)?;
+        feed.moves.push(FeedMove { ply: m.ply, san, uci: m.uci.clone(), clock_ms, off_record });
+    }
+    let c = claimed.clocks;
+    feed.clocks = Clocks {
+        white_ms: opt_clock("white_ms", c.white_ms)?,
+        black_ms: opt_clock("black_ms", c.black_ms)?,
+        running: c.running,
+        at_t: c.at_t,
+        at_unix_ms: None,
+    };
+    feed.paused = claimed.paused;
+    feed.result = claimed.result.as_deref().map(result).transpose()?;
+    feed.end_reason = claimed.end_reason;
+    for ev in claimed.irregularities {
+        let ruling = matches!(
+            ev.kind,
+            EventKind::Irregularity(_)
+                | EventKind::Penalty { .. }
+                | EventKind::Claimable { .. }
+                | EventKind::Observation { .. }
+        );
+        if !ruling {
+            let name = serde_json::to_value(&ev).ok().and_then(|v| v["event"].as_str().map(str::to_string));
+            return Err(format!("a {} event among the rulings", name.unwrap_or_default()));
+        }
+        feed.irregularities.push(event(ev, feed.chess960)?);
+    }
+    let skip = claimed.spoken.len().saturating_sub(SPOKEN_KEPT);
+    feed.spoken = claimed
+        .spoken
+        .into_iter()
+        .skip(skip)
+        .map(|s| Spoken { t: s.t, text: clean(&s.text, MAX_TEXT) })
+        .collect::<VecDeque<_>>();
+    feed.last_t = claimed.last_t;
+    Ok(feed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::Color;
+    use tactus_core::{Article, EndReason};
+
+    fn mv(ply: u32, san: &str, uci: &str) -> FeedMove {
+        FeedMove { ply, san: san.into(), uci: uci.into(), clock_ms: None, off_record: false }
+    }
+
+    #[test]
+    fn a_state_is_rebuilt_from_its_moves() {
+        let claimed = BoardFeed {
+            moves: vec![mv(1, "e4", "e2e4"), mv(2, "1-0\"] {evil}", "e7e5"), mv(3, "Qh5", "d1h5")],
+            fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into(),
+            tags: Tags { white: Some("Ann\n[Result \"1-0\"]".into()), ..Tags::default() },
+            arbiter_notes: vec![crate::ArbiterNote { t: 1, text: "forged".into() }],
+            ..BoardFeed::new("x")
+        };
+        let feed = state("b1", claimed).unwrap();
+        assert_eq!(feed.id, "b1", "the topic names the board");
+        let sans: Vec<&str> = feed.moves.iter().map(|m| m.san.as_str()).collect();
+        assert_eq!(sans, ["e4", "e5", "Qh5"], "SAN is worked out, never copied");
+        assert_eq!(feed.fen, "rnbqkbnr/pppp1ppp/8/4p2Q/4P3/8/PPPP1PPP/RNB1KBNR b KQkq - 1 2");
+        assert_eq!(feed.tags.white.as_deref(), Some("Ann [Result \"1-0\"]"), "no newline reaches a tag");
+        assert!(feed.arbiter_notes.is_empty());
+        let pgn = feed.pgn(None);
+        assert_eq!(pgn.lines().filter(|l| l.starts_with("[Result ")).count(), 1, "{pgn}");
+        assert!(pgn.contains("[White \"Ann [Result \\\"1-0\\\"]\"]"), "{pgn}");
+    }
+
+    #[test]
+    fn a_state_that_cannot_be_checked_is_refused() {
+        let bad = |f: &dyn Fn(&mut BoardFeed)| {
+            let mut claimed = BoardFeed { moves: vec![mv(1, "e4", "e2e4")], ..BoardFeed::new("b") };
+            f(&mut claimed);
+            state("b", claimed).unwrap_err()
+        };
+        assert!(bad(&|c| c.start_fen = "nonsense".into()).contains("not a position"));
+        assert!(bad(&|c| c.moves[0].uci = "e2e4\n1-0".into()).contains("UCI"));
+        assert!(bad(&|c| c.moves.push(mv(5, "e5", "e7e5"))).contains("ply 5"));
+        assert!(bad(&|c| c.result = Some("1-0\n\n[Event \"x\"]".into())).contains("not a result"));
+        assert!(bad(&|c| c.clocks.white_ms = Some(i64::MAX)).contains("beyond a day"));
+        assert!(bad(&|c| c.moves = vec![mv(1, "e4", "e2e4"); MAX_MOVES + 1]).contains("more than"));
+        assert!(bad(&|c| c.irregularities.push(Event { t: 0, kind: EventKind::Paused })).contains("paused"));
+    }
+
+    #[test]
+    fn an_illegal_move_keeps_the_board_s_squares_not_its_words() {
+        let claimed = BoardFeed { moves: vec![mv(1, "{ 1-0 }", "e1e3")], ..BoardFeed::new("b") };
+        let feed = state("b", claimed).unwrap();
+        assert_eq!(feed.moves[0].san, "Ke1-e3");
+        assert!(feed.moves[0].off_record);
+    }
+
+    #[test]
+    fn events_are_checked_and_cleaned() {
+        let over = |r: &str| Event {
+            t: 1,
+            kind: EventKind::GameOver { result: r.into(), reason: EndReason::Resignation, article: Article::A5_1_2 },
+        };
+        assert!(event(over("1-0"), false).is_ok());
+        assert!(event(over("1-0 {x}"), false).is_err());
+        let penalty =
+            Event { t: 1, kind: EventKind::Penalty { article: Article::A12, side: Color::White, ms: i64::MAX } };
+        assert!(event(penalty, false).unwrap_err().contains("beyond a day"));
+        let spoken = change(Change::Spoken(Spoken { t: 1, text: "a\u{1b}[2Jb".repeat(400) }), false).unwrap();
+        let Change::Spoken(s) = spoken else { unreachable!() };
+        assert!(s.text.chars().count() <= MAX_TEXT && !s.text.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn runs_and_change_numbers_are_bounded() {
+        let now = 1_800_000_000_000;
+        assert!(numbers(now, 5, now).is_ok());
+        assert!(numbers(now + 3_600_000, 5, now).is_ok(), "an hour of clock difference is tolerated");
+        assert!(numbers(u64::MAX, 5, now).unwrap_err().contains("clock"));
+        assert!(numbers(now, u64::MAX, now).is_err());
+    }
+}

@@ -1,0 +1,148 @@
+// What the server sends, exactly as crates/net/API.md describes it and the
+// Rust side serialises it; crates/net/tests/web_types.rs type-checks real
+// replies of a real server against these types.
+import type { CoreEvent, EndReason, GameResult, Ruling, Side } from './events';
+
+/** The game's tags; each left out when unknown. */
+export interface Tags {
+  white?: string;
+  black?: string;
+  event?: string;
+  site?: string;
+  round?: string;
+  date?: string;
+  time_control?: string;
+}
+
+export interface FeedMove {
+  ply: number;
+  /** Worked out by the server on its own position. */
+  san: string;
+  uci: string;
+  /** The mover's time after the press; left out without a clock. */
+  clock_ms?: number;
+  /** An illegal move that stood (A.5.2), and every move after it. */
+  off_record?: boolean;
+}
+
+/** The readings as of game time `at_t`, taken by the server at `at_unix_ms`. */
+export interface Clocks {
+  white_ms: number | null;
+  black_ms: number | null;
+  running: Side | null;
+  at_t: number;
+  at_unix_ms: number | null;
+}
+
+export interface Spoken {
+  t: number;
+  text: string;
+}
+
+export interface ArbiterNote {
+  t: number;
+  text: string;
+}
+
+/** A board's place in a team match. */
+export interface BoardTeams {
+  match: string;
+  /** 1 = top board. */
+  board: number;
+  white_team: string;
+  black_team: string;
+  /** As the MatchScore tag: `Home 2.5 - 1.5 Away`. */
+  score_text: string;
+}
+
+/** `GET /api/game/{id}`, and each of `/api/hall`'s boards. */
+export interface BoardData {
+  id: string;
+  epoch: number;
+  seq: number;
+  tags: Tags;
+  start_fen: string;
+  chess960: boolean;
+  fen: string;
+  moves: FeedMove[];
+  clocks: Clocks;
+  paused: boolean;
+  result: GameResult | null;
+  end_reason: EndReason | null;
+  irregularities: Ruling[];
+  spoken: Spoken[];
+  arbiter_notes?: ArbiterNote[];
+  last_t: number;
+  team: BoardTeams | null;
+  /** In `GET /api/game/{id}` only: the server's clock (Unix ms) as it wrote the reply. */
+  now_unix_ms?: number;
+}
+
+export interface TeamScore {
+  name: string;
+  points: number;
+}
+
+export interface BoardScore {
+  board: number;
+  id: string;
+  white_team: string;
+  black_team: string;
+  result: GameResult | null;
+  /** `null` while the board plays. */
+  home_points: number | null;
+  away_points: number | null;
+}
+
+export interface MatchScore {
+  name: string;
+  home: TeamScore;
+  away: TeamScore;
+  boards: BoardScore[];
+  finished: boolean;
+}
+
+/** Whether the server can vouch that its boards are the hall's own. */
+export type Trust = 'own_board' | 'hall_key' | 'none';
+
+/** `GET /api/hall`. */
+export interface HallData {
+  hall: string;
+  trust: Trust;
+  /** The server's clock (Unix ms) as it wrote the reply: with a board's
+   * `clocks.at_unix_ms`, how long its running clock has run since. */
+  now_unix_ms: number;
+  boards: BoardData[];
+  matches: MatchScore[];
+}
+
+// `GET /events`: the data of each kind of server-sent event.
+
+export interface BoardUpdate {
+  board: string;
+  seq: number;
+  event: CoreEvent;
+}
+
+export interface SpokenUpdate {
+  board: string;
+  seq: number;
+  t: number;
+  text: string;
+}
+
+export interface ArbiterUpdate {
+  board: string;
+  t: number;
+  text: string;
+}
+
+export interface ResetUpdate {
+  /** `null`: this client fell behind; fetch the whole hall again. */
+  board: string | null;
+}
+
+/** The body of an error reply. */
+export interface ErrorReply {
+  error: string;
+}

@@ -1,0 +1,336 @@
+// The core's events, exactly as docs/events.md describes them and the Rust
+// side serialises them (crates/core/src/event.rs). One member per `event`
+// kind; crates/net/tests/web_types.rs type-checks every kind the Rust side
+// can write against this union. The page ignores kinds it does not know, as
+// the document asks (more may be added).
+
+export type Side = 'white' | 'black';
+/** `"e4"`. */
+export type Square = string;
+/** A FEN letter: `"N"` a white knight, `"p"` a black pawn. */
+export type Piece = string;
+
+export type Article =
+  | '4.3.1'
+  | '4.3.2'
+  | '4.3.3'
+  | '4.4.2'
+  | '4.7'
+  | '5.1.1'
+  | '5.1.2'
+  | '5.2.1'
+  | '5.2.2'
+  | '5.2.3'
+  | '6.2.1'
+  | '6.9'
+  | '6.11'
+  | '7.4.1'
+  | '7.5.1'
+  | '7.5.3'
+  | '7.5.5'
+  | '9.2'
+  | '9.3'
+  | '9.5.3'
+  | '9.6.1'
+  | '9.6.2'
+  | '12';
+
+export type GameResult = '1-0' | '0-1' | '1/2-1/2';
+
+export type EndReason =
+  | 'checkmate'
+  | 'stalemate'
+  | 'insufficient_material'
+  | 'fivefold_repetition'
+  | 'seventy_five_moves'
+  | 'threefold_repetition'
+  | 'fifty_moves'
+  | 'flag_fall'
+  | 'illegal_moves'
+  | 'resignation'
+  | 'agreement'
+  | 'arbiter';
+
+export type IrregularReason =
+  | 'leaves_king_in_check'
+  | 'not_a_move_of_that_piece'
+  | 'castling_not_allowed'
+  | 'unrecognised'
+  | 'no_move'
+  | 'touch_move'
+  | 'rook_first'
+  | 'displaced';
+
+export interface Placed {
+  sq: Square;
+  piece: Piece;
+}
+
+/** One step that puts the board right: move (`from`, `to`), put back (`to`) or take off (`from`). */
+export interface Fix {
+  piece?: Piece;
+  from?: Square;
+  to?: Square;
+}
+
+export interface Attempt {
+  piece: Piece;
+  from: Square;
+  to: Square;
+}
+
+/** A move as made on the board (`move`, `last_move`). */
+export interface MoveInfo {
+  ply: number;
+  side: Side;
+  san: string;
+  uci: string;
+  piece: Piece;
+  from: Square;
+  to: Square;
+  capture?: Piece;
+  /** The role promoted to, lower case (`"q"`). */
+  promotion?: string;
+  castle?: 'king' | 'queen';
+  en_passant?: boolean;
+  check?: boolean;
+  mate?: boolean;
+}
+
+interface At {
+  /** Milliseconds since the start of the game. */
+  t: number;
+}
+
+export interface StartEvent extends At {
+  event: 'start';
+  fen: string;
+  chess960: boolean;
+  time_control?: string;
+  white_ms?: number;
+  black_ms?: number;
+}
+
+export interface TouchEvent extends At {
+  event: 'touch';
+  sq: Square;
+  piece: Piece;
+  ply: number;
+  binding?: Article;
+}
+
+export interface MoveEvent extends At, MoveInfo {
+  event: 'move';
+  correction?: boolean;
+}
+
+export interface WithdrawnEvent extends At {
+  event: 'withdrawn';
+  ply: number;
+  san: string;
+}
+
+export interface CompleteEvent extends At {
+  event: 'complete';
+  ply: number;
+  side: Side;
+  san: string;
+  uci: string;
+  clock_ms?: number;
+  opponent_ms?: number;
+}
+
+export interface IrregularityEvent extends At {
+  event: 'irregularity';
+  article: Article;
+  side: Side;
+  ply: number;
+  reason: IrregularReason;
+  detail: string;
+  attempt?: Attempt;
+  touched?: Placed;
+  fix?: Fix[];
+}
+
+export interface PenaltyEvent extends At {
+  event: 'penalty';
+  article: Article;
+  /** Who benefits. */
+  side: Side;
+  ms: number;
+}
+
+export interface GameOverEvent extends At {
+  event: 'game_over';
+  result: GameResult;
+  reason: EndReason;
+  article: Article;
+}
+
+export interface ObservationEvent extends At {
+  event: 'observation';
+  article: Article;
+  side: Side;
+  ply: number;
+  detail: string;
+  first: string;
+  then: string;
+}
+
+export interface DisplacedEvent extends At {
+  event: 'displaced';
+  sq: Square;
+  piece: Piece;
+  ply: number;
+}
+
+export interface AmbiguousEvent extends At {
+  event: 'ambiguous';
+  ply: number;
+  candidates: string[];
+  chosen: string;
+}
+
+export interface ClaimableEvent extends At {
+  event: 'claimable';
+  claim: 'threefold' | 'fifty';
+  article: Article;
+  side: Side;
+  ply: number;
+}
+
+export interface BoardMismatchEvent extends At {
+  event: 'board_mismatch';
+  missing: Placed[];
+  extra: Square[];
+  fix: Fix[];
+}
+
+export interface BoardOkEvent extends At {
+  event: 'board_ok';
+}
+
+export interface SensorFaultEvent extends At {
+  event: 'sensor_fault';
+  sq: Square;
+  reading: boolean;
+}
+
+export interface SensorOkEvent extends At {
+  event: 'sensor_ok';
+  sq: Square;
+}
+
+export interface PausedEvent extends At {
+  event: 'paused';
+}
+
+export interface ResumedEvent extends At {
+  event: 'resumed';
+}
+
+export interface ClockSetEvent extends At {
+  event: 'clock_set';
+  white_ms: number;
+  black_ms: number;
+}
+
+export interface TimeEvent extends At {
+  event: 'time';
+  white_ms: number;
+  black_ms: number;
+  white_moves: number;
+  black_moves: number;
+  running?: Side;
+}
+
+export interface PositionEvent extends At {
+  event: 'position';
+  fen: string;
+}
+
+export interface LastMoveEvent extends At, MoveInfo {
+  event: 'last_move';
+}
+
+export interface TimeWarningEvent extends At {
+  event: 'time_warning';
+  side: Side;
+  remaining_ms: number;
+}
+
+/** On request: where a side's pieces (of one kind, `role` a lowercase letter) stand. */
+export interface PiecesEvent extends At {
+  event: 'pieces';
+  side: Side;
+  role?: string;
+  pieces: Placed[];
+}
+
+/** On request: what stands on a rank (1 to 8), file a to h. */
+export interface RankEvent extends At {
+  event: 'rank';
+  rank: number;
+  pieces: Placed[];
+}
+
+/** On request: what stands on a file (`a` to `h`), rank 1 to 8. */
+export interface FileEvent extends At {
+  event: 'file';
+  file: string;
+  pieces: Placed[];
+}
+
+/** On request: what stands on a square; no `piece` when it is empty. */
+export interface SquareEvent extends At {
+  event: 'square';
+  sq: Square;
+  piece?: Piece;
+}
+
+/** One side's way to the next time control. */
+export interface ToControl {
+  moves: number;
+  left?: number;
+  added_ms?: number;
+}
+
+/** On request: each side's way to the next time control. */
+export interface MovesToControlEvent extends At {
+  event: 'moves_to_control';
+  white: ToControl;
+  black: ToControl;
+}
+
+export type CoreEvent =
+  | StartEvent
+  | TouchEvent
+  | MoveEvent
+  | WithdrawnEvent
+  | CompleteEvent
+  | IrregularityEvent
+  | PenaltyEvent
+  | GameOverEvent
+  | ObservationEvent
+  | DisplacedEvent
+  | AmbiguousEvent
+  | ClaimableEvent
+  | BoardMismatchEvent
+  | BoardOkEvent
+  | SensorFaultEvent
+  | SensorOkEvent
+  | PausedEvent
+  | ResumedEvent
+  | ClockSetEvent
+  | TimeEvent
+  | PositionEvent
+  | LastMoveEvent
+  | TimeWarningEvent
+  | PiecesEvent
+  | RankEvent
+  | FileEvent
+  | SquareEvent
+  | MovesToControlEvent;
+
+/** What the arbiter's record of a board keeps (`irregularities` in the API). */
+export type Ruling = IrregularityEvent | PenaltyEvent | ClaimableEvent | ObservationEvent;

@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+// Loads a page of a running tactus daemon or relay in Debian's headless
+// Chromium, waits for the page to say it is ready, and prints what it shows
+// as one JSON line: the text a reader sees, in the page's own structure.
+//
+//   node test/read.mjs BASE_URL PATH [--chromium PATH] [--timeout-ms 15000]
+//
+// PATH `/`: the hall: `matches` (caption, and per row the board number,
+// the home team's player, the points, the away team's player) and `cards`
+// (board id, title, event line, last move, status); `trust` is the banner
+// of a relay without a hall key when it shows. `/board/ID`: `heading`,
+// `event`, `status`, `moves` (SAN), `rulings` (kind and text). `/arbiter`:
+// `alerts` (kind, title, when, board, text) and `boards` (id, summary).
+// Exit 0 when the page was read, 1 when it could not be, 2 on bad arguments.
+import { launch } from './browser.mjs';
+
+const argv = process.argv.slice(2);
+const flag = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : dflt;
+};
+const [base, path] = argv.filter((a, i) => !a.startsWith('--') && !(argv[i - 1] ?? '').startsWith('--'));
+if (!base || !path || !/^https?:\/\//.test(base)) {
+  console.error('usage: node test/read.mjs BASE_URL PATH [--chromium PATH] [--timeout-ms MS]');
+  process.exit(2);
+}
+const timeout = Number(flag('timeout-ms', '15000'));
+
+const { page, close } = await launch({ executablePath: flag('chromium') });
+const errors = [];
+page.on('pageerror', (e) => errors.push(String(e)));
+page.on('console', (m) => {
+  if (m.type() === 'error') errors.push(m.text());
+});
+let code = 0;
+try {
+  await page.goto(base.replace(/\/$/, '') + path, { waitUntil: 'domcontentloaded', timeout });
+  await page.waitForSelector('body[data-live="1"] main[data-ready="1"]', { timeout });
+  const shown = await page.evaluate(() => {
+    const text = (el) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
+    const all = (sel, f) => [...document.querySelectorAll(sel)].map(f);
+    const trust = document.getElementById('trust');
+    return {
+      view: document.body.dataset.view,
+      title: document.title,
+      trust: trust && !trust.hidden ? text(trust) : null,
+      matches: all('table.match', (t) => ({
+        name: t.dataset.match,
+        caption: text(t.querySelector('caption')),
+        rows: [...t.querySelectorAll('tbody tr')].map((r) => ({
+          id: r.dataset.board,
+          board: text(r.querySelector('th')),
+          home: text(r.children[1]),
+          points: text(r.children[2]),
+          away: text(r.children[3]),
+        })),
+      })),
+      cards: all('li.card', (c) => ({
+        id: c.dataset.board,
+        title: text(c.querySelector('.card-title')),
+        event: text(c.querySelector('.event')),
+        last: text(c.querySelector('.last')),
+        status: text(c.querySelector('.status')),
+      })),
+      heading: text(document.querySelector('.game-head .players')),
+      event: text(document.querySelector('.game-head .event')),
+      status: text(document.getElementById('status')),
+      moves: all('#moves .mv[data-san]', (m) => m.dataset.san),
+      rulings: all('ul.irregularities li', (li) => ({ kind: li.dataset.kind, text: text(li) })),
+      alerts: all('ol.alerts li.alert', (a) => ({
+        kind: a.dataset.kind,
+        title: text(a.querySelector('.alert-title')),
+        when: text(a.querySelector('.when')),
+        board: text(a.querySelector('.alert-board')),
+        text: text(a.querySelector('.alert-text')),
+      })),
+      boards: all('article.arb-board', (b) => ({ id: b.dataset.board, summary: text(b.querySelector('.status')) })),
+    };
+  });
+  console.log(JSON.stringify({ ok: true, errors, ...shown }));
+} catch (e) {
+  const main = (await page.textContent('main').catch(() => '')) ?? '';
+  console.log(JSON.stringify({ ok: false, error: String(e), errors, main: main.trim().slice(0, 300) }));
+  code = 1;
+} finally {
+  await close();
+}
+process.exit(code);
