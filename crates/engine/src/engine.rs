@@ -406,12 +406,14 @@ impl Engine {
         // Marked broken while the write is under way: a dropped future
         // leaves it so.
         self.state = State::Broken;
-        match self.process.send(command).await {
-            Ok(()) => {
+        // An engine that stopped reading fills the pipe and blocks the write.
+        match tokio::time::timeout(self.timeouts.hang, self.process.send(command)).await {
+            Ok(Ok(())) => {
                 self.state = previous;
                 Ok(())
             }
-            Err(e) => Err(self.lost(e)),
+            Ok(Err(e)) => Err(self.lost(e)),
+            Err(_) => Err(self.timeout("a write to its input", self.timeouts.hang)),
         }
     }
 
