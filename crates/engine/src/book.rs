@@ -108,7 +108,7 @@ impl Book {
                 moves.push(BookMove { mv, weight, learn });
             }
         }
-        moves.sort_by(|a, b| b.weight.cmp(&a.weight));
+        moves.sort_by_key(|m| std::cmp::Reverse(m.weight));
         Ok(moves)
     }
 
@@ -178,7 +178,8 @@ mod tests {
         // e2e4: from e2 (file 4, row 1), to e4 (file 4, row 3).
         let raw = (1 << 9) | (4 << 6) | (3 << 3) | 4;
         assert_eq!(decode_move(raw).unwrap().to_string(), "e2e4");
-        let promo = (4 << 12) | (6 << 9) | (0 << 6) | (7 << 3) | 1;
+        // a7 (file 0, row 6) to b8 (file 1, row 7), queen.
+        let promo = (4 << 12) | (6 << 9) | (7 << 3) | 1;
         assert_eq!(decode_move(promo).unwrap().to_string(), "a7b8q");
         assert_eq!(decode_move(0), None);
         assert_eq!(decode_move(7 << 12), None);

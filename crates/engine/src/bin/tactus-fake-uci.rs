@@ -66,9 +66,9 @@ fn garbage(out: &mut impl Write) -> std::io::Result<()> {
 }
 
 fn position(tokens: &[&str], mode: CastlingMode) -> Option<Chess> {
-    let (mut pos, rest) = match tokens.first()? {
-        &"startpos" => (Chess::default(), &tokens[1..]),
-        &"fen" => {
+    let (mut pos, rest) = match *tokens.first()? {
+        "startpos" => (Chess::default(), &tokens[1..]),
+        "fen" => {
             let end = tokens.iter().position(|t| *t == "moves").unwrap_or(tokens.len());
             let fen: Fen = tokens[1..end].join(" ").parse().ok()?;
             (fen.into_position(mode).ok()?, &tokens[end..])
