@@ -2,7 +2,8 @@
 //! level 0 against a random mover and against level 1, and of each weak
 //! level against the next.
 //!
-//! `cargo run --release -p tactus-engine --example level_match [-- GAMES]`
+//! `cargo run --release -p tactus-engine --example level_match [-- GAMES [A:B …]]`
+//! (A and B: levels, or `random`)
 //!
 //! Colours alternate; a game is drawn by stalemate, insufficient material,
 //! threefold repetition, the 75-move rule or after 400 plies.
@@ -97,10 +98,16 @@ async fn matchup(a: &str, b: &str, games: u32) {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     assert!(std::path::Path::new(STOCKFISH).exists(), "{STOCKFISH} missing: apt-get install stockfish");
-    let games: u32 = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(50);
-    matchup("0", "random", games).await;
-    matchup("0", "1", games).await;
-    matchup("1", "2", games).await;
-    matchup("2", "3", games).await;
-    matchup("3", "4", games).await;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let games: u32 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(50);
+    let mut pairs: Vec<(String, String)> =
+        args.iter().filter_map(|a| a.split_once(':')).map(|(x, y)| (x.to_owned(), y.to_owned())).collect();
+    if pairs.is_empty() {
+        pairs = [("0", "random"), ("0", "1"), ("1", "2"), ("2", "3"), ("3", "4")]
+            .map(|(a, b)| (a.to_owned(), b.to_owned()))
+            .to_vec();
+    }
+    for (a, b) in pairs {
+        matchup(&a, &b, games).await;
+    }
 }

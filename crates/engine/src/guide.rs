@@ -279,13 +279,24 @@ impl Execution {
         if let Some(fault) = self.faults().first() {
             return Guidance::Fix(*fault);
         }
-        match self.next_step() {
-            Some(step) => Guidance::Next(step),
-            None => Guidance::Fix(self.missing().unwrap_or(Fault::Misplaced {
-                sq: self.mover_to,
-                piece: None,
+        if let Some(step) = self.next_step() {
+            return Guidance::Next(step);
+        }
+        // Nothing followed here explains the difference: name the first
+        // wrong square (there is one, the move is not done).
+        match self.wrong_squares().first() {
+            Some(WrongSquare { sq, expected: Some(piece), found: Found::Empty }) => {
+                Guidance::Fix(Fault::Missing { sq: *sq, piece: *piece })
+            }
+            Some(WrongSquare { sq, found, .. }) => Guidance::Fix(Fault::Misplaced {
+                sq: *sq,
+                piece: match found {
+                    Found::Piece(p) => Some(*p),
+                    _ => None,
+                },
                 belongs: None,
-            })),
+            }),
+            None => Guidance::Done,
         }
     }
 
@@ -414,13 +425,6 @@ impl Execution {
     fn promote_step(&self) -> Step {
         let role = self.mv.promotion().unwrap_or(Role::Queen);
         Step::Promote { sq: self.mv.to(), piece: role.of(self.before.turn()) }
-    }
-
-    fn missing(&self) -> Option<Fault> {
-        self.wrong_squares().into_iter().find_map(|w| match (w.expected, w.found) {
-            (Some(piece), Found::Empty) => Some(Fault::Missing { sq: w.sq, piece }),
-            _ => None,
-        })
     }
 
     fn dest(&self, id: u8) -> Dest {
@@ -664,6 +668,26 @@ mod tests {
         e.lift(sq("e5"));
         e.place(sq("f6"));
         assert_eq!(e.guidance(), Guidance::Next(Step::TakeOff { sq: sq("f5"), piece: piece('p') }));
+        e.lift(sq("f5"));
+        assert_eq!(e.guidance(), Guidance::Done);
+    }
+
+    #[test]
+    fn en_passant_with_the_wrong_pawn_taken_off() {
+        let fen = "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3";
+        let mut e = exec(fen, "e5f6");
+        e.lift(sq("e5"));
+        e.place(sq("f6"));
+        e.lift(sq("d5"));
+        assert_eq!(
+            e.guidance(),
+            Guidance::Fix(Fault::NotThatOne {
+                sq: sq("d5"),
+                piece: piece('p'),
+                instead: Some(Step::TakeOff { sq: sq("f5"), piece: piece('p') })
+            })
+        );
+        e.place(sq("d5"));
         e.lift(sq("f5"));
         assert_eq!(e.guidance(), Guidance::Done);
     }

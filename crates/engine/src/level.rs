@@ -121,7 +121,7 @@ pub fn plan(level: Level, offered: &[UciOption]) -> LevelPlan {
     match n {
         0..=2 => {
             let (lines, random_permille, spread_cp, d) =
-                [(8, 300, 300, 1), (6, 200, 200, 1), (5, 80, 100, 2)][usize::from(n)];
+                [(8, 300, 300, 1), (6, 200, 200, 1), (4, 40, 60, 2)][usize::from(n)];
             want_lines = lines;
             depth = Some(d);
             pick = Pick::Weakened { lines: 1, random_permille, spread_cp };
