@@ -51,7 +51,7 @@ impl Default for Timeouts {
             handshake: Duration::from_secs(10),
             ready: Duration::from_secs(10),
             heartbeat: Duration::from_millis(250),
-            hang: Duration::from_millis(1500),
+            hang: Duration::from_millis(1000),
             stop: Duration::from_millis(1000),
             overrun: Duration::from_millis(1000),
             unbounded: Duration::from_secs(300),
