@@ -1,0 +1,4 @@
+//! DGT e-Boards both ways, for tactus.
+//!
+//! - [`protocol`]: the DGT board serial protocol, both directions, sans I/O.
+pub mod protocol;
