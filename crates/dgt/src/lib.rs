@@ -2,3 +2,5 @@
 //!
 //! - [`protocol`]: the DGT board serial protocol, both directions, sans I/O.
 pub mod protocol;
+pub mod reader;
+pub mod recognise;

@@ -272,10 +272,14 @@ pub const STATUS_RUNNING: u8 = 0x01;
 pub const STATUS_RIGHT_HIGH: u8 = 0x02;
 /// `DGT_MSG_BWTIME` status: the clock shows a low battery.
 pub const STATUS_BATTERY_LOW: u8 = 0x04;
-/// `DGT_MSG_BWTIME` status: the right player's turn.
-pub const STATUS_RIGHT_TURN: u8 = 0x08;
-/// `DGT_MSG_BWTIME` status: the left player's turn.
-pub const STATUS_LEFT_TURN: u8 = 0x10;
+/// `DGT_MSG_BWTIME` status bit D3: one player's turn. `dgtbrd.h` (since its
+/// 2015 revision) calls it the right player's, but the recorded DGT board
+/// in `tests/data` sets it while the *left* face runs, as the older
+/// description and drivers have it; tactus follows the recording.
+pub const STATUS_LEFT_TURN: u8 = 0x08;
+/// `DGT_MSG_BWTIME` status bit D4: the other player's turn (see
+/// [`STATUS_LEFT_TURN`]).
+pub const STATUS_RIGHT_TURN: u8 = 0x10;
 /// `DGT_MSG_BWTIME` status: no clock on the board; the times are invalid.
 pub const STATUS_NO_CLOCK: u8 = 0x20;
 
@@ -373,7 +377,7 @@ mod tests {
             status: STATUS_RUNNING | STATUS_LEFT_TURN,
         };
         let data = t.encode_data();
-        assert_eq!(data, [0x51, 0x59, 0x07, 0x20, 0x03, 0x02, 0x11]);
+        assert_eq!(data, [0x51, 0x59, 0x07, 0x20, 0x03, 0x02, 0x09]);
         assert_eq!(ClockTimes::decode_data(&data), t);
     }
 }
