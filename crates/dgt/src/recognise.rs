@@ -98,7 +98,7 @@ fn successors(position: &Chess) -> Vec<(Move, Placement)> {
         .into_iter()
         .map(|m| {
             let mut after = position.clone();
-            after.play_unchecked(*m);
+            after.play_unchecked(m);
             (m, Placement::from_board(after.board()))
         })
         .collect()
