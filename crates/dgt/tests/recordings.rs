@@ -164,7 +164,7 @@ fn johans_game_replays_to_its_pgn() {
     let mut pos = Chess::default();
     let mut got = Vec::new();
     for m in moves {
-        got.push(San::from_move(&pos, m.clone()).to_string());
+        got.push(San::from_move(&pos, m).to_string());
         pos.play_unchecked(m);
     }
     let pgn = data("johan.pgn");
