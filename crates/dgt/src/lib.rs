@@ -1,6 +1,7 @@
 //! DGT e-Boards both ways, for tactus.
 //!
 //! - [`protocol`]: the DGT board serial protocol, both directions, sans I/O.
+pub mod emulate;
 pub mod protocol;
 pub mod reader;
 pub mod recognise;
