@@ -466,7 +466,6 @@ impl Emulator {
                 out.bytes.extend(self.clock_message().encode());
             }
         }
-        debug_assert!(ack.0[0] == ACK_OK || ack.0[0] == ACK_ERROR);
     }
 
     fn bus_command(&mut self, request: BusRequest, address: u16, out: &mut EmulatorOut) {

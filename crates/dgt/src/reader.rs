@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use shakmaty::Square;
 
 use crate::protocol::{
-    Battery, BoardMessage, BoardParser, ClockAck, ClockCommand, ClockTimes, Field, Garbage, HostCommand, Occupant,
+    Battery, BoardMessage, BoardParser, ClockAck, ClockCommand, ClockTimes, Garbage, HostCommand, Occupant,
     Orientation, Placement, Request,
 };
 
@@ -344,15 +344,10 @@ pub fn start_orientation(fields: &[Occupant; 64]) -> Option<Orientation> {
     }
 }
 
-/// The field a square is on a board lying `orientation`: for commands that
-/// name fields, such as the Revelation II's LEDs.
-pub fn field_of(sq: Square, orientation: Orientation) -> Field {
-    Field::of(sq, orientation)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::Field;
 
     fn connect(reader: &mut BoardReader, fields: [Occupant; 64], t0: Instant) -> ReaderOut {
         let mut out = ReaderOut::default();
