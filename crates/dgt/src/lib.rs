@@ -1,0 +1,19 @@
+//! DGT e-Boards both ways, for tactus: read a DGT board, which knows which
+//! piece stands on each square, and be a DGT board for the software people
+//! already use. See the crate's README for the whole picture.
+//!
+//! - [`protocol`]: the DGT board serial protocol, both directions, sans I/O.
+//! - [`reader`]: a real board's bytes to edges with piece identity.
+//! - [`recognise`]: moves from placements, transients ignored.
+//! - [`emulate`]: answering as a DGT board from the game's position.
+//! - [`link`]: the reader and the emulator on a serial line or a pty.
+
+pub mod emulate;
+pub mod link;
+mod port;
+pub mod protocol;
+pub mod reader;
+pub mod recognise;
+
+pub use link::{BoardLink, EmulatorEvent, EmulatorLink};
+pub use port::Endpoint;
