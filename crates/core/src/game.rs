@@ -148,6 +148,17 @@ impl Game {
 
     /// Plays a legal move and returns what can now be claimed.
     pub fn play(&mut self, mv: Move, clock_ms: Option<i64>) -> (MoveInfo, Option<ClaimKind>) {
+        self.play_known(mv, clock_ms, None)
+    }
+
+    /// [`Game::play`], given the legal moves after it when they are known
+    /// already (the reply watched before the press has them).
+    pub fn play_known(
+        &mut self,
+        mv: Move,
+        clock_ms: Option<i64>,
+        options: Option<Vec<LegalMove>>,
+    ) -> (MoveInfo, Option<ClaimKind>) {
         let info = self.describe(mv);
         let irreversible = self.pos.is_irreversible(mv);
         self.pos.play_unchecked(mv);
@@ -157,7 +168,10 @@ impl Game {
         self.keys.push(self.key());
         let before = std::mem::take(&mut self.notes);
         self.played.push(Played { info: info.clone(), clock_ms, before, comments: Vec::new(), stood_illegal: false });
-        self.refresh_options();
+        match options {
+            Some(options) => self.options = options,
+            None => self.refresh_options(),
+        }
         self.ending = self.ending_on_board();
         let claim = if self.ending.is_some() {
             None
@@ -182,7 +196,9 @@ impl Game {
     /// the 75th move still wins.
     fn ending_on_board(&self) -> Option<Ending> {
         let mover = !self.pos.turn();
-        if self.pos.is_checkmate() {
+        // No legal move: mate or stalemate (the options are the legal moves).
+        let stuck = self.options.is_empty();
+        if stuck && self.pos.is_check() {
             return Some(Ending {
                 result: GameResult::win_for(mover),
                 reason: EndReason::Checkmate,
@@ -190,7 +206,7 @@ impl Game {
             });
         }
         let draw = |reason, article| Some(Ending { result: GameResult::Draw, reason, article });
-        if self.pos.is_stalemate() {
+        if stuck {
             return draw(EndReason::Stalemate, Article::A5_2_1);
         }
         if self.pos.is_insufficient_material() {

@@ -114,6 +114,11 @@ impl Observed {
             .min_by_key(|sq| self.lift_at[*sq as usize])
     }
 
+    /// When the square was last set down on (debounced; 0 if never).
+    pub fn placed_at(&self, sq: Square) -> Ms {
+        self.placed_at[sq as usize]
+    }
+
     /// When the first lift of a square began (0 if it was not lifted).
     pub fn lift_time(&self, sq: Square) -> Ms {
         self.lift_at[sq as usize].0
@@ -230,6 +235,7 @@ pub fn decide(
             // target) was set down on after it was emptied: a captured piece
             // merely taken off is not yet the capture.
             .filter(|o| (o.lifted & o.after & !mask).into_iter().all(|sq| seen.set_down_after_lift(sq)))
+            .filter(|o| castled_in_order(o.mv, seen, mask))
             .map(|o| o.mv)
             .collect()
     };
@@ -243,6 +249,20 @@ pub fn decide(
     let mut fit = fit.into_iter();
     let chosen = fit.next();
     Decision { chosen, others: fit.filter(|mv| Some(unexplained(*mv)) == best).collect() }
+}
+
+/// In a castling, king and rook each land after they were lifted: a rook
+/// square set down on before the rook was ever taken up was the king (or
+/// another piece), not the castling.
+fn castled_in_order(mv: Move, seen: &Observed, mask: Bitboard) -> bool {
+    let Move::Castle { king, rook } = mv else { return true };
+    let lands_after = |from: Square, to: Square| {
+        from == to
+            || mask.contains(to)
+            || !seen.lifted.contains(from)
+            || seen.placed_at[to as usize] > seen.lift_time(from)
+    };
+    lands_after(king, destination(mv)) && lands_after(rook, rook_destination(mv))
 }
 
 /// A legal move made, with one or two of the mover's other pieces knocked off

@@ -33,6 +33,25 @@ impl Run {
         self.events.iter().filter(|e| serde_json::to_value(e).unwrap()["event"] == name).collect()
     }
 
+    /// The mover's clock after the press that completed `ply`.
+    fn clock_after(&self, ply: u32) -> Option<i64> {
+        self.events.iter().find_map(|e| match &e.kind {
+            EventKind::Complete { ply: p, clock_ms, .. } if *p == ply => *clock_ms,
+            _ => None,
+        })
+    }
+
+    /// The touches: square, ply, binding.
+    fn touches(&self) -> Vec<(Square, u32, Option<Article>)> {
+        self.events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Touch { sq, ply, binding, .. } => Some((*sq, *ply, *binding)),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn ending(&self) -> Option<(String, EndReason, Article)> {
         self.events.iter().find_map(|e| match &e.kind {
             EventKind::GameOver { result, reason, article } => Some((result.clone(), *reason, *article)),
@@ -126,6 +145,15 @@ fn first_touched_piece_that_could_move_must_move_4_3_1() {
 #[test]
 fn touching_a_piece_with_no_legal_move_binds_nothing_4_5() {
     let r = run("a1- ~800 a1+ e2- e4+ W");
+    assert!(r.rulings().is_empty(), "{:?}", r.rulings());
+}
+
+#[test]
+fn a_rook_that_could_only_castle_binds_nothing_4_3_1_4_4_2() {
+    // Chess960: the rook g1 has no move but castling, a move of the king
+    // that a rook touched first may not make (4.4.2).
+    let r = run_960("nrbnqkrb/pppppppp/8/8/8/8/PPPPPPPP/NRBNQKRB w KQkq - 0 1", "g1- ~500 g1+ b2- b4+ W");
+    assert_eq!(r.sans(), ["b4"]);
     assert!(r.rulings().is_empty(), "{:?}", r.rulings());
 }
 
@@ -341,6 +369,119 @@ fn move_is_announced_within_the_settle_time() {
     assert_eq!(mv.t, 1600 + 110);
 }
 
+// ----- Article 6.2: the press, at blitz speed -----------------------------------------
+
+/// 90 minutes and 30 s a move: a clock reading after a press is
+/// 5 400 000 − time used + 30 000.
+const START_MS: i64 = 5_400_000;
+const INCREMENT_MS: i64 = 30_000;
+
+#[test]
+fn a_press_a_few_ms_before_the_piece_lands_completes_the_move_6_2_1() {
+    // e2 lifted at 1300, the press at 1800, the pawn lands on e4 30 ms later.
+    let r = run("e2- ~500 W ~30 e4+");
+    assert_eq!(r.sans(), ["e4"]);
+    assert!(r.rulings().is_empty(), "{:?}", r.rulings());
+    // The mover's clock stopped at the press, not when the pawn landed.
+    assert_eq!(r.clock_after(1), Some(START_MS - 1800 + INCREMENT_MS));
+    assert_eq!(r.session.clock().unwrap().running(), Some(Color::Black));
+}
+
+#[test]
+fn a_press_whose_piece_never_lands_is_ruled_once_the_grace_has_passed_7_5_1() {
+    // The press at 1600 with the pawn in the hand; it goes back to e2 a second later.
+    let r = run("e2- W ~1000 e2+");
+    assert_eq!(r.rulings(), [(Article::A7_5_1, Color::White, 1)]);
+    let ruling = r.kinds("irregularity")[0];
+    assert_eq!(ruling.t, 1600 + Policy::default().press_grace_ms, "ruled when the grace ran out");
+    // The clock did not switch: White moves again, on White's time (7.5.1).
+    assert_eq!(r.session.clock().unwrap().running(), Some(Color::White));
+}
+
+#[test]
+fn a_piece_that_lands_on_an_illegal_square_after_the_press_is_ruled_7_5_1() {
+    let r = run("b1- W ~20 b3+");
+    assert_eq!(r.rulings(), [(Article::A7_5_1, Color::White, 1)]);
+    let reason = r.events.iter().find_map(|e| match &e.kind {
+        EventKind::Irregularity(i) => Some(i.reason),
+        _ => None,
+    });
+    assert_eq!(reason, Some(Reason::NotAMoveOfThatPiece));
+}
+
+#[test]
+fn a_press_with_nothing_moved_is_ruled_at_once_7_5_3() {
+    let r = run("W");
+    let ruling = r.kinds("irregularity")[0];
+    assert_eq!(ruling.t, 1300, "nothing was in the hand: no grace");
+}
+
+#[test]
+fn the_opponent_replies_before_the_press_6_2_2() {
+    // The example: 1. e4 pressed; Black plays e5 and, before Black
+    // presses, White already plays Nf3; then Black presses, then White.
+    let r = run("e2- e4+ W e7- e5+ ~300 g1- f3+ ~300 B ~300 W");
+    assert_eq!(r.sans(), ["e4", "e5", "Nf3"]);
+    assert!(r.rulings().is_empty(), "{:?}", r.rulings());
+    // Each clock exactly as the presses say: White pressed at 1900; Black's
+    // clock ran from there to Black's press at 3400; White's to 3700.
+    assert_eq!(r.clock_after(1), Some(START_MS - 1900 + INCREMENT_MS));
+    assert_eq!(r.clock_after(2), Some(START_MS - (3400 - 1900) + INCREMENT_MS));
+    assert_eq!(r.clock_after(3), Some(START_MS - 1900 + INCREMENT_MS - (3700 - 3400) + INCREMENT_MS));
+    // White's knight, lifted before Black pressed, was White's touch (1.3).
+    assert!(r.touches().contains(&(Square::G1, 3, Some(Article::A4_3_1))), "{:?}", r.touches());
+}
+
+#[test]
+fn the_opponent_takes_hold_of_their_piece_while_the_press_is_still_coming() {
+    let r = run("e2- e4+ ~300 e7- ~100 W ~300 e5+ ~300 B");
+    assert_eq!(r.sans(), ["e4", "e5"]);
+    assert!(r.rulings().is_empty(), "{:?}", r.rulings());
+    assert_eq!(r.clock_after(1), Some(START_MS - 2000 + INCREMENT_MS));
+    assert!(r.touches().contains(&(Square::E7, 2, Some(Article::A4_3_1))), "a touch that binds Black");
+}
+
+#[test]
+fn a_touch_before_the_press_binds_the_opponent_not_the_mover_4_3_1() {
+    // After e4 stands, Black touches the knight g8 and lets go; White
+    // presses; Black then plays e5. The knight could move: Black breached
+    // 4.3.1. Nothing against White, though a black piece was lifted in
+    // White's time.
+    let r = run("e2- e4+ ~300 g8- ~400 g8+ ~300 W e7- e5+ B");
+    assert_eq!(r.sans(), ["e4", "e5"]);
+    assert_eq!(r.rulings(), [(Article::A4_3_1, Color::Black, 2)]);
+}
+
+#[test]
+fn a_recapture_made_before_the_press_taking_the_piece_off_first() {
+    // 1. e4 d5 2. exd5 Qxd5: Black takes White's pawn off d5, then brings
+    // the queen, all before White has pressed for exd5.
+    let r = run("e2- e4+ W d7- d5+ B e4- d5- d5+ ~300 d5- d8- d5+ ~300 W ~300 B");
+    assert_eq!(r.sans(), ["e4", "d5", "exd5", "Qxd5"]);
+    assert!(r.rulings().is_empty(), "{:?}", r.rulings());
+}
+
+#[test]
+fn the_promotion_selector_set_during_the_reply_is_the_replys() {
+    // Black promotes on a1 and has not pressed when White promotes on g8 and
+    // sets the selector to a bishop: Black's pawn became a queen (the default
+    // when Black's move stood), White's a bishop.
+    let r = run_fen("8/6P1/2k5/8/8/7K/p7/8 b - - 0 1", "a2- a1+ ~300 g7- g8+ g8- =b g8+ ~300 B ~300 W");
+    assert_eq!(r.sans(), ["a1=Q", "g8=B"]);
+    assert!(r.rulings().is_empty(), "{:?}", r.rulings());
+}
+
+#[test]
+fn a_reply_that_fits_two_moves_is_reported_as_ambiguous() {
+    // 1. e4 d5 2. Nf3 f5: before Black presses, White lifts e4, f5 and d5
+    // and puts a pawn on each of f5 and d5: exd5 and exf5 fit equally.
+    let r = run("e2- e4+ W d7- d5+ B g1- f3+ W f7- f5+ ~300 e4- f5- d5- ~50 f5+ ~50 d5+ ~300 B ~300 W");
+    assert_eq!(r.sans().len(), 5, "{:?}", r.sans());
+    let ambiguous = r.kinds("ambiguous");
+    assert_eq!(ambiguous.len(), 1, "{:#?}", r.events);
+    assert!(matches!(&ambiguous[0].kind, EventKind::Ambiguous { ply: 5, .. }));
+}
+
 // ----- Article 7: irregularities ---------------------------------------------------
 
 #[test]
@@ -360,6 +501,17 @@ fn illegal_move_is_penalised_and_the_offender_moves_again_7_5_1() {
         }
         _ => unreachable!(),
     }
+}
+
+#[test]
+fn the_record_keeps_a_ruling_and_its_penalty_before_the_move_that_stood() {
+    let r = run("b1- b3+ W b3- b1+ b1- c3+ W");
+    let text = tactus_core::pgn::write(&header(None, Variant::Standard, Some("5400+30")), r.session.game());
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("{7.5.1 white: illegal move Nb1-b3: not a move of that piece (7.5.1) 7.5.5 black +2:00} 1. Nc3"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! Property: random legal games under random physical handling — bounce,
 //! slides, captures in any order, castling by every method, promotions,
-//! knocked pieces, illegal moves and touch-move breaches — replay to exactly
-//! the game and the rulings the simulated hands made.
+//! knocked pieces, illegal moves and touch-move breaches, presses before the
+//! piece lands and replies before the press — replay to exactly the game and
+//! the rulings the simulated hands made.
 
 use proptest::prelude::*;
 use tactus_core::{EventKind, Policy, Session};
@@ -44,7 +45,13 @@ fn check(seed: u64, profile: Profile, chess960: bool) -> Result<(), TestCaseErro
 }
 
 fn profiles() -> impl Strategy<Value = Profile> {
-    prop_oneof![Just(Profile::Clean), Just(Profile::Realistic), Just(Profile::Hostile), Just(Profile::Irregular)]
+    prop_oneof![
+        Just(Profile::Clean),
+        Just(Profile::Realistic),
+        Just(Profile::Hostile),
+        Just(Profile::Irregular),
+        Just(Profile::Blitz)
+    ]
 }
 
 proptest! {
@@ -63,6 +70,10 @@ fn known_hard_cases() {
         (16737322318042841379, Profile::Irregular, true),
         (4404976878237585246, Profile::Irregular, true),
         (7715301150478611319, Profile::Irregular, false),
+        (11364071918316018947, Profile::Blitz, false),
+        (3844724039533897052, Profile::Blitz, true),
+        (14207247781526722175, Profile::Hostile, true),
+        (16501429931229466899, Profile::Irregular, true),
     ] {
         check(seed, profile, chess960).unwrap();
     }

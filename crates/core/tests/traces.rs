@@ -108,6 +108,19 @@ fn check(trace: &Path) -> Result<(), String> {
     if !text.contains(&format!("[Result \"{result}\"]")) {
         return Err("the PGN lacks the result".into());
     }
+    // Every ruling and every penalty is in the record, at its ply.
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for e in &r.events {
+        let note = match &e.kind {
+            EventKind::Irregularity(i) => pgn::ruling_note(i),
+            EventKind::Penalty { article, side, ms } => pgn::penalty_note(*article, *side, *ms),
+            _ => continue,
+        };
+        let note = note.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !flat.contains(&note) {
+            return Err(format!("the PGN lacks the ruling {note:?}"));
+        }
+    }
     Ok(())
 }
 

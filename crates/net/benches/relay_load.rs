@@ -81,6 +81,7 @@ fn relay_process(broker_port: u16) {
     });
 }
 
+// The directory is never read, only kept: the broker's files live as long as it does.
 struct Mosquitto(Child, #[allow(dead_code)] tempfile::TempDir);
 
 impl Drop for Mosquitto {

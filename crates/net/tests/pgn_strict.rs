@@ -158,3 +158,62 @@ fn pgn_extract_reads_every_game_without_complaint() {
     let out = std::fs::read_to_string(&output).unwrap();
     assert_eq!(out.matches("[Event ").count(), expected.len(), "every game is read and written back");
 }
+
+/// The record `tactus replay` writes for every fixture trace — the irregular
+/// ones with a ruling or penalty comment at each ply where one was made —
+/// and the moves a strict reader finds in it.
+fn replayed_fixtures() -> (String, Vec<Vec<String>>) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/traces");
+    let mut traces: Vec<std::path::PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).into_iter().flatten())
+        .map(|f| f.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".trace.jsonl"))
+        .collect();
+    traces.sort();
+    assert!(traces.len() >= 40, "the fixtures are there");
+    let mut text = String::new();
+    let mut moves = Vec::new();
+    for trace in traces {
+        let file = std::io::BufReader::new(std::fs::File::open(&trace).unwrap());
+        let r = tactus_core::replay::replay(file, tactus_core::Policy::default()).unwrap();
+        text.push_str(&tactus_core::pgn::write(&r.header, r.session.game()));
+        moves.push(r.session.game().played.iter().map(|p| p.info.san.clone()).collect());
+    }
+    assert!(text.matches("7.5.1 ").count() >= 10, "rulings are in the record");
+    (text, moves)
+}
+
+#[test]
+fn the_replays_records_with_their_rulings_are_read_strictly() {
+    let (text, moves) = replayed_fixtures();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("replays.pgn");
+    std::fs::write(&path, &text).unwrap();
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(READ)
+        .arg(&path)
+        .output()
+        .expect("python3 is installed (with python-chess: pip install chess)");
+    assert!(out.status.success(), "python-chess failed: {}", String::from_utf8_lossy(&out.stderr));
+    let games: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(games.len(), moves.len(), "every game is read");
+    for (game, moves) in games.iter().zip(&moves) {
+        assert_eq!(game["errors"], serde_json::json!([]), "python-chess found errors");
+        assert_eq!(&game["moves"], &serde_json::json!(moves));
+    }
+    let output = dir.path().join("out.pgn");
+    let log = dir.path().join("log.txt");
+    let status = Command::new(pgn_extract())
+        .arg("-s")
+        .arg(format!("-l{}", log.display()))
+        .arg(format!("-o{}", output.display()))
+        .arg(&path)
+        .status()
+        .expect("pgn-extract runs");
+    let log = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(status.success() && log.trim().is_empty(), "pgn-extract: {log}");
+    let out = std::fs::read_to_string(&output).unwrap();
+    assert_eq!(out.matches("[Event ").count(), moves.len(), "every game is read and written back");
+}

@@ -25,6 +25,13 @@ fn edges_by_square(trace: &[Entry]) -> HashMap<Square, Vec<(u64, bool)>> {
 /// occupied ≥ 200 ms, squares emptied ≥ 20 ms, presses 150–1200 ms after the
 /// last edge and lifts ≥ 200 ms after the opponent's press.
 fn check_physics(start: Bitboard, trace: &[Entry]) {
+    check_squares(start, trace);
+    check_press_timing(trace);
+}
+
+/// Time order, one `end` at the end, and every square's edges physical:
+/// bounce, transients, holds.
+fn check_squares(start: Bitboard, trace: &[Entry]) {
     assert!(trace.windows(2).all(|w| w[0].t <= w[1].t), "time goes backwards");
     assert_eq!(trace.last().map(|e| e.record), Some(Record::End));
     assert_eq!(trace.iter().filter(|e| e.record == Record::End).count(), 1);
@@ -64,7 +71,11 @@ fn check_physics(start: Bitboard, trace: &[Entry]) {
             }
         }
     }
+}
 
+/// Presses 150–1200 ms after the last edge, lifts ≥ 200 ms after the
+/// opponent's press: the timing of every profile but blitz.
+fn check_press_timing(trace: &[Entry]) {
     let mut prev_press = 0;
     let mut last_edge = None;
     for e in trace {
@@ -435,4 +446,65 @@ fn think_times_are_kept() {
         assert_eq!(press - prev, *think);
         prev = *press;
     }
+}
+
+/// Every square a move changes, and those a sliding piece passes over.
+fn move_squares(m: Move, turn: Color) -> Bitboard {
+    let mut squares = Bitboard::EMPTY;
+    match m {
+        Move::Normal { from, to, .. } => {
+            squares.add(from);
+            squares.add(to);
+            squares |= shakmaty::attacks::between(from, to);
+        }
+        Move::EnPassant { from, to } => {
+            squares.add(from);
+            squares.add(to);
+            squares.add(Square::from_coords(to.file(), from.rank()));
+        }
+        Move::Castle { king, rook } => {
+            let side = CastlingSide::from_king_side(rook.file() > king.file());
+            for sq in [king, rook, side.king_to(turn), side.rook_to(turn)] {
+                squares.add(sq);
+            }
+        }
+        Move::Put { to, .. } => squares.add(to),
+    }
+    squares
+}
+
+/// Blitz: one press per move, each side's in turn, every square physical,
+/// no irregularity — and the presses come at blitz times: some a few ms
+/// before the piece lands (the board then lacks only the move's landing),
+/// some only once the opponent's reply has begun (6.2.2).
+#[test]
+fn blitz_presses_before_the_piece_lands_and_after_the_reply_began() {
+    let (mut early, mut late) = (0, 0);
+    for seed in 0..GAMES {
+        let spec = random_game(seed, 160, seed % 5 == 0);
+        let (trace, expect) = simulate(&spec, Profile::Blitz, seed);
+        let mut pos = spec.start_position().expect("legal start");
+        check_squares(pos.board().occupied(), &trace);
+        assert!(expect.irregularities.is_empty(), "{:?}", expect.irregularities);
+        let presses = occupancy_at_presses(pos.board().occupied(), &trace);
+        assert_eq!(presses.len(), expect.moves_san.len(), "one press per move");
+        for (i, (side, occ)) in presses.iter().enumerate() {
+            let m = spec.moves[i];
+            assert_eq!(*side, pos.turn(), "ply {}: the mover presses", i + 1);
+            let squares = move_squares(m, pos.turn());
+            pos.play_unchecked(m);
+            let differ = *occ ^ pos.board().occupied();
+            if differ.is_empty() {
+                continue;
+            }
+            if differ.is_subset(squares) {
+                early += 1;
+            } else {
+                let next = spec.moves.get(i + 1).copied().expect("a reply after a late press");
+                assert!(differ.is_subset(move_squares(next, pos.turn())), "ply {}: the reply under way", i + 1);
+                late += 1;
+            }
+        }
+    }
+    assert!(early > 10 && late > 5, "blitz presses: {early} early, {late} late");
 }

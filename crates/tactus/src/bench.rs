@@ -74,6 +74,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         traces_in(dir, &mut paths)?;
     }
     anyhow::ensure!(!paths.is_empty(), "no *.trace.jsonl under {:?}", args.dirs);
+    // The handling profile is the folder a trace is in.
+    let profiles: Vec<String> = paths
+        .iter()
+        .map(|p| p.parent().and_then(|d| d.file_name()).map_or("?".into(), |n| n.to_string_lossy().into_owned()))
+        .collect();
     let texts: Vec<String> = paths
         .iter()
         .map(|p| std::fs::read_to_string(p).with_context(|| p.display().to_string()))
@@ -116,5 +121,32 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             lat.len()
         )?;
     }
+    revisions(&mut out, &profiles, &texts)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Per handling profile: how many plies had a move announced and then
+/// revised (a correction, or a move withdrawn), of all plies announced.
+fn revisions(out: &mut impl Write, profiles: &[String], texts: &[String]) -> anyhow::Result<()> {
+    let mut by_profile: std::collections::BTreeMap<&str, (usize, usize)> = std::collections::BTreeMap::new();
+    for (profile, text) in profiles.iter().zip(texts) {
+        let r = replay::replay(text.as_bytes(), Policy::default())?;
+        let mut announced: std::collections::BTreeMap<u32, usize> = std::collections::BTreeMap::new();
+        for e in &r.events {
+            match &e.kind {
+                EventKind::Move { mv, .. } => *announced.entry(mv.ply).or_default() += 1,
+                EventKind::Withdrawn { ply, .. } => *announced.entry(*ply).or_default() += 1,
+                _ => {}
+            }
+        }
+        let entry = by_profile.entry(profile).or_default();
+        entry.0 += announced.values().filter(|n| **n > 1).count();
+        entry.1 += announced.len();
+    }
+    writeln!(out, "moves announced, then revised (a correction or a withdrawal), per handling profile:")?;
+    for (profile, (revised, plies)) in by_profile {
+        let share = if plies == 0 { 0.0 } else { 100.0 * revised as f64 / plies as f64 };
+        writeln!(out, "  {profile:<12} {revised:>4} of {plies:>5} plies ({share:.1} %)")?;
+    }
+    Ok(())
 }

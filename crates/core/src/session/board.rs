@@ -89,7 +89,7 @@ impl Session {
             self.emit(c.t, EventKind::SensorOk { sq: c.sq });
         }
         let board = self.board();
-        let touch = self.watch.change(c, board, self.sensors.faulty, self.promotion);
+        let touch = self.watch.change(c, board, self.sensors.faulty);
         match self.phase {
             Phase::Restoring if board == self.game.occupancy() => {
                 // The position is back (7.5.1): the replacing move starts
@@ -111,11 +111,13 @@ impl Session {
         self.resolve_press(c.t, false);
     }
 
-    /// A fresh watch of the ply being made, keeping the piece that binds it.
+    /// A fresh watch of the ply being made, keeping the piece that binds it
+    /// and the promotion selector.
     pub(super) fn renew_watch(&mut self, t: Ms) {
-        let carried = self.watch.carried;
-        self.watch = super::Watch::new(self.game.position().clone(), t, self.board());
+        let (carried, promotion) = (self.watch.carried, self.watch.promotion);
+        self.watch = super::Watch::new(&self.game, t, self.board());
         self.watch.carried = carried;
+        self.watch.promotion = promotion;
         self.phase = Phase::Open;
         self.reread(t);
     }
@@ -123,7 +125,7 @@ impl Session {
     /// Reads the board again (the selector changed, or a new ply began).
     pub(super) fn reread(&mut self, t: Ms) {
         let board = self.board();
-        self.watch.refresh(t, board, self.sensors.faulty, self.promotion);
+        self.watch.refresh(t, board, self.sensors.faulty);
         if self.shown_differs() {
             self.settle_at = Some(t + self.policy.settle_ms);
         }
@@ -266,7 +268,7 @@ impl Session {
             (untouched
                 && stale(sq)
                 && o.lifted.is_subset(evidence)
-                && o.mv.promotion().is_none_or(|r| r == self.promotion))
+                && o.mv.promotion().is_none_or(|r| r == self.watch.promotion))
             .then_some((Some(o.mv), sq))
         });
         let first = found.next();

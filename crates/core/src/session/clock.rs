@@ -34,7 +34,7 @@ impl Session {
             && let Shown::Moves(moves) = self.watch.shown()
             && self.watch.announced == Some(moves[0])
             && self.game.ends_game(moves[0])
-            && let Some(c) = self.watch.clone().complete_shown().or_else(|| self.watch.clone().complete_made())
+            && let Some(c) = self.watch.take_shown().or_else(|| self.watch.take_made())
         {
             self.complete(t, c);
             return;

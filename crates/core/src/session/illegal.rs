@@ -134,8 +134,10 @@ impl Session {
             return;
         }
         let board = self.board();
-        self.watch = super::Watch::new(self.game.position().clone(), t, board);
+        let promotion = self.watch.promotion;
+        self.watch = super::Watch::new(&self.game, t, board);
         self.watch.carried = touched;
+        self.watch.promotion = promotion;
         self.phase = if board != self.game.occupancy() { super::Phase::Restoring } else { super::Phase::Open };
         self.reread(t);
     }

@@ -42,7 +42,7 @@ mod press;
 mod touch;
 mod watch;
 
-use shakmaty::{ByColor, Role};
+use shakmaty::ByColor;
 use tactus_clock::{Clock, TimeControl};
 use tactus_trace::{Entry, Header, Input, Record};
 
@@ -108,8 +108,6 @@ pub struct Session {
     check: BoardCheck,
     /// Illegal acts ruled against each side (7.5.5).
     illegal: ByColor<u8>,
-    /// The promotion selector: the piece the next promotion makes.
-    promotion: Role,
     claimable: Option<Claimable>,
     /// Time-warning thresholds already given to each side.
     warned: ByColor<Vec<Ms>>,
@@ -134,7 +132,7 @@ impl Session {
         let occupancy = game.occupancy();
         let mut session = Session {
             sensors: Sensors::new(policy.debounce_ms, occupancy),
-            watch: Watch::new(game.position().clone(), 0, occupancy),
+            watch: Watch::new(&game, 0, occupancy),
             policy,
             game,
             time_control,
@@ -143,7 +141,6 @@ impl Session {
             settle_at: None,
             check: BoardCheck::default(),
             illegal: ByColor::new_with(|_| 0),
-            promotion: Role::Queen,
             claimable: None,
             warned: ByColor::new_with(|_| Vec::new()),
             now: 0,
@@ -284,7 +281,7 @@ impl Session {
         if !self.finished()
             && let watch::Shown::Moves(moves) = self.watch.shown()
             && self.game.ends_game(moves[0])
-            && let Some(c) = self.watch.clone().complete_shown().or_else(|| self.watch.clone().complete_made())
+            && let Some(c) = self.watch.take_shown().or_else(|| self.watch.take_made())
         {
             self.complete(t, c);
         }
@@ -301,7 +298,7 @@ impl Session {
     fn on_input(&mut self, t: Ms, input: Input) {
         match input {
             Input::Promote(role) => {
-                self.promotion = role;
+                self.watch.select_promotion(role);
                 self.reread(t);
             }
             Input::Claim { side, claim } => self.on_claim(t, side, claim),

@@ -119,8 +119,8 @@ impl Session {
         let completion = match verdict {
             Verdict::Wait => return,
             Verdict::Rule => None,
-            Verdict::Shown => self.watch.clone().complete_shown(),
-            Verdict::Made => self.watch.clone().complete_made(),
+            Verdict::Shown => self.watch.take_shown(),
+            Verdict::Made => self.watch.take_made(),
         };
         match completion {
             Some(c) => self.complete(t, c),
@@ -196,10 +196,9 @@ impl Session {
         }
         let (clock_ms, opponent_ms) = self.take_press(t, side);
         self.claimable = None;
-        if mv.is_promotion() {
-            self.promotion = shakmaty::Role::Queen;
-        }
-        let (info, claim) = self.game.play(mv, clock_ms);
+        // The reply watched before the press knows the legal moves after it.
+        let known = reply.as_ref().map(|w| w.options().to_vec());
+        let (info, claim) = self.game.play_known(mv, clock_ms, known);
         self.emit(t, EventKind::Complete { ply, side, san: info.san, uci: info.uci, clock_ms, opponent_ms });
         for ruling in rulings {
             self.rule(t, ruling);
@@ -235,7 +234,7 @@ impl Session {
 
     /// The next ply begins from the position on the board.
     pub(super) fn new_ply(&mut self, t: Ms) {
-        self.watch = super::Watch::new(self.game.position().clone(), t, self.board());
+        self.watch = super::Watch::new(&self.game, t, self.board());
         self.phase =
             if self.board() != self.game.position().board().occupied() { Phase::Restoring } else { Phase::Open };
         self.reread(t);

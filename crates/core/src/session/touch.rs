@@ -43,7 +43,14 @@ impl Session {
         let opp = self
             .first_touched(seen, false)
             .filter(|&p| takes != Some(p) || !moving.into_iter().any(|sq| seen.lifted_before(sq, p)));
-        let can_move = |sq: Square| options.iter().any(|o| recognise::moving_squares(o.mv).contains(sq));
+        // Castling is a move of the king (3.8.2): a rook touched first cannot
+        // castle (4.4.2), so castling is no way for a touched rook to move.
+        let can_move = |sq: Square| {
+            options.iter().any(|o| match o.mv {
+                Move::Castle { king, .. } => king == sq,
+                mv => recognise::moving_squares(mv).contains(sq),
+            })
+        };
         let can_take = |sq: Square| options.iter().any(|o| recognise::captured_square(o.mv) == Some(sq));
         let moves_it = |sq: Square| moving.contains(sq);
         let side = self.game.turn();

@@ -5,12 +5,14 @@
 //! has been made, and 6.2.2 lets a player press after the opponent has
 //! already replied; so the board can run a ply or two ahead of the clock.
 
+use std::cell::OnceCell;
+
 use shakmaty::{Bitboard, Chess, Move, Piece, Position, Role, Square};
 
 use crate::Ms;
 use crate::debounce::Change;
 use crate::event::Article;
-use crate::game::{LegalMove, legal_moves};
+use crate::game::{Game, LegalMove, legal_moves};
 use crate::recognise::{self, Decision, Observed};
 
 /// How many plies the board is followed ahead of the clock: the mover's, the
@@ -22,7 +24,9 @@ const DEPTH: usize = 3;
 #[derive(Debug, Clone)]
 pub(super) struct Watch {
     pos: Chess,
-    options: Vec<LegalMove>,
+    /// The legal moves, worked out when first needed: most replies watched
+    /// are never begun before the press.
+    options: OnceCell<Vec<LegalMove>>,
     pub seen: Observed,
     /// When watching began: the press that began the ply, or the moment the
     /// move before it stood on the board.
@@ -34,6 +38,9 @@ pub(super) struct Watch {
     /// The piece touched in an illegal attempt: 4.3 binds the replacing
     /// move (7.5.1).
     pub carried: Option<Square>,
+    /// The promotion selector as set for this ply: the piece a pawn
+    /// promotes to (a queen unless set).
+    pub promotion: Role,
     /// The move the board showed at the last change, and any that fit as well.
     shows: Decision,
     /// The board shows this ply's starting position.
@@ -55,6 +62,8 @@ struct Made {
     stood: bool,
     /// A square of the move changed since it showed.
     disturbed: bool,
+    /// When the moved piece was last taken up from where the move put it.
+    left: Option<Ms>,
     /// What the ply had shown when the move stood: the move's rulings rest
     /// on this, not on the hands that came after.
     seen: Observed,
@@ -97,14 +106,17 @@ impl Watch {
     /// Watching the ply of the player to move in `pos`, from `t`, with the
     /// board as it reads now: a square of the position already empty (a piece
     /// in the hand) counts as lifted, but as no touch of this ply.
-    pub fn new(pos: Chess, t: Ms, board: Bitboard) -> Watch {
-        Watch::at_depth(pos, t, board, 0)
+    pub fn new(game: &Game, t: Ms, board: Bitboard) -> Watch {
+        Watch::with_options(game.position().clone(), OnceCell::from(game.options().to_vec()), t, board, 0)
     }
 
     fn at_depth(pos: Chess, t: Ms, board: Bitboard, depth: usize) -> Watch {
+        Watch::with_options(pos, OnceCell::new(), t, board, depth)
+    }
+
+    fn with_options(pos: Chess, options: OnceCell<Vec<LegalMove>>, t: Ms, board: Bitboard, depth: usize) -> Watch {
         let mut seen = Observed::default();
         seen.already_off(pos.board().occupied() & !board, t);
-        let options = legal_moves(&pos);
         let at_position = board == pos.board().occupied();
         Watch {
             pos,
@@ -113,6 +125,7 @@ impl Watch {
             started: t,
             opp_binds_from: if depth == 0 { 0 } else { Ms::MAX },
             carried: None,
+            promotion: Role::Queen,
             shows: Decision::default(),
             at_position,
             announced: None,
@@ -125,11 +138,16 @@ impl Watch {
         &self.pos
     }
 
+    /// The legal moves of this ply, with what each leaves on the board.
+    pub fn options(&self) -> &[LegalMove] {
+        self.options.get_or_init(|| legal_moves(&self.pos))
+    }
+
     /// Records a debounced change at every ply followed, and returns the
     /// touch it was, if any: the first lift of a piece, credited to the
     /// deepest ply whose player owns it (they have the move there), else to
     /// the ply being made.
-    pub fn change(&mut self, c: Change, board: Bitboard, mask: Bitboard, promotion: Role) -> Option<Touch> {
+    pub fn change(&mut self, c: Change, board: Bitboard, mask: Bitboard) -> Option<Touch> {
         let mut touches = Vec::new();
         self.record(c, 0, &mut touches);
         let owner = touches
@@ -138,7 +156,7 @@ impl Watch {
             .find(|t| self.level(t.ahead).is_some_and(|w| w.pos.turn() == t.piece.color))
             .or(touches.first())
             .copied();
-        self.refresh(c.t, board, mask, promotion);
+        self.refresh(c.t, board, mask);
         owner
     }
 
@@ -159,6 +177,9 @@ impl Watch {
         }
         if let Some(made) = &mut self.made {
             made.disturbed |= recognise::squares(made.mv).contains(c.sq);
+            if !c.on && c.sq == recognise::destination(made.mv) {
+                made.left = Some(c.t);
+            }
             made.reply.record(c, ahead + 1, touches);
         }
     }
@@ -175,11 +196,17 @@ impl Watch {
 
     /// Reads the board again at every ply followed: the promotion selector
     /// changed, or a square changed.
-    pub fn refresh(&mut self, t: Ms, board: Bitboard, mask: Bitboard, promotion: Role) {
+    pub fn refresh(&mut self, t: Ms, board: Bitboard, mask: Bitboard) {
         let occupied = self.pos.board().occupied();
         self.at_position = (board ^ occupied) & !mask == Bitboard::EMPTY;
         let before = self.shows.chosen;
-        self.shows = recognise::decide(&self.options, self.pos.us(), board, mask, &self.seen, promotion);
+        // Every move lifts one of the mover's own pieces: until one was seen
+        // lifted, no move can fit (and the legal moves need not be known).
+        self.shows = if (self.seen.evidence() & self.pos.us() & !mask).is_empty() {
+            Decision::default()
+        } else {
+            recognise::decide(self.options(), self.pos.us(), board, mask, &self.seen, self.promotion)
+        };
         if let Some(made) = &self.made
             && !made.disturbed
             && self.shows.others.contains(&made.mv)
@@ -191,6 +218,8 @@ impl Watch {
             self.shows.chosen = Some(made.mv);
             self.shows.others.clear();
         }
+        let shows = std::mem::take(&mut self.shows);
+        self.shows = self.moved_on_in_order(shows);
         let back = self.shows.chosen.filter(|mv| before != Some(*mv));
         if self.at_position && self.shows.chosen.is_none() {
             self.made = None;
@@ -220,13 +249,31 @@ impl Watch {
                 others: self.shows.others.clone(),
                 stood: false,
                 disturbed: false,
+                left: None,
                 seen: self.seen.clone(),
                 reply: Watch::at_depth(after, t, board, self.depth + 1),
             }));
         }
         if let Some(made) = &mut self.made {
-            made.reply.refresh(t, board, mask, promotion);
+            made.reply.refresh(t, board, mask);
         }
+    }
+
+    /// A piece that showed a move and then left that square again (4.7, or
+    /// a slow slide) lands on its next square after it left the first: a
+    /// move of the same piece whose square was last set down on before then
+    /// is no move of it (that was the opponent touching a piece and letting
+    /// go).
+    fn moved_on_in_order(&self, shows: Decision) -> Decision {
+        let Some(made) = &self.made else { return shows };
+        let from = made.mv.from();
+        let possible = |mv: &Move| {
+            *mv == made.mv
+                || mv.from() != from
+                || made.left.is_none_or(|left| self.seen.placed_at(recognise::destination(*mv)) > left)
+        };
+        let mut fit = shows.chosen.into_iter().chain(shows.others).filter(possible);
+        Decision { chosen: fit.next(), others: fit.collect() }
     }
 
     /// What the board shows, from this ply on.
@@ -249,6 +296,18 @@ impl Watch {
                 Shown::Hands => Shown::Hands,
             },
             None => Shown::Hands,
+        }
+    }
+
+    /// The promotion selector was set: it is for the last ply the board
+    /// shows begun — the opponent's reply once they have taken hold of one
+    /// of their pieces, else this one.
+    pub fn select_promotion(&mut self, role: Role) {
+        match &mut self.made {
+            Some(made) if (made.reply.seen.lifted() & made.reply.pos.us()).any() => {
+                made.reply.select_promotion(role);
+            }
+            _ => self.promotion = role,
         }
     }
 
@@ -308,7 +367,7 @@ impl Watch {
     /// position only on that move's squares.
     fn in_progress(&self, board: Bitboard, mask: Bitboard) -> bool {
         let differ = (board ^ self.pos.board().occupied()) & !mask;
-        self.options.iter().any(|o| differ.is_subset(recognise::squares(o.mv)))
+        self.options().iter().any(|o| differ.is_subset(recognise::squares(o.mv)))
     }
 
     /// A piece is still in the hand: the board differs from the position
@@ -323,19 +382,21 @@ impl Watch {
     }
 
     /// The move the board shows at this ply, ready to complete, judged by
-    /// everything seen in the ply.
-    pub fn complete_shown(self) -> Option<Completion> {
+    /// everything seen in the ply. What it takes, the completion owns: the
+    /// watch is replaced once the move completes.
+    pub fn take_shown(&mut self) -> Option<Completion> {
         let mv = self.shows.chosen?;
-        let reply = self.made.filter(|m| m.mv == mv).map(|m| m.reply);
-        let board = self.options.iter().find(|o| o.mv == mv).map_or(Bitboard::EMPTY, |o| o.after);
-        Some(Completion { mv, others: self.shows.others, seen: self.seen, board, reply })
+        let board = self.options().iter().find(|o| o.mv == mv).map_or(Bitboard::EMPTY, |o| o.after);
+        let reply = self.made.take().filter(|m| m.mv == mv).map(|m| m.reply);
+        let others = std::mem::take(&mut self.shows.others);
+        Some(Completion { mv, others, seen: std::mem::take(&mut self.seen), board, reply })
     }
 
     /// The move that stood on the board before the reply began, judged by
     /// what was seen until it stood.
-    pub fn complete_made(self) -> Option<Completion> {
-        let made = self.made?;
-        let board = self.options.iter().find(|o| o.mv == made.mv).map_or(Bitboard::EMPTY, |o| o.after);
+    pub fn take_made(&mut self) -> Option<Completion> {
+        let made = self.made.take()?;
+        let board = self.options().iter().find(|o| o.mv == made.mv).map_or(Bitboard::EMPTY, |o| o.after);
         Some(Completion { mv: made.mv, others: made.others, seen: made.seen, board, reply: Some(made.reply) })
     }
 
