@@ -111,6 +111,26 @@ fn run(set: &str, budget: Budget, slowest: usize) {
         percentile(&steps, 0.99),
         steps.last().copied().unwrap_or(0)
     );
+    // On a shared machine the slowest single timing is often a preemption:
+    // time the slowest position again and keep the best of 20 runs.
+    if let Some(s) = samples.iter().max_by_key(|s| s.quick) {
+        let pos = &positions.iter().find(|l| l.fen == s.fen).expect("sampled").position;
+        let best = (0..20)
+            .map(|_| {
+                let start = Instant::now();
+                quick_check(pos, s.side);
+                start.elapsed()
+            })
+            .min()
+            .unwrap_or_default();
+        println!(
+            "  slowest quick check: {:.1} µs, best of 20 reruns {:.1} µs: {} for {}",
+            s.quick.as_secs_f64() * 1e6,
+            best.as_secs_f64() * 1e6,
+            s.fen,
+            s.side
+        );
+    }
     let mut by_cost: Vec<&Sample> = samples.iter().collect();
     by_cost.sort_by_key(|s| std::cmp::Reverse(s.steps));
     for s in by_cost.iter().take(slowest) {

@@ -4,30 +4,32 @@
 /// How many steps a search may take before it gives up with
 /// [`Verdict::Undetermined`](crate::Verdict::Undetermined).
 ///
-/// A step is one move tried in a search, or one piece visited in one pass of
-/// the static deduction (the two cost about the same, tens to a few hundred
-/// nanoseconds). The count depends only on the position and this crate's
-/// version, never on the machine or its load.
+/// A step is one move tried by a search, or one square a piece moves from
+/// in a pass of the static deduction: about the same work, 0.1 to 0.25 µs
+/// on the development machine. The count depends only on the position and
+/// this crate's version, never on the machine or its load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Budget(u64);
 
 impl Budget {
-    /// The default for the full search: 2,000,000 steps, about a second on
-    /// the development machine and a few seconds on a Raspberry Pi 4.
+    /// The default for the full search: 2,000,000 steps.
     ///
-    /// Chosen from CHA-Solver's labelled sets: no position of its Lichess
-    /// set (65,536 positions from real games) needs more than 290,000 steps
-    /// (a sevenfold margin), and 6,788 of the 6,828 questions of its
-    /// community set (constructed puzzles) are decided within it. Spending
-    /// the whole budget took at most 0.85 s on the development machine,
-    /// shared with other builds; a Pi 4 is four to five times slower, so
-    /// the deadline is about 5 s for one side (6.9, 7.5.5) and 10 s for a
-    /// dead-position ruling (5.2.2: both sides), reached only by positions
-    /// that no real game in the sets came near.
+    /// The deadline it serves is 5 s for one side (6.9, 7.5.5) on a
+    /// Raspberry Pi 4, 10 s for a dead-position ruling (5.2.2, both sides).
+    /// Spending the whole budget took at most 0.46 s on the development
+    /// machine (a shared two-core x86 VM); a Pi 4 is four to five times
+    /// slower, so about 2.3 s there: half the deadline, for the rare
+    /// position that spends it all.
+    ///
+    /// What it decides, on CHA-Solver's labelled sets: every one of the
+    /// 131,072 questions of its Lichess set (real games; the hardest needs
+    /// 287,088 steps, a sevenfold margin) and 6,779 of the 6,828 questions
+    /// of its community set (constructed puzzles; the other 49 need more).
     pub const DEFAULT: Budget = Budget(2_000_000);
 
     /// What [`quick_check`](crate::quick_check) may spend: enough for the
-    /// algorithm's first, shallow search phase (about a thousand moves).
+    /// algorithm's first, shallow search phase (about a thousand moves) and
+    /// a static deduction.
     pub const QUICK: Budget = Budget(2_000);
 
     /// A budget of `steps` steps.

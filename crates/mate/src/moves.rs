@@ -16,19 +16,24 @@ use shakmaty::{
 /// algorithm's reference implementation was tuned with.
 pub(crate) fn ordered_legal_moves(pos: &Chess) -> MoveList {
     let moves = pos.legal_moves();
-    in_order(&moves, pos.turn()).collect()
+    let mut order = [0; 256];
+    sort_moves(&moves, pos.turn(), &mut order).iter().map(|&key| moves[(key & 0xff) as usize]).collect()
 }
 
-/// `moves` (of the side `turn`) in the order of [`ordered_legal_moves`].
-pub(crate) fn in_order(moves: &MoveList, turn: Color) -> impl Iterator<Item = Move> + '_ {
-    // Sorting plain integers (the key above the move's index) is several
-    // times faster than sorting moves by a key computed per comparison.
-    let mut keys = [0u32; 256];
+/// Sorts `moves` (of the side `turn`) into the order of
+/// [`ordered_legal_moves`]: returns, in `buffer`, one key per move whose low
+/// byte is the move's index in `moves`.
+///
+/// Sorting plain integers (the order above the index) is several times
+/// faster than sorting moves by a key computed per comparison, and the
+/// caller's buffer saves copying the move list.
+pub(crate) fn sort_moves<'b>(moves: &MoveList, turn: Color, buffer: &'b mut [u32; 256]) -> &'b [u32] {
     for (index, &m) in moves.iter().enumerate() {
-        keys[index] = (order_key(m, turn) << 8) | index as u32;
+        buffer[index] = (order_key(m, turn) << 8) | index as u32;
     }
-    keys[..moves.len()].sort_unstable();
-    keys.into_iter().take(moves.len()).map(move |key| moves[(key & 0xff) as usize])
+    let keys = &mut buffer[..moves.len()];
+    keys.sort_unstable();
+    keys
 }
 
 fn order_key(m: Move, turn: Color) -> u32 {

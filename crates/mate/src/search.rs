@@ -17,7 +17,7 @@ use crate::{
     budget::{Meter, OutOfBudget},
     heuristics::{Guides, Step, classify},
     material::white_cannot_mate,
-    moves::{in_order, position_key},
+    moves::{position_key, sort_moves},
 };
 
 /// How a search ended.
@@ -61,6 +61,9 @@ pub(crate) struct Search<'m> {
     free_move: bool,
     table: Option<HashMap<u128, u8, BuildHasherDefault<KeyHasher>>>,
     guides: Guides,
+    /// The longest line reached, for the stack-depth test.
+    #[cfg(test)]
+    deepest: usize,
 }
 
 impl<'m> Search<'m> {
@@ -77,6 +80,8 @@ impl<'m> Search<'m> {
             free_move: false,
             table: None,
             guides: Guides::default(),
+            #[cfg(test)]
+            deepest: 0,
         }
     }
 
@@ -132,6 +137,10 @@ impl<'m> Search<'m> {
         if white_cannot_mate(pos.board()) {
             return Ok(false);
         }
+        #[cfg(test)]
+        {
+            self.deepest = self.deepest.max(self.line.len());
+        }
         if depth >= self.max_depth || self.line.len() >= MAX_LINE {
             self.cut = true;
             return Ok(false);
@@ -142,7 +151,9 @@ impl<'m> Search<'m> {
             table.insert(key, remaining);
         }
 
-        for m in in_order(&moves, pos.turn()) {
+        let mut order = [0; 256];
+        for &key in sort_moves(&moves, pos.turn(), &mut order) {
+            let m = moves[(key & 0xff) as usize];
             self.pass_nodes += 1;
             self.meter.charge(1)?;
             if self.limit_reached() {
@@ -255,6 +266,21 @@ mod tests {
             end.play_unchecked(m);
         }
         assert!(end.is_checkmate());
+    }
+
+    #[test]
+    fn a_line_of_the_longest_length_fits_in_half_a_mebibyte_of_stack() {
+        // At depth 128 the first line goes down to the 128-ply cap at once.
+        let worker = std::thread::Builder::new().stack_size(512 * 1024).spawn(|| {
+            let mut meter = Meter::new(Budget::steps(100_000));
+            let limits = Limits { per_ply: None, total: 500, table: true };
+            let mut search = Search::new(&mut meter, &[]);
+            let settled = search.deepen(&Chess::default(), 128..=128, limits, Guides::default());
+            (settled, search.deepest)
+        });
+        let (settled, deepest) = worker.unwrap().join().expect("the search overflowed its stack");
+        assert_eq!(settled, Ok(None), "cut short by the limit");
+        assert_eq!(deepest, MAX_LINE);
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //! guarantees their comments state (over-approximations: absence is proof;
 //! under-approximations: presence is proof).
 
-use shakmaty::{Bitboard, Board, ByColor, CastlingSide, Color, Piece, Role, Square, attacks};
+use shakmaty::{
+    Bitboard, Board, ByColor, CastlingSide, Chess, Color, File, Piece, Position, Rank, Role, Square, attacks,
+};
 
 use crate::budget::{Meter, OutOfBudget};
 
@@ -80,12 +82,14 @@ impl Analysis {
         &self.board
     }
 
-    /// Runs the passes to the fixpoint; each pass costs a step per piece.
+    /// Runs the passes to the fixpoint. A pass costs a step for every square
+    /// a piece moves from (about the work of a move tried in a search).
     pub(crate) fn saturate(&mut self, meter: &mut Meter) -> Result<(), OutOfBudget> {
         let occupied = self.board.occupied();
         let white_has_spare_material = self.board.by_color(Color::White).count() > 2;
         loop {
-            meter.charge(u64::from(occupied.count() as u32))?;
+            let work: usize = occupied.into_iter().map(|sq| self.reach[sq as usize].count()).sum();
+            meter.charge(work as u64)?;
             let mut progress = false;
             for origin in occupied {
                 let Some(piece) = self.board.piece_at(origin) else { continue };
@@ -366,14 +370,9 @@ impl Analysis {
         ruled_out
     }
 
-    /// Whether the black king might be mated somewhere: see [`super::mating`].
-    pub(crate) fn black_king_region(&self) -> Option<(Square, Bitboard)> {
-        let king = self.board.king_of(Color::Black)?;
-        Some((king, self.reach[king as usize]))
-    }
-
-    pub(crate) fn white_king_reach(&self) -> Option<Bitboard> {
-        Some(self.reach[self.board.king_of(Color::White)? as usize])
+    /// The squares a king of `color` may ever stand on.
+    pub(crate) fn king_reach(&self, color: Color) -> Option<Bitboard> {
+        Some(self.reach[self.board.king_of(color)? as usize])
     }
 }
 
@@ -403,7 +402,7 @@ fn pawn_pushes(color: Color, from: Square, obstacles: Bitboard) -> Bitboard {
         return Bitboard::EMPTY;
     }
     let mut pushes = Bitboard::from_square(one);
-    if from.rank() == color.fold_wb(shakmaty::Rank::Second, shakmaty::Rank::Seventh)
+    if from.rank() == color.fold_wb(Rank::Second, Rank::Seventh)
         && let Some(two) = one.offset(if color == Color::White { 8 } else { -8 })
         && !obstacles.contains(two)
     {
@@ -431,18 +430,17 @@ fn update(field: &mut Bitboard, change: impl FnOnce(Bitboard) -> Bitboard, progr
 /// slide, which the passes already allow, in the standard arrangement only:
 /// king on the e-file, rooks in the corners. Chess960 rights in any other
 /// arrangement are returned here.
-pub(crate) fn unmodelled_castling_paths(pos: &shakmaty::Chess) -> Vec<Bitboard> {
-    use shakmaty::Position;
+pub(crate) fn unmodelled_castling_paths(pos: &Chess) -> Vec<Bitboard> {
     let castles = pos.castles();
     let mut paths = Vec::new();
     for color in [Color::White, Color::Black] {
-        let back = color.fold_wb(shakmaty::Rank::First, shakmaty::Rank::Eighth);
-        let standard_king = pos.board().king_of(color) == Some(Square::from_coords(shakmaty::File::E, back));
+        let back = color.fold_wb(Rank::First, Rank::Eighth);
+        let standard_king = pos.board().king_of(color) == Some(Square::from_coords(File::E, back));
         for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
             let Some(rook) = castles.rook(color, side) else { continue };
             let corner = match side {
-                CastlingSide::KingSide => Square::from_coords(shakmaty::File::H, back),
-                CastlingSide::QueenSide => Square::from_coords(shakmaty::File::A, back),
+                CastlingSide::KingSide => Square::from_coords(File::H, back),
+                CastlingSide::QueenSide => Square::from_coords(File::A, back),
             };
             if !(standard_king && rook == corner) {
                 paths.push(castles.path(color, side));
@@ -502,9 +500,9 @@ mod tests {
         ]);
         assert_eq!(analysis.steady & pawns, pawns, "the pawns never move");
         let white_king = analysis.reach[Square::E1 as usize];
-        assert!((white_king & Bitboard::from_rank(shakmaty::Rank::Fifth)).is_empty());
+        assert!((white_king & Bitboard::from_rank(Rank::Fifth)).is_empty());
         let black_king = analysis.reach[Square::E8 as usize];
-        assert!((black_king & Bitboard::from_rank(shakmaty::Rank::Fourth)).is_empty());
+        assert!((black_king & Bitboard::from_rank(Rank::Fourth)).is_empty());
     }
 
     #[test]

@@ -10,8 +10,8 @@ use super::analysis::{Analysis, attacks_from};
 /// `false` proves that Black can never be mated; `true` proves nothing.
 /// Meaningful only on a saturated analysis.
 pub(crate) fn black_could_be_mated(analysis: &Analysis) -> bool {
-    let (Some((_, black_king_region)), Some(white_king_reach)) =
-        (analysis.black_king_region(), analysis.white_king_reach())
+    let (Some(black_king_region), Some(white_king_reach)) =
+        (analysis.king_reach(Color::Black), analysis.king_reach(Color::White))
     else {
         return true;
     };
