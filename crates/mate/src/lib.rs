@@ -18,8 +18,9 @@
 //!
 //! This crate is a port to shakmaty of the algorithm of CHA-Solver, by
 //! Miguel Ambrona (<https://github.com/miguel-ambrona/chasolver>, MIT
-//! licence; "On the Unwinnability of Chess", FUN 2022), written here from
-//! its published description and reference implementation (version 3.0.0).
+//! licence; "A Practical Algorithm for Chess Unwinnability", FUN 2022,
+//! doi:10.4230/LIPIcs.FUN.2022.2), written here from its published
+//! description and reference implementation (version 3.0.0).
 //! In order, each phase settling what it can:
 //!
 //! 1. play out moves that have no alternative (a circle of them: no mate);
@@ -35,8 +36,11 @@
 //! A mate found is returned with its line; "cannot mate" is a proof (a
 //! search that saw every line end, a closed reachable set, or the
 //! deduction). Both are sound; the author reports the algorithm decided
-//! every position met so far, and on its labelled sets this port agrees
-//! with every label (see the crate's tests).
+//! every position met so far. On its labelled sets this port agrees with
+//! every label when the budget is unlimited; within [`Budget::DEFAULT`] it
+//! decides all 131,072 questions of the Lichess set and all but 49 of the
+//! 6,828 of the community set, never against a label (see the crate's
+//! tests and benchmark).
 //!
 //! # Why a port and not the `chasolver` crate
 //!
@@ -58,9 +62,12 @@
 //! The port is about 1,200 lines on shakmaty alone, counts every step
 //! against one [`Budget`] (so a replay gives the live verdict on any
 //! machine), plays Chess960 castling in its searches like any other move,
-//! and returns mating lines as shakmaty moves. On the labelled sets it
-//! takes the same number of search nodes as the original where both use
-//! the same phase, and runs at about the same speed.
+//! and returns mating lines as shakmaty moves. It tries moves in the
+//! reference's order and so explores the same search nodes; it is somewhat
+//! slower per node (shakmaty generates all moves at once where the `chess`
+//! crate's generator is lazy): on the Lichess set its full search took
+//! 115 µs per question on average against the reference's 69 µs, on the
+//! same machine.
 //!
 //! # Chess960
 //!
