@@ -21,9 +21,20 @@ fn tempdir(name: &str) -> PathBuf {
     dir
 }
 
+/// An empty configuration of the tests' own: without `--config` the daemon
+/// reads the machine's /etc/tactus/tactus.toml, whatever it says.
+fn empty_config() -> PathBuf {
+    let path = std::env::temp_dir().join(format!("tactus-daemon-empty-{}.toml", std::process::id()));
+    std::fs::write(&path, "").unwrap();
+    path
+}
+
 fn daemon(trace: &Path, speed: &str, state: &Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .args(["run", "--board", "sim", "--sim-trace"])
+        .arg("run")
+        .arg("--config")
+        .arg(empty_config())
+        .args(["--board", "sim", "--sim-trace"])
         .arg(trace)
         .args(["--sim-speed", speed, "--state-dir"])
         .arg(state)
@@ -176,7 +187,10 @@ fn moves_typed_on_the_sim_board_are_completed_by_a_serial_clock() {
     let path = state.join("tactus-clock");
     let sim = SimClock::plug(DeviceKind::Open, &path).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .args(["run", "--board", "sim", "--clock", "open", "--clock-path"])
+        .arg("run")
+        .arg("--config")
+        .arg(empty_config())
+        .args(["--board", "sim", "--clock", "open", "--clock-path"])
         .arg(&path)
         .arg("--state-dir")
         .arg(&state)
@@ -247,7 +261,10 @@ fn a_different_game_in_the_same_state_directory_is_its_own_game() {
 
     // The second: another trace in the same state directory.
     let out = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .args(["run", "--board", "sim", "--sim-trace"])
+        .arg("run")
+        .arg("--config")
+        .arg(empty_config())
+        .args(["--board", "sim", "--sim-trace"])
         .arg(&second)
         .args(["--sim-speed", "1000", "--state-dir"])
         .arg(&state)
@@ -280,7 +297,10 @@ fn a_journal_left_by_a_failed_start_is_not_recovered() {
     lines.push("{\"t\": 1, \"sq\": \"z9\", \"on\": true}");
     std::fs::write(&bad, lines.join("\n")).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .args(["run", "--board", "sim", "--sim-trace"])
+        .arg("run")
+        .arg("--config")
+        .arg(empty_config())
+        .args(["--board", "sim", "--sim-trace"])
         .arg(&bad)
         .arg("--state-dir")
         .arg(state.join("s"))
@@ -296,7 +316,10 @@ fn a_journal_left_by_a_failed_start_is_not_recovered() {
 /// Runs the daemon on `trace` (board `t1`) in `state` to its end; its events.
 fn play_out(trace: &Path, state: &Path) -> Vec<Value> {
     let out = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .args(["run", "--board", "sim", "--board-id", "t1", "--sim-trace"])
+        .arg("run")
+        .arg("--config")
+        .arg(empty_config())
+        .args(["--board", "sim", "--board-id", "t1", "--sim-trace"])
         .arg(trace)
         .args(["--sim-speed", "1000", "--state-dir"])
         .arg(state)
@@ -359,7 +382,10 @@ fn a_failed_events_write_is_reported_once_and_the_game_goes_on() {
     // /dev/full: every write fails as on a full disk.
     let state = tempdir("full");
     let out = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .args(["run", "--board", "sim", "--sim-trace"])
+        .arg("run")
+        .arg("--config")
+        .arg(empty_config())
+        .args(["--board", "sim", "--sim-trace"])
         .arg(fixture("clean/clean-0001.trace.jsonl"))
         .args(["--sim-speed", "1000", "--state-dir"])
         .arg(&state)
