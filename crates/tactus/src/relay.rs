@@ -124,9 +124,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("--http {}: cannot listen", args.http))?;
         let web = web_dir(args.web.as_ref());
         tracing::info!("relay: hall {:?} from {} on http://{}/", args.hall, link.broker, listener.local_addr()?);
-        if link.key.is_none() {
-            tracing::warn!("relay: {}", tactus_net::relay::UNTRUSTED);
-        }
         if !web.join("index.html").exists() {
             tracing::warn!(
                 "relay: no web page in {}: the feeds are served, the page is not (give --web DIR)",
