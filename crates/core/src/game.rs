@@ -2,8 +2,10 @@
 //! with their clock readings, repetitions, and how the game ends on the board
 //! (Articles 5 and 9).
 
+use std::cell::RefCell;
+
 use shakmaty::fen::Fen;
-use shakmaty::san::SanPlus;
+use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{
@@ -62,6 +64,9 @@ pub struct Game {
     /// Rulings at the ply being made, until its move is played.
     notes: Vec<String>,
     pub ending: Option<Ending>,
+    /// The move last described in this position: a move is described when
+    /// it is announced and again when it is completed.
+    described: RefCell<Option<(Move, MoveInfo)>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -96,6 +101,7 @@ impl Game {
             options: Vec::new(),
             notes: Vec::new(),
             ending: None,
+            described: RefCell::default(),
         };
         game.keys.push(game.key());
         game.refresh_options();
@@ -143,7 +149,14 @@ impl Game {
 
     /// Everything a voice or a record needs to know about a legal move.
     pub fn describe(&self, mv: Move) -> MoveInfo {
-        describe(&self.pos, self.mode, self.ply(), mv)
+        if let Some((last, info)) = &*self.described.borrow()
+            && *last == mv
+        {
+            return info.clone();
+        }
+        let info = describe(&self.pos, self.mode, self.ply(), mv);
+        *self.described.borrow_mut() = Some((mv, info.clone()));
+        info
     }
 
     /// Plays a legal move and returns what can now be claimed.
@@ -162,6 +175,7 @@ impl Game {
         let info = self.describe(mv);
         let irreversible = self.pos.is_irreversible(mv);
         self.pos.play_unchecked(mv);
+        self.described = RefCell::default();
         if irreversible {
             self.keys.clear();
         }
@@ -298,6 +312,7 @@ impl Game {
             mate: pos.is_checkmate(),
         };
         self.pos = pos;
+        self.described = RefCell::default();
         self.keys.clear();
         self.keys.push(self.key());
         let before = std::mem::take(&mut self.notes);
@@ -385,7 +400,7 @@ pub fn legal_moves(pos: &Chess) -> Vec<LegalMove> {
 /// a record.
 pub fn describe(pos: &Chess, mode: CastlingMode, ply: u32, mv: Move) -> MoveInfo {
     let side = pos.turn();
-    let san = SanPlus::from_move(pos.clone(), mv);
+    let san = san_plus(pos, mv);
     let (from, to) = match mv {
         Move::Normal { from, to, .. } | Move::EnPassant { from, to } => (from, to),
         Move::Castle { king, rook } => {
@@ -408,6 +423,18 @@ pub fn describe(pos: &Chess, mode: CastlingMode, ply: u32, mv: Move) -> MoveInfo
         castle: mv.castling_side().map(|cs| if cs.is_king_side() { CastleSide::King } else { CastleSide::Queen }),
         en_passant: mv.is_en_passant(),
         check: san.suffix.is_some(),
-        mate: matches!(san.suffix, Some(shakmaty::san::Suffix::Checkmate)),
+        mate: matches!(san.suffix, Some(Suffix::Checkmate)),
     }
+}
+
+/// The SAN of a legal move with its suffix. `SanPlus::from_move` works out
+/// every legal reply to tell mate from stalemate; the replies only matter
+/// after a check, and this runs for every move announced and completed.
+fn san_plus(pos: &Chess, mv: Move) -> SanPlus {
+    let san = San::from_move(pos, mv);
+    let mut after = pos.clone();
+    after.play_unchecked(mv);
+    let suffix =
+        after.is_check().then(|| if after.legal_moves().is_empty() { Suffix::Checkmate } else { Suffix::Check });
+    SanPlus { san, suffix }
 }

@@ -188,7 +188,9 @@ impl Session {
         let previous = w.announced.replace(mv);
         let pos = w.position().clone();
         let ply = self.ply_ahead(ahead);
-        let info = describe(&pos, self.game.mode, ply, mv);
+        // The ply being made is described by the game, which keeps the
+        // description for the move's completion.
+        let info = if ahead == 0 { self.game.describe(mv) } else { describe(&pos, self.game.mode, ply, mv) };
         if let Some(old) = previous {
             let first = describe(&pos, self.game.mode, ply, old).san;
             self.emit(
