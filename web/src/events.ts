@@ -41,6 +41,7 @@ export type EndReason =
   | 'checkmate'
   | 'stalemate'
   | 'insufficient_material'
+  | 'dead_position'
   | 'fivefold_repetition'
   | 'seventy_five_moves'
   | 'threefold_repetition'
@@ -165,6 +166,8 @@ export interface GameOverEvent extends At {
   result: GameResult;
   reason: EndReason;
   article: Article;
+  /** The mate search did not settle whether the opponent can mate (6.9, 7.5.5): the loss stands. */
+  undetermined?: boolean;
 }
 
 export interface ObservationEvent extends At {

@@ -382,6 +382,7 @@ const REASONS: Record<string, string> = {
   checkmate: 'checkmate',
   stalemate: 'stalemate',
   insufficient_material: 'insufficient material',
+  dead_position: 'a dead position',
   fivefold_repetition: 'fivefold repetition',
   seventy_five_moves: 'the 75-move rule',
   flag_fall: 'flag fall',

@@ -238,7 +238,11 @@ pub struct Attempt {
 pub enum EndReason {
     Checkmate,
     Stalemate,
+    /// 5.2.2 by material alone (shakmaty's count).
     InsufficientMaterial,
+    /// 5.2.2 otherwise: neither side can mate by any series of legal moves
+    /// (locked pawns, say).
+    DeadPosition,
     FivefoldRepetition,
     SeventyFiveMoves,
     /// A correct claim under 9.2.
@@ -328,6 +332,11 @@ pub enum EventKind {
         result: String,
         reason: EndReason,
         article: Article,
+        /// The mate search could not settle whether the opponent can mate
+        /// (6.9, 7.5.5) within its limit: the loss stands, and the arbiter
+        /// may look again.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        undetermined: bool,
     },
     /// Something the sensors cannot settle: a piece came to rest on one square
     /// and then went on to another before the clock press (a possible 4.7

@@ -243,13 +243,6 @@ impl Game {
         after.is_checkmate() || after.is_stalemate() || after.is_insufficient_material()
     }
 
-    /// Whether `side` can possibly checkmate (6.9, 7.5.5). A complete
-    /// "cannot mate by any series of legal moves" test is beyond occupancy
-    /// play; this is the material test, which covers the cases that occur.
-    pub fn can_mate(&self, side: Color) -> bool {
-        !self.pos.has_insufficient_material(side)
-    }
-
     /// A ruling or remark for the record, at the ply it concerns: on a move
     /// already played, or before the move of the ply being made.
     pub fn note(&mut self, ply: u32, text: String) {

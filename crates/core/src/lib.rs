@@ -18,5 +18,5 @@ pub use event::{
     Article, Attempt, CastleSide, ClaimKind, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, Ms, Placed,
     Reason, ToControl,
 };
-pub use policy::{Policy, Supervision};
-pub use session::{Session, StartError};
+pub use policy::{MateSearch, Policy, Supervision};
+pub use session::{MateQuestion, Session, StartError, search_mate};

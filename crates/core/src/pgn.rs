@@ -28,6 +28,30 @@ pub fn penalty_note(article: Article, beneficiary: Color, ms: i64) -> String {
     format!("{} {} +{}:{:02}", article.as_str(), color_str(beneficiary), s / 60, s % 60)
 }
 
+/// Why a game ended on who can still mate, as the record keeps it:
+/// `6.9 white's flag fell, but black cannot checkmate by any series of
+/// legal moves: draw`. `loser` is the side whose flag fell or who made the
+/// second illegal move; `None` for a dead position (5.2.2).
+pub fn mate_note(article: Article, loser: Option<Color>, result_draw: bool, undetermined: bool) -> String {
+    let why = match loser {
+        None => "dead position: neither side can checkmate by any series of legal moves".to_string(),
+        Some(loser) => {
+            let what = if article == Article::A6_9 { "'s flag fell" } else { "'s second illegal move" };
+            let (l, o) = (color_str(loser), color_str(!loser));
+            if result_draw {
+                format!("{l}{what}, but {o} cannot checkmate by any series of legal moves: draw")
+            } else if undetermined {
+                format!(
+                    "{l}{what}; whether {o} can checkmate was not settled within the search's limit: the loss stands"
+                )
+            } else {
+                format!("{l}{what}, and {o} can still checkmate: {o} wins")
+            }
+        }
+    };
+    format!("{} {why}", article.as_str())
+}
+
 /// The tags of one game, in the order they are written.
 #[derive(Debug, Clone, Default)]
 pub struct Tags<'a> {

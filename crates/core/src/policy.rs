@@ -36,6 +36,19 @@ pub struct Policy {
     /// A `time_warning` is given when the running side's time falls to each
     /// of these (ms), while they think — not only when they press.
     pub time_warnings: Vec<Ms>,
+    /// Where the full search for who can still mate runs (5.2.2, 6.9, 7.5.5).
+    pub mate_search: MateSearch,
+}
+
+/// Where the full mate search runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MateSearch {
+    /// In the core, when the question arises: replay and tests.
+    #[default]
+    Inline,
+    /// By the driver, off its loop: the core waits for `Input::Verdict`
+    /// (see `Session::mate_question`).
+    Asked,
 }
 
 impl Policy {
@@ -51,6 +64,9 @@ impl Policy {
         if let Some(ms) = header.press_grace_ms {
             self.press_grace_ms = ms;
         }
+        if header.mate_search.as_deref() == Some("asked") {
+            self.mate_search = MateSearch::Asked;
+        }
         match header.supervision.as_deref() {
             Some("unsupervised") => self.supervision = Supervision::Unsupervised,
             Some("arbiter") => self.supervision = Supervision::Arbiter,
@@ -64,6 +80,7 @@ impl Policy {
         header.debounce_ms = Some(self.debounce_ms);
         header.settle_ms = Some(self.settle_ms);
         header.press_grace_ms = Some(self.press_grace_ms);
+        header.mate_search = (self.mate_search == MateSearch::Asked).then(|| "asked".to_string());
         header.supervision = Some(
             match self.supervision {
                 Supervision::Arbiter => "arbiter",
@@ -84,6 +101,7 @@ impl Default for Policy {
             stuck_ms: 3000,
             supervision: Supervision::Arbiter,
             time_warnings: Vec::new(),
+            mate_search: MateSearch::Inline,
         }
     }
 }

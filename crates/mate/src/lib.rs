@@ -106,7 +106,7 @@ pub use budget::Budget;
 use budget::Meter;
 use phases::Depth;
 use search::Settled;
-use shakmaty::{Chess, Color, Move};
+use shakmaty::{Bitboard, Chess, Color, EnPassantMode, Move, Position, attacks};
 
 /// Whether a side can checkmate its opponent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,6 +168,28 @@ fn verdict(settled: Result<Option<Settled>, budget::OutOfBudget>, orient: impl F
     }
 }
 
+/// Whether a pawn can still capture (en passant included) or advance, now
+/// or once a piece in front of it steps aside: while one can, the pawn
+/// structure may open. A game can wait with the dead-position search until
+/// every pawn is blocked by a pawn, beyond bare material (which shakmaty
+/// counts): a dead position with a pawn still free, or held only by a
+/// piece, is found once its pawns are fixed.
+pub fn pawns_can_move(pos: &Chess) -> bool {
+    let board = pos.board();
+    if pos.ep_square(EnPassantMode::Legal).is_some() {
+        return true;
+    }
+    [Color::White, Color::Black].into_iter().any(|side| {
+        let pawns = board.pawns() & board.by_color(side);
+        let ahead = match side {
+            Color::White => Bitboard(pawns.0 << 8),
+            Color::Black => Bitboard(pawns.0 >> 8),
+        };
+        let theirs = board.by_color(!side);
+        (ahead & !board.pawns()).any() || pawns.into_iter().any(|sq| (attacks::pawn_attacks(side, sq) & theirs).any())
+    })
+}
+
 /// Whether the position is dead (5.2.2): neither side can checkmate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Deadness {
@@ -182,23 +204,62 @@ pub enum Deadness {
 
 /// [`quick_check`] for both sides: the check to run after every move.
 pub fn quick_dead_position(pos: &Chess) -> Deadness {
-    deadness(|side| quick_check(pos, side))
+    deadness(pos, |side| quick_check(pos, side))
 }
 
 /// The full search for both sides (each with `budget`, so at most twice
 /// `budget` steps): the ruling on 5.2.2.
 pub fn dead_position(pos: &Chess, budget: Budget) -> Deadness {
-    deadness(|side| can_mate(pos, side, budget).verdict)
+    deadness(pos, |side| can_mate(pos, side, budget).verdict)
 }
 
-fn deadness(mut verdict: impl FnMut(Color) -> Verdict) -> Deadness {
-    let white = verdict(Color::White);
-    if matches!(white, Verdict::CanMate { .. }) {
+/// One side that can mate settles it: the side with more material is asked
+/// first, as it most often can, quickly.
+fn deadness(pos: &Chess, mut verdict: impl FnMut(Color) -> Verdict) -> Deadness {
+    let material = |side: Color| -> u32 {
+        let board = pos.board();
+        let ours = board.by_color(side);
+        [(board.pawns(), 1), (board.knights(), 3), (board.bishops(), 3), (board.rooks(), 5), (board.queens(), 9)]
+            .into_iter()
+            .map(|(pieces, value)| (pieces & ours).count() as u32 * value)
+            .sum()
+    };
+    let first = if material(Color::Black) > material(Color::White) { Color::Black } else { Color::White };
+    let one = verdict(first);
+    if matches!(one, Verdict::CanMate { .. }) {
         return Deadness::NotDead;
     }
-    match (white, verdict(Color::Black)) {
+    match (one, verdict(!first)) {
         (_, Verdict::CanMate { .. }) => Deadness::NotDead,
         (Verdict::CannotMate, Verdict::CannotMate) => Deadness::Dead,
         _ => Deadness::Undetermined,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::CastlingMode;
+    use shakmaty::fen::Fen;
+
+    fn pos(fen: &str) -> Chess {
+        Fen::from_ascii(fen.as_bytes()).unwrap().into_position(CastlingMode::Standard).unwrap()
+    }
+
+    #[test]
+    fn pawns_that_can_advance_or_capture_can_move() {
+        assert!(pawns_can_move(&Chess::default()));
+        // Locked chains with nothing to take.
+        assert!(!pawns_can_move(&pos("8/8/4k3/1p1p1p1p/1P1P1P1P/4K3/8/8 w - - 0 1")));
+        // A white pawn on d4 can take a bishop on e5.
+        assert!(pawns_can_move(&pos("8/8/4k3/1p1pbp1p/1P1P1P1P/4K3/8/8 w - - 0 1")));
+        // White's h-pawn has h5 free.
+        assert!(pawns_can_move(&pos("8/8/4k3/1p1p1p2/1P1P1P1P/4K3/8/8 b - - 0 1")));
+        // En passant.
+        assert!(pawns_can_move(&pos("8/8/4k3/3pP3/3P4/4K3/8/8 w - d6 0 1")));
+        // A pawn held by a king may advance once the king steps aside.
+        assert!(pawns_can_move(&pos("8/8/8/6p1/6k1/6r1/5K2/R7 b - - 0 1")));
+        // No pawns at all.
+        assert!(!pawns_can_move(&pos("8/8/4k3/8/8/4K3/8/R7 w - - 0 1")));
     }
 }

@@ -113,8 +113,8 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
                 opponent_ms: opt_clock("opponent_ms", opponent_ms)?,
             }
         }
-        EventKind::GameOver { result: r, reason, article } => {
-            EventKind::GameOver { result: result(&r)?, reason, article }
+        EventKind::GameOver { result: r, reason, article, undetermined } => {
+            EventKind::GameOver { result: result(&r)?, reason, article, undetermined }
         }
         EventKind::Irregularity(mut i) => {
             i.detail = clean(&i.detail, MAX_TEXT);
@@ -313,7 +313,12 @@ mod tests {
     fn events_are_checked_and_cleaned() {
         let over = |r: &str| Event {
             t: 1,
-            kind: EventKind::GameOver { result: r.into(), reason: EndReason::Resignation, article: Article::A5_1_2 },
+            kind: EventKind::GameOver {
+                result: r.into(),
+                reason: EndReason::Resignation,
+                article: Article::A5_1_2,
+                undetermined: false,
+            },
         };
         assert!(event(over("1-0"), false).is_ok());
         assert!(event(over("1-0 {x}"), false).is_err());

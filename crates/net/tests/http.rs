@@ -318,6 +318,7 @@ async fn a_board_that_takes_no_actions_answers_503_and_says_why() {
                 result: "0-1".into(),
                 reason: EndReason::Resignation,
                 article: Article::A5_1_2,
+                undetermined: false,
             },
         },
     );

@@ -122,7 +122,18 @@ fn every_kind() -> Vec<Event> {
                 fix: if full { vec![fix(true), fix(false)] } else { Vec::new() },
             }),
             EventKind::Penalty { article: Article::A7_5_5, side: Color::White, ms: 120_000 },
-            EventKind::GameOver { result: "1/2-1/2".into(), reason: EndReason::FlagFall, article: Article::A6_9 },
+            EventKind::GameOver {
+                result: "1-0".into(),
+                reason: EndReason::FlagFall,
+                article: Article::A6_9,
+                undetermined: full,
+            },
+            EventKind::GameOver {
+                result: "1/2-1/2".into(),
+                reason: EndReason::DeadPosition,
+                article: Article::A5_2_2,
+                undetermined: false,
+            },
             EventKind::Observation {
                 article: Article::A4_7,
                 side: Color::White,

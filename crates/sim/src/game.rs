@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use rand::{Rng, SeedableRng, rngs::SmallRng, seq::IndexedRandom};
 use shakmaty::fen::Fen;
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{Board, CastlingMode, Chess, EnPassantMode, FromSetup, Move, Position, Role, Setup};
+use shakmaty::{Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position, Role, Setup};
+use tactus_mate::{Budget, Deadness, Verdict};
 use tactus_trace::{GameResult, Variant};
 
 use crate::GameSpec;
@@ -82,7 +83,7 @@ impl Ending {
     }
 
     /// The result if the game ends in `pos`, just reached: checkmate,
-    /// stalemate, insufficient material (5.2.2), fivefold repetition (9.6.1)
+    /// stalemate, a dead position (5.2.2), fivefold repetition (9.6.1)
     /// or 75 moves without a capture or pawn move (9.6.2).
     pub fn after(&mut self, pos: &Chess) -> Option<GameResult> {
         let repeated = self.count(pos);
@@ -92,6 +93,26 @@ impl Ending {
                 None => GameResult::Draw,
             });
         }
-        (repeated >= 5 || pos.halfmoves() >= 150).then_some(GameResult::Draw)
+        (repeated >= 5 || pos.halfmoves() >= 150 || dead(pos)).then_some(GameResult::Draw)
     }
+}
+
+/// 5.2.2 beyond bare material, as a game on a board applies it: neither
+/// side can mate, decided while pawns stand and none can move (see
+/// `tactus_mate::pawns_can_move`), by the quick check and then the full
+/// search.
+fn dead(pos: &Chess) -> bool {
+    pos.board().pawns().any()
+        && !tactus_mate::pawns_can_move(pos)
+        && match tactus_mate::quick_dead_position(pos) {
+            Deadness::Dead => true,
+            Deadness::NotDead => false,
+            Deadness::Undetermined => tactus_mate::dead_position(pos, Budget::DEFAULT) == Deadness::Dead,
+        }
+}
+
+/// Whether `side` can checkmate by some series of legal moves (6.9, 7.5.5);
+/// a search that cannot settle it leaves the loss standing.
+pub fn can_mate(pos: &Chess, side: Color) -> bool {
+    !matches!(tactus_mate::can_mate(pos, side, Budget::DEFAULT).verdict, Verdict::CannotMate)
 }

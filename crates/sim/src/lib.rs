@@ -222,10 +222,10 @@ pub fn simulate(spec: &GameSpec, profile: Profile, seed: u64) -> (Vec<Entry>, Ex
                 illegal_acts[side] += 1;
                 if illegal_acts[side] == 2 {
                     // 7.5.5: the second illegal act loses, unless the opponent cannot mate.
-                    let result = if pos.has_insufficient_material(side.other()) {
-                        GameResult::Draw
-                    } else {
+                    let result = if game::can_mate(&pos, side.other()) {
                         GameResult::win_for(side.other())
+                    } else {
+                        GameResult::Draw
                     };
                     expect.result = Some(result.as_str().to_owned());
                     break;

@@ -522,7 +522,7 @@ impl Words {
             }
             (EndReason::FiftyMoves, _) => self.said(&e.claimed, scene.turn, scene, &[("claim", self.lex.claims[1])]),
             (EndReason::Stalemate, _) => e.stalemate.to_owned(),
-            (EndReason::InsufficientMaterial, _) => e.dead_position.to_owned(),
+            (EndReason::InsufficientMaterial | EndReason::DeadPosition, _) => e.dead_position.to_owned(),
             (EndReason::FivefoldRepetition, _) => e.fivefold.to_owned(),
             (EndReason::SeventyFiveMoves, _) => e.seventy_five.to_owned(),
             (EndReason::Agreement, _) => e.agreement.to_owned(),

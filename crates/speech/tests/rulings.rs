@@ -123,7 +123,12 @@ fn a_second_illegal_act_is_not_followed_by_moves_again() {
     let first = kinds.last().cloned().unwrap();
     kinds.push(EventKind::Penalty { article: Article::A7_5_5, side: Color::White, ms: 120_000 });
     kinds.push(first);
-    kinds.push(EventKind::GameOver { result: "1-0".into(), reason: EndReason::IllegalMoves, article: Article::A7_5_5 });
+    kinds.push(EventKind::GameOver {
+        result: "1-0".into(),
+        reason: EndReason::IllegalMoves,
+        article: Article::A7_5_5,
+        undetermined: false,
+    });
     let said = heard("en:natural", None, kinds);
     assert_eq!(said[3], "White gets 2 minutes more.");
     assert_eq!(said[4], "Black: illegal move — the king would be in check. Put the knight from e4 back on c3.");
@@ -251,6 +256,7 @@ fn an_illegal_move_that_stood_says_who_may_claim_and_the_claim_says_what_follows
         result: "1/2-1/2".into(),
         reason: EndReason::IllegalMoves,
         article: Article::A7_5_5,
+        undetermined: false,
     });
     assert_eq!(
         last("en:natural", None, claimed),
@@ -265,7 +271,7 @@ fn game_over(result: &str, reason: EndReason) -> Vec<EventKind> {
         start(Some("300")),
         EventKind::Move { mv: e4.clone(), correction: false },
         complete(&e4),
-        EventKind::GameOver { result: result.into(), reason, article: Article::A6_9 },
+        EventKind::GameOver { result: result.into(), reason, article: Article::A6_9, undetermined: false },
     ]
 }
 

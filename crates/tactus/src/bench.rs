@@ -1,6 +1,8 @@
 //! `tactus bench`: the figures the core promises, measured on real traces.
-//! Throughput is parse + recognise (edges per second of wall time); latency is
-//! from a move's final settling edge to its `move` event, in the trace's own
+//! Throughput is parse + recognise (edges per second of wall time), with the
+//! full search for who can still mate left to a worker as in the daemon; the
+//! searches the traces ask for are timed on their own. Latency is from a
+//! move's final settling edge to its `move` event, in the trace's own
 //! milliseconds (what a player would wait on a live board).
 
 use std::io::Write;
@@ -9,8 +11,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
-use tactus_core::{EventKind, Policy, replay};
-use tactus_trace::Record;
+use tactus_core::{EventKind, MateSearch, Policy, Session, replay, search_mate};
+use tactus_trace::{Entry, Input, Record};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -85,10 +87,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .collect::<Result<_, _>>()?;
     let lines_per_set: u64 = texts.iter().map(|t| t.lines().count() as u64).sum();
     let mut edges = 0;
+    // As the daemon's game loop runs: the full mate searches go to a worker.
+    let game_loop = Policy { mate_search: MateSearch::Asked, ..Policy::default() };
     let started = Instant::now();
     for _ in 0..args.repeat {
         for text in &texts {
-            let r = replay::replay(text.as_bytes(), Policy::default())?;
+            let r = replay::replay(text.as_bytes(), game_loop.clone())?;
             edges += r.edges;
             std::hint::black_box(&r.events);
         }
@@ -122,7 +126,47 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )?;
     }
     revisions(&mut out, &profiles, &texts)?;
+    mate_searches(&mut out, &texts)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The full searches for who can still mate that the traces ask for (the
+/// quick check after each move is in the throughput), each timed as the
+/// daemon's worker runs it.
+fn mate_searches(out: &mut impl Write, texts: &[String]) -> anyhow::Result<()> {
+    let mut times = Vec::new();
+    for text in texts {
+        let (header, entries) = tactus_trace::read_str(text)?;
+        let policy = Policy { mate_search: MateSearch::Asked, ..Policy::default() }.with_recorded(&header);
+        let mut session = Session::new(&header, policy)?;
+        let mut answer = |session: &mut Session, t| {
+            while let Some(q) = session.mate_question() {
+                let started = Instant::now();
+                let verdict = search_mate(&q);
+                times.push(started.elapsed().as_micros() as u64);
+                session
+                    .handle(Entry { t, record: Record::Input(Input::Verdict { ply: q.ply, side: q.side, verdict }) });
+            }
+        };
+        answer(&mut session, 0);
+        for entry in entries {
+            session.handle(entry);
+            answer(&mut session, entry.t);
+        }
+    }
+    times.sort_unstable();
+    match times.last() {
+        None => writeln!(out, "who can still mate: no full search asked for")?,
+        Some(max) => writeln!(
+            out,
+            "who can still mate: {} full searches (off the game loop), p50 {} µs, p99 {} µs, max {} µs",
+            times.len(),
+            percentile(&times, 0.5),
+            percentile(&times, 0.99),
+            max
+        )?,
+    }
+    Ok(())
 }
 
 /// Per handling profile: how many plies had a move announced and then

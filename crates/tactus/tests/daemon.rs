@@ -397,3 +397,70 @@ fn a_failed_events_write_is_reported_once_and_the_game_goes_on() {
     assert_eq!(stderr.matches("events: cannot write to /dev/full").count(), 1, "{stderr}");
     assert_eq!(journaled(&state).len(), 53, "the game was played and journaled to its end");
 }
+
+#[test]
+fn a_flag_falls_and_the_result_waits_for_the_mate_search_off_the_game_loop() {
+    // Black's flag falls in a position where the quick check cannot tell
+    // whether White can still mate (CHA-Solver's community set): the game
+    // loop hands the question to a worker, and the answer is journaled.
+    let fen = "2b5/1p6/pPp3k1/2Pp3p/P2PpBpP/4P1P1/5K2/8 b - - 0 1";
+    let dir = tempdir("mate");
+    let trace = dir.join("flag.trace.jsonl");
+    std::fs::write(
+        &trace,
+        format!(
+            "{{\"tactus_trace\": 1, \"start_fen\": \"{fen}\", \"time_control\": \"60\"}}\n{{\"t\": 65000, \"end\": true}}\n"
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .arg("run")
+        .arg("--config")
+        .arg(empty_config())
+        .args(["--board", "sim", "--sim-trace"])
+        .arg(&trace)
+        .args(["--sim-speed", "1000", "--state-dir"])
+        .arg(&dir)
+        .args(["--voice", "none", "--events", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let events: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let over = events.iter().find(|e| e["event"] == "game_over").expect("a result");
+    assert_eq!(over["reason"], "flag_fall");
+
+    // What the search says, run here the same way: the daemon's answer.
+    let pos: shakmaty::Chess =
+        fen.parse::<shakmaty::fen::Fen>().unwrap().into_position(shakmaty::CastlingMode::Standard).unwrap();
+    let question = tactus_core::MateQuestion {
+        ply: tactus_core::game::Game::new(tactus_trace::Variant::Standard, Some(fen)).unwrap().ply(),
+        side: shakmaty::Color::White,
+        position: pos,
+    };
+    let verdict = tactus_core::search_mate(&question);
+    let (result, undetermined) = match verdict {
+        tactus_trace::MateVerdict::CannotMate => ("1/2-1/2", false),
+        tactus_trace::MateVerdict::CanMate => ("1-0", false),
+        tactus_trace::MateVerdict::Undetermined => ("1-0", true),
+    };
+    assert_eq!(over["result"], result);
+    assert_eq!(over["undetermined"].as_bool().unwrap_or(false), undetermined);
+
+    // The journal holds the answer, and replays to the same result.
+    let games = dir.join("games");
+    let journal = std::fs::read_dir(&games).unwrap().map(|e| e.unwrap().path()).next().expect("a journal");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    assert!(
+        text.contains(&format!(
+            "\"input\": \"verdict\", \"ply\": {}, \"side\": \"white\", \"verdict\": \"{}\"",
+            question.ply,
+            verdict.as_str()
+        )),
+        "{text}"
+    );
+    assert!(text.lines().next().unwrap().contains("\"mate_search\":\"asked\""), "{text}");
+    let r = tactus_core::replay::replay(text.as_bytes(), tactus_core::Policy::default()).unwrap();
+    let ending = r.session.game().ending.expect("the replay ends the game");
+    assert_eq!(ending.result.as_str(), result);
+}

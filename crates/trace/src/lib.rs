@@ -53,6 +53,10 @@ pub struct Header {
     pub debounce_ms: Option<Ms>,
     pub settle_ms: Option<Ms>,
     pub press_grace_ms: Option<Ms>,
+    /// `asked`: the recording daemon searched who can still mate off its
+    /// game loop and journaled each answer as a `verdict` input; a replay
+    /// takes those answers. Absent: the core searches when asked.
+    pub mate_search: Option<String>,
 }
 
 /// What happened at one instant.
@@ -93,6 +97,11 @@ pub enum Input {
     /// A player asks a question: the times and move count (D.2.6.1,
     /// D.2.10.4), the position, where pieces stand, the last move.
     Request(Request),
+    /// The full search's answer to the game's question whether `side` can
+    /// still checkmate, in the position after ply `ply` (5.2.2, 6.9,
+    /// 7.5.5). The daemon searches off the game loop and journals the
+    /// answer, so a replay rules as the live game did.
+    Verdict { ply: u32, side: Color, verdict: MateVerdict },
 }
 
 /// The words a trace (and the arbiter's page) spells these values with,
@@ -129,6 +138,11 @@ macro_rules! spelled {
 }
 
 spelled!(Claim, "claim" { Illegal = "illegal", Threefold = "threefold", Fifty = "fifty" });
+
+spelled!(
+    /// Whether a side can checkmate by any series of legal moves.
+    MateVerdict, "verdict" { CanMate = "can_mate", CannotMate = "cannot_mate", Undetermined = "undetermined" }
+);
 
 spelled!(GameResult, "result" { WhiteWins = "1-0", BlackWins = "0-1", Draw = "1/2-1/2" });
 
@@ -299,6 +313,7 @@ struct RawHeader {
     debounce_ms: Option<Ms>,
     settle_ms: Option<Ms>,
     press_grace_ms: Option<Ms>,
+    mate_search: Option<String>,
 }
 
 /// Every field any line kind uses; unknown fields are ignored (the spec's
@@ -332,6 +347,9 @@ struct RawLine<'a> {
     rank: Option<serde_json::Value>,
     #[serde(borrow)]
     file: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    verdict: Option<Cow<'a, str>>,
+    ply: Option<serde_json::Number>,
     white_ms: Option<serde_json::Number>,
     black_ms: Option<serde_json::Number>,
     white_moves: Option<serde_json::Number>,
@@ -380,6 +398,7 @@ pub fn parse_header(text: &str) -> Result<Header, TraceError> {
         debounce_ms: raw.debounce_ms,
         settle_ms: raw.settle_ms,
         press_grace_ms: raw.press_grace_ms,
+        mate_search: raw.mate_search,
     })
 }
 
@@ -539,6 +558,15 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
             Input::Result { result, reason }
         }
         "request" => Input::Request(parse_request(line, raw)?),
+        "verdict" => Input::Verdict {
+            ply: match raw.ply.as_ref().map(|n| n.as_u64().and_then(|v| u32::try_from(v).ok())) {
+                Some(Some(ply)) => ply,
+                Some(None) => return err(line, "ply must be a whole number of half-moves ≥ 0"),
+                None => return err(line, "missing ply"),
+            },
+            side: color(line, "side", need(line, "side", &raw.side)?)?,
+            verdict: need(line, "verdict", &raw.verdict)?.parse().or_else(|e| err(line, e))?,
+        },
         other => return err(line, format!("unknown input {other:?}")),
     })
 }
@@ -692,8 +720,10 @@ impl<W: Write> TraceWriter<W> {
                 obj.insert(k.into(), v.clone().into());
             }
         }
-        if let Some(s) = &h.supervision {
-            obj.insert("supervision".into(), s.clone().into());
+        for (k, v) in [("supervision", &h.supervision), ("mate_search", &h.mate_search)] {
+            if let Some(v) = v {
+                obj.insert(k.into(), v.clone().into());
+            }
         }
         for (k, v) in [("debounce_ms", h.debounce_ms), ("settle_ms", h.settle_ms), ("press_grace_ms", h.press_grace_ms)]
         {
@@ -765,6 +795,12 @@ pub fn format_entry(s: &mut String, e: &Entry) {
                 r#"{{"t": {t}, "input": "result", "result": "{}", "reason": "{}"}}"#,
                 result.as_str(),
                 reason.as_str()
+            ),
+            Input::Verdict { ply, side, verdict } => write!(
+                s,
+                r#"{{"t": {t}, "input": "verdict", "ply": {ply}, "side": "{}", "verdict": "{}"}}"#,
+                side_str(side),
+                verdict.as_str()
             ),
             Input::Request(r) => {
                 let _ = write!(s, r#"{{"t": {t}, "input": "request", "what": "{}""#, r.as_str());

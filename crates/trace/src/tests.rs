@@ -123,6 +123,8 @@ fn arb_record() -> impl Strategy<Value = Record> {
             .prop_map(|(white_moves, black_moves)| Record::Input(Input::SetMoves { white_moves, black_moves })),
         any::<u16>().prop_map(|ms| Record::Input(Input::Increment { ms: ms.into() })),
         arb_request().prop_map(|r| Record::Input(Input::Request(r))),
+        (any::<u32>(), side.clone(), proptest::sample::select(MateVerdict::ALL))
+            .prop_map(|(ply, side, verdict)| Record::Input(Input::Verdict { ply, side, verdict })),
         (
             prop_oneof![Just(GameResult::WhiteWins), Just(GameResult::BlackWins), Just(GameResult::Draw)],
             prop_oneof![

@@ -3,12 +3,11 @@
 //! the game (Guidelines III.4), and time warnings while a player thinks.
 
 use shakmaty::Color;
-use tactus_trace::{GameResult, Input};
+use tactus_trace::Input;
 
 use super::Session;
 use super::watch::Shown;
 use crate::event::{Article, EndReason, EventKind, Ms};
-use crate::game::Ending;
 
 impl Session {
     /// Both clocks at `t`.
@@ -39,13 +38,15 @@ impl Session {
             self.complete(t, c);
             return;
         }
-        let opponent = !side;
-        let result = if self.game.can_mate(opponent) { GameResult::win_for(opponent) } else { GameResult::Draw };
-        self.end(t, Ending { result, reason: EndReason::FlagFall, article: Article::A6_9 });
+        self.judge(t, side, EndReason::FlagFall, Article::A6_9);
     }
 
     /// When the running side's time reaches the next warning threshold.
     pub(super) fn warning_deadline(&self) -> Option<Ms> {
+        // Asked for after every input: without thresholds, read no clock.
+        if self.policy.time_warnings.is_empty() {
+            return None;
+        }
         let clock = self.clock.as_ref()?;
         let side = clock.running()?;
         let left = clock.remaining(side, self.now);
@@ -117,7 +118,11 @@ impl Session {
                 }
                 self.emit_clock_set(t);
             }
-            Input::Promote(_) | Input::Claim { .. } | Input::Result { .. } | Input::Request(_) => {}
+            Input::Promote(_)
+            | Input::Claim { .. }
+            | Input::Result { .. }
+            | Input::Request(_)
+            | Input::Verdict { .. } => {}
         }
     }
 

@@ -5,7 +5,6 @@
 //! [`Session::penalise`].
 
 use shakmaty::{Color, Position};
-use tactus_trace::GameResult;
 
 use super::Session;
 use super::watch::Completion;
@@ -149,8 +148,7 @@ impl Session {
         self.illegal[offender] += 1;
         let opponent = !offender;
         if self.illegal[offender] >= 2 {
-            let result = if self.game.can_mate(opponent) { GameResult::win_for(opponent) } else { GameResult::Draw };
-            self.end(t, Ending { result, reason: EndReason::IllegalMoves, article: Article::A7_5_5 });
+            self.judge(t, offender, EndReason::IllegalMoves, Article::A7_5_5);
             return true;
         }
         self.penalise(t, Article::A7_5_5, opponent);
@@ -212,6 +210,12 @@ impl Session {
 
     /// The game ends: the clocks stop, nothing more is announced.
     pub(super) fn end(&mut self, t: Ms, ending: Ending) {
+        self.end_with(t, ending, false);
+    }
+
+    /// The game ends; `undetermined`: the mate search did not settle the
+    /// result (6.9, 7.5.5), which the arbiter is told.
+    pub(super) fn end_with(&mut self, t: Ms, ending: Ending, undetermined: bool) {
         self.game.end(ending);
         if let Some(clock) = &mut self.clock {
             clock.pause(t);
@@ -223,6 +227,7 @@ impl Session {
                 result: ending.result.as_str().to_string(),
                 reason: ending.reason,
                 article: ending.article,
+                undetermined,
             },
         );
     }

@@ -38,6 +38,7 @@ mod board;
 mod claims;
 mod clock;
 mod illegal;
+mod mate;
 mod press;
 mod touch;
 mod watch;
@@ -52,6 +53,7 @@ use crate::policy::Policy;
 
 use board::{BoardCheck, Sensors};
 use claims::Claimable;
+pub use mate::{MateQuestion, search as search_mate};
 use press::Pressed;
 use watch::Watch;
 
@@ -74,6 +76,10 @@ enum Phase {
     /// The clock was pressed while a piece was still in the hand: the press
     /// completes the move that stands still before the grace runs out.
     Pressed(Pressed),
+    /// A flag fell (6.9) or a second illegal move was made (7.5.5), and
+    /// whether the opponent can mate waits for the full search (`mate`):
+    /// the clocks are stopped and only the answer (or the arbiter) counts.
+    Judging,
     /// The game ended, or the recording stopped: later inputs change nothing.
     Over,
 }
@@ -111,6 +117,10 @@ pub struct Session {
     claimable: Option<Claimable>,
     /// Time-warning thresholds already given to each side.
     warned: ByColor<Vec<Ms>>,
+    /// What the game waits for the full mate search to say (`mate`).
+    question: Option<mate::Question>,
+    /// A structure in which a mate was shown possible (`mate`).
+    alive: Option<mate::Structure>,
     /// The latest time the session has seen.
     now: Ms,
     out: Vec<Event>,
@@ -143,6 +153,8 @@ impl Session {
             illegal: ByColor::new_with(|_| 0),
             claimable: None,
             warned: ByColor::new_with(|_| Vec::new()),
+            question: None,
+            alive: None,
             now: 0,
             out: Vec::new(),
         };
@@ -157,6 +169,7 @@ impl Session {
                 black_ms,
             },
         );
+        session.check_start();
         Ok(session)
     }
 
@@ -182,6 +195,12 @@ impl Session {
         self.sensors.faulty
     }
 
+    /// A flag fell or a second illegal move was made, and the result waits
+    /// for the answer to [`Session::mate_question`].
+    pub fn judging(&self) -> bool {
+        matches!(self.phase, Phase::Judging)
+    }
+
     /// The game is over or the recording ended: later inputs change nothing.
     pub fn finished(&self) -> bool {
         matches!(self.phase, Phase::Over)
@@ -200,7 +219,7 @@ impl Session {
     /// The next timer due, the first in [`Timer`] order among those due at
     /// the same instant.
     fn next_timer(&self) -> Option<(Ms, Timer)> {
-        if self.finished() {
+        if matches!(self.phase, Phase::Over | Phase::Judging) {
             return None;
         }
         let grace = match &self.phase {
@@ -248,6 +267,10 @@ impl Session {
             return;
         }
         let t = entry.t;
+        if matches!(self.phase, Phase::Judging) {
+            self.while_judging(t, entry.record);
+            return;
+        }
         match entry.record {
             Record::Edge { sq, on } => self.on_edge(t, sq, on),
             Record::Clock(side) => {
@@ -257,7 +280,7 @@ impl Session {
             Record::Input(input) => {
                 // What changes the clock or ends the game settles a waiting
                 // press first; the selector and questions do not.
-                if !matches!(input, Input::Promote(_) | Input::Request(_)) {
+                if !matches!(input, Input::Promote(_) | Input::Request(_) | Input::Verdict { .. }) {
                     self.resolve_press(t, true);
                 }
                 if !self.finished() {
@@ -288,9 +311,22 @@ impl Session {
         self.stop();
     }
 
+    /// While the result waits for the mate search: its answer or the
+    /// arbiter's result; nothing else counts. Not the end of a recording
+    /// either: the answer journaled after it is what the live game ruled.
+    fn while_judging(&mut self, t: Ms, record: Record) {
+        match record {
+            Record::Input(Input::Verdict { ply, side, verdict }) => self.on_verdict(t, ply, side, verdict),
+            Record::Input(Input::Result { result, reason }) => self.on_result(t, result, reason),
+            Record::Input(Input::Request(what)) => self.on_request(t, what),
+            _ => {}
+        }
+    }
+
     /// Nothing more happens in this session.
     fn stop(&mut self) {
         self.phase = Phase::Over;
+        self.question = None;
         self.settle_at = None;
         self.check = BoardCheck::default();
     }
@@ -304,6 +340,7 @@ impl Session {
             Input::Claim { side, claim } => self.on_claim(t, side, claim),
             Input::Result { result, reason } => self.on_result(t, result, reason),
             Input::Request(what) => self.on_request(t, what),
+            Input::Verdict { ply, side, verdict } => self.on_verdict(t, ply, side, verdict),
             Input::Pause
             | Input::Resume
             | Input::SetClock { .. }

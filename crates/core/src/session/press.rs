@@ -207,6 +207,10 @@ impl Session {
             self.end(t, ending);
             return;
         }
+        self.check_dead(t);
+        if self.finished() {
+            return;
+        }
         if let Some(claim) = claim {
             let article = match claim {
                 ClaimKind::Threefold => Article::A9_2,

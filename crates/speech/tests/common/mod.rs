@@ -289,7 +289,12 @@ fn game() -> Vec<Event> {
             _ => {}
         }
     }
-    b.push(EventKind::GameOver { result: "0-1".into(), reason: EndReason::Checkmate, article: Article::A5_1_1 });
+    b.push(EventKind::GameOver {
+        result: "0-1".into(),
+        reason: EndReason::Checkmate,
+        article: Article::A5_1_1,
+        undetermined: false,
+    });
     b.events
 }
 
@@ -307,7 +312,12 @@ fn ending() -> Vec<Event> {
         e.mv(&mv);
     }
     e.push(EventKind::Position { fen: fen_after(Some(ENDING_FEN), &ending) });
-    e.push(EventKind::GameOver { result: "1-0".into(), reason: EndReason::Resignation, article: Article::A5_1_2 });
+    e.push(EventKind::GameOver {
+        result: "1-0".into(),
+        reason: EndReason::Resignation,
+        article: Article::A5_1_2,
+        undetermined: false,
+    });
     e.push(EventKind::Start {
         fen: CHESS960_FEN.into(),
         chess960: true,
@@ -393,6 +403,11 @@ fn heard_by_black() -> Vec<Event> {
     play(&mut b, 5);
     b.push(EventKind::Claimable { claim: ClaimKind::Fifty, article: Article::A9_3, side: Color::White, ply: 7 });
     b.push(EventKind::TimeWarning { side: Color::White, remaining_ms: 10_000 });
-    b.push(EventKind::GameOver { result: "0-1".into(), reason: EndReason::FlagFall, article: Article::A6_9 });
+    b.push(EventKind::GameOver {
+        result: "0-1".into(),
+        reason: EndReason::FlagFall,
+        article: Article::A6_9,
+        undetermined: false,
+    });
     b.events
 }

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use shakmaty::{Bitboard, Color, Position};
-use tactus_core::{Event, EventKind, Policy, Session};
-use tactus_trace::{Entry, Header, Input, Ms, Record};
+use tactus_core::{Event, EventKind, MateQuestion, Policy, Session};
+use tactus_trace::{Entry, Header, Input, MateVerdict, Ms, Record};
 use tokio::sync::{mpsc, watch};
 
 use super::broadcast::Broadcast;
@@ -157,8 +157,60 @@ enum Phase {
     },
 }
 
+/// How long a game waits for the search of who can still mate (5.2.2,
+/// 6.9, 7.5.5). The search's fixed step budget takes about 0.5 s on the
+/// development machine and a few seconds on a Raspberry Pi 4, so the budget,
+/// which any replay repeats exactly, nearly always ends it first; the
+/// deadline only bounds the wait for a result on an overloaded board, and
+/// past it the conservative ruling stands, marked undetermined.
+const MATE_DEADLINE: Duration = Duration::from_secs(8);
+
+/// The mate search running off the game loop, and its answers.
+struct MateSearches {
+    asked: Option<MateQuestion>,
+    tx: mpsc::Sender<(MateQuestion, MateVerdict)>,
+    rx: mpsc::Receiver<(MateQuestion, MateVerdict)>,
+}
+
+impl MateSearches {
+    fn new() -> Self {
+        let (tx, rx) = mpsc::channel(4);
+        MateSearches { asked: None, tx, rx }
+    }
+
+    /// Starts the search the game waits for, unless it is already running.
+    fn ask(&mut self, session: &Session) {
+        let Some(question) = session.mate_question() else { return };
+        if self.asked.as_ref() == Some(&question) {
+            return;
+        }
+        self.asked = Some(question.clone());
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let searched = question.clone();
+            let search = tokio::task::spawn_blocking(move || tactus_core::search_mate(&searched));
+            let verdict = match tokio::time::timeout(MATE_DEADLINE, search).await {
+                Ok(Ok(verdict)) => verdict,
+                Ok(Err(e)) => {
+                    tracing::error!("the mate search failed ({e}); the ruling is left undetermined");
+                    MateVerdict::Undetermined
+                }
+                Err(_) => {
+                    tracing::warn!(
+                        "the mate search took longer than {} s; the ruling is left undetermined",
+                        MATE_DEADLINE.as_secs()
+                    );
+                    MateVerdict::Undetermined
+                }
+            };
+            let _ = tx.send((question, verdict)).await;
+        });
+    }
+}
+
 pub struct GameTask {
     session: Session,
+    mate: MateSearches,
     journal: Option<JournalThread>,
     out: Outputs,
     clock: Option<ChessClock>,
@@ -342,6 +394,7 @@ impl GameTask {
     pub fn new(setup: Setup, opened: Opened, out: Outputs, clock: Option<ChessClock>, time: GameTime) -> Self {
         GameTask {
             session: opened.session,
+            mate: MateSearches::new(),
             journal: Some(opened.journal),
             out,
             clock,
@@ -357,6 +410,8 @@ impl GameTask {
     /// clock, as players start a clock — not when the daemon starts. A
     /// replayed trace has no hands to restart a recovered game's clock.
     pub async fn begin(&mut self, recovered: bool) -> anyhow::Result<()> {
+        // A recovered game may wait for a search its crash cut short.
+        self.mate.ask(&self.session);
         let input = match (recovered, self.setup.real_board) {
             (false, true) => Input::Pause,
             (true, false) if self.setup.source.trace.is_some() => Input::Resume,
@@ -396,6 +451,12 @@ impl GameTask {
     }
 
     async fn take_entry(&mut self, entry: Entry) -> anyhow::Result<()> {
+        if entry.record == Record::End && self.session.judging() {
+            // A simulated board's trace ran out while the result waits for
+            // the mate search: the answer ends the game, journaled before
+            // any end (a replay reads nothing after an end).
+            return Ok(());
+        }
         self.last_t = entry.t;
         self.journal()?.append(entry).await?;
         self.session.handle(entry);
@@ -436,6 +497,7 @@ impl GameTask {
             self.out.publish(&events).await;
         }
         self.show_clock();
+        self.mate.ask(&self.session);
         Ok(())
     }
 
@@ -462,6 +524,8 @@ impl GameTask {
         let mut header = self.setup.header.clone();
         header.date = Some(pgn_date(unix_seconds()));
         self.session = Session::new(&header, self.setup.policy.clone())?;
+        // An answer still on its way belongs to the last game.
+        self.mate = MateSearches::new();
         self.journal = Some(create_journal(&self.setup, &header, self.games).await?);
         self.games += 1;
         self.time = GameTime { start: Instant::now(), base: 0, speed: self.setup.speed };
@@ -486,7 +550,13 @@ impl GameTask {
         let watchdog = notify::watchdog_interval();
         let mut next_ping = Instant::now();
         let mut next_tick = Instant::now();
+        // A simulated board's input may run out while the result waits for
+        // the mate search: the game ends when its answer comes.
+        let mut inputs_open = true;
         loop {
+            if !inputs_open && self.mate.asked.is_none() && !self.session.finished() {
+                return Ok(Ended::InputClosed);
+            }
             if matches!(self.phase, Phase::Playing) && self.session.finished() {
                 self.close_game().await?;
                 if !self.setup.real_board {
@@ -502,11 +572,17 @@ impl GameTask {
             let ping = watchdog.map(|_| next_ping);
             let sleep_until = [wake, ping, Some(next_tick)].into_iter().flatten().min().unwrap_or(next_tick);
             tokio::select! {
-                msg = inputs.recv() => match msg {
+                msg = inputs.recv(), if inputs_open => match msg {
                     Some(msg) => self.take(msg).await?,
+                    None if self.mate.asked.is_some() => inputs_open = false,
                     None => return Ok(Ended::InputClosed),
                 },
                 Some(control) = controls.recv() => self.control(control).await?,
+                Some((question, verdict)) = self.mate.rx.recv() => {
+                    self.mate.asked = None;
+                    let answer = Input::Verdict { ply: question.ply, side: question.side, verdict };
+                    self.take(Incoming::At(Instant::now(), Record::Input(answer))).await?;
+                }
                 _ = tokio::time::sleep_until(sleep_until.into()) => {
                     let now = Instant::now();
                     if let (Some(due), Some(wake)) = (deadline, wake) && now >= wake {

@@ -23,7 +23,7 @@ pub use board::{NoBoard, matrix};
 pub use broadcast::web_dir;
 
 use anyhow::Context;
-use tactus_core::{Policy, Supervision};
+use tactus_core::{MateSearch, Policy, Supervision};
 use tactus_trace::{Header, Variant};
 use tokio::sync::{mpsc, watch};
 
@@ -192,6 +192,8 @@ fn policy_of(cfg: &Config) -> Policy {
         } else {
             cfg.voice.time_warnings.iter().map(|s| s * 1000).collect()
         },
+        // Who can still mate is searched off the game loop (game.rs).
+        mate_search: MateSearch::Asked,
         ..Policy::default()
     }
 }
