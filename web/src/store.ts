@@ -98,13 +98,16 @@ function alertKey(a: { board: string; t: number; title: string }): string {
 
 type Described = Pick<Alert, 'kind' | 'severity' | 'title' | 'text'>;
 
-function ended(result: GameResult, reason: EndReason): Described {
+function ended(result: GameResult, reason: EndReason, undetermined = false): Described {
   const flag = reason === 'flag_fall';
+  const open = undetermined
+    ? ' The search could not settle in time whether the opponent can still checkmate: the loss stands; look again.'
+    : '';
   return {
     kind: flag ? 'flag_fall' : 'game_over',
     severity: flag || reason === 'illegal_moves' ? 'high' : 'warn',
     title: flag ? `Flag fall: ${resultText(result)}` : `Game over: ${resultText(result)}`,
-    text: `Result ${resultText(result)} by ${reasonText(reason)}.`,
+    text: `Result ${resultText(result)} by ${reasonText(reason)}.${open}`,
   };
 }
 
@@ -125,7 +128,7 @@ export function describe(ev: CoreEvent): Described | null {
       return { kind: 'observation', severity: 'info', title: r.title, text: r.text };
     }
     case 'game_over':
-      return ended(ev.result, ev.reason);
+      return ended(ev.result, ev.reason, ev.undetermined === true);
     case 'board_mismatch': {
       const parts: string[] = [];
       if (ev.missing.length) parts.push(`missing ${ev.missing.map((m) => `${m.piece} on ${m.sq}`).join(', ')}`);
