@@ -245,7 +245,8 @@ enum Typed {
 
 const HELP: &str = "\
 e2-  lift from e2    e2+  place on e2    e2 e4  a move    e4xd5  a capture    e1- g1+ h1- f1+  in order
-w, b  press a clock    promote q|r|b|n    request time|position|last_move    board  the position    pause    resume
+w, b  press a clock    promote q|r|b|n    board  the position    pause    resume
+request time | board | last | control | pieces white|black [k|q|r|b|n|p] | rank 4 | file e | square d5
 claim white|black illegal|threefold|fifty    result 1-0|0-1|1/2-1/2 [resignation|agreement|arbiter]    end";
 
 fn square(word: &str) -> Option<Square> {
@@ -258,6 +259,42 @@ fn side(word: Option<&str>) -> Result<Color, String> {
         Some("b" | "black") => Ok(Color::Black),
         other => Err(format!("a side is white or black, not {:?}", other.unwrap_or(""))),
     }
+}
+
+/// A question typed after `request` (README's table of questions).
+fn typed_request(words: &[&str]) -> Result<Request, String> {
+    Ok(match words {
+        [] | ["time"] => Request::Time,
+        ["board" | "position"] => Request::Position,
+        ["last" | "move" | "last_move"] => Request::LastMove,
+        ["control" | "moves_to_control"] => Request::MovesToControl,
+        ["pieces", who, rest @ ..] => {
+            let role = match rest {
+                [] => None,
+                [piece] => match Role::from_char(piece.chars().next().unwrap_or(' ')) {
+                    Some(role) if piece.len() == 1 => Some(role),
+                    _ => return Err(format!("a piece is k, q, r, b, n or p, not {piece:?}")),
+                },
+                _ => return Err("request pieces white|black [k|q|r|b|n|p]".into()),
+            };
+            Request::Pieces { side: side(Some(who))?, role }
+        }
+        ["rank", n] => match n.parse::<u32>() {
+            Ok(n @ 1..=8) => Request::Rank(shakmaty::Rank::new(n - 1)),
+            _ => return Err(format!("a rank is 1 … 8, not {n:?}")),
+        },
+        ["file", f] => match f.as_bytes() {
+            [c @ b'a'..=b'h'] => Request::File(shakmaty::File::new(u32::from(c - b'a'))),
+            _ => return Err(format!("a file is a … h, not {f:?}")),
+        },
+        ["square", sq] => Request::Square(square(sq).ok_or_else(|| format!("{sq:?} is not a square (a1 … h8)"))?),
+        _ => {
+            return Err(
+                "request time | board | last | control | pieces white|black [piece] | rank 4 | file e | square d5"
+                    .into(),
+            );
+        }
+    })
 }
 
 fn parse_typed(line: &str) -> Result<Typed, String> {
@@ -277,12 +314,7 @@ fn parse_typed(line: &str) -> Result<Typed, String> {
             }
             _ => Err(format!("a pawn promotes to q, r, b or n, not {piece:?}")),
         },
-        ["request", rest @ ..] => input(Input::Request(match rest {
-            [] => Request::Time,
-            ["last" | "move"] => Request::LastMove,
-            [what] => what.parse()?,
-            _ => return Err("request time, position or last_move".into()),
-        })),
+        ["request", rest @ ..] => input(Input::Request(typed_request(rest)?)),
         // The position, read out (and drawn, on a terminal).
         ["board"] => input(Input::Request(Request::Position)),
         ["pause"] => input(Input::Pause),
@@ -511,6 +543,33 @@ mod tests {
         let got = rx.try_iter().map(|s| (crate::ms_since(start, s.at), s.what)).collect();
         let feedback = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         (got, feedback)
+    }
+
+    #[test]
+    fn every_question_can_be_typed() {
+        let asked = |line: &str| match parse_typed(line) {
+            Ok(Typed::Senses(s)) => match s.as_slice() {
+                [Sense::Input(Input::Request(r))] => Ok(*r),
+                other => panic!("{line}: {other:?}"),
+            },
+            Ok(Typed::Help) => panic!("{line}: help"),
+            Err(e) => Err(e),
+        };
+        assert_eq!(asked("request"), Ok(Request::Time));
+        assert_eq!(asked("request board"), Ok(Request::Position));
+        assert_eq!(asked("request last"), Ok(Request::LastMove));
+        assert_eq!(asked("request control"), Ok(Request::MovesToControl));
+        assert_eq!(asked("request pieces black"), Ok(Request::Pieces { side: Color::Black, role: None }));
+        assert_eq!(
+            asked("request pieces white N"),
+            Ok(Request::Pieces { side: Color::White, role: Some(Role::Knight) })
+        );
+        assert_eq!(asked("request rank 4"), Ok(Request::Rank(shakmaty::Rank::Fourth)));
+        assert_eq!(asked("request file e"), Ok(Request::File(shakmaty::File::E)));
+        assert_eq!(asked("request square D5"), Ok(Request::Square(Square::D5)));
+        assert_eq!(asked("request rank 9"), Err("a rank is 1 … 8, not \"9\"".into()));
+        assert_eq!(asked("request pieces white x"), Err("a piece is k, q, r, b, n or p, not \"x\"".into()));
+        assert!(asked("request weather").unwrap_err().starts_with("request time | board"));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer};
-use tactus_speech::{Choice, Touches};
+use tactus_speech::{Choice, Readout, Touches};
 
 use crate::sink::VoiceSink;
 
@@ -248,6 +248,9 @@ pub struct VoiceConfig {
     pub espeak_voice: Option<String>,
     pub touches: Touches,
     pub listener: Option<Listener>,
+    /// How the position is read out on request: `by-side` (each army, king
+    /// first) or `by-rank` (rank 8 down to 1).
+    pub readout: Readout,
     /// Seconds left at which a player is warned.
     pub time_warnings: Vec<u64>,
 }
@@ -260,6 +263,7 @@ impl Default for VoiceConfig {
             rate: 160,
             espeak_voice: None,
             touches: Touches::Never,
+            readout: Readout::BySide,
             listener: None,
             time_warnings: vec![300, 60, 10],
         }
@@ -597,7 +601,7 @@ mod tests {
                     "press_grace_ms",
                 ],
             ),
-            ("voice", &["sink", "say", "rate", "espeak_voice", "touches", "listener", "time_warnings"]),
+            ("voice", &["sink", "say", "rate", "espeak_voice", "touches", "listener", "readout", "time_warnings"]),
             ("clock", &["device", "path", "baud", "white"]),
             ("http", &["listen", "token", "token_file", "assets"]),
             ("mqtt", &["broker", "hall", "board_id", "hall_key_file", "username", "password_file", "ca_file"]),
@@ -638,6 +642,7 @@ mod tests {
             ("[voice]\nsay = \"xx:annex-d\"\n", "t.toml:2: key `voice.say`: unknown language"),
             ("[voice]\nsink = \"loud\"\n", "t.toml:2: key `voice.sink`:"),
             ("[voice]\ntouches = \"some\"\n", "t.toml:2: key `voice.touches`:"),
+            ("[voice]\nreadout = \"by-file\"\n", "t.toml:2: key `voice.readout`:"),
             ("[game]\nvariant = \"crazyhouse\"\n", "t.toml:2: key `game.variant`:"),
             ("[board]\nsim_speed = 1e-300\n", "t.toml:2: key `board.sim_speed`:"),
             ("[board]\nscan_hz = 0\n", "t.toml:2: key `board.scan_hz`:"),

@@ -200,14 +200,14 @@ fn moves_typed_on_the_sim_board_are_completed_by_a_serial_clock() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let done = Arc::new(Mutex::new(BTreeMap::new()));
-    let events = collect(&mut child, done.clone());
-    let wait = Duration::from_secs(5);
+    let events = EventStream::of(&mut child);
+    let wait = Duration::from_secs(30);
     assert!(sim.wait_for(wait, |s| matches!(s, Saw::Hello)).is_some(), "the daemon greets the clock");
     let mut stdin = child.stdin.take().unwrap();
     writeln!(stdin, "e2e4").unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(events.next("move")["san"], "e4");
     sim.press(shakmaty::Color::White);
+    assert_eq!(events.next("complete")["san"], "e4");
     let shown = sim
         .wait_for(wait, |s| matches!(s, Saw::Display(d) if d.running == Some(shakmaty::Color::Black)))
         .expect("the clock shows Black's time running after White's press");
@@ -217,13 +217,9 @@ fn moves_typed_on_the_sim_board_are_completed_by_a_serial_clock() {
         assert_eq!(d.white_moves, 1);
     }
     sim.button(&tactus_clockdev::Button::TimeRequest);
-    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(events.next("time")["white_moves"], 1, "the time request is answered");
     drop(stdin); // the typed board ends: the daemon stops
     assert!(child.wait().unwrap().success());
-    let events = events.join().unwrap();
-    assert_eq!(done.lock().unwrap().get(&1).map(String::as_str), Some("e4"));
-    let time = events.iter().find(|e| e["event"] == "time").expect("the time request is answered");
-    assert_eq!(time["white_moves"], 1);
 }
 
 /// SAN per ply of a trace, as a replay reads it.
@@ -449,7 +445,11 @@ fn a_flag_falls_and_the_result_waits_for_the_mate_search_off_the_game_loop() {
 
     // The journal holds the answer, and replays to the same result.
     let games = dir.join("games");
-    let journal = std::fs::read_dir(&games).unwrap().map(|e| e.unwrap().path()).next().expect("a journal");
+    let journal = std::fs::read_dir(&games)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".trace.jsonl"))
+        .expect("a journal");
     let text = std::fs::read_to_string(&journal).unwrap();
     assert!(
         text.contains(&format!(
@@ -463,4 +463,111 @@ fn a_flag_falls_and_the_result_waits_for_the_mate_search_off_the_game_loop() {
     let r = tactus_core::replay::replay(text.as_bytes(), tactus_core::Policy::default()).unwrap();
     let ending = r.session.game().ending.expect("the replay ends the game");
     assert_eq!(ending.result.as_str(), result);
+}
+
+/// The daemon's events, one at a time as they come.
+struct EventStream {
+    rx: std::sync::mpsc::Receiver<Value>,
+}
+
+impl EventStream {
+    fn of(child: &mut Child) -> EventStream {
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(serde_json::from_str(&line).expect("each line is one JSON event")).is_err() {
+                    break;
+                }
+            }
+        });
+        EventStream { rx }
+    }
+
+    /// The next event of `kind`, skipping others; fails after a minute
+    /// without one (a readiness wait, not a timing assumption).
+    fn next(&self, kind: &str) -> Value {
+        loop {
+            match self.rx.recv_timeout(Duration::from_secs(60)) {
+                Ok(e) if e["event"] == kind => return e,
+                Ok(_) => {}
+                Err(e) => panic!("no {kind} event: {e}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn every_question_is_answered_by_a_typed_command_and_by_the_clocks_buttons() {
+    use std::io::Write as _;
+    use tactus_clockdev::sim::{Saw, SimClock};
+    use tactus_clockdev::{Button, DeviceKind};
+
+    let state = tempdir("questions");
+    let path = state.join("tactus-clock");
+    let sim = SimClock::plug(DeviceKind::Open, &path).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .arg("run")
+        .arg("--config")
+        .arg(empty_config())
+        .args(["--board", "sim", "--clock", "open", "--clock-path"])
+        .arg(&path)
+        .arg("--state-dir")
+        .arg(&state)
+        .args(["--voice", "none", "--events", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let events = EventStream::of(&mut child);
+    assert!(
+        sim.wait_for(Duration::from_secs(30), |s| matches!(s, Saw::Hello)).is_some(),
+        "the daemon greets the clock"
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "g1f3").unwrap();
+    assert_eq!(events.next("move")["san"], "Nf3");
+    sim.press(shakmaty::Color::White);
+    assert_eq!(events.next("complete")["san"], "Nf3");
+
+    let typed = [
+        ("request time", "time"),
+        ("request board", "position"),
+        ("request last", "last_move"),
+        ("request control", "moves_to_control"),
+        ("request pieces white n", "pieces"),
+        ("request rank 3", "rank"),
+        ("request file f", "file"),
+        ("request square f3", "square"),
+    ];
+    for (line, kind) in typed {
+        writeln!(stdin, "{line}").unwrap();
+        let answer = events.next(kind);
+        match kind {
+            "last_move" => assert_eq!(answer["san"], "Nf3", "{line}"),
+            "pieces" => assert_eq!(answer["pieces"].as_array().unwrap().len(), 2, "{line}: {answer}"),
+            "rank" => assert_eq!(answer["pieces"][0]["sq"], "f3", "{line}: {answer}"),
+            "square" => assert_eq!(answer["piece"], "N", "{line}: {answer}"),
+            "time" => assert_eq!(answer["white_moves"], 1, "{line}"),
+            _ => {}
+        }
+    }
+    let buttons = [
+        (Button::TimeRequest, "time"),
+        (Button::LastMove, "last_move"),
+        (Button::Plus, "position"),
+        (Button::Minus, "moves_to_control"),
+        (Button::Other("WHITE".into()), "pieces"),
+    ];
+    for (button, kind) in buttons {
+        sim.button(&button);
+        let answer = events.next(kind);
+        if kind == "pieces" {
+            assert_eq!(answer["side"], "white", "{button:?}");
+        }
+    }
+    drop(stdin); // the typed board ends: the daemon stops
+    assert!(child.wait().unwrap().success());
 }

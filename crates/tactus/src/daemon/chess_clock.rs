@@ -33,13 +33,12 @@ impl ChessClock {
             for report in reports {
                 let msg = match report {
                     ClockReport::Lever { side, at } => Incoming::At(at, Record::Clock(side)),
-                    ClockReport::Button { button, at } => match button {
-                        Button::TimeRequest => Incoming::At(at, Record::Input(Input::Request(Request::Time))),
-                        Button::LastMove => Incoming::At(at, Record::Input(Input::Request(Request::LastMove))),
+                    ClockReport::Button { button, at } => match (button_question(&button), button) {
+                        (Some(question), _) => Incoming::At(at, Record::Input(Input::Request(question))),
                         // Pause or resume depends on the game's clock, which
                         // only the game task knows.
-                        Button::Pause => Incoming::PauseButton(at),
-                        other => {
+                        (None, Button::Pause) => Incoming::PauseButton(at),
+                        (None, other) => {
                             tracing::info!("clock {shown}: button {other:?} has no use here");
                             continue;
                         }
@@ -89,4 +88,24 @@ impl ChessClock {
         })
         .await;
     }
+}
+
+/// The question a clock's button asks (README: "Questions at the board").
+/// The DGT 3000's five front buttons and the open protocol's names; an
+/// open clock may add `BOARD`, `CONTROL`, `WHITE` and `BLACK` buttons.
+pub fn button_question(button: &Button) -> Option<Request> {
+    Some(match button {
+        Button::TimeRequest => Request::Time,
+        Button::LastMove => Request::LastMove,
+        Button::Plus => Request::Position,
+        Button::Minus => Request::MovesToControl,
+        Button::Other(name) => match name.to_ascii_uppercase().as_str() {
+            "BOARD" | "POSITION" => Request::Position,
+            "CONTROL" => Request::MovesToControl,
+            "WHITE" => Request::Pieces { side: shakmaty::Color::White, role: None },
+            "BLACK" => Request::Pieces { side: shakmaty::Color::Black, role: None },
+            _ => return None,
+        },
+        Button::Pause => return None,
+    })
 }

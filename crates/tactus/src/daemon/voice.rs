@@ -47,6 +47,7 @@ impl VoiceThread {
             }),
             observations: false,
         };
+        let readout = cfg.voice.readout;
         let (tx, mut rx) = mpsc::channel::<Event>(QUEUE);
         let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel::<Result<(), String>>(1);
         // The sound device lives on the voice thread; opening it there and
@@ -64,7 +65,7 @@ impl VoiceThread {
                     return;
                 }
             };
-            let mut announcer = Announcer::new(Words::new(choice.lang, choice.style), policy);
+            let mut announcer = Announcer::new(Words::new(choice.lang, choice.style).with_readout(readout), policy);
             let mut queue = SpeechQueue::new();
             while let Some(event) = rx.blocking_recv() {
                 let mut take = |e: &Event, q: &mut SpeechQueue| {
