@@ -92,11 +92,8 @@ impl Outputs {
                     self.events = None;
                 }
             }
-            if let Some(voice) = &self.voice
-                && !voice.hear(event).await
-            {
-                tracing::error!("voice: it stopped; the game goes on unspoken");
-                self.voice = None;
+            if let Some(voice) = &self.voice {
+                voice.hear(event);
             }
         }
     }
@@ -451,11 +448,15 @@ impl GameTask {
     }
 
     async fn take_entry(&mut self, entry: Entry) -> anyhow::Result<()> {
-        if entry.record == Record::End && self.session.judging() {
-            // A simulated board's trace ran out while the result waits for
-            // the mate search: the answer ends the game, journaled before
-            // any end (a replay reads nothing after an end).
-            return Ok(());
+        if entry.record == Record::End && !self.session.finished() {
+            // The timers due by the end run first. A flag that falls then
+            // may leave the result to the mate search: its answer ends the
+            // game, journaled before any end (a replay reads nothing after
+            // an end); a game a timer ended is journaled as ended already.
+            self.tick(entry.t).await?;
+            if self.session.judging() || self.session.finished() {
+                return Ok(());
+            }
         }
         self.last_t = entry.t;
         self.journal()?.append(entry).await?;
