@@ -126,6 +126,10 @@ pub struct BoardConfig {
     /// by row; absent: a1 … h8 in wire order.
     #[serde(deserialize_with = "square_map")]
     pub squares: Option<tactus_board::SquareMap>,
+    /// Be a DGT e-Board for chess software here: a serial device (a USB
+    /// gadget port `/dev/ttyGS0`, Bluetooth `/dev/rfcomm0`), or else a
+    /// pseudo-terminal whose other end is linked at this path.
+    pub dgt_emulate: Option<PathBuf>,
 }
 
 impl Default for BoardConfig {
@@ -142,6 +146,7 @@ impl Default for BoardConfig {
             hall_addresses: [0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27],
             settle_us: 20,
             squares: None,
+            dgt_emulate: None,
         }
     }
 }
@@ -582,6 +587,7 @@ mod tests {
                     "hall_addresses",
                     "settle_us",
                     "squares",
+                    "dgt_emulate",
                 ][..],
             ),
             (

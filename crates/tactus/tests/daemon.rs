@@ -577,3 +577,129 @@ fn every_question_is_answered_by_a_typed_command_and_by_the_clocks_buttons() {
     drop(stdin); // the typed board ends: the daemon stops
     assert!(child.wait().unwrap().success());
 }
+
+/// What a move is on a typed sim board: the lifts and placements of the
+/// hands, king first when castling.
+fn typed(pos: &shakmaty::Chess, m: shakmaty::Move) -> String {
+    use shakmaty::{CastlingSide, Move, Square};
+    match m {
+        Move::Normal { from, to, capture: Some(_), .. } => format!("{from}- {to}- {to}+"),
+        Move::Normal { from, to, .. } => format!("{from}- {to}+"),
+        Move::EnPassant { from, to } => {
+            let taken = Square::from_coords(to.file(), from.rank());
+            format!("{from}- {taken}- {to}+")
+        }
+        Move::Castle { king, rook } => {
+            let side = CastlingSide::from_king_side(king < rook);
+            let rank = king.rank();
+            let king_to = Square::from_coords(side.king_to_file(), rank);
+            let rook_to = Square::from_coords(side.rook_to_file(), rank);
+            format!("{king}- {king_to}+ {rook}- {rook_to}+")
+        }
+        Move::Put { .. } => unreachable!("not in standard chess: {pos:?}"),
+    }
+}
+
+#[test]
+fn chess_software_follows_a_game_as_on_a_dgt_board() {
+    use shakmaty::{Chess, Position, san::San};
+    use std::io::Write as _;
+
+    let python = which("python3");
+    let state = tempdir("dgt");
+    let path = state.join("dgt-board");
+    let mut daemon = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .arg("run")
+        .arg("--config")
+        .arg(empty_config())
+        .args(["--board", "sim", "--dgt-emulate"])
+        .arg(&path)
+        .arg("--state-dir")
+        .arg(&state)
+        .args(["--voice", "none", "--events", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let events = EventStream::of(&mut daemon);
+    let _ = events.next("start");
+    // Readiness: the pty's other end appears at the path.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::fs::symlink_metadata(&path).is_err() {
+        assert!(std::time::Instant::now() < deadline, "the board is served at {}", path.display());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+
+    // A client written from DGT's protocol description (crates/dgt/tests/client).
+    let client_py = Path::new(env!("CARGO_MANIFEST_DIR")).join("../dgt/tests/client/dgt_client.py");
+    let mut client = Command::new(python)
+        .arg(&client_py)
+        .arg(&path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<Value>();
+    let out = client.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(serde_json::from_str(&line).expect("the client prints JSON lines"));
+        }
+    });
+    let next = || {
+        let v = rx.recv_timeout(Duration::from_secs(60)).expect("the client says something within a minute");
+        assert!(v.get("error").is_none(), "the client found the board wrong: {v}");
+        v
+    };
+    let placement = |pos: &Chess| shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal).to_string();
+    let board_part = |fen: &str| fen.split(' ').next().unwrap().to_string();
+    let mut pos = Chess::default();
+    let ready = loop {
+        let v = next();
+        if v.get("ready").is_some() {
+            break v;
+        }
+    };
+    assert_eq!(ready["board"], board_part(&placement(&pos)));
+
+    // Captures, castling on both sides, en passant.
+    let game = "e4 d5 exd5 Nf6 Nc3 Nxd5 Bc4 e6 Nf3 Be7 O-O O-O d4 c5 Nxd5 exd5 Bxd5 Qxd5 a4 a6 a5 b5 axb6 Nc6 c4 Qd8 d5 Bf6 Ra2 Bxb2";
+    let mut stdin = daemon.stdin.take().unwrap();
+    let mut seen = Vec::new();
+    for san in game.split_whitespace() {
+        let m = san.parse::<San>().unwrap().to_move(&pos).unwrap_or_else(|e| panic!("{san}: {e}"));
+        let side = if pos.turn() == shakmaty::Color::White { "w" } else { "b" };
+        writeln!(stdin, "{}", typed(&pos, m)).unwrap();
+        writeln!(stdin, "{side}").unwrap();
+        pos.play_unchecked(m);
+        let want = board_part(&placement(&pos));
+        // Every field update the client reads, until the position after the move.
+        loop {
+            let v = next();
+            if v["via"] == "update" {
+                let board = v["board"].as_str().unwrap().to_string();
+                seen.push(board.clone());
+                if board == want {
+                    break;
+                }
+            }
+        }
+        assert_eq!(events.next("complete")["san"], san);
+    }
+    writeln!(stdin, "end").unwrap();
+    drop(stdin);
+    assert!(daemon.wait().unwrap().success());
+    let _ = client.stdin.take().map(|mut s| writeln!(s, "quit"));
+    let _ = client.wait();
+    assert!(seen.len() >= 2 * game.split_whitespace().count(), "a lift and the move at least, per move: {seen:?}");
+}
+
+/// A program the test needs, on the PATH; the test fails loudly without it.
+fn which(program: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .and_then(|paths| std::env::split_paths(&paths).map(|d| d.join(program)).find(|p| p.is_file()))
+        .unwrap_or_else(|| panic!("{program} is needed (./setup installs it)"))
+}

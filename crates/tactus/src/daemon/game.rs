@@ -14,6 +14,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::broadcast::Broadcast;
 use super::chess_clock::ChessClock;
+use super::dgt::DgtEmulation;
 use super::journal::{self, Journal, JournalThread};
 use super::source::Source;
 use super::voice::VoiceThread;
@@ -67,6 +68,8 @@ pub struct Outputs {
     pub events: Option<EventLog>,
     pub voice: Option<VoiceThread>,
     pub broadcast: Option<Broadcast>,
+    /// Chess software following the game as on a DGT board.
+    pub dgt: Option<DgtEmulation>,
 }
 
 impl Outputs {
@@ -231,6 +234,11 @@ impl Opened {
     /// What the game believes the board shows.
     pub fn occupancy(&self) -> Bitboard {
         self.session.occupancy()
+    }
+
+    /// The game as it stands.
+    pub fn session(&self) -> &Session {
+        &self.session
     }
 
     /// Where game time stands.
@@ -498,6 +506,9 @@ impl GameTask {
             self.out.publish(&events).await;
         }
         self.show_clock();
+        if let Some(dgt) = &mut self.out.dgt {
+            dgt.show(&self.session);
+        }
         self.mate.ask(&self.session);
         Ok(())
     }
@@ -711,7 +722,7 @@ mod tests {
         let after_e4 = (start ^ Bitboard::from(Square::E2)) | Bitboard::from(Square::E4);
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async {
-            let mut out = Outputs { events: None, voice: None, broadcast: None };
+            let mut out = Outputs { events: None, voice: None, broadcast: None, dgt: None };
             // The board shows the game: it goes on.
             let opened = open(&setup, Some(after_e4), &mut out).await.unwrap();
             assert!(opened.recovered.is_some());
@@ -776,7 +787,7 @@ mod tests {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async {
             let log = EventLog::new(Box::new(kept.clone()), "test".into());
-            let mut out = Outputs { events: Some(log), voice: None, broadcast: None };
+            let mut out = Outputs { events: Some(log), voice: None, broadcast: None, dgt: None };
             let setup = setup();
             let start = setup.start_occupancy().unwrap();
             let opened = open(&setup, Some(start), &mut out).await.unwrap();

@@ -14,6 +14,7 @@ use std::time::Instant;
 mod board;
 mod broadcast;
 mod chess_clock;
+mod dgt;
 mod game;
 mod journal;
 mod source;
@@ -61,6 +62,10 @@ pub struct Args {
     /// Write the events as JSON Lines here; `-` is standard output.
     #[arg(long)]
     pub events: Option<PathBuf>,
+    /// Be a DGT e-Board for chess software at this serial device, or on a
+    /// pseudo-terminal linked at this path.
+    #[arg(long, value_name = "PATH")]
+    pub dgt_emulate: Option<PathBuf>,
     /// The chess clock.
     #[arg(long, value_enum)]
     pub clock: Option<ClockDevice>,
@@ -117,6 +122,9 @@ impl Args {
         }
         if let Some(tc) = &self.time_control {
             cfg.game.time_control = tc.clone();
+        }
+        if let Some(p) = &self.dgt_emulate {
+            cfg.board.dgt_emulate = Some(p.clone());
         }
         if let Some(c) = self.clock {
             cfg.clock.device = c;
@@ -307,11 +315,11 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     let voice = match voice::VoiceThread::start(&cfg, events_to_stdout, said) {
         Ok(voice) => voice,
         Err(e) => {
-            Outputs { events: None, voice: None, broadcast }.stop().await;
+            Outputs { events: None, voice: None, broadcast, dgt: None }.stop().await;
             return Err(e);
         }
     };
-    let mut out = Outputs { events, voice, broadcast };
+    let mut out = Outputs { events, voice, broadcast, dgt: None };
     let opened = match game::open(&setup, board.shows(), &mut out).await {
         Ok(opened) => opened,
         Err(e) => {
@@ -319,6 +327,16 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
             return Err(e);
         }
     };
+    if let Some(path) = &cfg.board.dgt_emulate {
+        match dgt::DgtEmulation::start(path, opened.session()) {
+            Ok(d) => out.dgt = Some(d),
+            Err(e) => {
+                let time = GameTime { start: Instant::now(), base: opened.last_t(), speed };
+                let _ = GameTask::new(setup, opened, out, None, time).stop().await;
+                return Err(e);
+            }
+        }
+    }
     let time = GameTime { start: Instant::now(), base: opened.last_t(), speed };
     let (tx, rx) = mpsc::channel(256);
     let recovered = opened.recovered.clone();
