@@ -6,42 +6,50 @@
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
-use shakmaty::{Bitboard, Position};
+use shakmaty::{Bitboard, Color, Position};
 use tactus_core::Session;
-use tactus_dgt::emulate::{ClockRequest, Identity, shown};
-use tactus_dgt::protocol::Placement;
+use tactus_dgt::emulate::{Identity, shown};
+use tactus_dgt::protocol::{ClockTimes, Face, Hms, Placement, clock};
 use tactus_dgt::{EmulatorEvent, EmulatorLink, Endpoint};
+use tactus_trace::Ms;
 
 pub struct DgtEmulation {
     link: EmulatorLink,
     shown: Placement,
+    /// Which face of the emulated clock is White's (`[clock] white`).
+    white_on_left: bool,
 }
 
 impl DgtEmulation {
     /// Serves the board at `path`: the device when one is there, else a
     /// new pseudo-terminal whose other end is linked at `path`.
-    pub fn start(path: &Path, session: &Session) -> anyhow::Result<DgtEmulation> {
+    pub fn start(path: &Path, session: &Session, white_on_left: bool) -> anyhow::Result<DgtEmulation> {
         let is_device = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device());
         let endpoint = if is_device { Endpoint::Device(path.into()) } else { Endpoint::Pty(path.into()) };
         let placement = placement(session);
         let (link, events) = EmulatorLink::start(endpoint, Identity::default(), placement)
             .map_err(|e| anyhow::anyhow!("--dgt-emulate {}: {e}", path.display()))?;
-        let shown_at = path.display().to_string();
-        // The client's clock commands: tactus runs the clock itself, so they
-        // are acknowledged (by the emulator) and logged.
-        std::thread::Builder::new().name("dgt-events".into()).spawn(move || {
-            for event in events {
-                match event {
-                    EmulatorEvent::Clock(ClockRequest::Text { text, .. }) => {
-                        tracing::info!("dgt {shown_at}: the client shows {text:?} on the clock")
-                    }
-                    EmulatorEvent::Clock(other) => tracing::debug!("dgt {shown_at}: clock request {other:?}"),
-                    other => tracing::debug!("dgt {shown_at}: {other:?}"),
-                }
+        let at = path.to_path_buf();
+        std::thread::Builder::new().name("dgt-events".into()).spawn(move || log_events(&at, events))?;
+        Ok(DgtEmulation { link, shown: placement, white_on_left })
+    }
+
+    /// The game's clock on the emulated board's clock (`DGT_MSG_BWTIME`), so
+    /// that clients show it and their clock commands are acknowledged.
+    pub fn show_clock(&self, session: &Session, t: Ms) {
+        let Some(clock) = session.clock() else { return };
+        let face = |side: Color| Face { time: hms(clock.remaining(side, t)), ..Face::default() };
+        let (left, right) =
+            if self.white_on_left { (Color::White, Color::Black) } else { (Color::Black, Color::White) };
+        let mut status = 0;
+        if let Some(running) = clock.running() {
+            status |= clock::STATUS_RUNNING;
+            // The lever is high on the side that pressed last: the side not running.
+            if running == left {
+                status |= clock::STATUS_RIGHT_HIGH;
             }
-        })?;
-        tracing::info!("serving a DGT board at {}", path.display());
-        Ok(DgtEmulation { link, shown: placement })
+        }
+        self.link.set_clock(Some(ClockTimes { left: face(left), right: face(right), status }));
     }
 
     /// The position as the game knows it, a piece in the hand off the
@@ -60,4 +68,30 @@ fn placement(session: &Session) -> Placement {
     let board = session.game().position().board();
     let in_air: Bitboard = board.occupied() & !session.occupancy();
     shown(board, in_air)
+}
+
+/// Milliseconds left as a DGT clock face shows them (at most 9:59:59).
+fn hms(ms: i64) -> Hms {
+    let s = (ms.max(0) / 1000).min(9 * 3600 + 59 * 60 + 59);
+    Hms { h: (s / 3600) as u8, m: (s / 60 % 60) as u8, s: (s % 60) as u8 }
+}
+
+/// What happens on the line; the readiness line is logged once it is open.
+/// Clients' clock commands are acknowledged by the emulator and logged
+/// here: tactus runs the clock itself. Ends when the link is dropped.
+fn log_events(path: &Path, events: std::sync::mpsc::Receiver<EmulatorEvent>) {
+    for event in events {
+        match event {
+            EmulatorEvent::Opened => tracing::info!("dgt-emulate: serving a DGT board at {}", path.display()),
+            EmulatorEvent::Closed { reason } => {
+                tracing::warn!("dgt-emulate {}: the line is gone ({reason}); trying again", path.display())
+            }
+            EmulatorEvent::Clock(request) => {
+                tracing::info!("dgt-emulate {}: the client asks the clock: {request:?}", path.display())
+            }
+            EmulatorEvent::Garbage(g) => {
+                tracing::warn!("dgt-emulate {}: {} bytes that were no command", path.display(), g.bytes.len())
+            }
+        }
+    }
 }

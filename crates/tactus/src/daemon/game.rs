@@ -508,6 +508,7 @@ impl GameTask {
         self.show_clock();
         if let Some(dgt) = &mut self.out.dgt {
             dgt.show(&self.session);
+            dgt.show_clock(&self.session, self.last_t);
         }
         self.mate.ask(&self.session);
         Ok(())

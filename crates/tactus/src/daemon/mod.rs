@@ -328,7 +328,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         }
     };
     if let Some(path) = &cfg.board.dgt_emulate {
-        match dgt::DgtEmulation::start(path, opened.session()) {
+        match dgt::DgtEmulation::start(path, opened.session(), cfg.clock.white == config::ClockSide::Left) {
             Ok(d) => out.dgt = Some(d),
             Err(e) => {
                 let time = GameTime { start: Instant::now(), base: opened.last_t(), speed };
