@@ -305,6 +305,27 @@ export interface MovesToControlEvent extends At {
   black: ToControl;
 }
 
+/** The engine chose its move: the player carries it out in these steps. */
+export interface OpponentMoveEvent extends At, MoveInfo {
+  event: 'opponent_move';
+  steps: Fix[];
+}
+
+/** What went wrong while the engine's move was carried out. */
+export type Slip =
+  | { problem: 'not_that_one'; sq: Square; piece: Piece; instead?: Fix }
+  | { problem: 'misplaced'; sq: Square; piece?: Piece; belongs?: Square }
+  | { problem: 'missing'; sq: Square; piece: Piece }
+  | { problem: 'other_move'; san: string; uci: string };
+
+/** The engine's move carried out wrongly: what is wrong, and the fix. */
+export interface OpponentFixEvent extends At {
+  event: 'opponent_fix';
+  ply: number;
+  slip: Slip;
+  fix: Fix[];
+}
+
 export type CoreEvent =
   | StartEvent
   | TouchEvent
@@ -333,7 +354,9 @@ export type CoreEvent =
   | RankEvent
   | FileEvent
   | SquareEvent
-  | MovesToControlEvent;
+  | MovesToControlEvent
+  | OpponentMoveEvent
+  | OpponentFixEvent;
 
 /** What the arbiter's record of a board keeps (`irregularities` in the API). */
 export type Ruling = IrregularityEvent | PenaltyEvent | ClaimableEvent | ObservationEvent;

@@ -3,7 +3,7 @@
 // fetch, then apply the updates whose `seq` is newer than the board's.
 import type { ArbiterNote, ArbiterUpdate, BoardData, BoardUpdate, HallData, MatchScore, ResetUpdate, Spoken, SpokenUpdate, Trust } from './api';
 import { $ } from './dom';
-import type { CoreEvent } from './events';
+import type { CoreEvent, Fix, Slip } from './events';
 import { type Changed, Game, reasonText, resultText, rulingText } from './model';
 import type { EndReason, GameResult } from './events';
 
@@ -111,6 +111,39 @@ function ended(result: GameResult, reason: EndReason, undetermined = false): Des
   };
 }
 
+const PIECE_NAMES: Record<string, string> = { k: 'king', q: 'queen', r: 'rook', b: 'bishop', n: 'knight', p: 'pawn' };
+
+/** "white knight" from a FEN letter. */
+function pieceName(p: string | undefined): string {
+  if (!p) return 'unknown piece';
+  const side = p === p.toUpperCase() ? 'white' : 'black';
+  return `${side} ${PIECE_NAMES[p.toLowerCase()] ?? 'piece'}`;
+}
+
+/** One step on the board: a piece moved, put on, or taken off. */
+function stepText(f: Fix): string {
+  const piece = pieceName(f.piece);
+  if (f.from && f.to) return `${piece} ${f.from} to ${f.to}`;
+  if (f.to) return `${piece} on ${f.to}`;
+  if (f.from) return `${piece} off ${f.from}`;
+  return piece;
+}
+
+function slipText(s: Slip): string {
+  switch (s.problem) {
+    case 'not_that_one':
+      return `The ${pieceName(s.piece)} lifted from ${s.sq} is not part of the move.`;
+    case 'misplaced':
+      return s.belongs
+        ? `The ${pieceName(s.piece)} on ${s.sq} belongs on ${s.belongs}.`
+        : `The ${pieceName(s.piece)} on ${s.sq} belongs off the board.`;
+    case 'missing':
+      return `The ${pieceName(s.piece)} is missing from ${s.sq}.`;
+    case 'other_move':
+      return `The board shows ${s.san}, not the engine's move.`;
+  }
+}
+
 /** Plain-English title and text of an event that an arbiter should see. */
 export function describe(ev: CoreEvent): Described | null {
   switch (ev.event) {
@@ -146,6 +179,20 @@ export function describe(ev: CoreEvent): Described | null {
         severity: 'warn',
         title: 'Ambiguous move',
         text: `Recorded ${ev.chosen}; could also be ${ev.candidates.join(', ')} (ply ${ev.ply}).`,
+      };
+    case 'opponent_move':
+      return {
+        kind: 'note',
+        severity: 'info',
+        title: `Engine plays ${ev.san}`,
+        text: `From ${ev.from}: ${ev.steps.map(stepText).join('; then ')}.`,
+      };
+    case 'opponent_fix':
+      return {
+        kind: 'note',
+        severity: 'warn',
+        title: "Engine's move carried out wrongly",
+        text: `${slipText(ev.slip)}${ev.fix.length ? ` Fix: ${ev.fix.map(stepText).join('; ')}.` : ''}`,
       };
     case 'sensor_fault':
       return {

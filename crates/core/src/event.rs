@@ -179,6 +179,42 @@ pub struct Fix {
     pub to: Option<Square>,
 }
 
+/// What went wrong while the engine's move was carried out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "problem", rename_all = "snake_case")]
+pub enum Slip {
+    /// A piece that is not part of the move was lifted from `sq` and is
+    /// still in the hand: "not that one"; `instead`, the step expected.
+    NotThatOne {
+        #[serde(with = "serde_chess::square")]
+        sq: Square,
+        #[serde(with = "serde_chess::piece")]
+        piece: Piece,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        instead: Option<Fix>,
+    },
+    /// A piece stands on `sq` where it does not belong: it belongs on
+    /// `belongs`, or off the board. `piece` is unknown for a piece put on
+    /// from outside the board.
+    Misplaced {
+        #[serde(with = "serde_chess::square")]
+        sq: Square,
+        #[serde(with = "serde_chess::opt_piece", default, skip_serializing_if = "Option::is_none")]
+        piece: Option<Piece>,
+        #[serde(with = "serde_chess::opt_square", default, skip_serializing_if = "Option::is_none")]
+        belongs: Option<Square>,
+    },
+    /// `sq` should hold `piece` and is empty.
+    Missing {
+        #[serde(with = "serde_chess::square")]
+        sq: Square,
+        #[serde(with = "serde_chess::piece")]
+        piece: Piece,
+    },
+    /// The board shows another legal move of the engine's side, refused.
+    OtherMove { san: String, uci: String },
+}
+
 /// Why a ruling was made, as data a voice can phrase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -384,6 +420,22 @@ pub enum EventKind {
     },
     /// The board matches the game again.
     BoardOk,
+    /// The engine chose its move: the player carries it out on the board in
+    /// these `steps` (a captured piece off first, castling king then rook, a
+    /// promotion's new piece on). It completes when the board shows it,
+    /// without a press.
+    OpponentMove {
+        #[serde(flatten)]
+        mv: MoveInfo,
+        steps: Vec<Fix>,
+    },
+    /// The engine's move is being carried out wrongly: what is wrong, and
+    /// every step that brings the board to the position after the move.
+    OpponentFix {
+        ply: u32,
+        slip: Slip,
+        fix: Vec<Fix>,
+    },
     /// A sensor reads against the game while the rest of the board shows
     /// what happened: it is taken to be stuck (`reading`: what it reads) and
     /// the game goes on as if it showed the game's position, until it changes.

@@ -6,6 +6,7 @@
 mod debounce;
 pub mod event;
 pub mod game;
+pub mod guide;
 pub mod pgn;
 pub mod policy;
 pub mod query;
@@ -16,7 +17,7 @@ mod session;
 
 pub use event::{
     Article, Attempt, CastleSide, ClaimKind, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, Ms, Placed,
-    Reason, ToControl,
+    Reason, Slip, ToControl,
 };
 pub use policy::{MateSearch, Policy, Supervision};
 pub use session::{MateQuestion, Session, StartError, search_mate};

@@ -38,6 +38,12 @@ pub struct Policy {
     pub time_warnings: Vec<Ms>,
     /// Where the full search for who can still mate runs (5.2.2, 6.9, 7.5.5).
     pub mate_search: MateSearch,
+    /// The side a UCI engine plays, its moves completed when the board shows
+    /// them (`Input::Opponent`).
+    pub engine: Option<shakmaty::Color>,
+    /// A different legal move made for the engine's side is the player's
+    /// override, not a slip to fix.
+    pub engine_override: bool,
 }
 
 /// Where the full mate search runs.
@@ -64,6 +70,8 @@ impl Policy {
         if let Some(ms) = header.press_grace_ms {
             self.press_grace_ms = ms;
         }
+        self.engine = header.engine;
+        self.engine_override = header.engine_override;
         if header.mate_search.as_deref() == Some("asked") {
             self.mate_search = MateSearch::Asked;
         }
@@ -81,6 +89,8 @@ impl Policy {
         header.settle_ms = Some(self.settle_ms);
         header.press_grace_ms = Some(self.press_grace_ms);
         header.mate_search = (self.mate_search == MateSearch::Asked).then(|| "asked".to_string());
+        header.engine = self.engine;
+        header.engine_override = self.engine_override;
         header.supervision = Some(
             match self.supervision {
                 Supervision::Arbiter => "arbiter",
@@ -102,6 +112,8 @@ impl Default for Policy {
             supervision: Supervision::Arbiter,
             time_warnings: Vec::new(),
             mate_search: MateSearch::Inline,
+            engine: None,
+            engine_override: false,
         }
     }
 }

@@ -10,8 +10,6 @@
 //! - [`book`]: Polyglot opening books.
 //! - [`conduct`]: resigning and draw offers by the engine's score.
 //! - [`Opponent`]: all of it together, restarting a crashed or hung engine.
-//! - [`guide`]: guidance for carrying out the engine's move on an
-//!   occupancy-only board (pure).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), tactus_engine::OpponentError> {
@@ -29,7 +27,6 @@
 pub mod book;
 pub mod conduct;
 mod engine;
-pub mod guide;
 pub mod level;
 mod line;
 mod opponent;

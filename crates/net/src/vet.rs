@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use tactus_core::{Event, EventKind};
+use tactus_core::{Event, EventKind, Slip};
 
 use crate::feed::{BoardFeed, Change, Clocks, FeedMove, SPOKEN_KEPT, Spoken, Tags, clean, fen_of, parse_position};
 
@@ -140,6 +140,27 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
                 return Err("a board mismatch larger than the board".into());
             }
             EventKind::BoardMismatch { missing, extra, fix }
+        }
+        EventKind::OpponentMove { mut mv, steps } => {
+            uci(&mv.uci)?;
+            mv.san = clean(&mv.san, 32);
+            if steps.len() > 8 {
+                return Err("an engine move of more steps than any move has".into());
+            }
+            EventKind::OpponentMove { mv, steps }
+        }
+        EventKind::OpponentFix { ply, slip, fix } => {
+            if fix.len() > 128 {
+                return Err("a fix larger than the board".into());
+            }
+            let slip = match slip {
+                Slip::OtherMove { san, uci: u } => {
+                    uci(&u)?;
+                    Slip::OtherMove { san: clean(&san, 32), uci: u }
+                }
+                slip => slip,
+            };
+            EventKind::OpponentFix { ply, slip, fix }
         }
         EventKind::ClockSet { white_ms, black_ms } => {
             EventKind::ClockSet { white_ms: clock("white_ms", white_ms)?, black_ms: clock("black_ms", black_ms)? }

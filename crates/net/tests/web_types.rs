@@ -17,7 +17,7 @@ use common::{Events, get, played, request};
 use shakmaty::{Color, File, Piece, Rank, Role, Square};
 use tactus_core::{
     Article, Attempt, CastleSide, ClaimKind, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, Placed, Reason,
-    ToControl,
+    Slip, ToControl,
 };
 use tactus_net::{AppState, BoardFeed, Hall, HomeAway, SharedHall, Tags, Team, TeamMatch, serve};
 use tactus_sim::Profile;
@@ -59,6 +59,8 @@ fn kind_name(k: &EventKind) -> &'static str {
         EventKind::OnFile { .. } => "file",
         EventKind::OnSquare { .. } => "square",
         EventKind::MovesToControl { .. } => "moves_to_control",
+        EventKind::OpponentMove { .. } => "opponent_move",
+        EventKind::OpponentFix { .. } => "opponent_fix",
     }
 }
 
@@ -169,6 +171,27 @@ fn every_kind() -> Vec<Event> {
             EventKind::MovesToControl {
                 white: ToControl { moves: 20, left: full.then_some(20), added_ms: full.then_some(1_800_000) },
                 black: ToControl { moves: 19, left: None, added_ms: None },
+            },
+            EventKind::OpponentMove { mv: mv(full), steps: vec![fix(true), fix(false)] },
+            EventKind::OpponentFix {
+                ply: 8,
+                slip: Slip::NotThatOne { sq: Square::B8, piece: placed.piece, instead: full.then_some(fix(true)) },
+                fix: vec![fix(full)],
+            },
+            EventKind::OpponentFix {
+                ply: 8,
+                slip: Slip::Misplaced {
+                    sq: Square::G6,
+                    piece: full.then_some(placed.piece),
+                    belongs: full.then_some(Square::F6),
+                },
+                fix: Vec::new(),
+            },
+            EventKind::OpponentFix { ply: 8, slip: Slip::Missing { sq: Square::F6, piece: placed.piece }, fix: vec![] },
+            EventKind::OpponentFix {
+                ply: 8,
+                slip: Slip::OtherMove { san: "Nc6".into(), uci: "b8c6".into() },
+                fix: vec![fix(true)],
             },
         ]);
     }

@@ -38,7 +38,7 @@ impl Kind {
         match kind {
             EventKind::Move { .. } | EventKind::Withdrawn { .. } => Kind::Move,
             EventKind::Touch { .. } => Kind::Touch,
-            EventKind::BoardMismatch { .. } | EventKind::BoardOk => Kind::Board,
+            EventKind::BoardMismatch { .. } | EventKind::BoardOk | EventKind::OpponentFix { .. } => Kind::Board,
             EventKind::Time { .. } => Kind::Clock,
             EventKind::TimeWarning { side, .. } => Kind::Warning(*side),
             EventKind::Position { .. }

@@ -15,7 +15,7 @@ use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Rank, Role, Square};
 use tactus_core::{
-    Article, ClaimKind, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, Placed, Reason, ToControl,
+    Article, ClaimKind, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, Placed, Reason, Slip, ToControl,
 };
 
 use crate::lang::{Case, Gender, Lexicon, Persons, fill, lexicon, side_index};
@@ -194,6 +194,81 @@ impl Words {
             )),
             EventKind::OnSquare { sq, piece: None } => one(fill(lex.square_empty, &[("square", &self.square(*sq))])),
             EventKind::MovesToControl { white, black } => one(self.moves_to_control(*white, *black, scene)),
+            EventKind::OpponentMove { mv, steps } => one(self.opponent_move(mv, steps)),
+            EventKind::OpponentFix { slip, fix, .. } => one(self.slip(slip, fix)),
+        }
+    }
+
+    /// "The engine plays knight f6, from g8." — and, for a move of more than
+    /// one step, every step in order.
+    fn opponent_move(&self, mv: &MoveInfo, steps: &[Fix]) -> String {
+        let lex = self.lex;
+        let said = fill(lex.opponent_move, &[("move", &self.move_text(mv)), ("from", &self.square(mv.from))]);
+        if steps.len() < 2 {
+            return said;
+        }
+        let list: Vec<String> = steps.iter().filter_map(|f| self.step(f)).collect();
+        format!("{said} {}.", sentence(&list.join(lex.then)))
+    }
+
+    /// One step of carrying out the engine's move.
+    fn step(&self, f: &Fix) -> Option<String> {
+        let lex = self.lex;
+        let template = match (f.from, f.to) {
+            (Some(_), Some(_)) => lex.step_move,
+            (None, Some(_)) => lex.step_put,
+            (Some(_), None) => lex.step_remove,
+            (None, None) => return None,
+        };
+        let mut blanks: Vec<(&str, String)> = self.piece_or_generic(f.piece).into();
+        blanks.extend(f.from.map(|s| ("from", self.square(s))));
+        blanks.extend(f.to.map(|s| ("to", self.square(s))));
+        let all: Vec<(&str, &str)> = blanks.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        Some(fill(template, &all))
+    }
+
+    /// What went wrong carrying out the engine's move, and how to fix it.
+    fn slip(&self, slip: &Slip, fix: &[Fix]) -> String {
+        let lex = self.lex;
+        let with = |template: &str, piece: Option<Piece>, squares: &[(&str, Square)]| {
+            let mut blanks: Vec<(&str, String)> = self.piece_or_generic(piece).into();
+            blanks.extend(squares.iter().map(|(k, sq)| (*k, self.square(*sq))));
+            let all: Vec<(&str, &str)> = blanks.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            sentence(&fill(template, &all))
+        };
+        match slip {
+            Slip::NotThatOne { sq, piece, instead } => {
+                let mut out = with(lex.not_that_one, Some(*piece), &[("sq", *sq)]);
+                if let Some(step) = instead.as_ref().and_then(|f| self.step(f)) {
+                    out = format!("{out} {}", fill(lex.instead, &[("step", &step)]));
+                }
+                out
+            }
+            Slip::Misplaced { sq, piece, belongs: Some(to) } => {
+                with(lex.misplaced, *piece, &[("sq", *sq), ("belongs", *to)])
+            }
+            Slip::Misplaced { sq, piece, belongs: None } => with(lex.misplaced_off, *piece, &[("sq", *sq)]),
+            Slip::Missing { sq, piece } => with(lex.missing_piece, Some(*piece), &[("sq", *sq)]),
+            Slip::OtherMove { san, .. } => {
+                let out = fill(lex.other_move, &[("move", &self.san(san))]);
+                match self.fixes(fix) {
+                    Some(fixes) => format!("{out} {}.", sentence(&fixes)),
+                    None => out,
+                }
+            }
+        }
+    }
+
+    /// The blanks for a piece, or for "the piece" when it is not known.
+    fn piece_or_generic(&self, piece: Option<Piece>) -> [(&'static str, String); 4] {
+        match piece {
+            Some(p) => self.piece_blanks(p, false),
+            None => [
+                ("piece", self.lex.generic[0].to_owned()),
+                ("piece_acc", self.lex.generic[1].to_owned()),
+                ("piece_gen", self.lex.generic[2].to_owned()),
+                ("the_piece", format!("{}{}", self.lex.the[1], self.lex.generic[1])),
+            ],
         }
     }
 

@@ -8,6 +8,7 @@ use std::fmt;
 use std::io::{self, BufRead, Write};
 
 use serde::Deserialize;
+use shakmaty::uci::UciMove;
 use shakmaty::{Color, File, Rank, Role, Square};
 
 /// Milliseconds since the start of the trace.
@@ -57,6 +58,12 @@ pub struct Header {
     /// game loop and journaled each answer as a `verdict` input; a replay
     /// takes those answers. Absent: the core searches when asked.
     pub mate_search: Option<String>,
+    /// The side a UCI engine plays: its moves come as `opponent` inputs and
+    /// are completed when the board shows them, without a press.
+    pub engine: Option<Color>,
+    /// A different legal move made for the engine's side is taken as the
+    /// player's override instead of being refused with a fix.
+    pub engine_override: bool,
 }
 
 /// What happened at one instant.
@@ -102,6 +109,10 @@ pub enum Input {
     /// 7.5.5). The daemon searches off the game loop and journals the
     /// answer, so a replay rules as the live game did.
     Verdict { ply: u32, side: Color, verdict: MateVerdict },
+    /// The engine's choice for ply `ply` (the header's `engine` side), to
+    /// be carried out on the board. Journaled, so a game against the engine
+    /// replays exactly.
+    Opponent { ply: u32, uci: UciMove },
 }
 
 /// The words a trace (and the arbiter's page) spells these values with,
@@ -314,6 +325,8 @@ struct RawHeader {
     settle_ms: Option<Ms>,
     press_grace_ms: Option<Ms>,
     mate_search: Option<String>,
+    engine: Option<String>,
+    engine_override: Option<bool>,
 }
 
 /// Every field any line kind uses; unknown fields are ignored (the spec's
@@ -350,6 +363,8 @@ struct RawLine<'a> {
     #[serde(borrow)]
     verdict: Option<Cow<'a, str>>,
     ply: Option<serde_json::Number>,
+    #[serde(borrow)]
+    uci: Option<Cow<'a, str>>,
     white_ms: Option<serde_json::Number>,
     black_ms: Option<serde_json::Number>,
     white_moves: Option<serde_json::Number>,
@@ -399,6 +414,11 @@ pub fn parse_header(text: &str) -> Result<Header, TraceError> {
         settle_ms: raw.settle_ms,
         press_grace_ms: raw.press_grace_ms,
         mate_search: raw.mate_search,
+        engine: match raw.engine.as_deref() {
+            None => None,
+            Some(side) => Some(color(1, "engine", side)?),
+        },
+        engine_override: raw.engine_override.unwrap_or(false),
     })
 }
 
@@ -559,16 +579,25 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
         }
         "request" => Input::Request(parse_request(line, raw)?),
         "verdict" => Input::Verdict {
-            ply: match raw.ply.as_ref().map(|n| n.as_u64().and_then(|v| u32::try_from(v).ok())) {
-                Some(Some(ply)) => ply,
-                Some(None) => return err(line, "ply must be a whole number of half-moves ≥ 0"),
-                None => return err(line, "missing ply"),
-            },
+            ply: ply(line, raw)?,
             side: color(line, "side", need(line, "side", &raw.side)?)?,
             verdict: need(line, "verdict", &raw.verdict)?.parse().or_else(|e| err(line, e))?,
         },
+        "opponent" => {
+            let text = need(line, "uci", &raw.uci)?;
+            let uci = text.parse().or_else(|_| err(line, format!("uci {text:?} is not a move in UCI notation")))?;
+            Input::Opponent { ply: ply(line, raw)?, uci }
+        }
         other => return err(line, format!("unknown input {other:?}")),
     })
+}
+
+fn ply(line: usize, raw: &RawLine) -> Result<u32, TraceError> {
+    match raw.ply.as_ref().map(|n| n.as_u64().and_then(|v| u32::try_from(v).ok())) {
+        Some(Some(ply)) => Ok(ply),
+        Some(None) => err(line, "ply must be a whole number of half-moves ≥ 0"),
+        None => err(line, "missing ply"),
+    }
 }
 
 /// A question: `what` (default `time`) and what the kind needs.
@@ -725,6 +754,12 @@ impl<W: Write> TraceWriter<W> {
                 obj.insert(k.into(), v.clone().into());
             }
         }
+        if let Some(side) = h.engine {
+            obj.insert("engine".into(), side_str(side).into());
+        }
+        if h.engine_override {
+            obj.insert("engine_override".into(), true.into());
+        }
         for (k, v) in [("debounce_ms", h.debounce_ms), ("settle_ms", h.settle_ms), ("press_grace_ms", h.press_grace_ms)]
         {
             if let Some(v) = v {
@@ -802,6 +837,9 @@ pub fn format_entry(s: &mut String, e: &Entry) {
                 side_str(side),
                 verdict.as_str()
             ),
+            Input::Opponent { ply, uci } => {
+                write!(s, r#"{{"t": {t}, "input": "opponent", "ply": {ply}, "uci": "{uci}"}}"#)
+            }
             Input::Request(r) => {
                 let _ = write!(s, r#"{{"t": {t}, "input": "request", "what": "{}""#, r.as_str());
                 match r {

@@ -108,7 +108,7 @@ fn arb_record() -> impl Strategy<Value = Record> {
     let sq = (0u32..64).prop_map(|i| Square::new(i));
     let side = prop_oneof![Just(Color::White), Just(Color::Black)];
     prop_oneof![
-        (sq, any::<bool>()).prop_map(|(sq, on)| Record::Edge { sq, on }),
+        (sq.clone(), any::<bool>()).prop_map(|(sq, on)| Record::Edge { sq, on }),
         side.clone().prop_map(Record::Clock),
         prop_oneof![Just(Role::Queen), Just(Role::Rook), Just(Role::Bishop), Just(Role::Knight)]
             .prop_map(|r| Record::Input(Input::Promote(r))),
@@ -125,6 +125,16 @@ fn arb_record() -> impl Strategy<Value = Record> {
         arb_request().prop_map(|r| Record::Input(Input::Request(r))),
         (any::<u32>(), side.clone(), proptest::sample::select(MateVerdict::ALL))
             .prop_map(|(ply, side, verdict)| Record::Input(Input::Verdict { ply, side, verdict })),
+        (
+            any::<u32>(),
+            sq.clone(),
+            sq.clone(),
+            proptest::option::of(prop_oneof![Just(Role::Queen), Just(Role::Knight)])
+        )
+            .prop_map(|(ply, from, to, promotion)| Record::Input(Input::Opponent {
+                ply,
+                uci: shakmaty::uci::UciMove::Normal { from, to, promotion }
+            })),
         (
             prop_oneof![Just(GameResult::WhiteWins), Just(GameResult::BlackWins), Just(GameResult::Draw)],
             prop_oneof![
@@ -170,6 +180,8 @@ proptest! {
             supervision: fen.then(|| "unsupervised".to_string()),
             debounce_ms: Some(12),
             press_grace_ms: fen.then_some(250),
+            engine: fen.then_some(Color::Black),
+            engine_override: fen,
             ..Header::default()
         };
         let mut t = 0;

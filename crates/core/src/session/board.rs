@@ -98,6 +98,9 @@ impl Session {
                 self.report_board_ok(c.t);
             }
             Phase::Restoring => {}
+            // The player's hands carry out the engine's move: followed by
+            // the guide, bound by no touch rule.
+            Phase::Carrying(_) => self.follow_carrying(c.sq, c.on),
             _ => {
                 if let Some(touch) = touch {
                     let ply = self.ply_ahead(touch.ahead);
@@ -151,6 +154,10 @@ impl Session {
         let shown = self.watch.shown();
         if shown != Shown::Hands {
             self.watch.held_still();
+        }
+        if self.carrying() {
+            self.carry_on(t, false);
+            return;
         }
         match shown {
             Shown::Hands => {}
@@ -215,6 +222,11 @@ impl Session {
     /// none belong (or still wrong after an illegal move), is reported after
     /// a while; a board that agrees again is said to.
     pub(super) fn check_board(&mut self, t: Ms) {
+        if self.carrying() {
+            // Measured against the engine's move instead (`opponent`).
+            self.check.due = None;
+            return;
+        }
         let board = self.board();
         let shown = self.watch.shown();
         let reference = self.watch.deepest().position().board().occupied();

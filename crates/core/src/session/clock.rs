@@ -89,7 +89,10 @@ impl Session {
                 self.emit(t, EventKind::Paused);
             }
             Input::Resume => {
-                if let Some(c) = &mut self.clock {
+                // While the engine's move is carried out both clocks stand.
+                if !self.carrying()
+                    && let Some(c) = &mut self.clock
+                {
                     c.resume(t);
                 }
                 self.emit(t, EventKind::Resumed);
@@ -122,7 +125,8 @@ impl Session {
             | Input::Claim { .. }
             | Input::Result { .. }
             | Input::Request(_)
-            | Input::Verdict { .. } => {}
+            | Input::Verdict { .. }
+            | Input::Opponent { .. } => {}
         }
     }
 

@@ -27,6 +27,7 @@
 //!   ┌───────────┐ ◀──────────────────────────────────────────────────────────────────────┘
 //!   │ Restoring │  board back to the position
 //!   └───────────┘
+//!   engine on move: its choice (Input::Opponent) ──▶ Carrying ── board holds still on it ──▶ completed
 //!   any phase ── mate, stalemate, dead position, flag, 7.5.5, result, end of record ──▶ Over
 //! ```
 //!
@@ -39,6 +40,7 @@ mod claims;
 mod clock;
 mod illegal;
 mod mate;
+mod opponent;
 mod press;
 mod touch;
 mod watch;
@@ -80,6 +82,10 @@ enum Phase {
     /// whether the opponent can mate waits for the full search (`mate`):
     /// the clocks are stopped and only the answer (or the arbiter) counts.
     Judging,
+    /// The engine on move has chosen (`opponent`): the player carries its
+    /// move out on the board, both clocks stopped; it completes when the
+    /// board shows it.
+    Carrying(Box<opponent::Carrying>),
     /// The game ended, or the recording stopped: later inputs change nothing.
     Over,
 }
@@ -280,7 +286,10 @@ impl Session {
             Record::Input(input) => {
                 // What changes the clock or ends the game settles a waiting
                 // press first; the selector and questions do not.
-                if !matches!(input, Input::Promote(_) | Input::Request(_) | Input::Verdict { .. }) {
+                if !matches!(
+                    input,
+                    Input::Promote(_) | Input::Request(_) | Input::Verdict { .. } | Input::Opponent { .. }
+                ) {
                     self.resolve_press(t, true);
                 }
                 if !self.finished() {
@@ -339,8 +348,10 @@ impl Session {
             }
             Input::Claim { side, claim } => self.on_claim(t, side, claim),
             Input::Result { result, reason } => self.on_result(t, result, reason),
+            Input::Request(tactus_trace::Request::LastMove) if self.carrying() => self.repeat_opponent_move(t),
             Input::Request(what) => self.on_request(t, what),
             Input::Verdict { ply, side, verdict } => self.on_verdict(t, ply, side, verdict),
+            Input::Opponent { ply, uci } => self.on_opponent(t, ply, uci),
             Input::Pause
             | Input::Resume
             | Input::SetClock { .. }

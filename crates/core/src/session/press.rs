@@ -45,6 +45,9 @@ enum Verdict {
 
 impl Session {
     pub(super) fn on_press(&mut self, t: Ms, side: Color) {
+        if self.engine_on_move() {
+            return; // the engine's move completes when the board shows it
+        }
         if let Phase::Pressed(p) = &self.phase {
             if p.side == side {
                 return; // a clock already stopped, pressed again
@@ -190,9 +193,13 @@ impl Session {
             candidates.extend(others.iter().map(|m| self.game.describe(*m).san));
             self.emit(t, EventKind::Ambiguous { ply, candidates, chosen });
         }
-        let rulings = self.touch_rulings(mv, &seen);
-        for placed in self.displaced(mv, &seen, board) {
-            self.emit(t, EventKind::Displaced { sq: placed.sq, piece: placed.piece, ply });
+        // The player's hands carried out the engine's move: nothing to rule.
+        let carried = self.carrying();
+        let rulings = if carried { Vec::new() } else { self.touch_rulings(mv, &seen) };
+        if !carried {
+            for placed in self.displaced(mv, &seen, board) {
+                self.emit(t, EventKind::Displaced { sq: placed.sq, piece: placed.piece, ply });
+            }
         }
         let (clock_ms, opponent_ms) = self.take_press(t, side);
         self.claimable = None;

@@ -173,6 +173,27 @@ pub(crate) struct Lexicon {
     pub missing: &'static str,
     pub extra: &'static str,
     pub board_ok: &'static str,
+
+    /// The engine's move: `{move}`, `{from}` (the square its piece stands on).
+    pub opponent_move: &'static str,
+    /// Steps of a move carried out for the engine, as `fix_*`.
+    pub step_move: &'static str,
+    pub step_put: &'static str,
+    pub step_remove: &'static str,
+    /// Joins the steps: "; then ".
+    pub then: &'static str,
+    /// A piece not of the engine's move lifted: `{piece}`…, `{sq}`.
+    pub not_that_one: &'static str,
+    /// What to do instead: `{step}`.
+    pub instead: &'static str,
+    /// A piece on a wrong square: `{piece}`…, `{sq}`, `{belongs}`.
+    pub misplaced: &'static str,
+    /// A piece that must come off the board: `{piece}`…, `{sq}`.
+    pub misplaced_off: &'static str,
+    /// A square left empty: `{piece}`…, `{sq}`.
+    pub missing_piece: &'static str,
+    /// Another legal move than the engine's: `{move}`.
+    pub other_move: &'static str,
     /// `{square}`: a sensor taken to be stuck, and believed again.
     pub sensor_fault: &'static str,
     pub sensor_ok: &'static str,

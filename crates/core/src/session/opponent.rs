@@ -1,0 +1,194 @@
+//! The engine's ply (an engine hosted by the daemon plays one side): its
+//! choice arrives as `Input::Opponent`; the engine's clock stops there; the
+//! player carries the move out on the board, guided step by step, and the
+//! move completes the moment the board holds still on it — no press, and no
+//! ruling against anyone for how the engine's pieces were handled. A
+//! different legal move is refused with the fix, or taken as the player's
+//! override when the policy says so.
+
+use shakmaty::uci::UciMove;
+use shakmaty::{Move, Position};
+
+use super::watch::Shown;
+use super::{Phase, Session};
+use crate::event::{EventKind, Fix, Ms, Slip};
+use crate::guide::{Execution, Fault, Guidance, Step};
+use crate::recognise;
+
+/// The engine's move, chosen and being carried out on the board.
+#[derive(Debug, Clone)]
+pub(super) struct Carrying {
+    mv: Move,
+    exec: Execution,
+    /// The move's steps as told at the choice.
+    steps: Vec<Fix>,
+    /// The slip told last, so a board that stays wrong is told once.
+    told: Option<Slip>,
+}
+
+impl Session {
+    /// Whether the engine is on move: presses count for nothing then.
+    pub(super) fn engine_on_move(&self) -> bool {
+        self.policy.engine == Some(self.game.turn())
+    }
+
+    pub(super) fn carrying(&self) -> bool {
+        matches!(self.phase, Phase::Carrying(_))
+    }
+
+    /// The engine's choice for ply `ply`. A choice for another ply (taken
+    /// back, or stale) or not legal here changes nothing.
+    pub(super) fn on_opponent(&mut self, t: Ms, ply: u32, uci: UciMove) {
+        if !self.engine_on_move() || ply != self.game.ply() || !matches!(self.phase, Phase::Open) {
+            return;
+        }
+        let Ok(mv) = uci.to_move(self.game.position()) else { return };
+        let Ok(exec) = Execution::new(self.game.position(), mv) else { return };
+        // The engine's time stops at its choice; the player's starts when
+        // the move stands on the board.
+        if let Some(clock) = &mut self.clock {
+            clock.pause(t);
+        }
+        if let Some(role) = mv.promotion() {
+            self.watch.select_promotion(role);
+        }
+        let steps = fixes(&exec.steps());
+        let info = self.game.describe(mv);
+        self.emit(t, EventKind::OpponentMove { mv: info, steps: steps.clone() });
+        let mut carrying = Carrying { mv, exec, steps: steps.clone(), told: None };
+        // Hands may already be at work on the board.
+        carrying.exec.observe(self.board());
+        self.phase = Phase::Carrying(Box::new(carrying));
+        self.check.due = None;
+        self.reread(t);
+        self.carry_on(t, false);
+    }
+
+    /// A debounced square change while the move is carried out.
+    pub(super) fn follow_carrying(&mut self, sq: shakmaty::Square, on: bool) {
+        if let Phase::Carrying(c) = &mut self.phase {
+            if on {
+                c.exec.place(sq);
+            } else {
+                c.exec.lift(sq);
+            }
+        }
+    }
+
+    /// The board held still (or the choice just came, or the player asked):
+    /// completes the engine's move if the board shows it, else tells what
+    /// is wrong — once, or again when `asked`.
+    pub(super) fn carry_on(&mut self, t: Ms, asked: bool) {
+        let Phase::Carrying(c) = &self.phase else { return };
+        let still = self.settle_at.is_none() && self.sensors.idle();
+        let chosen = c.mv;
+        match self.watch.shown() {
+            Shown::Moves(moves) if still && moves[0] == chosen => return self.complete_carried(t, moves.len()),
+            Shown::Moves(moves) if still && self.policy.engine_override => {
+                return self.complete_carried(t, moves.len());
+            }
+            _ => {}
+        }
+        let slip = match c.exec.guidance() {
+            Guidance::Done | Guidance::Next(_) => None,
+            Guidance::Fix(fault) => Some(slip_of(fault, &c.steps)),
+            Guidance::OtherMove { played } => {
+                let info = self.game.describe(played);
+                Some(Slip::OtherMove { san: info.san, uci: info.uci })
+            }
+        };
+        let slip = match (slip, self.watch.shown()) {
+            // The board shows another legal move although the hands' order
+            // was not followed (a piece slid): still a different move.
+            (None, Shown::Moves(moves)) if still && moves[0] != chosen => {
+                let info = self.game.describe(moves[0]);
+                Some(Slip::OtherMove { san: info.san, uci: info.uci })
+            }
+            (slip, _) => slip,
+        };
+        let Phase::Carrying(c) = &mut self.phase else { return };
+        let Some(slip) = slip else {
+            c.told = None;
+            return;
+        };
+        if !still || (!asked && c.told.as_ref() == Some(&slip)) {
+            return;
+        }
+        c.told = Some(slip.clone());
+        let mut after = self.game.position().clone();
+        after.play_unchecked(chosen);
+        let (_, _, fix) = recognise::board_fix(after.board(), self.board());
+        let ply = self.game.ply();
+        self.emit(t, EventKind::OpponentFix { ply, slip, fix });
+    }
+
+    /// The board shows a move of the engine's side: the engine's clock runs
+    /// again for the instant of the completion, which hands over to the
+    /// player. `levels`: how many plies the board shows.
+    fn complete_carried(&mut self, t: Ms, levels: usize) {
+        let completion = if levels == 1 { self.watch.take_shown() } else { self.watch.take_made() };
+        let Some(completion) = completion else { return };
+        if let Some(clock) = &mut self.clock {
+            clock.resume(t);
+        }
+        self.complete(t, completion);
+    }
+
+    /// The engine's move said again, with what is wrong on the board now.
+    pub(super) fn repeat_opponent_move(&mut self, t: Ms) {
+        let Phase::Carrying(c) = &self.phase else { return };
+        let (info, steps) = (self.game.describe(c.mv), c.steps.clone());
+        self.emit(t, EventKind::OpponentMove { mv: info, steps });
+        self.carry_on(t, true);
+    }
+}
+
+/// A fault as told; "not that one" names the step of the move whose piece
+/// the guide expected instead.
+fn slip_of(fault: Fault, steps: &[Fix]) -> Slip {
+    match fault {
+        Fault::NotThatOne { sq, piece, instead } => {
+            let from = instead.map(|step| match step {
+                Step::TakeOff { sq, .. } | Step::Lift { sq, .. } => Some(sq),
+                Step::Place { .. } | Step::Promote { .. } => None,
+            });
+            let instead = steps.iter().find(|s| s.from == from.flatten()).or(steps.first()).copied();
+            Slip::NotThatOne { sq, piece, instead }
+        }
+        Fault::Misplaced { sq, piece, belongs } => Slip::Misplaced { sq, piece, belongs },
+        Fault::Missing { sq, piece } => Slip::Missing { sq, piece },
+    }
+}
+
+/// The guide's steps as moves of pieces: a lift and the placement of the
+/// same piece are one step; a lift not followed by a placement takes the
+/// piece off (the promoting pawn).
+fn fixes(steps: &[Step]) -> Vec<Fix> {
+    let mut out = Vec::new();
+    let mut lifted: Option<Fix> = None;
+    for step in steps {
+        match *step {
+            Step::Lift { sq, piece } => {
+                out.extend(lifted.take());
+                lifted = Some(Fix { piece: Some(piece), from: Some(sq), to: None });
+            }
+            Step::Place { sq, piece } => match lifted.take() {
+                Some(l) if l.piece == Some(piece) => out.push(Fix { to: Some(sq), ..l }),
+                other => {
+                    out.extend(other);
+                    out.push(Fix { piece: Some(piece), from: None, to: Some(sq) });
+                }
+            },
+            Step::TakeOff { sq, piece } => {
+                out.extend(lifted.take());
+                out.push(Fix { piece: Some(piece), from: Some(sq), to: None });
+            }
+            Step::Promote { sq, piece } => {
+                out.extend(lifted.take());
+                out.push(Fix { piece: Some(piece), from: None, to: Some(sq) });
+            }
+        }
+    }
+    out.extend(lifted);
+    out
+}

@@ -1,0 +1,369 @@
+//! The engine's ply: its choice arrives as an input, the engine's clock
+//! stops there, the player carries the move out on the board and it
+//! completes when the board holds still on it — no press, no ruling. Wrong
+//! executions get a fix, one case per kind of move.
+
+use shakmaty::{Color, Piece, Square};
+use tactus_core::{Event, EventKind, Fix, Policy, Session, Slip};
+use tactus_trace::{Entry, Header, Input, Record};
+
+const BLACK: Color = Color::Black;
+const WHITE: Color = Color::White;
+
+struct Game {
+    session: Session,
+    t: u64,
+    events: Vec<Event>,
+}
+
+fn sq(name: &str) -> Square {
+    name.parse().unwrap()
+}
+
+impl Game {
+    fn new(fen: Option<&str>, engine: Color, engine_override: bool) -> Game {
+        let header = Header {
+            start_fen: fen.map(str::to_string),
+            time_control: Some("300+2".into()),
+            engine: Some(engine),
+            engine_override,
+            ..Header::default()
+        };
+        let policy = Policy::default().with_recorded(&header);
+        let mut session = Session::new(&header, policy).unwrap();
+        let events = session.drain().collect();
+        Game { session, t: 0, events }
+    }
+
+    fn feed(&mut self, dt: u64, record: Record) {
+        self.t += dt;
+        self.session.handle(Entry { t: self.t, record });
+        self.events.extend(self.session.drain());
+    }
+
+    fn lift(&mut self, name: &str) {
+        self.feed(150, Record::Edge { sq: sq(name), on: false });
+    }
+
+    fn place(&mut self, name: &str) {
+        self.feed(150, Record::Edge { sq: sq(name), on: true });
+    }
+
+    /// Lets the board hold still.
+    fn wait(&mut self, ms: u64) {
+        self.t += ms;
+        self.session.advance(self.t);
+        self.events.extend(self.session.drain());
+    }
+
+    fn press(&mut self, side: Color) {
+        self.feed(300, Record::Clock(side));
+    }
+
+    fn choose(&mut self, uci: &str) {
+        let ply = self.session.game().ply();
+        self.feed(2000, Record::Input(Input::Opponent { ply, uci: uci.parse().unwrap() }));
+    }
+
+    fn since(&self, from: usize) -> &[Event] {
+        &self.events[from..]
+    }
+
+    fn completed(&self) -> Vec<String> {
+        self.events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Complete { san, .. } => Some(san.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn slips(&self, from: usize) -> Vec<Slip> {
+        self.since(from)
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::OpponentFix { slip, .. } => Some(slip.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn no_rulings(&self) {
+        for e in &self.events {
+            assert!(
+                !matches!(
+                    e.kind,
+                    EventKind::Irregularity(_)
+                        | EventKind::Penalty { .. }
+                        | EventKind::Displaced { .. }
+                        | EventKind::BoardMismatch { .. }
+                ),
+                "a ruling or report against a player: {e:?}"
+            );
+        }
+    }
+}
+
+fn steps_of(events: &[Event]) -> Vec<Fix> {
+    events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::OpponentMove { steps, .. } => Some(steps.clone()),
+            _ => None,
+        })
+        .expect("an opponent_move event")
+}
+
+fn step(piece: Option<Piece>, from: Option<&str>, to: Option<&str>) -> Fix {
+    Fix { piece, from: from.map(sq), to: to.map(sq) }
+}
+
+fn piece(c: char) -> Option<Piece> {
+    Piece::from_char(c)
+}
+
+#[test]
+fn the_engines_move_completes_when_the_board_shows_it_and_its_clock_stops_at_the_choice() {
+    let mut g = Game::new(None, BLACK, false);
+    g.lift("e2");
+    g.place("e4");
+    g.press(WHITE);
+    let pressed = g.t;
+    let mark = g.events.len();
+    g.choose("e7e5");
+    let chosen = g.t;
+    assert_eq!(steps_of(g.since(mark)), vec![step(piece('p'), Some("e7"), Some("e5"))]);
+    // The player takes long to carry it out: nobody's time runs.
+    g.wait(5000);
+    g.lift("e7");
+    g.place("e5");
+    g.wait(500);
+    assert_eq!(g.completed(), ["e4", "e5"]);
+    let (clock_ms, opponent_ms) = g
+        .events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Complete { ply: 2, clock_ms, opponent_ms, .. } => Some((*clock_ms, *opponent_ms)),
+            _ => None,
+        })
+        .unwrap();
+    let thought = (chosen - pressed) as i64;
+    assert_eq!(clock_ms, Some(300_000 - thought + 2000), "black's time ran only while the engine thought");
+    let white_after_e4 = 300_000 - pressed as i64 + 2000;
+    assert_eq!(opponent_ms, Some(white_after_e4), "white's time stood while black's move was carried out");
+    // The player's clock runs from the completion.
+    let done = g.events.iter().rev().find(|e| matches!(e.kind, EventKind::Complete { .. })).unwrap().t;
+    let white_now = g.session.clock().unwrap().remaining(WHITE, done + 1000);
+    assert_eq!(white_now, white_after_e4 - 1000);
+    g.no_rulings();
+}
+
+#[test]
+fn presses_count_for_nothing_while_the_engine_is_on_move() {
+    let mut g = Game::new(None, WHITE, false);
+    g.press(WHITE);
+    g.press(BLACK);
+    g.choose("g1f3");
+    g.press(WHITE);
+    g.press(BLACK);
+    g.lift("g1");
+    g.place("f3");
+    g.wait(500);
+    assert_eq!(g.completed(), ["Nf3"]);
+    g.no_rulings();
+    // The human's move needs the press as always.
+    g.lift("d7");
+    g.place("d5");
+    g.wait(500);
+    assert_eq!(g.completed(), ["Nf3"]);
+    g.press(BLACK);
+    assert_eq!(g.completed(), ["Nf3", "d5"]);
+}
+
+#[test]
+fn a_capture_takes_the_captured_piece_off_first() {
+    let mut g = Game::new(Some("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"), WHITE, false);
+    let mark = g.events.len();
+    g.choose("e4d5");
+    assert_eq!(
+        steps_of(g.since(mark)),
+        vec![step(piece('p'), Some("d5"), None), step(piece('P'), Some("e4"), Some("d5"))]
+    );
+    // Done the other way round (the pawn lifted first) is still the move.
+    g.lift("e4");
+    g.lift("d5");
+    g.place("d5");
+    g.wait(500);
+    assert_eq!(g.completed(), ["exd5"]);
+    g.no_rulings();
+}
+
+#[test]
+fn castling_is_king_then_rook() {
+    let mut g = Game::new(Some("r3k2r/pppqbppp/2np1n2/4p3/4P3/2NP1N2/PPPQBPPP/R3K2R b KQkq - 0 8"), BLACK, false);
+    let mark = g.events.len();
+    g.choose("e8g8");
+    assert_eq!(
+        steps_of(g.since(mark)),
+        vec![step(piece('k'), Some("e8"), Some("g8")), step(piece('r'), Some("h8"), Some("f8"))]
+    );
+    g.lift("e8");
+    g.place("g8");
+    g.wait(500);
+    assert!(g.completed().is_empty(), "the king alone is not castling");
+    g.lift("h8");
+    g.place("f8");
+    g.wait(500);
+    assert_eq!(g.completed(), ["O-O"]);
+    g.no_rulings();
+}
+
+#[test]
+fn en_passant_takes_the_pawn_beside() {
+    let mut g = Game::new(Some("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3"), WHITE, false);
+    let mark = g.events.len();
+    g.choose("e5f6");
+    let steps = steps_of(g.since(mark));
+    assert!(steps.contains(&step(piece('p'), Some("f5"), None)), "{steps:?}");
+    assert!(steps.contains(&step(piece('P'), Some("e5"), Some("f6"))), "{steps:?}");
+    g.lift("e5");
+    g.place("f6");
+    g.wait(500);
+    assert!(g.completed().is_empty());
+    g.lift("f5");
+    g.wait(500);
+    assert_eq!(g.completed(), ["exf6"]);
+    g.no_rulings();
+}
+
+#[test]
+fn an_underpromotion_is_the_piece_the_engine_chose() {
+    let mut g = Game::new(Some("8/4P1k1/8/8/8/8/6K1/8 w - - 0 1"), WHITE, false);
+    let mark = g.events.len();
+    g.choose("e7e8n");
+    assert_eq!(steps_of(g.since(mark)), vec![step(piece('P'), Some("e7"), None), step(piece('N'), None, Some("e8"))]);
+    g.lift("e7");
+    g.place("e8");
+    g.wait(500);
+    assert_eq!(g.completed(), ["e8=N+"]);
+    g.no_rulings();
+}
+
+#[test]
+fn a_piece_put_on_a_wrong_square_is_told_where_it_belongs_and_the_corrected_move_is_taken() {
+    let mut g = Game::new(None, BLACK, false);
+    g.lift("e2");
+    g.place("e4");
+    g.press(WHITE);
+    g.choose("g8f6");
+    let mark = g.events.len();
+    g.lift("g8");
+    g.place("g6");
+    g.wait(500);
+    assert_eq!(g.slips(mark), vec![Slip::Misplaced { sq: sq("g6"), piece: piece('n'), belongs: Some(sq("f6")) }]);
+    let fix = g
+        .since(mark)
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::OpponentFix { fix, .. } => Some(fix.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(fix, vec![step(piece('n'), Some("g6"), Some("f6"))]);
+    // Told once while it stays wrong.
+    g.wait(5000);
+    assert_eq!(g.slips(mark).len(), 1);
+    g.lift("g6");
+    g.place("f6");
+    g.wait(500);
+    assert_eq!(g.completed(), ["e4", "Nf6"]);
+    g.no_rulings();
+}
+
+#[test]
+fn a_piece_not_of_the_move_lifted_is_not_that_one() {
+    let mut g = Game::new(None, BLACK, false);
+    g.lift("d2");
+    g.place("d4");
+    g.press(WHITE);
+    g.choose("g8f6");
+    let mark = g.events.len();
+    g.lift("b8");
+    g.wait(500);
+    assert_eq!(
+        g.slips(mark),
+        vec![Slip::NotThatOne {
+            sq: sq("b8"),
+            piece: piece('n').unwrap(),
+            instead: Some(step(piece('n'), Some("g8"), Some("f6")))
+        }]
+    );
+    g.place("b8");
+    g.lift("g8");
+    g.place("f6");
+    g.wait(500);
+    assert_eq!(g.completed(), ["d4", "Nf6"]);
+    g.no_rulings();
+}
+
+#[test]
+fn another_legal_move_is_refused_with_the_fix_then_the_engines_move_is_taken() {
+    let mut g = Game::new(None, BLACK, false);
+    g.lift("e2");
+    g.place("e4");
+    g.press(WHITE);
+    g.choose("g8f6");
+    let mark = g.events.len();
+    g.lift("b8");
+    g.place("c6");
+    g.wait(500);
+    let slips = g.slips(mark);
+    assert!(slips.iter().any(|s| matches!(s, Slip::OtherMove { san, .. } if san == "Nc6")), "{slips:?}");
+    assert_eq!(g.completed(), ["e4"], "the other move is not taken");
+    g.lift("c6");
+    g.place("b8");
+    g.lift("g8");
+    g.place("f6");
+    g.wait(500);
+    assert_eq!(g.completed(), ["e4", "Nf6"]);
+    g.no_rulings();
+}
+
+#[test]
+fn another_legal_move_is_the_players_override_when_the_policy_says_so() {
+    let mut g = Game::new(None, BLACK, true);
+    g.lift("e2");
+    g.place("e4");
+    g.press(WHITE);
+    g.choose("g8f6");
+    g.lift("b8");
+    g.place("c6");
+    g.wait(500);
+    assert_eq!(g.completed(), ["e4", "Nc6"]);
+    g.no_rulings();
+}
+
+#[test]
+fn asking_for_the_last_move_repeats_the_engines_move() {
+    let mut g = Game::new(None, WHITE, false);
+    g.choose("e2e4");
+    let mark = g.events.len();
+    g.feed(100, Record::Input(Input::Request(tactus_trace::Request::LastMove)));
+    let repeated = g.since(mark).iter().filter(|e| matches!(e.kind, EventKind::OpponentMove { .. })).count();
+    assert_eq!(repeated, 1);
+}
+
+#[test]
+fn a_stale_or_illegal_choice_changes_nothing() {
+    let mut g = Game::new(None, BLACK, false);
+    let mark = g.events.len();
+    // Not the engine's turn; then a wrong ply; then an illegal move.
+    g.feed(10, Record::Input(Input::Opponent { ply: 0, uci: "e7e5".parse().unwrap() }));
+    g.lift("e2");
+    g.place("e4");
+    g.press(WHITE);
+    g.feed(10, Record::Input(Input::Opponent { ply: 0, uci: "e7e5".parse().unwrap() }));
+    g.feed(10, Record::Input(Input::Opponent { ply: 1, uci: "e7e4".parse().unwrap() }));
+    assert!(!g.since(mark).iter().any(|e| matches!(e.kind, EventKind::OpponentMove { .. })));
+}
