@@ -261,6 +261,15 @@ impl Clock {
         self.turn.filter(|turn| turn.since.is_some()).map(|turn| turn.side)
     }
 
+    /// What `side`'s next move brings back or gains per move: the
+    /// increment, or the delay (which an engine's `winc` approximates).
+    pub fn per_move_ms(&self, side: Color) -> u64 {
+        match self.bonus(side) {
+            Bonus::None => 0,
+            Bonus::Increment(ms) | Bonus::Bronstein(ms) | Bonus::Delay(ms) => ms,
+        }
+    }
+
     /// Moves completed by `side`.
     pub fn moves(&self, side: Color) -> u32 {
         self.side(side).moves

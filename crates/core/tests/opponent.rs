@@ -200,6 +200,28 @@ fn a_capture_takes_the_captured_piece_off_first() {
 }
 
 #[test]
+fn a_capture_done_in_the_steps_told_completes() {
+    let mut g = Game::new(None, BLACK, false);
+    g.lift("e2");
+    g.place("e4");
+    g.press(WHITE);
+    g.choose("d7d5");
+    g.lift("d7");
+    g.place("d5");
+    g.wait(500);
+    g.lift("a2");
+    g.place("a3");
+    g.press(WHITE);
+    g.choose("d5e4");
+    g.lift("e4");
+    g.lift("d5");
+    g.place("e4");
+    g.wait(500);
+    assert_eq!(g.completed(), ["e4", "d5", "a3", "dxe4"]);
+    g.no_rulings();
+}
+
+#[test]
 fn castling_is_king_then_rook() {
     let mut g = Game::new(Some("r3k2r/pppqbppp/2np1n2/4p3/4P3/2NP1N2/PPPQBPPP/R3K2R b KQkq - 0 8"), BLACK, false);
     let mark = g.events.len();

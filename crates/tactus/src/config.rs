@@ -23,6 +23,7 @@ pub struct Config {
     pub game: GameConfig,
     pub voice: VoiceConfig,
     pub clock: ClockConfig,
+    pub engine: EngineSettings,
     pub http: HttpConfig,
     pub mqtt: MqttConfig,
     pub state: StateConfig,
@@ -325,6 +326,52 @@ impl ClockConfig {
     }
 }
 
+/// The side a UCI engine plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum EngineSide {
+    White,
+    #[default]
+    Black,
+}
+
+/// A UCI engine as the opponent.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EngineSettings {
+    /// The engine's program; none: two people play.
+    pub path: Option<PathBuf>,
+    pub plays: EngineSide,
+    /// 0 (first games: loses to a beginner) to 10 (full strength).
+    pub level: u8,
+    /// A Polyglot opening book.
+    pub book: Option<PathBuf>,
+    /// The book is used for this many plies of the game.
+    pub book_plies: u32,
+    /// Syzygy tablebases, for an engine that offers `SyzygyPath`.
+    pub syzygy: Option<PathBuf>,
+    /// Thinking time per move at full strength when the game has no clock (ms).
+    pub think_ms: u64,
+    /// A different legal move made for the engine's side is the player's
+    /// own choice for it, not a slip to fix.
+    pub accept_other_moves: bool,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        EngineSettings {
+            path: None,
+            plays: EngineSide::Black,
+            level: 3,
+            book: None,
+            book_plies: 20,
+            syzygy: None,
+            think_ms: 2000,
+            accept_other_moves: false,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct HttpConfig {
@@ -548,6 +595,12 @@ impl Config {
         };
         tactus_core::Session::new(&header, tactus_core::Policy::default())
             .map_err(|e| KeyError { key: "game.start_fen", message: e.to_string() })?;
+        if self.engine.level > 10 {
+            return Err(KeyError {
+                key: "engine.level",
+                message: format!("{} is not a level: 0 (first games) to 10 (full strength)", self.engine.level),
+            });
+        }
         Ok(())
     }
 }
@@ -609,6 +662,7 @@ mod tests {
             ),
             ("voice", &["sink", "say", "rate", "espeak_voice", "touches", "listener", "readout", "time_warnings"]),
             ("clock", &["device", "path", "baud", "white"]),
+            ("engine", &["path", "plays", "level", "book", "book_plies", "syzygy", "think_ms", "accept_other_moves"]),
             ("http", &["listen", "token", "token_file", "assets"]),
             ("mqtt", &["broker", "hall", "board_id", "hall_key_file", "username", "password_file", "ca_file"]),
             ("state", &["dir"]),
@@ -655,6 +709,7 @@ mod tests {
             ("[board]\nrows = [1, 2]\n", "t.toml:2: key `board.rows`:"),
             ("[clock]\ndevice = \"dgt2010\"\n", "t.toml:2: key `clock.device`:"),
             ("[clock]\nwhite = \"up\"\n", "t.toml:2: key `clock.white`:"),
+            ("[engine]\nplays = \"both\"\n", "t.toml:2: key `engine.plays`:"),
             ("[http]\nlisten = \"everywhere\"\n", "t.toml:2: key `http.listen`:"),
             ("[mqtt]\nbroker = \"a b:1\"\n", "t.toml:2: key `mqtt.broker`:"),
             ("# x\n[game]\nstart_fen = \"not a fen\"\n", "t.toml:3: key `game.start_fen`:"),

@@ -10,6 +10,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+mod common;
+use common::{EventStream, empty_config};
+
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/traces").join(rel)
 }
@@ -19,14 +22,6 @@ fn tempdir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// An empty configuration of the tests' own: without `--config` the daemon
-/// reads the machine's /etc/tactus/tactus.toml, whatever it says.
-fn empty_config() -> PathBuf {
-    let path = std::env::temp_dir().join(format!("tactus-daemon-empty-{}.toml", std::process::id()));
-    std::fs::write(&path, "").unwrap();
-    path
 }
 
 fn daemon(trace: &Path, speed: &str, state: &Path) -> Child {
@@ -472,38 +467,6 @@ fn a_flag_falls_and_the_result_waits_for_the_mate_search_off_the_game_loop() {
 }
 
 /// The daemon's events, one at a time as they come.
-struct EventStream {
-    rx: std::sync::mpsc::Receiver<Value>,
-}
-
-impl EventStream {
-    fn of(child: &mut Child) -> EventStream {
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(serde_json::from_str(&line).expect("each line is one JSON event")).is_err() {
-                    break;
-                }
-            }
-        });
-        EventStream { rx }
-    }
-
-    /// The next event of `kind`, skipping others; fails after a minute
-    /// without one (a readiness wait, not a timing assumption).
-    fn next(&self, kind: &str) -> Value {
-        loop {
-            match self.rx.recv_timeout(Duration::from_secs(60)) {
-                Ok(e) if e["event"] == kind => return e,
-                Ok(_) => {}
-                Err(e) => panic!("no {kind} event: {e}"),
-            }
-        }
-    }
-}
-
 #[test]
 fn every_question_is_answered_by_a_typed_command_and_by_the_clocks_buttons() {
     use std::io::Write as _;

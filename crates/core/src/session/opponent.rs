@@ -32,6 +32,11 @@ impl Session {
         self.policy.engine == Some(self.game.turn())
     }
 
+    /// The engine is on move and has not chosen yet: the daemon asks it.
+    pub fn awaits_engine(&self) -> bool {
+        self.engine_on_move() && matches!(self.phase, Phase::Open | Phase::Restoring)
+    }
+
     pub(super) fn carrying(&self) -> bool {
         matches!(self.phase, Phase::Carrying(_))
     }
@@ -39,7 +44,7 @@ impl Session {
     /// The engine's choice for ply `ply`. A choice for another ply (taken
     /// back, or stale) or not legal here changes nothing.
     pub(super) fn on_opponent(&mut self, t: Ms, ply: u32, uci: UciMove) {
-        if !self.engine_on_move() || ply != self.game.ply() || !matches!(self.phase, Phase::Open) {
+        if !self.awaits_engine() || ply != self.game.ply() {
             return;
         }
         let Ok(mv) = uci.to_move(self.game.position()) else { return };

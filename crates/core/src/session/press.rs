@@ -46,7 +46,14 @@ enum Verdict {
 impl Session {
     pub(super) fn on_press(&mut self, t: Ms, side: Color) {
         if self.engine_on_move() {
-            return; // the engine's move completes when the board shows it
+            // The engine's move completes when the board shows it. A game
+            // not yet started (or paused) is started as usual, by the player
+            // not on move — not by a press while its move is carried out.
+            let paused = self.clock.as_ref().is_some_and(|c| c.running().is_none());
+            if paused && side != self.game.turn() && !self.carrying() {
+                self.on_clock_input(t, tactus_trace::Input::Resume);
+            }
+            return;
         }
         if let Phase::Pressed(p) = &self.phase {
             if p.side == side {

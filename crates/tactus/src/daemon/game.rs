@@ -9,12 +9,14 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{Bitboard, Color, Position};
 use tactus_core::{Event, EventKind, MateQuestion, Policy, Session};
-use tactus_trace::{Entry, Header, Input, MateVerdict, Ms, Record};
+use tactus_engine::conduct::Stance;
+use tactus_trace::{Entry, GameResult, Header, Input, MateVerdict, Ms, OffBoardReason, Record};
 use tokio::sync::{mpsc, watch};
 
 use super::broadcast::Broadcast;
 use super::chess_clock::ChessClock;
 use super::dgt::DgtEmulation;
+use super::engine::{Answer, EngineHost};
 use super::journal::{self, Journal, JournalThread};
 use super::source::Source;
 use super::voice::VoiceThread;
@@ -211,6 +213,10 @@ impl MateSearches {
 pub struct GameTask {
     session: Session,
     mate: MateSearches,
+    /// The engine opponent, if one plays.
+    engine: Option<EngineHost>,
+    /// When the latest input came in (for the engine's latency).
+    input_at: Instant,
     journal: Option<JournalThread>,
     out: Outputs,
     clock: Option<ChessClock>,
@@ -381,6 +387,14 @@ fn diagram(fen: &str) -> Option<String> {
     Some(lines.join("\n"))
 }
 
+/// The engine's next answer; never, without an engine.
+async fn next_answer(engine: &mut Option<EngineHost>) -> Option<Answer> {
+    match engine {
+        Some(engine) => engine.answers.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// Game time for an input: never before what the game has already seen, so
 /// the journal replays exactly as it was played.
 fn stamp(msg: Incoming, session: &Session, time: &GameTime, last_t: Ms) -> Entry {
@@ -400,6 +414,8 @@ impl GameTask {
         GameTask {
             session: opened.session,
             mate: MateSearches::new(),
+            engine: None,
+            input_at: Instant::now(),
             journal: Some(opened.journal),
             out,
             clock,
@@ -409,6 +425,52 @@ impl GameTask {
             phase: Phase::Playing,
             games: 1,
         }
+    }
+
+    /// An engine plays one side from now on.
+    pub fn set_engine(&mut self, engine: EngineHost) {
+        self.engine = Some(engine);
+        self.ask_engine();
+    }
+
+    fn ask_engine(&mut self) {
+        if let Some(engine) = &mut self.engine {
+            engine.ask(&self.session, self.games, self.last_t, self.input_at);
+        }
+    }
+
+    /// The engine chose: its move is journaled and taken as an input (or
+    /// its resignation, as a result off the board).
+    async fn engine_answer(&mut self, answer: Answer) -> anyhow::Result<()> {
+        let Some(engine) = &mut self.engine else { return Ok(()) };
+        if answer.game != self.games {
+            return Ok(());
+        }
+        let Some(since) = engine.take(&answer) else { return Ok(()) };
+        let Ok(chosen) = answer.result else { return Ok(()) };
+        let side = engine.side();
+        let input = match chosen.stance {
+            Stance::Resign => {
+                tracing::info!("the engine resigns");
+                Input::Result { result: GameResult::win_for(!side), reason: OffBoardReason::Resignation }
+            }
+            Stance::OfferDraw | Stance::Play => Input::Opponent { ply: answer.ply, uci: chosen.uci },
+        };
+        if chosen.stance == Stance::OfferDraw {
+            tracing::info!("the engine would accept a draw");
+        }
+        self.take(Incoming::At(Instant::now(), Record::Input(input))).await?;
+        // From the input that made the engine's turn to its move announced,
+        // less the engine's own search.
+        let besides = since.elapsed().saturating_sub(chosen.search);
+        tracing::info!(
+            "the engine plays {} (search {:.1} ms, {} restarts; {:.2} ms besides the search)",
+            chosen.san,
+            chosen.search.as_secs_f64() * 1000.0,
+            chosen.restarts,
+            besides.as_secs_f64() * 1000.0
+        );
+        Ok(())
     }
 
     /// A sensor board's game starts when Black presses, starting White's
@@ -451,6 +513,10 @@ impl GameTask {
             }
             return Ok(());
         }
+        self.input_at = match msg {
+            Incoming::At(at, _) | Incoming::PauseButton(at) => at,
+            Incoming::Exact(_) => Instant::now(),
+        };
         let entry = stamp(msg, &self.session, &self.time, self.last_t);
         self.take_entry(entry).await
     }
@@ -469,6 +535,8 @@ impl GameTask {
         self.last_t = entry.t;
         self.journal()?.append(entry).await?;
         self.session.handle(entry);
+        // The engine thinks while the journal reaches the disk.
+        self.ask_engine();
         self.announce(false).await
     }
 
@@ -477,6 +545,7 @@ impl GameTask {
         let t = due.max(self.last_t);
         self.last_t = t;
         self.session.advance(t);
+        self.ask_engine();
         if self.session.finished() {
             // A game a timer ended (a flag fall) ends in the journal too, so
             // that replaying it, or recovering it, ends it the same way.
@@ -511,6 +580,7 @@ impl GameTask {
             dgt.show_clock(&self.session, self.last_t);
         }
         self.mate.ask(&self.session);
+        self.ask_engine();
         Ok(())
     }
 
@@ -539,6 +609,9 @@ impl GameTask {
         self.session = Session::new(&header, self.setup.policy.clone())?;
         // An answer still on its way belongs to the last game.
         self.mate = MateSearches::new();
+        if let Some(engine) = &mut self.engine {
+            engine.new_game(header.variant == tactus_trace::Variant::Chess960);
+        }
         self.journal = Some(create_journal(&self.setup, &header, self.games).await?);
         self.games += 1;
         self.time = GameTime { start: Instant::now(), base: 0, speed: self.setup.speed };
@@ -591,6 +664,7 @@ impl GameTask {
                     None => return Ok(Ended::InputClosed),
                 },
                 Some(control) = controls.recv() => self.control(control).await?,
+                Some(answer) = next_answer(&mut self.engine) => self.engine_answer(answer).await?,
                 Some((question, verdict)) = self.mate.rx.recv() => {
                     self.mate.asked = None;
                     let answer = Input::Verdict { ply: question.ply, side: question.side, verdict };
@@ -637,6 +711,9 @@ impl GameTask {
         }
         if let Some(clock) = self.clock.take() {
             clock.stop().await;
+        }
+        if let Some(engine) = self.engine.take() {
+            engine.stop().await;
         }
         let journaled = match self.journal.take() {
             Some(journal) => journal.stop().await,

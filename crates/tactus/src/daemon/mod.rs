@@ -15,6 +15,7 @@ mod board;
 mod broadcast;
 mod chess_clock;
 mod dgt;
+mod engine;
 mod game;
 mod journal;
 mod source;
@@ -28,7 +29,7 @@ use tactus_core::{MateSearch, Policy, Supervision};
 use tactus_trace::{Header, Variant};
 use tokio::sync::{mpsc, watch};
 
-use crate::config::{self, BoardKind, BrokerAddr, ClockDevice, Config, Speed, TimeControlText};
+use crate::config::{self, BoardKind, BrokerAddr, ClockDevice, Config, EngineSide, Speed, TimeControlText};
 use crate::notify;
 use crate::sink::VoiceSink;
 use game::{Ended, EventLog, GameTask, GameTime, Outputs, Setup};
@@ -66,6 +67,15 @@ pub struct Args {
     /// pseudo-terminal linked at this path.
     #[arg(long, value_name = "PATH")]
     pub dgt_emulate: Option<PathBuf>,
+    /// A UCI engine plays one side: its program, e.g. /usr/games/stockfish.
+    #[arg(long, value_name = "PATH")]
+    pub engine: Option<PathBuf>,
+    /// The side the engine plays (default black).
+    #[arg(long, value_enum)]
+    pub engine_plays: Option<EngineSide>,
+    /// The engine's level: 0 (first games) to 10 (full strength).
+    #[arg(long, value_name = "N")]
+    pub engine_level: Option<u8>,
     /// The chess clock.
     #[arg(long, value_enum)]
     pub clock: Option<ClockDevice>,
@@ -125,6 +135,15 @@ impl Args {
         }
         if let Some(p) = &self.dgt_emulate {
             cfg.board.dgt_emulate = Some(p.clone());
+        }
+        if let Some(p) = &self.engine {
+            cfg.engine.path = Some(p.clone());
+        }
+        if let Some(side) = self.engine_plays {
+            cfg.engine.plays = side;
+        }
+        if let Some(level) = self.engine_level {
+            cfg.engine.level = level;
         }
         if let Some(c) = self.clock {
             cfg.clock.device = c;
@@ -202,6 +221,11 @@ fn policy_of(cfg: &Config) -> Policy {
         },
         // Who can still mate is searched off the game loop (game.rs).
         mate_search: MateSearch::Asked,
+        engine: cfg.engine.path.as_ref().map(|_| match cfg.engine.plays {
+            EngineSide::White => shakmaty::Color::White,
+            EngineSide::Black => shakmaty::Color::Black,
+        }),
+        engine_override: cfg.engine.accept_other_moves,
         ..Policy::default()
     }
 }
@@ -365,7 +389,20 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
             return Err(e);
         }
     };
+    let chess960 = setup.header.variant == Variant::Chess960;
     let mut task = GameTask::new(setup, opened, out, clock, time);
+    if let Some(path) = &cfg.engine.path {
+        match engine::EngineHost::start(&cfg.engine, path, chess960).await {
+            Ok(engine) => task.set_engine(engine),
+            Err(e) => {
+                stop.trigger();
+                drop(rx);
+                threads.join().await;
+                let _ = task.stop().await;
+                return Err(e);
+            }
+        }
+    }
     let mut stopped = stop.tx.subscribe();
     // From here on Ctrl-C and SIGTERM stop the daemon the orderly way.
     let signals = match on_signals(&stop) {

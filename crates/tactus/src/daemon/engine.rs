@@ -1,0 +1,215 @@
+//! The engine opponent in the daemon. A task of its own owns the UCI engine
+//! (`tactus_engine::Opponent`: levels, book, restarts of a crashed or hung
+//! engine) and answers one request at a time; the game task asks when the
+//! engine is on move and journals the answer as an `opponent` input, so a
+//! game against the engine replays exactly.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use shakmaty::Color;
+use shakmaty::uci::UciMove;
+use tactus_core::Session;
+use tactus_engine::conduct::Stance;
+use tactus_engine::protocol::ClockTimes;
+use tactus_engine::{EngineConfig, Level, Line, Opponent, OpponentConfig};
+use tactus_trace::Ms;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::config::{EngineSettings, EngineSide};
+
+/// After a failed request the engine is asked again no sooner than this:
+/// an engine that cannot be restarted is not restarted on every edge.
+const RETRY_AFTER: Duration = Duration::from_secs(5);
+
+/// How long the engine gets to quit when the daemon stops.
+const QUIT_WAIT: Duration = Duration::from_secs(3);
+
+enum Request {
+    NewGame { chess960: bool },
+    Choose { game: u32, ply: u32, line: Line, clock: Option<ClockTimes> },
+}
+
+/// The engine's answer to one request.
+pub struct Answer {
+    /// Which game asked (answers for an earlier game are dropped).
+    pub game: u32,
+    pub ply: u32,
+    pub result: Result<Chosen, String>,
+}
+
+pub struct Chosen {
+    pub uci: UciMove,
+    pub san: String,
+    pub stance: Stance,
+    /// From the request to the choice inside the opponent: the engine's
+    /// search, and its restarts.
+    pub search: Duration,
+    pub restarts: u32,
+}
+
+pub struct EngineHost {
+    side: Color,
+    requests: mpsc::Sender<Request>,
+    pub answers: mpsc::Receiver<Answer>,
+    /// The game and ply a move was asked for, and since when (the input
+    /// that made the engine's turn).
+    asked: Option<(u32, u32, Instant)>,
+    failed_at: Option<Instant>,
+    task: JoinHandle<()>,
+}
+
+impl EngineHost {
+    /// Starts the engine: a bad path, or a program that does not speak UCI,
+    /// is reported now, naming it.
+    pub async fn start(settings: &EngineSettings, path: &Path, chess960: bool) -> anyhow::Result<EngineHost> {
+        let level = Level::new(settings.level)
+            .ok_or_else(|| anyhow::anyhow!("engine.level {} is not a level (0 to 10)", settings.level))?;
+        let mut config = OpponentConfig::new(EngineConfig::new(path), level);
+        config.book = settings.book.clone();
+        config.book_plies = settings.book_plies;
+        config.syzygy = settings.syzygy.clone();
+        config.think_ms = settings.think_ms;
+        let mut opponent =
+            Opponent::start(config).await.with_context(|| format!("the engine {} did not start", path.display()))?;
+        opponent.new_game(chess960).await.with_context(|| format!("the engine {}", path.display()))?;
+        tracing::info!(
+            "the engine {} plays {} at level {}",
+            opponent.engine_id().name,
+            side_name(settings.plays),
+            level.get()
+        );
+        let (requests, mut rx) = mpsc::channel::<Request>(4);
+        let (tx, answers) = mpsc::channel::<Answer>(4);
+        let task = tokio::spawn(async move {
+            while let Some(request) = rx.recv().await {
+                match request {
+                    Request::NewGame { chess960 } => {
+                        if let Err(e) = opponent.new_game(chess960).await {
+                            tracing::error!("the engine's new game: {e}");
+                        }
+                    }
+                    Request::Choose { game, ply, line, clock } => {
+                        let result = opponent
+                            .choose(&line, clock)
+                            .await
+                            .map(|c| Chosen {
+                                uci: UciMove::from_move(c.mv, line.castling_mode()),
+                                san: c.san,
+                                stance: c.stance,
+                                search: c.elapsed,
+                                restarts: c.restarts,
+                            })
+                            .map_err(|e| e.to_string());
+                        if tx.send(Answer { game, ply, result }).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+            let _ = opponent.quit().await;
+        });
+        let side = match settings.plays {
+            EngineSide::White => Color::White,
+            EngineSide::Black => Color::Black,
+        };
+        Ok(EngineHost { side, requests, answers, asked: None, failed_at: None, task })
+    }
+
+    /// Asks for the engine's move when it is on move and waits for one;
+    /// `since` is when the input that made its turn came in.
+    pub fn ask(&mut self, session: &Session, game: u32, t: Ms, since: Instant) {
+        let ply = session.game().ply();
+        if !session.awaits_engine() || self.asked.is_some_and(|(g, p, _)| (g, p) == (game, ply)) {
+            return;
+        }
+        if self.failed_at.is_some_and(|at| at.elapsed() < RETRY_AFTER) {
+            return;
+        }
+        let mut line = Line::new(session.game().start().clone());
+        for played in &session.game().played {
+            if line.push_uci(&played.info.uci).is_err() {
+                tracing::error!("the engine cannot be asked: {} does not follow in its line", played.info.uci);
+                return;
+            }
+        }
+        let request = Request::Choose { game, ply, line, clock: clock_times(session, t) };
+        match self.requests.try_send(request) {
+            Ok(()) => self.asked = Some((game, ply, since)),
+            Err(e) => tracing::error!("the engine is not taking requests: {e}"),
+        }
+    }
+
+    /// The answer for the game and ply asked, with when the asking began;
+    /// `None` for a stale one.
+    pub fn take(&mut self, answer: &Answer) -> Option<Instant> {
+        let (game, ply, since) = self.asked?;
+        if (answer.game, answer.ply) != (game, ply) {
+            return None;
+        }
+        self.asked = None;
+        match &answer.result {
+            Ok(_) => self.failed_at = None,
+            Err(e) => {
+                tracing::error!("the engine could not move: {e}; asking again in {} s", RETRY_AFTER.as_secs());
+                self.failed_at = Some(Instant::now());
+            }
+        }
+        Some(since)
+    }
+
+    /// A new game on this board.
+    pub fn new_game(&mut self, chess960: bool) {
+        self.asked = None;
+        self.failed_at = None;
+        if let Err(e) = self.requests.try_send(Request::NewGame { chess960 }) {
+            tracing::error!("the engine is not taking requests: {e}");
+        }
+    }
+
+    /// The side the engine plays.
+    pub fn side(&self) -> Color {
+        self.side
+    }
+
+    /// Quits the engine (`quit`, then SIGTERM, then SIGKILL); a search
+    /// under way is not waited for long.
+    pub async fn stop(self) {
+        drop(self.requests);
+        drop(self.answers);
+        let mut task = self.task;
+        if tokio::time::timeout(QUIT_WAIT, &mut task).await.is_err() {
+            // Dropping the engine kills its process.
+            task.abort();
+            let _ = task.await;
+        }
+    }
+}
+
+fn side_name(side: EngineSide) -> &'static str {
+    match side {
+        EngineSide::White => "White",
+        EngineSide::Black => "Black",
+    }
+}
+
+/// The game's clock as the engine is told it (`wtime btime winc binc
+/// movestogo`); none without a clock.
+fn clock_times(session: &Session, t: Ms) -> Option<ClockTimes> {
+    let clock = session.clock()?;
+    let remaining = |side: Color| u64::try_from(clock.remaining(side, t)).unwrap_or(0);
+    let turn = session.game().turn();
+    let moves_to_go = session
+        .time_control()
+        .and_then(|tc| tc.next_control(clock.moves(turn)))
+        .map(|control| control.at_move.saturating_sub(clock.moves(turn)).max(1));
+    Some(ClockTimes {
+        white_ms: remaining(Color::White),
+        black_ms: remaining(Color::Black),
+        white_inc_ms: clock.per_move_ms(Color::White),
+        black_inc_ms: clock.per_move_ms(Color::Black),
+        moves_to_go,
+    })
+}

@@ -1,0 +1,186 @@
+//! A whole game against the real Stockfish through the daemon, typed on
+//! the simulated board as a person would: lifts, places and presses for
+//! their own moves; each of the engine's moves arrives as `opponent_move`
+//! and is carried out step by step from what it says, completed without a
+//! press. One of the engine's pieces is first put on a wrong square: the
+//! daemon says how to fix the board, and the corrected move is taken. No
+//! ruling is made against anyone, and the journal replays to the same game.
+//! Needs Stockfish (`apt-get install stockfish`; ./setup installs it).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Color, Move, Position, Role, Square};
+
+mod common;
+use common::EventStream;
+
+const STOCKFISH: &str = "/usr/games/stockfish";
+
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tactus-engine-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A small deterministic generator for the person's moves.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 33) as usize) % n
+    }
+}
+
+/// The edges a person makes for `mv`, as the sim board's typed lines.
+fn hands(pos: &Chess, mv: Move) -> Vec<String> {
+    let (lift, place) = (|sq: Square| format!("{sq}-"), |sq: Square| format!("{sq}+"));
+    match mv {
+        Move::Castle { king, rook } => {
+            let side = if king < rook { shakmaty::CastlingSide::KingSide } else { shakmaty::CastlingSide::QueenSide };
+            let turn = pos.turn();
+            vec![lift(king), place(side.king_to(turn)), lift(rook), place(side.rook_to(turn))]
+        }
+        Move::EnPassant { from, to } => {
+            vec![lift(from), place(to), lift(Square::from_coords(to.file(), from.rank()))]
+        }
+        Move::Normal { from, to, capture, .. } => {
+            let mut out = Vec::new();
+            if capture.is_some() {
+                out.push(lift(to));
+            }
+            out.extend([lift(from), place(to)]);
+            out
+        }
+        Move::Put { .. } => unreachable!("no drops in chess"),
+    }
+}
+
+fn square(v: &Value) -> Option<Square> {
+    v.as_str().map(|s| s.parse().unwrap())
+}
+
+#[test]
+fn a_whole_game_against_stockfish_on_the_sim_board() {
+    assert!(Path::new(STOCKFISH).exists(), "{STOCKFISH} is missing: apt-get install stockfish (./setup installs it)");
+    let state = tempdir("game");
+    let config = state.join("tactus.toml");
+    std::fs::write(
+        &config,
+        format!("[game]\ntime_control = \"-\"\n\n[engine]\npath = \"{STOCKFISH}\"\nplays = \"black\"\nlevel = 10\nthink_ms = 50\n"),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .arg("run")
+        .arg("--config")
+        .arg(&config)
+        .args(["--board", "sim", "--state-dir"])
+        .arg(&state)
+        .args(["--voice", "none", "--events", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let events = EventStream::of(&mut child);
+    let mut stdin = child.stdin.take().unwrap();
+    // One line per act: the sim board spaces a line's edges as hands do.
+    let mut type_lines = |edges: &[String]| writeln!(stdin, "{}", edges.join(" ")).unwrap();
+    events.next("start");
+    let mut pos = Chess::default();
+    let mut rng = Lcg(0x7ac7);
+    let mut completed: Vec<String> = Vec::new();
+    let mut corrected = false;
+    let over = loop {
+        assert!(completed.len() < 400, "no result after 400 plies: {completed:?}");
+        // The person (White): a legal move, queens for promotions.
+        let moves: Vec<Move> =
+            pos.legal_moves().into_iter().filter(|m| m.promotion().is_none_or(|r| r == Role::Queen)).collect();
+        let mv = moves[rng.below(moves.len())];
+        let uci = mv.to_uci(CastlingMode::Standard).to_string();
+        type_lines(&hands(&pos, mv));
+        assert_eq!(events.next("move")["uci"], uci.as_str(), "the board shows the person's move");
+        type_lines(&["w".to_string()]);
+        let done = events.next("complete");
+        assert_eq!(done["uci"], uci.as_str());
+        completed.push(done["san"].as_str().unwrap().to_string());
+        pos.play_unchecked(mv);
+        // The engine (Black), or the end.
+        let chosen = events.next_of(&["opponent_move", "game_over"]);
+        if chosen["event"] == "game_over" {
+            break chosen;
+        }
+        assert_eq!(chosen["side"], "black");
+        let uci: UciMove = chosen["uci"].as_str().unwrap().parse().unwrap();
+        let engine_move = uci.to_move(&pos).expect("the engine's move is legal");
+        let steps = chosen["steps"].as_array().unwrap().clone();
+        assert!(!steps.is_empty());
+        let (from, to) = (square(&steps[0]["from"]), square(&steps[0]["to"]));
+        if let (false, Some(from), Some(to), Move::Normal { capture: None, promotion: None, .. }) =
+            (corrected, from, to, engine_move)
+        {
+            // A slip of the hand: the piece goes on an empty square next to
+            // where it belongs, then is put right.
+            let wrong = Square::ALL
+                .into_iter()
+                .filter(|&sq| sq != to && pos.board().piece_at(sq).is_none())
+                .min_by_key(|&sq| sq.distance(to))
+                .unwrap();
+            type_lines(&[format!("{from}-"), format!("{wrong}+")]);
+            // Put right once the daemon has said what is wrong.
+            let fix = events.next("opponent_fix");
+            let steps_back = fix["fix"].as_array().unwrap();
+            assert!(
+                steps_back.iter().any(|f| square(&f["from"]) == Some(wrong) && square(&f["to"]) == Some(to)),
+                "the fix moves the piece from {wrong} to {to}: {fix}"
+            );
+            type_lines(&[format!("{wrong}-"), format!("{to}+")]);
+            corrected = true;
+        } else {
+            let mut lines = Vec::new();
+            for step in &steps {
+                lines.extend(square(&step["from"]).map(|sq| format!("{sq}-")));
+                lines.extend(square(&step["to"]).map(|sq| format!("{sq}+")));
+            }
+            type_lines(&lines);
+        }
+        let done = events.next("complete");
+        assert_eq!(done["uci"], chosen["uci"], "the engine's move is completed without a press");
+        completed.push(done["san"].as_str().unwrap().to_string());
+        pos.play_unchecked(engine_move);
+        if pos.is_game_over() {
+            break events.next("game_over");
+        }
+    };
+    assert!(corrected, "one of the engine's moves was first put on a wrong square");
+    if pos.is_checkmate() {
+        let winner = if pos.turn() == Color::White { "0-1" } else { "1-0" };
+        assert_eq!(over["result"], winner, "{over}");
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    for e in events.seen.borrow().iter() {
+        assert!(
+            !["irregularity", "penalty", "displaced"].contains(&e["event"].as_str().unwrap()),
+            "a ruling against a player: {e}"
+        );
+    }
+    // The journal replays to the same game, the engine's moves included.
+    let trace = std::fs::read_dir(state.join("games"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".trace.jsonl"))
+        .unwrap();
+    let r = tactus_core::replay::replay(
+        std::io::BufReader::new(std::fs::File::open(&trace).unwrap()),
+        tactus_core::Policy::default(),
+    )
+    .unwrap();
+    let replayed: Vec<String> = r.session.game().played.iter().map(|p| p.info.san.clone()).collect();
+    assert_eq!(replayed, completed);
+}
