@@ -29,7 +29,7 @@ const QUIT_WAIT: Duration = Duration::from_secs(3);
 
 enum Request {
     NewGame { chess960: bool },
-    Choose { game: u32, ply: u32, line: Line, clock: Option<ClockTimes> },
+    Choose { game: u32, ply: u32, line: Box<Line>, clock: Option<ClockTimes> },
 }
 
 /// The engine's answer to one request.
@@ -58,8 +58,14 @@ pub struct EngineHost {
     /// that made the engine's turn).
     asked: Option<(u32, u32, Instant)>,
     failed_at: Option<Instant>,
+    /// Per move (the latest [`KEPT`]): the engine's search, and the time
+    /// from the input that made its turn to its move announced besides it.
+    timings: std::collections::VecDeque<(Duration, Duration)>,
     task: JoinHandle<()>,
 }
+
+/// How many moves' timings are kept for the summary.
+const KEPT: usize = 10_000;
 
 impl EngineHost {
     /// Starts the engine: a bad path, or a program that does not speak UCI,
@@ -115,7 +121,7 @@ impl EngineHost {
             EngineSide::White => Color::White,
             EngineSide::Black => Color::Black,
         };
-        Ok(EngineHost { side, requests, answers, asked: None, failed_at: None, task })
+        Ok(EngineHost { side, requests, answers, asked: None, failed_at: None, timings: Default::default(), task })
     }
 
     /// Asks for the engine's move when it is on move and waits for one;
@@ -135,7 +141,7 @@ impl EngineHost {
                 return;
             }
         }
-        let request = Request::Choose { game, ply, line, clock: clock_times(session, t) };
+        let request = Request::Choose { game, ply, line: Box::new(line), clock: clock_times(session, t) };
         match self.requests.try_send(request) {
             Ok(()) => self.asked = Some((game, ply, since)),
             Err(e) => tracing::error!("the engine is not taking requests: {e}"),
@@ -160,6 +166,14 @@ impl EngineHost {
         Some(since)
     }
 
+    /// A move announced: its search, and the time besides it.
+    pub fn timed(&mut self, search: Duration, besides: Duration) {
+        if self.timings.len() == KEPT {
+            self.timings.pop_front();
+        }
+        self.timings.push_back((search, besides));
+    }
+
     /// A new game on this board.
     pub fn new_game(&mut self, chess960: bool) {
         self.asked = None;
@@ -177,6 +191,19 @@ impl EngineHost {
     /// Quits the engine (`quit`, then SIGTERM, then SIGKILL); a search
     /// under way is not waited for long.
     pub async fn stop(self) {
+        if !self.timings.is_empty() {
+            let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+            let (mut search, mut besides): (Vec<f64>, Vec<f64>) =
+                self.timings.iter().map(|&(s, b)| (ms(s), ms(b))).unzip();
+            tracing::info!(
+                "the engine made {} moves: search p50 {:.1} ms; besides the search p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
+                search.len(),
+                percentile(&mut search, 0.5),
+                percentile(&mut besides, 0.5),
+                percentile(&mut besides, 0.95),
+                percentile(&mut besides, 1.0)
+            );
+        }
         drop(self.requests);
         drop(self.answers);
         let mut task = self.task;
@@ -186,6 +213,11 @@ impl EngineHost {
             let _ = task.await;
         }
     }
+}
+
+fn percentile(v: &mut [f64], p: f64) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * p).round() as usize]
 }
 
 fn side_name(side: EngineSide) -> &'static str {

@@ -463,13 +463,16 @@ impl GameTask {
         // From the input that made the engine's turn to its move announced,
         // less the engine's own search.
         let besides = since.elapsed().saturating_sub(chosen.search);
-        tracing::info!(
+        tracing::debug!(
             "the engine plays {} (search {:.1} ms, {} restarts; {:.2} ms besides the search)",
             chosen.san,
             chosen.search.as_secs_f64() * 1000.0,
             chosen.restarts,
             besides.as_secs_f64() * 1000.0
         );
+        if let Some(engine) = &mut self.engine {
+            engine.timed(chosen.search, besides);
+        }
         Ok(())
     }
 
