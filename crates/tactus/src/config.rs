@@ -41,6 +41,8 @@ pub enum BoardKind {
     Mcp23017,
     /// 64 hall sensors, one input each, on eight MCP23017s (hardware/hall-sensors.md).
     Hall,
+    /// A DGT e-Board on USB or Bluetooth serial (`[board] dgt_path`).
+    Dgt,
 }
 
 impl BoardKind {
@@ -50,6 +52,7 @@ impl BoardKind {
             BoardKind::GpioMatrix => "gpio-matrix",
             BoardKind::Mcp23017 => "mcp23017",
             BoardKind::Hall => "hall",
+            BoardKind::Dgt => "dgt",
         }
     }
 }
@@ -131,6 +134,9 @@ pub struct BoardConfig {
     /// gadget port `/dev/ttyGS0`, Bluetooth `/dev/rfcomm0`), or else a
     /// pseudo-terminal whose other end is linked at this path.
     pub dgt_emulate: Option<PathBuf>,
+    /// `dgt`: the DGT e-Board's serial device (USB `/dev/ttyACM0`, Bluetooth
+    /// `/dev/rfcomm0`; tactus's udev rules name a USB one `/dev/tactus-dgt`).
+    pub dgt_path: PathBuf,
 }
 
 impl Default for BoardConfig {
@@ -148,6 +154,7 @@ impl Default for BoardConfig {
             settle_us: 20,
             squares: None,
             dgt_emulate: None,
+            dgt_path: "/dev/tactus-dgt".into(),
         }
     }
 }
@@ -595,6 +602,14 @@ impl Config {
         };
         tactus_core::Session::new(&header, tactus_core::Policy::default())
             .map_err(|e| KeyError { key: "game.start_fen", message: e.to_string() })?;
+        if self.board.kind == BoardKind::Dgt && self.clock.device == ClockDevice::Dgt3000 {
+            return Err(KeyError {
+                key: "clock.device",
+                message: "with board.kind = \"dgt\" the board owns its serial port, and its DGT 3000's levers \
+                          are read through the board: set clock.device = \"none\""
+                    .into(),
+            });
+        }
         if self.engine.level > 10 {
             return Err(KeyError {
                 key: "engine.level",
@@ -641,6 +656,7 @@ mod tests {
                     "settle_us",
                     "squares",
                     "dgt_emulate",
+                    "dgt_path",
                 ][..],
             ),
             (

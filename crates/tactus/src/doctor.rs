@@ -93,6 +93,12 @@ fn board_check(cfg: &Config) -> Check {
             "gpio",
             "this is not a Raspberry Pi, or the GPIO driver is missing; to try tactus without a board: tactus run --board sim",
         ),
+        BoardKind::Dgt => device_check(
+            "board (dgt)",
+            &[b.dgt_path.display().to_string()],
+            "dialout",
+            "plug in the DGT board's USB cable (or pair it: hardware/dgt-emulation.md has the Bluetooth steps), or set [board] dgt_path",
+        ),
         BoardKind::Mcp23017 | BoardKind::Hall => device_check(
             &format!("board ({})", b.kind),
             &[b.i2c_device().display().to_string()],

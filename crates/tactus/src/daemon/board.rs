@@ -18,6 +18,7 @@ use tactus_board::{
 use tactus_trace::{Entry, Header, Input, Record};
 use tokio::sync::mpsc;
 
+use super::dgt_board::DgtBoard;
 use super::game::{GameTime, Incoming};
 use super::source::Source;
 use crate::config::{BoardKind, Config};
@@ -40,6 +41,8 @@ pub enum OpenBoard {
     SimTyped,
     /// A sensor matrix and what it shows now.
     Matrix { matrix: Box<dyn Matrix>, shows: Bitboard },
+    /// A DGT e-Board, answering.
+    Dgt(Box<DgtBoard>),
 }
 
 impl OpenBoard {
@@ -55,12 +58,13 @@ impl OpenBoard {
     pub fn shows(&self) -> Option<Bitboard> {
         match self {
             OpenBoard::Matrix { shows, .. } => Some(*shows),
+            OpenBoard::Dgt(board) => Some(board.shows()),
             _ => None,
         }
     }
 
     pub fn is_sim(&self) -> bool {
-        !matches!(self, OpenBoard::Matrix { .. })
+        !matches!(self, OpenBoard::Matrix { .. } | OpenBoard::Dgt(_))
     }
 }
 
@@ -82,7 +86,9 @@ pub fn matrix(cfg: &Config, map: SquareMap, config_file: Option<&Path>) -> anyho
             let config = Mcp23017Config { bus: b.i2c_bus, wiring, settle, map, ..Mcp23017Config::default() };
             Mcp23017Matrix::new(config).map(|m| Box::new(m) as _)
         }
-        BoardKind::Sim => anyhow::bail!("board.kind sim is not a sensor matrix (gpio-matrix, mcp23017, hall)"),
+        BoardKind::Sim | BoardKind::Dgt => {
+            anyhow::bail!("board.kind {} is not a sensor matrix (gpio-matrix, mcp23017, hall)", b.kind)
+        }
     };
     opened.map_err(|e| match e {
         BoardError::Unavailable(why) | BoardError::Permission(why) | BoardError::Io(why) => NoBoard {
@@ -113,6 +119,10 @@ pub fn open(cfg: &Config, config_file: Option<&Path>) -> anyhow::Result<(OpenBoa
             Ok((OpenBoard::SimTrace { header: Box::new(header), entries }, source))
         }
         (BoardKind::Sim, None) => Ok((OpenBoard::SimTyped, Source::of(cfg, None))),
+        (BoardKind::Dgt, _) => {
+            let board = DgtBoard::open(&cfg.board.dgt_path)?;
+            Ok((OpenBoard::Dgt(Box::new(board)), Source::of(cfg, None)))
+        }
         _ => {
             let map = cfg.board.squares.unwrap_or_default();
             let mut matrix = matrix(cfg, map, config_file)?;
@@ -175,6 +185,11 @@ pub fn start(
             let feedback = crate::terminal::LineWriter::new(crate::terminal::Stream::Stderr);
             let board = SimBoard::from_reader(std::io::BufReader::new(std::io::stdin())).with_feedback(feedback);
             (Box::new(board), None)
+        }
+        OpenBoard::Dgt(board) => {
+            let white_on_left = cfg.clock.white == crate::config::ClockSide::Left;
+            let thread = board.start(assume, white_on_left, tx, stop)?;
+            return Ok(BoardThreads { threads: vec![thread] });
         }
         OpenBoard::Matrix { matrix, .. } => {
             let scan = ScanConfig { rate_hz: cfg.board.scan_hz, ..ScanConfig::default() };

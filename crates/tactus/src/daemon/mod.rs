@@ -15,6 +15,7 @@ mod board;
 mod broadcast;
 mod chess_clock;
 mod dgt;
+mod dgt_board;
 mod engine;
 mod game;
 mod journal;
@@ -206,7 +207,10 @@ pub fn run_with(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
 /// How the board rules, for the core and for the journal's header.
 fn policy_of(cfg: &Config) -> Policy {
     Policy {
-        debounce_ms: cfg.game.debounce_ms,
+        // A DGT board reports each scan's settled fields, several at once:
+        // nothing to debounce, and a capture's off and on of one square may
+        // come in the same millisecond.
+        debounce_ms: if cfg.board.kind == BoardKind::Dgt { 0 } else { cfg.game.debounce_ms },
         settle_ms: cfg.game.settle_ms,
         press_grace_ms: cfg.game.press_grace_ms,
         supervision: match cfg.game.supervision {

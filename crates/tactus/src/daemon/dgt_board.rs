@@ -1,0 +1,167 @@
+//! A DGT e-Board as the game's board: its field updates become the square
+//! edges the core recognises moves from, the levers of a DGT clock on it
+//! become the presses, and a board turned half a turn is found from the
+//! starting position (tactus-dgt's reader). The core sees occupancy, as
+//! from any board: its recogniser already rules out the squares a sliding
+//! piece passes over and the scan's out-of-order reports, since a move is
+//! announced only once the board holds still on it.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use shakmaty::{Bitboard, Color, Square};
+use tactus_dgt::protocol::clock::{STATUS_NO_CLOCK, STATUS_RIGHT_HIGH};
+use tactus_dgt::protocol::{Occupant, Placement};
+use tactus_dgt::reader::{OrientationMode, ReaderEvent};
+use tactus_dgt::{BoardLink, Endpoint};
+use tactus_trace::Record;
+use tokio::sync::mpsc;
+
+use super::board::NoBoard;
+use super::game::Incoming;
+use crate::config::BoardKind;
+
+/// How long the board gets to answer when the daemon starts.
+const ANSWER_WAIT: Duration = Duration::from_secs(5);
+
+/// An opened DGT board, answering, and what it shows.
+pub struct DgtBoard {
+    link: BoardLink,
+    events: Receiver<ReaderEvent>,
+    placement: Placement,
+}
+
+impl DgtBoard {
+    /// Opens the board at `path` and waits for its position: a board that is
+    /// not there, or does not answer, is a [`NoBoard`] error naming the path.
+    pub fn open(path: &Path) -> Result<DgtBoard, NoBoard> {
+        let no_board = |why: String| NoBoard {
+            kind: BoardKind::Dgt,
+            why,
+            fix: "connect the board (or pair it over Bluetooth), check [board] dgt_path, then run `tactus doctor`"
+                .into(),
+        };
+        let (link, events) = BoardLink::start(Endpoint::Device(path.to_path_buf()), OrientationMode::Detect)
+            .map_err(|e| no_board(format!("cannot open {}: {e}", path.display())))?;
+        let until = Instant::now() + ANSWER_WAIT;
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match events.recv_timeout(left) {
+                Ok(ReaderEvent::Placement { placement, .. }) => return Ok(DgtBoard { link, events, placement }),
+                Ok(ReaderEvent::Connected(info)) => {
+                    let version = info.version.map_or("?".into(), |(major, minor)| format!("{major}.{minor}"));
+                    tracing::info!("a DGT board answered at {} (version {version})", path.display());
+                }
+                Ok(_) => {}
+                Err(_) => {
+                    return Err(no_board(format!(
+                        "nothing at {} answered as a DGT board within {} s",
+                        path.display(),
+                        ANSWER_WAIT.as_secs()
+                    )));
+                }
+            }
+        }
+    }
+
+    /// The occupied squares it shows.
+    pub fn shows(&self) -> Bitboard {
+        occupancy(&self.placement)
+    }
+
+    /// Follows the board on a thread of its own until `stop`. `assume` is
+    /// what the game believes the board shows: where the board differs, the
+    /// edges are sent first. `white_on_left`: the clock's faces.
+    pub fn start(
+        self,
+        assume: Bitboard,
+        white_on_left: bool,
+        tx: mpsc::Sender<Incoming>,
+        stop: Arc<AtomicBool>,
+    ) -> std::io::Result<JoinHandle<()>> {
+        std::thread::Builder::new().name("dgt-board".into()).spawn(move || {
+            let DgtBoard { link, events, placement } = self;
+            let mut follow = Follow { shows: assume, right_high: None, white_on_left, last: None };
+            let mut out = Vec::new();
+            follow.placement(&placement, Instant::now(), &mut out);
+            while !stop.load(Ordering::Relaxed) {
+                for msg in out.drain(..) {
+                    if tx.blocking_send(msg).is_err() {
+                        return;
+                    }
+                }
+                match events.recv_timeout(Duration::from_millis(100)) {
+                    Ok(event) => follow.event(event, &mut out),
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            }
+            drop(link);
+        })
+    }
+}
+
+fn occupancy(placement: &Placement) -> Bitboard {
+    Square::ALL.into_iter().filter(|&sq| placement.get(sq) != Occupant::Empty).collect()
+}
+
+/// The board's reports turned into the game's inputs.
+struct Follow {
+    shows: Bitboard,
+    /// The clock's lever, once a clock has reported.
+    right_high: Option<bool>,
+    white_on_left: bool,
+    /// When the last edge was sent as happening.
+    last: Option<Instant>,
+}
+
+impl Follow {
+    fn event(&mut self, event: ReaderEvent, out: &mut Vec<Incoming>) {
+        match event {
+            ReaderEvent::Edge { sq, occupant, at } => self.square(sq, occupant != Occupant::Empty, at, out),
+            ReaderEvent::Placement { placement, at } => self.placement(&placement, at, out),
+            ReaderEvent::Clock { times, at } if times.status & STATUS_NO_CLOCK == 0 => {
+                let right_high = times.status & STATUS_RIGHT_HIGH != 0;
+                if self.right_high.is_some_and(|was| was != right_high) {
+                    // The right lever went up: the left player pressed.
+                    let left = if self.white_on_left { Color::White } else { Color::Black };
+                    let side = if right_high { left } else { !left };
+                    out.push(Incoming::At(at, Record::Clock(side)));
+                }
+                self.right_high = Some(right_high);
+            }
+            ReaderEvent::Lost { reason } => tracing::warn!("the DGT board is lost ({reason}); waiting for it"),
+            ReaderEvent::Connected(_) => tracing::info!("the DGT board answers again"),
+            ReaderEvent::Orientation(o) => tracing::info!("the DGT board lies {o:?}"),
+            _ => {}
+        }
+    }
+
+    fn square(&mut self, sq: Square, on: bool, at: Instant, out: &mut Vec<Incoming>) {
+        if self.shows.contains(sq) != on {
+            self.shows.toggle(sq);
+            // A scan's fields come in one read, with one time: they are
+            // spread a millisecond apart in the order reported, so that the
+            // core sees a capture's piece off before the capturing one on.
+            let at = match self.last {
+                Some(last) => at.max(last + Duration::from_millis(1)),
+                None => at,
+            };
+            self.last = Some(at);
+            out.push(Incoming::At(at, Record::Edge { sq, on }));
+        }
+    }
+
+    /// A whole board (after connecting, turning, or a dump that caught up):
+    /// the squares that differ, as edges.
+    fn placement(&mut self, placement: &Placement, at: Instant, out: &mut Vec<Incoming>) {
+        let now = occupancy(placement);
+        for sq in self.shows ^ now {
+            self.square(sq, now.contains(sq), at, out);
+        }
+    }
+}

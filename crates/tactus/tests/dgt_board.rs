@@ -1,0 +1,125 @@
+//! A DGT e-Board as the daemon's board (`[board] kind = "dgt"`): a game
+//! played on a board turned half a turn, its moves made by placements as
+//! the board reports them and completed by the DGT clock's levers. The
+//! board here is tactus-dgt's emulator on a pseudo-terminal, speaking DGT's
+//! protocol as a board does; the daemon reads it as it reads a real one.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use shakmaty::{Chess, Move, Position, san::San};
+use tactus_dgt::protocol::clock::{STATUS_RIGHT_HIGH, STATUS_RUNNING};
+use tactus_dgt::protocol::{ClockTimes, Occupant, Placement};
+use tactus_dgt::{EmulatorLink, Endpoint, emulate::Identity};
+
+mod common;
+use common::EventStream;
+
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tactus-dgt-board-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The placements a hand makes for `mv`: a captured piece off first, then
+/// the piece lifted, then put down.
+fn placements(pos: &Chess, mv: Move) -> Vec<Placement> {
+    let mut board = Placement::from_board(pos.board());
+    let mut out = Vec::new();
+    if mv.is_capture() {
+        board.set(mv.to(), Occupant::Empty);
+        out.push(board);
+    }
+    let from = mv.from().unwrap();
+    let piece = board.get(from);
+    board.set(from, Occupant::Empty);
+    out.push(board);
+    board.set(mv.to(), piece);
+    out.push(board);
+    out
+}
+
+#[test]
+fn a_game_on_a_dgt_board_turned_half_a_turn_is_recognised_and_completed_by_its_levers() {
+    let dir = tempdir("game");
+    let path = dir.join("dgt");
+    // The board lies turned: Black's pieces at the connector's side.
+    let (board, _) =
+        EmulatorLink::start(Endpoint::Pty(path.clone()), Identity::default(), Placement::start().rotated()).unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    while !path.exists() {
+        assert!(Instant::now() < until, "the emulated board's pty never appeared");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let config = dir.join("tactus.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[board]\nkind = \"dgt\"\ndgt_path = \"{}\"\n\n[game]\ntime_control = \"300+2\"\n\n[clock]\nwhite = \"left\"\n",
+            path.display()
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .arg("run")
+        .arg("--config")
+        .arg(&config)
+        .arg("--state-dir")
+        .arg(dir.join("state"))
+        .args(["--voice", "none", "--events", "-"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let events = EventStream::of(&mut child);
+    events.next("start");
+    // The clock: White on the left, Black's lever up. Black presses to
+    // start White's clock, as players start a clock.
+    let mut status = STATUS_RUNNING | STATUS_RIGHT_HIGH;
+    board.set_clock(Some(ClockTimes { status, ..ClockTimes::default() }));
+    let mut lever = |board: &EmulatorLink| {
+        status ^= STATUS_RIGHT_HIGH;
+        board.set_clock(Some(ClockTimes { status, ..ClockTimes::default() }));
+    };
+    lever(&board);
+    events.next("resumed");
+
+    let mut pos = Chess::default();
+    let sans = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "O-O"];
+    for san in sans {
+        let mv = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+        let steps = match mv {
+            Move::Castle { .. } => {
+                // King first, then the rook.
+                let mut b = Placement::from_board(pos.board());
+                let mut out = Vec::new();
+                for (from, to) in
+                    [(shakmaty::Square::E1, shakmaty::Square::G1), (shakmaty::Square::H1, shakmaty::Square::F1)]
+                {
+                    let piece = b.get(from);
+                    b.set(from, Occupant::Empty);
+                    out.push(b);
+                    b.set(to, piece);
+                    out.push(b);
+                }
+                out
+            }
+            _ => placements(&pos, mv),
+        };
+        for p in steps {
+            board.set_placement(p.rotated());
+        }
+        assert_eq!(events.next("move")["san"], san, "the board shows {san}");
+        lever(&board);
+        assert_eq!(events.next("complete")["san"], san, "the lever completes {san}");
+        pos.play_unchecked(mv);
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+    for e in events.seen.borrow().iter() {
+        assert!(!["irregularity", "penalty"].contains(&e["event"].as_str().unwrap()), "a ruling: {e}");
+    }
+}
