@@ -326,6 +326,17 @@ export interface OpponentFixEvent extends At {
   fix: Fix[];
 }
 
+/** On request: the engine's suggestion for the player on move. */
+export interface HintEvent extends At, MoveInfo {
+  event: 'hint';
+}
+
+/** The engine's level was set at the board, 0 to 10. */
+export interface EngineLevelEvent extends At {
+  event: 'engine_level';
+  level: number;
+}
+
 export type CoreEvent =
   | StartEvent
   | TouchEvent
@@ -356,7 +367,9 @@ export type CoreEvent =
   | SquareEvent
   | MovesToControlEvent
   | OpponentMoveEvent
-  | OpponentFixEvent;
+  | OpponentFixEvent
+  | HintEvent
+  | EngineLevelEvent;
 
 /** What the arbiter's record of a board keeps (`irregularities` in the API). */
 export type Ruling = IrregularityEvent | PenaltyEvent | ClaimableEvent | ObservationEvent;

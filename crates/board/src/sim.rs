@@ -246,7 +246,8 @@ enum Typed {
 const HELP: &str = "\
 e2-  lift from e2    e2+  place on e2    e2 e4  a move    e4xd5  a capture    e1- g1+ h1- f1+  in order
 w, b  press a clock    promote q|r|b|n    board  the position    pause    resume
-request time | board | last | control | pieces white|black [k|q|r|b|n|p] | rank 4 | file e | square d5
+request time | board | last | control | hint | pieces white|black [k|q|r|b|n|p] | rank 4 | file e | square d5
+level 0-10  the engine's level    hint  the engine's suggestion
 claim white|black illegal|threefold|fifty    result 1-0|0-1|1/2-1/2 [resignation|agreement|arbiter]    end";
 
 fn square(word: &str) -> Option<Square> {
@@ -268,6 +269,7 @@ fn typed_request(words: &[&str]) -> Result<Request, String> {
         ["board" | "position"] => Request::Position,
         ["last" | "move" | "last_move"] => Request::LastMove,
         ["control" | "moves_to_control"] => Request::MovesToControl,
+        ["hint"] => Request::Hint,
         ["pieces", who, rest @ ..] => {
             let role = match rest {
                 [] => None,
@@ -290,7 +292,7 @@ fn typed_request(words: &[&str]) -> Result<Request, String> {
         ["square", sq] => Request::Square(square(sq).ok_or_else(|| format!("{sq:?} is not a square (a1 … h8)"))?),
         _ => {
             return Err(
-                "request time | board | last | control | pieces white|black [piece] | rank 4 | file e | square d5"
+                "request time | board | last | control | hint | pieces white|black [piece] | rank 4 | file e | square d5"
                     .into(),
             );
         }
@@ -318,6 +320,11 @@ fn parse_typed(line: &str) -> Result<Typed, String> {
         // The position, read out (and drawn, on a terminal).
         ["board"] => input(Input::Request(Request::Position)),
         ["pause"] => input(Input::Pause),
+        ["hint"] => input(Input::Request(Request::Hint)),
+        ["level", n] => match n.parse::<u8>() {
+            Ok(level @ 0..=10) => input(Input::EngineLevel(level)),
+            _ => Err(format!("the engine's level is 0 … 10, not {n:?}")),
+        },
         ["resume"] => input(Input::Resume),
         ["claim", who, what] => input(Input::Claim { side: side(Some(who))?, claim: what.parse()? }),
         ["result", result, reason @ ..] => {

@@ -429,6 +429,15 @@ pub enum EventKind {
         mv: MoveInfo,
         steps: Vec<Fix>,
     },
+    /// The engine's suggestion for the player on move, as asked for.
+    Hint {
+        #[serde(flatten)]
+        mv: MoveInfo,
+    },
+    /// The engine's level was set at the board: 0 (first games) to 10.
+    EngineLevel {
+        level: u8,
+    },
     /// The engine's move is being carried out wrongly: what is wrong, and
     /// every step that brings the board to the position after the move.
     OpponentFix {

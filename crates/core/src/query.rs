@@ -43,6 +43,8 @@ pub fn answer(pos: &Chess, last: Option<&MoveInfo>, clocks: &Clocks<'_>, questio
         },
         Request::Position => EventKind::Position { fen: Fen::from_position(pos, EnPassantMode::Legal).to_string() },
         Request::LastMove => EventKind::LastMove { mv: last?.clone() },
+        // The engine answers it, through an `Input::Hint`.
+        Request::Hint => return None,
         Request::Pieces { side, role } => {
             let roles = role.map_or(ROLES.to_vec(), |r| vec![r]);
             let pieces = roles.iter().flat_map(|&role| placed(board.by_piece(Piece { color: side, role }))).collect();

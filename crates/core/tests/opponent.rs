@@ -389,3 +389,29 @@ fn a_stale_or_illegal_choice_changes_nothing() {
     g.feed(10, Record::Input(Input::Opponent { ply: 1, uci: "e7e4".parse().unwrap() }));
     assert!(!g.since(mark).iter().any(|e| matches!(e.kind, EventKind::OpponentMove { .. })));
 }
+
+#[test]
+fn a_hint_is_for_the_player_on_move_and_a_stale_one_is_dropped() {
+    let mut g = Game::new(None, BLACK, false);
+    let mark = g.events.len();
+    let first = g.session.game().ply();
+    g.feed(10, Record::Input(Input::Hint { ply: first, uci: "g1f3".parse().unwrap() }));
+    let hints: Vec<String> = g
+        .since(mark)
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Hint { mv } => Some(mv.san.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(hints, ["Nf3"]);
+    g.lift("e2");
+    g.place("e4");
+    g.press(WHITE);
+    let mark = g.events.len();
+    // Asked before the move, answered after it: no longer for this ply.
+    g.feed(10, Record::Input(Input::Hint { ply: first, uci: "g1f3".parse().unwrap() }));
+    g.feed(10, Record::Input(Input::EngineLevel(4)));
+    let kinds: Vec<&EventKind> = g.since(mark).iter().map(|e| &e.kind).collect();
+    assert_eq!(kinds, [&EventKind::EngineLevel { level: 4 }]);
+}

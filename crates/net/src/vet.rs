@@ -162,6 +162,12 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
             };
             EventKind::OpponentFix { ply, slip, fix }
         }
+        EventKind::Hint { mut mv } => {
+            uci(&mv.uci)?;
+            mv.san = clean(&mv.san, 32);
+            EventKind::Hint { mv }
+        }
+        EventKind::EngineLevel { level } if level > 10 => return Err(format!("{level} is not an engine level")),
         EventKind::ClockSet { white_ms, black_ms } => {
             EventKind::ClockSet { white_ms: clock("white_ms", white_ms)?, black_ms: clock("black_ms", black_ms)? }
         }
@@ -186,6 +192,7 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
         | EventKind::OnFile { .. }
         | EventKind::OnSquare { .. }
         | EventKind::MovesToControl { .. }
+        | EventKind::EngineLevel { .. }
         | EventKind::Touch { .. }
         | EventKind::Claimable { .. }
         | EventKind::Displaced { .. }

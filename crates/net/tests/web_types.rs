@@ -61,6 +61,8 @@ fn kind_name(k: &EventKind) -> &'static str {
         EventKind::MovesToControl { .. } => "moves_to_control",
         EventKind::OpponentMove { .. } => "opponent_move",
         EventKind::OpponentFix { .. } => "opponent_fix",
+        EventKind::Hint { .. } => "hint",
+        EventKind::EngineLevel { .. } => "engine_level",
     }
 }
 
@@ -173,6 +175,8 @@ fn every_kind() -> Vec<Event> {
                 black: ToControl { moves: 19, left: None, added_ms: None },
             },
             EventKind::OpponentMove { mv: mv(full), steps: vec![fix(true), fix(false)] },
+            EventKind::Hint { mv: mv(full) },
+            EventKind::EngineLevel { level: 3 },
             EventKind::OpponentFix {
                 ply: 8,
                 slip: Slip::NotThatOne { sq: Square::B8, piece: placed.piece, instead: full.then_some(fix(true)) },

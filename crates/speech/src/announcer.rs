@@ -47,7 +47,8 @@ impl Kind {
             | EventKind::OnRank { .. }
             | EventKind::OnFile { .. }
             | EventKind::OnSquare { .. }
-            | EventKind::MovesToControl { .. } => Kind::Readout,
+            | EventKind::MovesToControl { .. }
+            | EventKind::Hint { .. } => Kind::Readout,
             _ => Kind::Ruling,
         }
     }

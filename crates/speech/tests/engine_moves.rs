@@ -116,3 +116,14 @@ fn slips_say_what_is_wrong_and_how_to_fix_it() {
     assert!(text.starts_with("That is knight c6, not the engine's move."), "{text}");
     contains_all(&text, &["c6 back on b8", "g8 back on f6"]);
 }
+
+#[test]
+fn a_hint_and_the_engines_level_are_said() {
+    let nf3 = mv(None, "Nf3");
+    assert_eq!(said("en:natural", EventKind::Hint { mv: nf3.clone() }), "Hint: knight f3.");
+    contains_all(&said("de:natural", EventKind::Hint { mv: nf3.clone() }), &["Tipp", "Springer f3"]);
+    contains_all(&said("ru:natural", EventKind::Hint { mv: nf3.clone() }), &["Подсказка", "f3"]);
+    contains_all(&said("pl:natural", EventKind::Hint { mv: nf3 }), &["Podpowiedź", "f3"]);
+    assert_eq!(said("en:natural", EventKind::EngineLevel { level: 4 }), "Engine level 4.");
+    assert_eq!(said("pl:natural", EventKind::EngineLevel { level: 4 }), "Poziom komputera: 4.");
+}

@@ -5,6 +5,7 @@
 //! press. One of the engine's pieces is first put on a wrong square: the
 //! daemon says how to fix the board, and the corrected move is taken. No
 //! ruling is made against anyone, and the journal replays to the same game.
+//! A hint is asked for, and the level set, at the board.
 //! Needs Stockfish (`apt-get install stockfish`; ./setup installs it).
 
 use std::io::Write;
@@ -93,6 +94,12 @@ fn a_whole_game_against_stockfish_on_the_sim_board() {
     let mut type_lines = |edges: &[String]| writeln!(stdin, "{}", edges.join(" ")).unwrap();
     events.next("start");
     let mut pos = Chess::default();
+    // A hint for the person, and the level set at the board.
+    type_lines(&["hint".to_string()]);
+    let hint: UciMove = events.next("hint")["uci"].as_str().unwrap().parse().unwrap();
+    assert!(hint.to_move(&pos).is_ok(), "the hint is a legal move for White: {hint}");
+    type_lines(&["level 9".to_string()]);
+    assert_eq!(events.next("engine_level")["level"], 9);
     let mut rng = Lcg(0x7ac7);
     let mut completed: Vec<String> = Vec::new();
     let mut corrected = false;

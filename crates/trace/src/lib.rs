@@ -113,6 +113,10 @@ pub enum Input {
     /// be carried out on the board. Journaled, so a game against the engine
     /// replays exactly.
     Opponent { ply: u32, uci: UciMove },
+    /// The engine's level was set at the board (0 to 10).
+    EngineLevel(u8),
+    /// The engine's suggestion for ply `ply`, as asked for (`request hint`).
+    Hint { ply: u32, uci: UciMove },
 }
 
 /// The words a trace (and the arbiter's page) spells these values with,
@@ -188,12 +192,15 @@ pub enum Request {
     Square(Square),
     /// Moves left to the next time control, and the time it adds.
     MovesToControl,
+    /// The engine's suggestion for the player to move (a game against an
+    /// engine); answered by a `hint` input.
+    Hint,
 }
 
 impl Request {
     /// The kinds of question, as `what` spells them.
     pub const KINDS: &'static [&'static str] =
-        &["time", "position", "last_move", "pieces", "rank", "file", "square", "moves_to_control"];
+        &["time", "position", "last_move", "pieces", "rank", "file", "square", "moves_to_control", "hint"];
 
     /// The `what` of the question.
     pub fn as_str(self) -> &'static str {
@@ -206,6 +213,7 @@ impl Request {
             Request::File(_) => "file",
             Request::Square(_) => "square",
             Request::MovesToControl => "moves_to_control",
+            Request::Hint => "hint",
         }
     }
 
@@ -215,7 +223,7 @@ impl Request {
     /// commands on the sim board and the arbiter's console.
     pub fn from_words(words: &[&str]) -> Result<Request, String> {
         let usage = || {
-            "ask for time, position, last_move, moves_to_control, pieces white|black [k|q|r|b|n|p], \
+            "ask for time, position, last_move, moves_to_control, hint, pieces white|black [k|q|r|b|n|p], \
              rank 1-8, file a-h or square a1-h8"
                 .to_owned()
         };
@@ -241,6 +249,7 @@ impl std::str::FromStr for Request {
             "position" => Ok(Request::Position),
             "last_move" => Ok(Request::LastMove),
             "moves_to_control" => Ok(Request::MovesToControl),
+            "hint" => Ok(Request::Hint),
             "pieces" => Err("request pieces needs a side (and may name a piece: pieces white n)".into()),
             "rank" | "file" | "square" => Err(format!("request {s} needs which {s} (rank 4, file e, square d5)")),
             other => Err(format!("unknown request {other:?} (one of {})", Request::KINDS.join(", "))),
@@ -365,6 +374,7 @@ struct RawLine<'a> {
     ply: Option<serde_json::Number>,
     #[serde(borrow)]
     uci: Option<Cow<'a, str>>,
+    level: Option<serde_json::Number>,
     white_ms: Option<serde_json::Number>,
     black_ms: Option<serde_json::Number>,
     white_moves: Option<serde_json::Number>,
@@ -583,13 +593,22 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
             side: color(line, "side", need(line, "side", &raw.side)?)?,
             verdict: need(line, "verdict", &raw.verdict)?.parse().or_else(|e| err(line, e))?,
         },
-        "opponent" => {
-            let text = need(line, "uci", &raw.uci)?;
-            let uci = text.parse().or_else(|_| err(line, format!("uci {text:?} is not a move in UCI notation")))?;
-            Input::Opponent { ply: ply(line, raw)?, uci }
+        "opponent" => Input::Opponent { ply: ply(line, raw)?, uci: uci(line, raw)? },
+        "hint" => Input::Hint { ply: ply(line, raw)?, uci: uci(line, raw)? },
+        "engine_level" => {
+            let level = raw.level.as_ref().and_then(|n| n.as_u64()).and_then(|n| u8::try_from(n).ok());
+            match level {
+                Some(level @ 0..=10) => Input::EngineLevel(level),
+                _ => return err(line, "engine_level needs \"level\", 0 to 10"),
+            }
         }
         other => return err(line, format!("unknown input {other:?}")),
     })
+}
+
+fn uci(line: usize, raw: &RawLine) -> Result<UciMove, TraceError> {
+    let text = need(line, "uci", &raw.uci)?;
+    text.parse().or_else(|_| err(line, format!("uci {text:?} is not a move in UCI notation")))
 }
 
 fn ply(line: usize, raw: &RawLine) -> Result<u32, TraceError> {
@@ -840,6 +859,8 @@ pub fn format_entry(s: &mut String, e: &Entry) {
             Input::Opponent { ply, uci } => {
                 write!(s, r#"{{"t": {t}, "input": "opponent", "ply": {ply}, "uci": "{uci}"}}"#)
             }
+            Input::Hint { ply, uci } => write!(s, r#"{{"t": {t}, "input": "hint", "ply": {ply}, "uci": "{uci}"}}"#),
+            Input::EngineLevel(level) => write!(s, r#"{{"t": {t}, "input": "engine_level", "level": {level}}}"#),
             Input::Request(r) => {
                 let _ = write!(s, r#"{{"t": {t}, "input": "request", "what": "{}""#, r.as_str());
                 match r {
@@ -858,7 +879,8 @@ pub fn format_entry(s: &mut String, e: &Entry) {
                     Request::Square(sq) => {
                         let _ = write!(s, r#", "sq": "{sq}""#);
                     }
-                    Request::Time | Request::Position | Request::LastMove | Request::MovesToControl => {}
+                    Request::Time | Request::Position | Request::LastMove | Request::MovesToControl | Request::Hint => {
+                    }
                 }
                 write!(s, "}}")
             }

@@ -97,6 +97,7 @@ fn arb_request() -> impl Strategy<Value = Request> {
         Just(Request::Position),
         Just(Request::LastMove),
         Just(Request::MovesToControl),
+        Just(Request::Hint),
         (side, role).prop_map(|(side, role)| Request::Pieces { side, role }),
         (0u32..8).prop_map(|r| Request::Rank(Rank::new(r))),
         (0u32..8).prop_map(|f| Request::File(File::new(f))),
@@ -135,6 +136,11 @@ fn arb_record() -> impl Strategy<Value = Record> {
                 ply,
                 uci: shakmaty::uci::UciMove::Normal { from, to, promotion }
             })),
+        (any::<u32>(), sq.clone(), sq.clone()).prop_map(|(ply, from, to)| Record::Input(Input::Hint {
+            ply,
+            uci: shakmaty::uci::UciMove::Normal { from, to, promotion: None }
+        })),
+        (0u8..=10).prop_map(|level| Record::Input(Input::EngineLevel(level))),
         (
             prop_oneof![Just(GameResult::WhiteWins), Just(GameResult::BlackWins), Just(GameResult::Draw)],
             prop_oneof![

@@ -126,7 +126,9 @@ impl Session {
             | Input::Result { .. }
             | Input::Request(_)
             | Input::Verdict { .. }
-            | Input::Opponent { .. } => {}
+            | Input::Opponent { .. }
+            | Input::Hint { .. }
+            | Input::EngineLevel(_) => {}
         }
     }
 

@@ -352,6 +352,8 @@ impl Session {
             Input::Request(what) => self.on_request(t, what),
             Input::Verdict { ply, side, verdict } => self.on_verdict(t, ply, side, verdict),
             Input::Opponent { ply, uci } => self.on_opponent(t, ply, uci),
+            Input::Hint { ply, uci } => self.on_hint(t, ply, uci),
+            Input::EngineLevel(level) => self.emit(t, EventKind::EngineLevel { level }),
             Input::Pause
             | Input::Resume
             | Input::SetClock { .. }

@@ -139,6 +139,17 @@ impl Session {
         self.complete(t, completion);
     }
 
+    /// The engine's suggestion for the player on move, as asked for; one
+    /// for another ply (the player moved meanwhile) or not legal is dropped.
+    pub(super) fn on_hint(&mut self, t: Ms, ply: u32, uci: UciMove) {
+        if ply != self.game.ply() || self.engine_on_move() {
+            return;
+        }
+        let Ok(mv) = uci.to_move(self.game.position()) else { return };
+        let mv = self.game.describe(mv);
+        self.emit(t, EventKind::Hint { mv });
+    }
+
     /// The engine's move said again, with what is wrong on the board now.
     pub(super) fn repeat_opponent_move(&mut self, t: Ms) {
         let Phase::Carrying(c) = &self.phase else { return };

@@ -126,6 +126,8 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     misplaced_off: "{piece} von {sq} vom Brett nehmen.",
     missing_piece: "{piece} gehört auf {sq}.",
     other_move: "Das ist {move}, nicht der Zug der Engine.",
+    hint: "Tipp: {move}.",
+    engine_level: "Engine-Stufe {level}.",
     sensor_fault: "Der Sensor auf {square} scheint zu klemmen; die Partie geht ohne ihn weiter, bis er sich wieder ändert.",
     sensor_ok: "Der Sensor auf {square} arbeitet wieder.",
 

@@ -122,6 +122,8 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     misplaced_off: "Take the {piece} on {sq} off the board.",
     missing_piece: "The {piece} belongs on {sq}.",
     other_move: "That is {move}, not the engine's move.",
+    hint: "Hint: {move}.",
+    engine_level: "Engine level {level}.",
     sensor_fault: "The sensor on {square} seems stuck; the game goes on without it until it changes.",
     sensor_ok: "The sensor on {square} works again.",
 

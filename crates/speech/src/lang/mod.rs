@@ -194,6 +194,10 @@ pub(crate) struct Lexicon {
     pub missing_piece: &'static str,
     /// Another legal move than the engine's: `{move}`.
     pub other_move: &'static str,
+    /// The engine's suggestion: `{move}`.
+    pub hint: &'static str,
+    /// The engine's level set: `{level}`.
+    pub engine_level: &'static str,
     /// `{square}`: a sensor taken to be stuck, and believed again.
     pub sensor_fault: &'static str,
     pub sensor_ok: &'static str,

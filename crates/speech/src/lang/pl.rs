@@ -141,6 +141,8 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     misplaced_off: "Zdjąć {piece_acc} z {sq} z szachownicy.",
     missing_piece: "{piece} ma stać na {sq}.",
     other_move: "To jest {move}, a nie ruch komputera.",
+    hint: "Podpowiedź: {move}.",
+    engine_level: "Poziom komputera: {level}.",
     sensor_fault: "Czujnik na polu {square} chyba się zaciął; partia toczy się dalej bez niego, dopóki się nie zmieni.",
     sensor_ok: "Czujnik na polu {square} znów działa.",
 

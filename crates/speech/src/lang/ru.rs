@@ -131,6 +131,8 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     misplaced_off: "Уберите {piece_acc} с {sq} с доски.",
     missing_piece: "Место {piece_gen} — на {sq}.",
     other_move: "Это ход {move}, а не ход движка.",
+    hint: "Подсказка: {move}.",
+    engine_level: "Уровень движка: {level}.",
     sensor_fault: "Датчик на поле {square}, похоже, залип; партия продолжается без него, пока он не изменится.",
     sensor_ok: "Датчик на поле {square} снова работает.",
 

@@ -33,8 +33,8 @@ impl ChessClock {
             for report in reports {
                 let msg = match report {
                     ClockReport::Lever { side, at } => Incoming::At(at, Record::Clock(side)),
-                    ClockReport::Button { button, at } => match (button_question(&button), button) {
-                        (Some(question), _) => Incoming::At(at, Record::Input(Input::Request(question))),
+                    ClockReport::Button { button, at } => match (button_input(&button), button) {
+                        (Some(input), _) => Incoming::At(at, Record::Input(input)),
                         // Pause or resume depends on the game's clock, which
                         // only the game task knows.
                         (None, Button::Pause) => Incoming::PauseButton(at),
@@ -90,10 +90,21 @@ impl ChessClock {
     }
 }
 
+/// What a clock's button asks: a question, or (an open clock's `LEVEL0`
+/// … `LEVEL10`) the engine's level.
+pub fn button_input(button: &Button) -> Option<Input> {
+    if let Button::Other(name) = button
+        && let Some(n) = name.to_ascii_uppercase().strip_prefix("LEVEL")
+    {
+        return n.parse().ok().filter(|level| *level <= 10).map(Input::EngineLevel);
+    }
+    button_question(button).map(Input::Request)
+}
+
 /// The question a clock's button asks (README: "Questions at the board").
 /// The DGT 3000's five front buttons and the open protocol's names; an
 /// open clock may add `BOARD`, `CONTROL`, `WHITE` and `BLACK` buttons.
-pub fn button_question(button: &Button) -> Option<Request> {
+fn button_question(button: &Button) -> Option<Request> {
     Some(match button {
         Button::TimeRequest => Request::Time,
         Button::LastMove => Request::LastMove,
@@ -102,6 +113,7 @@ pub fn button_question(button: &Button) -> Option<Request> {
         Button::Other(name) => match name.to_ascii_uppercase().as_str() {
             "BOARD" | "POSITION" => Request::Position,
             "CONTROL" => Request::MovesToControl,
+            "HINT" => Request::Hint,
             "WHITE" => Request::Pieces { side: shakmaty::Color::White, role: None },
             "BLACK" => Request::Pieces { side: shakmaty::Color::Black, role: None },
             _ => return None,

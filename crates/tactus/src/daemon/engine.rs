@@ -29,7 +29,9 @@ const QUIT_WAIT: Duration = Duration::from_secs(3);
 
 enum Request {
     NewGame { chess960: bool },
+    Level(Level),
     Choose { game: u32, ply: u32, line: Box<Line>, clock: Option<ClockTimes> },
+    Hint { game: u32, ply: u32, line: Box<Line> },
 }
 
 /// The engine's answer to one request.
@@ -37,8 +39,18 @@ pub struct Answer {
     /// Which game asked (answers for an earlier game are dropped).
     pub game: u32,
     pub ply: u32,
-    pub result: Result<Chosen, String>,
+    pub answered: Answered,
 }
+
+pub enum Answered {
+    /// Its move.
+    Move(Result<Chosen, String>),
+    /// Its suggestion for the player.
+    Hint(Result<UciMove, String>),
+}
+
+/// How long the engine thinks, at full strength, about a hint.
+const HINT_THINK: Duration = Duration::from_secs(1);
 
 pub struct Chosen {
     pub uci: UciMove,
@@ -97,6 +109,7 @@ impl EngineHost {
                             tracing::error!("the engine's new game: {e}");
                         }
                     }
+                    Request::Level(level) => opponent.set_level(level),
                     Request::Choose { game, ply, line, clock } => {
                         let result = opponent
                             .choose(&line, clock)
@@ -109,7 +122,17 @@ impl EngineHost {
                                 restarts: c.restarts,
                             })
                             .map_err(|e| e.to_string());
-                        if tx.send(Answer { game, ply, result }).await.is_err() {
+                        if tx.send(Answer { game, ply, answered: Answered::Move(result) }).await.is_err() {
+                            break;
+                        }
+                    }
+                    Request::Hint { game, ply, line } => {
+                        let result = opponent
+                            .hint(&line, HINT_THINK)
+                            .await
+                            .map(|h| UciMove::from_move(h.mv, line.castling_mode()))
+                            .map_err(|e| e.to_string());
+                        if tx.send(Answer { game, ply, answered: Answered::Hint(result) }).await.is_err() {
                             break;
                         }
                     }
@@ -134,13 +157,7 @@ impl EngineHost {
         if self.failed_at.is_some_and(|at| at.elapsed() < RETRY_AFTER) {
             return;
         }
-        let mut line = Line::new(session.game().start().clone());
-        for played in &session.game().played {
-            if line.push_uci(&played.info.uci).is_err() {
-                tracing::error!("the engine cannot be asked: {} does not follow in its line", played.info.uci);
-                return;
-            }
-        }
+        let Some(line) = line_of(session) else { return };
         let request = Request::Choose { game, ply, line: Box::new(line), clock: clock_times(session, t) };
         match self.requests.try_send(request) {
             Ok(()) => self.asked = Some((game, ply, since)),
@@ -148,15 +165,41 @@ impl EngineHost {
         }
     }
 
+    /// The player asked for a hint: the engine's suggestion at full
+    /// strength, when the player is on move.
+    pub fn ask_hint(&mut self, session: &Session, game: u32) {
+        if session.finished() || session.game().turn() == self.side {
+            return;
+        }
+        let Some(line) = line_of(session) else { return };
+        let ply = session.game().ply();
+        if let Err(e) = self.requests.try_send(Request::Hint { game, ply, line: Box::new(line) }) {
+            tracing::error!("the engine is not taking requests: {e}");
+        }
+    }
+
+    /// The level was set at the board.
+    pub fn set_level(&mut self, level: u8) {
+        let Some(level) = Level::new(level) else { return };
+        tracing::info!("the engine's level is now {}", level.get());
+        if let Err(e) = self.requests.try_send(Request::Level(level)) {
+            tracing::error!("the engine is not taking requests: {e}");
+        }
+    }
+
     /// The answer for the game and ply asked, with when the asking began;
     /// `None` for a stale one.
     pub fn take(&mut self, answer: &Answer) -> Option<Instant> {
+        if !matches!(answer.answered, Answered::Move(_)) {
+            return None;
+        }
         let (game, ply, since) = self.asked?;
         if (answer.game, answer.ply) != (game, ply) {
             return None;
         }
         self.asked = None;
-        match &answer.result {
+        let Answered::Move(result) = &answer.answered else { return None };
+        match result {
             Ok(_) => self.failed_at = None,
             Err(e) => {
                 tracing::error!("the engine could not move: {e}; asking again in {} s", RETRY_AFTER.as_secs());
@@ -213,6 +256,18 @@ impl EngineHost {
             let _ = task.await;
         }
     }
+}
+
+/// The game as the engine is told it: the start and the moves since.
+fn line_of(session: &Session) -> Option<Line> {
+    let mut line = Line::new(session.game().start().clone());
+    for played in &session.game().played {
+        if line.push_uci(&played.info.uci).is_err() {
+            tracing::error!("the engine cannot be asked: {} does not follow in its line", played.info.uci);
+            return None;
+        }
+    }
+    Some(line)
 }
 
 fn percentile(v: &mut [f64], p: f64) -> f64 {

@@ -16,7 +16,7 @@ use tokio::sync::{mpsc, watch};
 use super::broadcast::Broadcast;
 use super::chess_clock::ChessClock;
 use super::dgt::DgtEmulation;
-use super::engine::{Answer, EngineHost};
+use super::engine::{Answer, Answered, EngineHost};
 use super::journal::{self, Journal, JournalThread};
 use super::source::Source;
 use super::voice::VoiceThread;
@@ -446,8 +446,18 @@ impl GameTask {
         if answer.game != self.games {
             return Ok(());
         }
+        if let Answered::Hint(hint) = &answer.answered {
+            match hint {
+                Ok(uci) => {
+                    let input = Input::Hint { ply: answer.ply, uci: *uci };
+                    self.take(Incoming::At(Instant::now(), Record::Input(input))).await?;
+                }
+                Err(e) => tracing::error!("the engine has no hint: {e}"),
+            }
+            return Ok(());
+        }
         let Some(since) = engine.take(&answer) else { return Ok(()) };
-        let Ok(chosen) = answer.result else { return Ok(()) };
+        let Answered::Move(Ok(chosen)) = answer.answered else { return Ok(()) };
         let side = engine.side();
         let input = match chosen.stance {
             Stance::Resign => {
@@ -540,6 +550,13 @@ impl GameTask {
         self.session.handle(entry);
         // The engine thinks while the journal reaches the disk.
         self.ask_engine();
+        if let (Some(engine), Record::Input(input)) = (&mut self.engine, entry.record) {
+            match input {
+                Input::Request(tactus_trace::Request::Hint) => engine.ask_hint(&self.session, self.games),
+                Input::EngineLevel(level) => engine.set_level(level),
+                _ => {}
+            }
+        }
         self.announce(false).await
     }
 
