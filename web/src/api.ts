@@ -1,7 +1,7 @@
 // What the server sends, exactly as crates/net/API.md describes it and the
 // Rust side serialises it; crates/net/tests/web_types.rs type-checks real
 // replies of a real server against these types.
-import type { CoreEvent, EndReason, GameResult, Ruling, Side } from './events';
+import type { CoreEvent, EndReason, EngineEval, GameResult, Ruling, Side } from './events';
 
 /** The game's tags; each left out when unknown. */
 export interface Tags {
@@ -56,6 +56,12 @@ export interface BoardTeams {
 }
 
 /** `GET /api/game/{id}`, and each of `/api/hall`'s boards. */
+/** The engine's view after its move `san` (ply `ply`), from White's point of view. */
+export interface EngineView extends EngineEval {
+  ply: number;
+  san: string;
+}
+
 export interface BoardData {
   id: string;
   epoch: number;
@@ -73,6 +79,8 @@ export interface BoardData {
   spoken: Spoken[];
   arbiter_notes?: ArbiterNote[];
   last_t: number;
+  /** The engine's view at its last move (a game against an engine no arbiter supervises). */
+  engine?: EngineView;
   team: BoardTeams | null;
   /** In `GET /api/game/{id}` only: the server's clock (Unix ms) as it wrote the reply. */
   now_unix_ms?: number;

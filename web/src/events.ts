@@ -305,10 +305,19 @@ export interface MovesToControlEvent extends At {
   black: ToControl;
 }
 
+/** The engine's view when it chose, from White's point of view. */
+export interface EngineEval {
+  cp?: number;
+  mate?: number;
+  line: string[];
+}
+
 /** The engine chose its move: the player carries it out in these steps. */
 export interface OpponentMoveEvent extends At, MoveInfo {
   event: 'opponent_move';
   steps: Fix[];
+  /** Only in a game no arbiter supervises. */
+  eval?: EngineEval;
 }
 
 /** What went wrong while the engine's move was carried out. */

@@ -4,7 +4,7 @@ import { Chess, parseUci, type Position } from 'chessops';
 import { normalizeMove } from 'chessops/chess';
 import { makeFen, parseFen } from 'chessops/fen';
 import type { BoardData, FeedMove, Spoken } from './api';
-import type { CoreEvent, GameResult, Ruling, Side } from './events';
+import type { CoreEvent, EngineEval, GameResult, Ruling, Side } from './events';
 
 export const STANDARD_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 
@@ -50,6 +50,8 @@ export class Game {
   startTurn: Side = 'white';
   startFullmoves = 1;
   tentative: Tentative | null = null;
+  /** The engine's view at its last move, where the game shows it. */
+  engine: (EngineEval & { ply: number; san: string }) | null = null;
   /** Clock values valid at `base` (performance.now()). */
   clock = { white: 0, black: 0, running: null as Side | null, base: 0, known: false };
   /** When each ply first reached the page (the SSE event) and the screen. */
@@ -68,6 +70,7 @@ export class Game {
   reset(data: BoardData, serverNow: number | null): void {
     this.data = { ...data, moves: [...data.moves], irregularities: [...data.irregularities], spoken: [...data.spoken] };
     this.tentative = null;
+    this.engine = data.engine ?? null;
     const start = setupPosition(data.start_fen);
     this.startTurn = start?.turn ?? 'white';
     this.startFullmoves = start?.fullmoves ?? 1;
@@ -214,6 +217,10 @@ export class Game {
         this.tentative = { ply: ev.ply, san: ev.san, uci: ev.uci };
         this.markEvent(ev.ply, ev.san, 'tentative');
         changed.add('board');
+        break;
+      case 'opponent_move':
+        this.engine = ev.eval ? { ...ev.eval, ply: ev.ply, san: ev.san } : null;
+        changed.add('info');
         break;
       case 'withdrawn':
         if (this.tentative && this.tentative.ply === ev.ply) {

@@ -11,6 +11,20 @@ export function boardLink(g: Game): string {
   return `/board/${encodeURIComponent(g.id)}`;
 }
 
+/** "Engine: +0.35 after Nf6, expecting Nf6 Nc3 d5", or mate in n; empty without a view. */
+export function engineText(g: Game): string {
+  const e = g.engine;
+  if (!e) return '';
+  const score =
+    e.mate !== undefined
+      ? `${e.mate > 0 ? 'White' : 'Black'} mates in ${Math.abs(e.mate)}`
+      : e.cp !== undefined
+        ? `${e.cp >= 0 ? '+' : '−'}${(Math.abs(e.cp) / 100).toFixed(2)}`
+        : '?';
+  const line = e.line.length ? `, expecting ${e.line.join(' ')}` : '';
+  return `Engine: ${score} after ${e.san}${line}`;
+}
+
 export function statusText(g: Game): string {
   if (g.data.result !== null) {
     const reason = g.data.end_reason ? ` by ${reasonText(g.data.end_reason)}` : '';

@@ -9,7 +9,7 @@
 // the home team's player, the points, the away team's player) and `cards`
 // (board id, title, event line, last move, status); `trust` is the banner
 // of a relay without a hall key when it shows. `/board/ID`: `heading`,
-// `event`, `status`, `moves` (SAN), `rulings` (kind and text). `/arbiter`:
+// `event`, `status`, `engine` (the engine's view), `moves` (SAN), `rulings` (kind and text). `/arbiter`:
 // `alerts` (kind, title, when, board, text) and `boards` (id, summary).
 // Exit 0 when the page was read, 1 when it could not be, 2 on bad arguments.
 import { launch } from './browser.mjs';
@@ -65,6 +65,7 @@ try {
       heading: text(document.querySelector('.game-head .players')),
       event: text(document.querySelector('.game-head .event')),
       status: text(document.getElementById('status')),
+      engine: text(document.getElementById('engine')),
       moves: all('#moves .mv[data-san]', (m) => m.dataset.san),
       rulings: all('ul.irregularities li', (li) => ({ kind: li.dataset.kind, text: text(li) })),
       alerts: all('ol.alerts li.alert', (a) => ({

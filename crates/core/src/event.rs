@@ -179,6 +179,18 @@ pub struct Fix {
     pub to: Option<Square>,
 }
 
+/// The engine's view when it chose: its score from White's point of view
+/// (`cp` centipawns, or `mate` in moves, positive for White) and the line it
+/// expected, in SAN from its move on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineEval {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cp: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mate: Option<i32>,
+    pub line: Vec<String>,
+}
+
 /// What went wrong while the engine's move was carried out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "problem", rename_all = "snake_case")]
@@ -428,6 +440,9 @@ pub enum EventKind {
         #[serde(flatten)]
         mv: MoveInfo,
         steps: Vec<Fix>,
+        /// How the engine saw it; only in a game no arbiter supervises.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        eval: Option<EngineEval>,
     },
     /// The engine's suggestion for the player on move, as asked for.
     Hint {

@@ -62,7 +62,7 @@ impl Game {
 
     fn choose(&mut self, uci: &str) {
         let ply = self.session.game().ply();
-        self.feed(2000, Record::Input(Input::Opponent { ply, uci: uci.parse().unwrap() }));
+        self.feed(2000, Record::Input(Input::Opponent { ply, uci: uci.parse().unwrap(), eval: None }));
     }
 
     fn since(&self, from: usize) -> &[Event] {
@@ -381,12 +381,12 @@ fn a_stale_or_illegal_choice_changes_nothing() {
     let mut g = Game::new(None, BLACK, false);
     let mark = g.events.len();
     // Not the engine's turn; then a wrong ply; then an illegal move.
-    g.feed(10, Record::Input(Input::Opponent { ply: 0, uci: "e7e5".parse().unwrap() }));
+    g.feed(10, Record::Input(Input::Opponent { ply: 0, uci: "e7e5".parse().unwrap(), eval: None }));
     g.lift("e2");
     g.place("e4");
     g.press(WHITE);
-    g.feed(10, Record::Input(Input::Opponent { ply: 0, uci: "e7e5".parse().unwrap() }));
-    g.feed(10, Record::Input(Input::Opponent { ply: 1, uci: "e7e4".parse().unwrap() }));
+    g.feed(10, Record::Input(Input::Opponent { ply: 0, uci: "e7e5".parse().unwrap(), eval: None }));
+    g.feed(10, Record::Input(Input::Opponent { ply: 1, uci: "e7e4".parse().unwrap(), eval: None }));
     assert!(!g.since(mark).iter().any(|e| matches!(e.kind, EventKind::OpponentMove { .. })));
 }
 
@@ -414,4 +414,36 @@ fn a_hint_is_for_the_player_on_move_and_a_stale_one_is_dropped() {
     g.feed(10, Record::Input(Input::EngineLevel(4)));
     let kinds: Vec<&EventKind> = g.since(mark).iter().map(|e| &e.kind).collect();
     assert_eq!(kinds, [&EventKind::EngineLevel { level: 4 }]);
+}
+
+#[test]
+fn the_engines_view_is_shown_only_where_no_arbiter_supervises() {
+    use tactus_trace::{Eval, PV_MAX, Score};
+    let mut pv = [None; PV_MAX];
+    for (i, m) in ["e7e5", "g1f3", "b8c6"].iter().enumerate() {
+        pv[i] = Some(m.parse().unwrap());
+    }
+    let eval = Eval { score: Score::Cp(-25), pv };
+    for (supervision, shown) in [("arbiter", false), ("unsupervised", true)] {
+        let header = Header { engine: Some(BLACK), supervision: Some(supervision.into()), ..Header::default() };
+        let mut session = Session::new(&header, Policy::default().with_recorded(&header)).unwrap();
+        for (t, record) in [
+            (100, Record::Edge { sq: sq("e2"), on: false }),
+            (200, Record::Edge { sq: sq("e4"), on: true }),
+            (600, Record::Clock(WHITE)),
+            (900, Record::Input(Input::Opponent { ply: 2, uci: "e7e5".parse().unwrap(), eval: Some(eval) })),
+        ] {
+            session.handle(tactus_trace::Entry { t, record });
+        }
+        let got = session.drain().find_map(|e| match e.kind {
+            EventKind::OpponentMove { eval, .. } => Some(eval),
+            _ => None,
+        });
+        let got = got.expect("the engine's move");
+        assert_eq!(got.is_some(), shown, "{supervision}");
+        if let Some(e) = got {
+            assert_eq!((e.cp, e.mate), (Some(-25), None));
+            assert_eq!(e.line, ["e5", "Nf3", "Nc6"]);
+        }
+    }
 }

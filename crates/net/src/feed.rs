@@ -13,7 +13,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 use tactus_core::pgn;
-use tactus_core::{Article, EndReason, Event, EventKind, serde_chess};
+use tactus_core::{Article, EndReason, EngineEval, Event, EventKind, serde_chess};
 use tactus_trace::{Header, Ms};
 
 use crate::teams::{BoardTeams, MatchScore, TeamMatch};
@@ -167,6 +167,19 @@ pub struct BoardFeed {
     /// whoever holds the feed: never sent.
     #[serde(skip)]
     pub fen_before_illegal: Option<String>,
+    /// The engine's view at its last move, in a game against an engine that
+    /// no arbiter supervises.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<EngineView>,
+}
+
+/// The engine's view at its last move: after `san` (ply `ply`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineView {
+    pub ply: u32,
+    pub san: String,
+    #[serde(flatten)]
+    pub eval: EngineEval,
 }
 
 /// Whether an event changes a [`BoardFeed`]; the others (touches, announced
@@ -186,6 +199,7 @@ pub fn changes_feed(kind: &EventKind) -> bool {
             | EventKind::ClockSet { .. }
             | EventKind::Time { .. }
             | EventKind::TimeWarning { .. }
+            | EventKind::OpponentMove { .. }
     )
 }
 
@@ -231,6 +245,7 @@ impl BoardFeed {
             arbiter_notes: Vec::new(),
             last_t: 0,
             fen_before_illegal: None,
+            engine: None,
         }
     }
 
@@ -256,6 +271,7 @@ impl BoardFeed {
                 self.spoken.clear();
                 self.arbiter_notes.clear();
                 self.fen_before_illegal = None;
+                self.engine = None;
                 self.paused = false;
                 if self.tags.time_control.is_none() {
                     self.tags.time_control = time_control.clone();
@@ -345,6 +361,10 @@ impl BoardFeed {
             EventKind::TimeWarning { side, remaining_ms } => {
                 self.clocks.advance(t);
                 *self.clocks.side_mut(*side) = Some(*remaining_ms);
+            }
+            EventKind::OpponentMove { mv, eval, .. } => {
+                self.engine =
+                    eval.as_ref().map(|eval| EngineView { ply: mv.ply, san: mv.san.clone(), eval: eval.clone() });
             }
             _ => {}
         }

@@ -16,7 +16,7 @@ pub mod teams;
 pub mod vet;
 
 pub use auth::{HallKey, SecretError, read_secret};
-pub use feed::{Applied, ArbiterNote, BoardFeed, Change, Clocks, FeedMove, Hall, Spoken, Tags, Trust};
+pub use feed::{Applied, ArbiterNote, BoardFeed, Change, Clocks, EngineView, FeedMove, Hall, Spoken, Tags, Trust};
 pub use http::{AppState, Control, Limits, check_arbiter_input, serve};
 pub use mqtt::{BoardPublisher, Broker, HallLink, LinkSettings, Login, MqttError};
 pub use relay::{Relay, RelayOptions, RelayStats, relay};

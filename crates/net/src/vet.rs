@@ -7,9 +7,11 @@
 
 use std::collections::VecDeque;
 
-use tactus_core::{Event, EventKind, Slip};
+use tactus_core::{EngineEval, Event, EventKind, Slip};
 
-use crate::feed::{BoardFeed, Change, Clocks, FeedMove, SPOKEN_KEPT, Spoken, Tags, clean, fen_of, parse_position};
+use crate::feed::{
+    BoardFeed, Change, Clocks, EngineView, FeedMove, SPOKEN_KEPT, Spoken, Tags, clean, fen_of, parse_position,
+};
 
 /// The most moves a board's record may hold: more than any game has.
 pub const MAX_MOVES: usize = 4000;
@@ -141,13 +143,17 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
             }
             EventKind::BoardMismatch { missing, extra, fix }
         }
-        EventKind::OpponentMove { mut mv, steps } => {
+        EventKind::OpponentMove { mut mv, steps, eval } => {
             uci(&mv.uci)?;
             mv.san = clean(&mv.san, 32);
             if steps.len() > 8 {
                 return Err("an engine move of more steps than any move has".into());
             }
-            EventKind::OpponentMove { mv, steps }
+            let eval = eval.map(|e| EngineEval {
+                line: e.line.iter().take(tactus_trace::PV_MAX).map(|m| clean(m, 32)).collect(),
+                ..e
+            });
+            EventKind::OpponentMove { mv, steps, eval }
         }
         EventKind::OpponentFix { ply, slip, fix } => {
             if fix.len() > 128 {
@@ -234,6 +240,14 @@ pub(crate) fn state(board: &str, claimed: BoardFeed) -> Result<BoardFeed, String
         fen: start_fen.clone(),
         start_fen,
         chess960: claimed.chess960,
+        engine: claimed.engine.map(|v| EngineView {
+            ply: v.ply,
+            san: clean(&v.san, 32),
+            eval: EngineEval {
+                line: v.eval.line.iter().take(tactus_trace::PV_MAX).map(|m| clean(m, 32)).collect(),
+                ..v.eval
+            },
+        }),
         ..BoardFeed::new(board)
     };
     let first_ply = claimed.moves.first().map_or(1, |m| m.ply);

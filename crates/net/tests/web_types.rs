@@ -16,8 +16,8 @@ use std::time::Duration;
 use common::{Events, get, played, request};
 use shakmaty::{Color, File, Piece, Rank, Role, Square};
 use tactus_core::{
-    Article, Attempt, CastleSide, ClaimKind, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, Placed, Reason,
-    Slip, ToControl,
+    Article, Attempt, CastleSide, ClaimKind, EndReason, EngineEval, Event, EventKind, Fix, Irregularity, MoveInfo,
+    Placed, Reason, Slip, ToControl,
 };
 use tactus_net::{AppState, BoardFeed, Hall, HomeAway, SharedHall, Tags, Team, TeamMatch, serve};
 use tactus_sim::Profile;
@@ -174,7 +174,16 @@ fn every_kind() -> Vec<Event> {
                 white: ToControl { moves: 20, left: full.then_some(20), added_ms: full.then_some(1_800_000) },
                 black: ToControl { moves: 19, left: None, added_ms: None },
             },
-            EventKind::OpponentMove { mv: mv(full), steps: vec![fix(true), fix(false)] },
+            EventKind::OpponentMove {
+                mv: mv(full),
+                steps: vec![fix(true), fix(false)],
+                eval: full.then(|| EngineEval { cp: Some(35), mate: None, line: vec!["Nf6".into(), "Nc3".into()] }),
+            },
+            EventKind::OpponentMove {
+                mv: mv(full),
+                steps: vec![],
+                eval: full.then(|| EngineEval { cp: None, mate: Some(-3), line: vec![] }),
+            },
             EventKind::Hint { mv: mv(full) },
             EventKind::EngineLevel { level: 3 },
             EventKind::OpponentFix {

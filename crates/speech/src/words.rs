@@ -194,7 +194,7 @@ impl Words {
             )),
             EventKind::OnSquare { sq, piece: None } => one(fill(lex.square_empty, &[("square", &self.square(*sq))])),
             EventKind::MovesToControl { white, black } => one(self.moves_to_control(*white, *black, scene)),
-            EventKind::OpponentMove { mv, steps } => one(self.opponent_move(mv, steps)),
+            EventKind::OpponentMove { mv, steps, .. } => one(self.opponent_move(mv, steps)),
             EventKind::OpponentFix { slip, fix, .. } => one(self.slip(slip, fix)),
             EventKind::Hint { mv } => one(fill(lex.hint, &[("move", &self.move_text(mv))])),
             EventKind::EngineLevel { level } => one(fill(lex.engine_level, &[("level", &level.to_string())])),

@@ -40,7 +40,7 @@ fn contains_all(text: &str, words: &[&str]) {
 fn a_one_step_move_is_said_with_the_square_its_piece_stands_on() {
     let nf6 = mv(None, "e4 Nf6");
     let steps = vec![step('n', Some("g8"), Some("f6"))];
-    let kind = || EventKind::OpponentMove { mv: nf6.clone(), steps: steps.clone() };
+    let kind = || EventKind::OpponentMove { mv: nf6.clone(), steps: steps.clone(), eval: None };
     assert_eq!(said("en:natural", kind()), "The engine plays knight f6, from g8.");
     contains_all(&said("en:annex-d", kind()), &["Springer", "Felix sechs", "Gustav acht"]);
     contains_all(&said("de:natural", kind()), &["Die Engine spielt", "Springer", "von g8"]);
@@ -54,6 +54,7 @@ fn a_capture_castling_and_a_promotion_are_spelled_out_step_by_step() {
     let capture = EventKind::OpponentMove {
         mv: exd5,
         steps: vec![step('p', Some("d5"), None), step('P', Some("e4"), Some("d5"))],
+        eval: None,
     };
     assert_eq!(
         said("en:natural", capture.clone()),
@@ -67,6 +68,7 @@ fn a_capture_castling_and_a_promotion_are_spelled_out_step_by_step() {
     let castle = EventKind::OpponentMove {
         mv: castle,
         steps: vec![step('k', Some("e8"), Some("g8")), step('r', Some("h8"), Some("f8"))],
+        eval: None,
     };
     assert!(said("en:natural", castle).ends_with("Move the king from e8 to g8; then move the rook from h8 to f8."));
 
@@ -74,6 +76,7 @@ fn a_capture_castling_and_a_promotion_are_spelled_out_step_by_step() {
     let promotion = EventKind::OpponentMove {
         mv: promotion,
         steps: vec![step('P', Some("e7"), None), step('N', None, Some("e8"))],
+        eval: None,
     };
     assert!(
         said("en:natural", promotion).ends_with("Take the pawn off e7; then put the knight on e8."),

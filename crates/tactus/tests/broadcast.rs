@@ -437,3 +437,43 @@ fn the_arbiter_token_comes_from_a_file_or_the_environment() {
         });
     }
 }
+
+#[test]
+fn chromium_shows_the_engines_view_in_a_game_no_arbiter_supervises() {
+    require_browser();
+    let stockfish = Path::new("/usr/games/stockfish");
+    assert!(stockfish.exists(), "Stockfish is installed by ./setup (apt-get install stockfish)");
+    let dir = tempdir("engine-view");
+    let port = free_port();
+    let config = dir.join("tactus.toml");
+    std::fs::write(
+        &config,
+        "[game]\ntime_control = \"-\"\nsupervision = \"unsupervised\"\n\n[engine]\npath = \"/usr/games/stockfish\"\nlevel = 10\nthink_ms = 100\n",
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .current_dir(root())
+        .arg("run")
+        .arg("--config")
+        .arg(&config)
+        .args(["--board", "sim", "--voice", "none", "--board-id", "b1", "--state-dir"])
+        .arg(dir.join("state"))
+        .arg("--http")
+        .arg(format!("127.0.0.1:{port}"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let mut board = Typed { _child: Guard(child), stdin };
+    wait_for("the daemon's page", Duration::from_secs(10), || get(port, "/api/hall").is_some());
+    board.say("e2 e4");
+    board.say("w");
+    wait_for("the engine's view in the game's state", Duration::from_secs(60), || {
+        get(port, "/api/game/b1").is_some_and(|g| g.contains("\"engine\""))
+    });
+    let page = read_page(port, "/board/b1");
+    let shown = page["engine"].as_str().unwrap();
+    assert!(shown.starts_with("Engine: ") && shown.contains(" after "), "{page}");
+}

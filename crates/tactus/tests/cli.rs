@@ -198,7 +198,7 @@ fn config_value_errors_name_file_line_and_key() {
     for (text, want) in [
         ("[game]\ntime_control = \"40/\"\n", ":2: key `game.time_control`"),
         ("[game]\nstart_fen = \"8/8/8/8/8/8/8/8 w - - 0 1\"\n", ":2: key `game.start_fen`"),
-        ("\n[board]\nkind = \"dgt\"\n", ":3: key `board.kind`"),
+        ("\n[board]\nkind = \"reed\"\n", ":3: key `board.kind`"),
     ] {
         std::fs::write(&config, text).unwrap();
         let out = tactus().args(["run", "--config"]).arg(&config).output().unwrap();

@@ -112,11 +112,38 @@ pub enum Input {
     /// The engine's choice for ply `ply` (the header's `engine` side), to
     /// be carried out on the board. Journaled, so a game against the engine
     /// replays exactly.
-    Opponent { ply: u32, uci: UciMove },
+    Opponent { ply: u32, uci: UciMove, eval: Option<Eval> },
     /// The engine's level was set at the board (0 to 10).
     EngineLevel(u8),
     /// The engine's suggestion for ply `ply`, as asked for (`request hint`).
     Hint { ply: u32, uci: UciMove },
+}
+
+/// How the engine saw the position when it chose: its score, from White's
+/// point of view, and the line it expected (its first [`PV_MAX`] moves).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Eval {
+    pub score: Score,
+    pub pv: [Option<UciMove>; PV_MAX],
+}
+
+/// The most moves of an engine's line a trace keeps.
+pub const PV_MAX: usize = 8;
+
+/// An engine's score, from White's point of view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns: positive, White is better.
+    Cp(i32),
+    /// Mate in this many moves: positive, White mates.
+    Mate(i32),
+}
+
+impl Eval {
+    /// The line's moves, in order.
+    pub fn line(&self) -> impl Iterator<Item = UciMove> + '_ {
+        self.pv.iter().map_while(|m| *m)
+    }
 }
 
 /// The words a trace (and the arbiter's page) spells these values with,
@@ -375,6 +402,9 @@ struct RawLine<'a> {
     #[serde(borrow)]
     uci: Option<Cow<'a, str>>,
     level: Option<serde_json::Number>,
+    cp: Option<serde_json::Number>,
+    mate: Option<serde_json::Number>,
+    pv: Option<Vec<String>>,
     white_ms: Option<serde_json::Number>,
     black_ms: Option<serde_json::Number>,
     white_moves: Option<serde_json::Number>,
@@ -593,7 +623,7 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
             side: color(line, "side", need(line, "side", &raw.side)?)?,
             verdict: need(line, "verdict", &raw.verdict)?.parse().or_else(|e| err(line, e))?,
         },
-        "opponent" => Input::Opponent { ply: ply(line, raw)?, uci: uci(line, raw)? },
+        "opponent" => Input::Opponent { ply: ply(line, raw)?, uci: uci(line, raw)?, eval: eval(line, raw)? },
         "hint" => Input::Hint { ply: ply(line, raw)?, uci: uci(line, raw)? },
         "engine_level" => {
             let level = raw.level.as_ref().and_then(|n| n.as_u64()).and_then(|n| u8::try_from(n).ok());
@@ -604,6 +634,26 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
         }
         other => return err(line, format!("unknown input {other:?}")),
     })
+}
+
+/// The engine's score (`cp` or `mate`) and line (`pv`), if given.
+fn eval(line: usize, raw: &RawLine) -> Result<Option<Eval>, TraceError> {
+    let int = |field: &str, n: &serde_json::Number| -> Result<i32, TraceError> {
+        n.as_i64()
+            .and_then(|v| i32::try_from(v).ok())
+            .map_or_else(|| err(line, format!("{field} {n} is not a whole number")), Ok)
+    };
+    let score = match (&raw.cp, &raw.mate) {
+        (None, None) => return Ok(None),
+        (Some(cp), None) => Score::Cp(int("cp", cp)?),
+        (None, Some(mate)) => Score::Mate(int("mate", mate)?),
+        (Some(_), Some(_)) => return err(line, "a score is cp or mate, not both"),
+    };
+    let mut pv = [None; PV_MAX];
+    for (i, text) in raw.pv.iter().flatten().take(PV_MAX).enumerate() {
+        pv[i] = Some(text.parse().or_else(|_| err(line, format!("pv: {text:?} is not a move in UCI notation")))?);
+    }
+    Ok(Some(Eval { score, pv }))
 }
 
 fn uci(line: usize, raw: &RawLine) -> Result<UciMove, TraceError> {
@@ -856,8 +906,20 @@ pub fn format_entry(s: &mut String, e: &Entry) {
                 side_str(side),
                 verdict.as_str()
             ),
-            Input::Opponent { ply, uci } => {
-                write!(s, r#"{{"t": {t}, "input": "opponent", "ply": {ply}, "uci": "{uci}"}}"#)
+            Input::Opponent { ply, uci, eval } => {
+                let _ = write!(s, r#"{{"t": {t}, "input": "opponent", "ply": {ply}, "uci": "{uci}""#);
+                if let Some(eval) = eval {
+                    let _ = match eval.score {
+                        Score::Cp(cp) => write!(s, r#", "cp": {cp}"#),
+                        Score::Mate(n) => write!(s, r#", "mate": {n}"#),
+                    };
+                    let _ = write!(s, r#", "pv": ["#);
+                    for (i, m) in eval.line().enumerate() {
+                        let _ = write!(s, r#"{}"{m}""#, if i > 0 { ", " } else { "" });
+                    }
+                    let _ = write!(s, "]");
+                }
+                write!(s, "}}")
             }
             Input::Hint { ply, uci } => write!(s, r#"{{"t": {t}, "input": "hint", "ply": {ply}, "uci": "{uci}"}}"#),
             Input::EngineLevel(level) => write!(s, r#"{{"t": {t}, "input": "engine_level", "level": {level}}}"#),

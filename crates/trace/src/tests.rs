@@ -134,8 +134,18 @@ fn arb_record() -> impl Strategy<Value = Record> {
         )
             .prop_map(|(ply, from, to, promotion)| Record::Input(Input::Opponent {
                 ply,
-                uci: shakmaty::uci::UciMove::Normal { from, to, promotion }
+                uci: shakmaty::uci::UciMove::Normal { from, to, promotion },
+                eval: None,
             })),
+        (any::<u32>(), sq.clone(), sq.clone(), any::<i16>(), any::<bool>(), 0usize..=PV_MAX).prop_map(
+            |(ply, from, to, n, mate, len)| {
+                let m = shakmaty::uci::UciMove::Normal { from, to, promotion: None };
+                let mut pv = [None; PV_MAX];
+                pv.iter_mut().take(len).for_each(|p| *p = Some(m));
+                let score = if mate { Score::Mate(n.into()) } else { Score::Cp(n.into()) };
+                Record::Input(Input::Opponent { ply, uci: m, eval: Some(Eval { score, pv }) })
+            }
+        ),
         (any::<u32>(), sq.clone(), sq.clone()).prop_map(|(ply, from, to)| Record::Input(Input::Hint {
             ply,
             uci: shakmaty::uci::UciMove::Normal { from, to, promotion: None }

@@ -6,7 +6,7 @@ import { type Changed, type Game, sideName } from '../model';
 import type { Alert, View } from '../store';
 import { store } from '../store';
 import type { Spoken } from '../api';
-import { BoardWidget, ClockWidget, eventLine, fmtGameTime, playersHeading, renderMoveList, rulingItem, statusText } from '../widgets';
+import { BoardWidget, ClockWidget, engineText, eventLine, fmtGameTime, playersHeading, renderMoveList, rulingItem, statusText } from '../widgets';
 
 export class BoardView implements View {
   private board!: BoardWidget;
@@ -15,6 +15,7 @@ export class BoardView implements View {
   private spoken!: HTMLOListElement;
   private rulings!: HTMLUListElement;
   private status!: HTMLElement;
+  private engine!: HTMLElement;
   private heading!: HTMLElement;
   private event!: HTMLElement;
 
@@ -41,6 +42,7 @@ export class BoardView implements View {
     this.moveList = h('ol', { class: 'moves', id: 'moves', 'aria-labelledby': 'moves-h' });
     renderMoveList(g, this.moveList);
     this.status = h('p', { class: 'status', id: 'status' }, statusText(g));
+    this.engine = h('p', { class: 'engine', id: 'engine' }, engineText(g));
     this.heading = playersHeading(g, 'h1');
     this.event = h('p', { class: 'event' }, eventLine(g));
 
@@ -79,6 +81,7 @@ export class BoardView implements View {
           'div',
           { class: 'side-col' },
           this.status,
+          this.engine,
           h('section', { class: 'panel', 'aria-labelledby': 'moves-h' }, h('h2', { id: 'moves-h' }, 'Moves'), h('div', { class: 'moves-scroll' }, this.moveList)),
           h('section', { class: 'panel', 'aria-labelledby': 'irr-h' }, h('h2', { id: 'irr-h' }, 'Rulings and observations'), this.rulings, h('p', { class: 'none' }, 'None so far.')),
           h('section', { class: 'panel', 'aria-labelledby': 'spoken-h' }, h('h2', { id: 'spoken-h' }, 'Spoken'), this.spoken, h('p', { class: 'none' }, 'Nothing spoken yet.')),
@@ -140,6 +143,7 @@ export class BoardView implements View {
     }
     if (what.has('info') || what.has('board')) {
       this.status.textContent = statusText(g);
+      this.engine.textContent = engineText(g);
       const heading = playersHeading(g, 'h1');
       this.heading.replaceWith(heading);
       this.heading = heading;

@@ -351,7 +351,7 @@ impl Session {
             Input::Request(tactus_trace::Request::LastMove) if self.carrying() => self.repeat_opponent_move(t),
             Input::Request(what) => self.on_request(t, what),
             Input::Verdict { ply, side, verdict } => self.on_verdict(t, ply, side, verdict),
-            Input::Opponent { ply, uci } => self.on_opponent(t, ply, uci),
+            Input::Opponent { ply, uci, eval } => self.on_opponent(t, ply, uci, eval),
             Input::Hint { ply, uci } => self.on_hint(t, ply, uci),
             Input::EngineLevel(level) => self.emit(t, EventKind::EngineLevel { level }),
             Input::Pause

@@ -11,8 +11,11 @@ use shakmaty::{Move, Position};
 
 use super::watch::Shown;
 use super::{Phase, Session};
-use crate::event::{EventKind, Fix, Ms, Slip};
+use tactus_trace::{Eval, Score};
+
+use crate::event::{EngineEval, EventKind, Fix, Ms, Slip};
 use crate::guide::{Execution, Fault, Guidance, Step};
+use crate::policy::Supervision;
 use crate::recognise;
 
 /// The engine's move, chosen and being carried out on the board.
@@ -22,6 +25,8 @@ pub(super) struct Carrying {
     exec: Execution,
     /// The move's steps as told at the choice.
     steps: Vec<Fix>,
+    /// How the engine saw it, as shown (unsupervised games only).
+    eval: Option<EngineEval>,
     /// The slip told last, so a board that stays wrong is told once.
     told: Option<Slip>,
 }
@@ -43,7 +48,7 @@ impl Session {
 
     /// The engine's choice for ply `ply`. A choice for another ply (taken
     /// back, or stale) or not legal here changes nothing.
-    pub(super) fn on_opponent(&mut self, t: Ms, ply: u32, uci: UciMove) {
+    pub(super) fn on_opponent(&mut self, t: Ms, ply: u32, uci: UciMove, eval: Option<Eval>) {
         if !self.awaits_engine() || ply != self.game.ply() {
             return;
         }
@@ -59,8 +64,10 @@ impl Session {
         }
         let steps = fixes(&exec.steps());
         let info = self.game.describe(mv);
-        self.emit(t, EventKind::OpponentMove { mv: info, steps: steps.clone() });
-        let mut carrying = Carrying { mv, exec, steps: steps.clone(), told: None };
+        // An arbiter's game shows no engine's view of it.
+        let eval = eval.filter(|_| self.policy.supervision == Supervision::Unsupervised).map(|e| self.eval(e));
+        self.emit(t, EventKind::OpponentMove { mv: info, steps: steps.clone(), eval: eval.clone() });
+        let mut carrying = Carrying { mv, exec, steps: steps.clone(), eval, told: None };
         // Hands may already be at work on the board.
         carrying.exec.observe(self.board());
         self.phase = Phase::Carrying(Box::new(carrying));
@@ -153,9 +160,26 @@ impl Session {
     /// The engine's move said again, with what is wrong on the board now.
     pub(super) fn repeat_opponent_move(&mut self, t: Ms) {
         let Phase::Carrying(c) = &self.phase else { return };
-        let (info, steps) = (self.game.describe(c.mv), c.steps.clone());
-        self.emit(t, EventKind::OpponentMove { mv: info, steps });
+        let (info, steps, eval) = (self.game.describe(c.mv), c.steps.clone(), c.eval.clone());
+        self.emit(t, EventKind::OpponentMove { mv: info, steps, eval });
         self.carry_on(t, true);
+    }
+}
+
+impl Session {
+    /// The engine's view as shown: its line in SAN, as far as it is legal.
+    fn eval(&self, eval: Eval) -> EngineEval {
+        let mut pos = self.game.position().clone();
+        let mut line = Vec::new();
+        for uci in eval.line() {
+            let Ok(mv) = uci.to_move(&pos) else { break };
+            line.push(shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut pos, mv).to_string());
+        }
+        let (cp, mate) = match eval.score {
+            Score::Cp(cp) => (Some(cp), None),
+            Score::Mate(n) => (None, Some(n)),
+        };
+        EngineEval { cp, mate, line }
     }
 }
 

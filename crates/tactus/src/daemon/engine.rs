@@ -8,13 +8,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use shakmaty::Color;
 use shakmaty::uci::UciMove;
+use shakmaty::{Color, Position};
 use tactus_core::Session;
 use tactus_engine::conduct::Stance;
-use tactus_engine::protocol::ClockTimes;
-use tactus_engine::{EngineConfig, Level, Line, Opponent, OpponentConfig};
-use tactus_trace::Ms;
+use tactus_engine::protocol::{ClockTimes, Score as EngineScore};
+use tactus_engine::{EngineConfig, Level, Line, Opponent, OpponentConfig, Source};
+use tactus_trace::{Eval, Ms, PV_MAX, Score};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -54,6 +54,8 @@ const HINT_THINK: Duration = Duration::from_secs(1);
 
 pub struct Chosen {
     pub uci: UciMove,
+    /// Its score and line, when the move is the engine's own best.
+    pub eval: Option<Eval>,
     pub san: String,
     pub stance: Stance,
     /// From the request to the choice inside the opponent: the engine's
@@ -116,6 +118,7 @@ impl EngineHost {
                             .await
                             .map(|c| Chosen {
                                 uci: UciMove::from_move(c.mv, line.castling_mode()),
+                                eval: eval_of(&c, line.position().turn(), line.castling_mode()),
                                 san: c.san,
                                 stance: c.stance,
                                 search: c.elapsed,
@@ -256,6 +259,24 @@ impl EngineHost {
             let _ = task.await;
         }
     }
+}
+
+/// The engine's view of its own best move, from White's point of view, for
+/// the journal (and, in a game no arbiter supervises, the page).
+fn eval_of(choice: &tactus_engine::Choice, turn: Color, mode: shakmaty::CastlingMode) -> Option<Eval> {
+    if choice.source != Source::Engine || choice.pv.first() != Some(&choice.mv) {
+        return None;
+    }
+    let white = |n: i32| if turn == Color::White { n } else { -n };
+    let score = match choice.score? {
+        EngineScore::Cp(cp) => Score::Cp(white(cp)),
+        EngineScore::Mate(n) => Score::Mate(white(n)),
+    };
+    let mut pv = [None; PV_MAX];
+    for (slot, m) in pv.iter_mut().zip(&choice.pv) {
+        *slot = Some(UciMove::from_move(*m, mode));
+    }
+    Some(Eval { score, pv })
 }
 
 /// The game as the engine is told it: the start and the moves since.

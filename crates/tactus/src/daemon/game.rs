@@ -464,7 +464,7 @@ impl GameTask {
                 tracing::info!("the engine resigns");
                 Input::Result { result: GameResult::win_for(!side), reason: OffBoardReason::Resignation }
             }
-            Stance::OfferDraw | Stance::Play => Input::Opponent { ply: answer.ply, uci: chosen.uci },
+            Stance::OfferDraw | Stance::Play => Input::Opponent { ply: answer.ply, uci: chosen.uci, eval: chosen.eval },
         };
         if chosen.stance == Stance::OfferDraw {
             tracing::info!("the engine would accept a draw");
