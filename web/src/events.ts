@@ -346,6 +346,19 @@ export interface EngineLevelEvent extends At {
   level: number;
 }
 
+/**
+ * Against the engine, the board was set back to an earlier position: the
+ * moves `taken` (SAN, in the order played) are gone, `ply` is the ply now to
+ * be made, and the clocks show what they showed then.
+ */
+export interface TakeBackEvent extends At {
+  event: 'take_back';
+  ply: number;
+  taken: string[];
+  white_ms?: number;
+  black_ms?: number;
+}
+
 export type CoreEvent =
   | StartEvent
   | TouchEvent
@@ -378,6 +391,7 @@ export type CoreEvent =
   | OpponentMoveEvent
   | OpponentFixEvent
   | HintEvent
+  | TakeBackEvent
   | EngineLevelEvent;
 
 /** What the arbiter's record of a board keeps (`irregularities` in the API). */

@@ -222,6 +222,9 @@ export class Game {
         this.engine = ev.eval ? { ...ev.eval, ply: ev.ply, san: ev.san } : null;
         changed.add('info');
         break;
+      case 'take_back':
+        // The server's feed has played the kept moves again: fetch it.
+        return changed.add('resync');
       case 'withdrawn':
         if (this.tentative && this.tentative.ply === ev.ply) {
           this.tentative = null;

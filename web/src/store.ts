@@ -194,6 +194,13 @@ export function describe(ev: CoreEvent): Described | null {
         title: "Engine's move carried out wrongly",
         text: `${slipText(ev.slip)}${ev.fix.length ? ` Fix: ${ev.fix.map(stepText).join('; ')}.` : ''}`,
       };
+    case 'take_back':
+      return {
+        kind: 'note',
+        severity: 'info',
+        title: 'Moves taken back',
+        text: `${ev.taken.join(' ')} taken back; the game goes on from ply ${ev.ply}.`,
+      };
     case 'sensor_fault':
       return {
         kind: 'note',

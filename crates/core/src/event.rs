@@ -460,6 +460,18 @@ pub enum EventKind {
         slip: Slip,
         fix: Vec<Fix>,
     },
+    /// In a game against the engine, the player set the board back to an
+    /// earlier position: the moves since (`taken`, SAN, in the order they
+    /// were played) are taken back, `ply` is the ply now to be made, and the
+    /// clocks show what they showed when that position stood.
+    TakeBack {
+        ply: u32,
+        taken: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        white_ms: Option<i64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        black_ms: Option<i64>,
+    },
     /// A sensor reads against the game while the rest of the board shows
     /// what happened: it is taken to be stuck (`reading`: what it reads) and
     /// the game goes on as if it showed the game's position, until it changes.

@@ -91,21 +91,7 @@ impl Game {
                 fen.into_position(mode).map_err(|e| SetupError::Position { fen: text.into(), why: e.to_string() })?
             }
         };
-        let mut game = Game {
-            variant,
-            mode,
-            pos: start.clone(),
-            start,
-            played: Vec::new(),
-            keys: Vec::new(),
-            options: Vec::new(),
-            notes: Vec::new(),
-            ending: None,
-            described: RefCell::default(),
-        };
-        game.keys.push(game.key());
-        game.refresh_options();
-        Ok(game)
+        Ok(Game::replayed(variant, start))
     }
 
     fn key(&self) -> u64 {
@@ -273,6 +259,70 @@ impl Game {
     /// Was the game set up from the standard start?
     pub fn standard_start(&self) -> bool {
         self.start == Chess::default()
+    }
+}
+
+impl Game {
+    /// The positions the game has been through, the start first and the
+    /// current one last; `None` when an illegal move stood (A.5.2), which
+    /// no legal replay reproduces.
+    pub fn positions(&self) -> Option<Vec<Chess>> {
+        let mut pos = self.start.clone();
+        let mut out = Vec::with_capacity(self.played.len() + 1);
+        out.push(pos.clone());
+        for played in &self.played {
+            if played.stood_illegal {
+                return None;
+            }
+            let mv = played.info.uci.parse::<UciMove>().ok()?.to_move(&pos).ok()?;
+            pos.play_unchecked(mv);
+            out.push(pos.clone());
+        }
+        Some(out)
+    }
+
+    /// Takes the last `plies` moves back: the game goes on from the position
+    /// before them, their records gone. Returns the moves taken back, in the
+    /// order they were played; `None` (nothing changed) when there are not
+    /// that many, or an illegal move stood (A.5.2).
+    pub fn take_back(&mut self, plies: usize) -> Option<Vec<MoveInfo>> {
+        let keep = self.played.len().checked_sub(plies)?;
+        if plies == 0 || self.played.iter().any(|p| p.stood_illegal) {
+            return None;
+        }
+        let mut rebuilt = Game::replayed(self.variant, self.start.clone());
+        for played in &self.played[..keep] {
+            let mv = played.info.uci.parse::<UciMove>().ok()?.to_move(&rebuilt.pos).ok()?;
+            rebuilt.play(mv, played.clock_ms);
+        }
+        let mut played = std::mem::take(&mut self.played);
+        let taken = played.split_off(keep).into_iter().map(|p| p.info).collect();
+        // The kept moves keep their rulings and remarks.
+        rebuilt.played = played;
+        *self = rebuilt;
+        Some(taken)
+    }
+
+    fn replayed(variant: Variant, start: Chess) -> Game {
+        let mode = match variant {
+            Variant::Standard => CastlingMode::Standard,
+            Variant::Chess960 => CastlingMode::Chess960,
+        };
+        let mut game = Game {
+            variant,
+            mode,
+            pos: start.clone(),
+            start,
+            played: Vec::new(),
+            keys: Vec::new(),
+            options: Vec::new(),
+            notes: Vec::new(),
+            ending: None,
+            described: RefCell::default(),
+        };
+        game.keys.push(game.key());
+        game.refresh_options();
+        game
     }
 }
 

@@ -200,6 +200,7 @@ pub fn changes_feed(kind: &EventKind) -> bool {
             | EventKind::Time { .. }
             | EventKind::TimeWarning { .. }
             | EventKind::OpponentMove { .. }
+            | EventKind::TakeBack { .. }
     )
 }
 
@@ -207,7 +208,11 @@ pub fn changes_feed(kind: &EventKind) -> bool {
 fn changes_pgn(kind: &EventKind) -> bool {
     matches!(
         kind,
-        EventKind::Start { .. } | EventKind::Complete { .. } | EventKind::GameOver { .. } | EventKind::Irregularity(_)
+        EventKind::Start { .. }
+            | EventKind::Complete { .. }
+            | EventKind::GameOver { .. }
+            | EventKind::Irregularity(_)
+            | EventKind::TakeBack { .. }
     ) || matches!(kind, EventKind::Penalty { article: Article::A7_5_5, .. })
 }
 
@@ -361,6 +366,29 @@ impl BoardFeed {
             EventKind::TimeWarning { side, remaining_ms } => {
                 self.clocks.advance(t);
                 *self.clocks.side_mut(*side) = Some(*remaining_ms);
+            }
+            EventKind::TakeBack { ply, white_ms, black_ms, .. } => {
+                // The record from the start up to the ply now to be made,
+                // played again on this feed's own position.
+                let kept: Vec<FeedMove> = self.moves.iter().filter(|m| m.ply < *ply).cloned().collect();
+                self.fen = self.start_fen.clone();
+                self.fen_before_illegal = None;
+                self.moves.clear();
+                for m in kept {
+                    let (text, off_record) = self.play(&m.uci, &m.san);
+                    self.moves.push(FeedMove { san: text, off_record, ..m });
+                }
+                self.engine = None;
+                self.clocks.advance(t);
+                if white_ms.is_some() {
+                    self.clocks.white_ms = *white_ms;
+                }
+                if black_ms.is_some() {
+                    self.clocks.black_ms = *black_ms;
+                }
+                if self.clocks.running.is_some() {
+                    self.clocks.running = Some(self.turn());
+                }
             }
             EventKind::OpponentMove { mv, eval, .. } => {
                 self.engine =

@@ -63,6 +63,9 @@ fn clock(what: &str, ms: i64) -> Result<i64, String> {
     Ok(ms)
 }
 
+/// The most moves one take-back is believed to take back: a long game's.
+const MAX_TAKEN: usize = 1200;
+
 fn opt_clock(what: &str, ms: Option<i64>) -> Result<Option<i64>, String> {
     ms.map(|ms| clock(what, ms)).transpose()
 }
@@ -172,6 +175,18 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
             uci(&mv.uci)?;
             mv.san = clean(&mv.san, 32);
             EventKind::Hint { mv }
+        }
+        EventKind::TakeBack { ply, taken, white_ms, black_ms } => {
+            // A take-back goes back at most to the start of the game.
+            if taken.is_empty() || taken.len() > ply as usize + 1 || taken.len() > MAX_TAKEN {
+                return Err("a take-back of no moves, or of more moves than were played".into());
+            }
+            EventKind::TakeBack {
+                ply,
+                taken: taken.iter().map(|m| clean(m, 32)).collect(),
+                white_ms: opt_clock("white_ms", white_ms)?,
+                black_ms: opt_clock("black_ms", black_ms)?,
+            }
         }
         EventKind::EngineLevel { level } if level > 10 => return Err(format!("{level} is not an engine level")),
         EventKind::ClockSet { white_ms, black_ms } => {

@@ -63,6 +63,7 @@ fn kind_name(k: &EventKind) -> &'static str {
         EventKind::OpponentFix { .. } => "opponent_fix",
         EventKind::Hint { .. } => "hint",
         EventKind::EngineLevel { .. } => "engine_level",
+        EventKind::TakeBack { .. } => "take_back",
     }
 }
 
@@ -186,6 +187,12 @@ fn every_kind() -> Vec<Event> {
             },
             EventKind::Hint { mv: mv(full) },
             EventKind::EngineLevel { level: 3 },
+            EventKind::TakeBack {
+                ply: 5,
+                taken: vec!["e5".into(), "Nf3".into()],
+                white_ms: o(290_000),
+                black_ms: o(295_000),
+            },
             EventKind::OpponentFix {
                 ply: 8,
                 slip: Slip::NotThatOne { sq: Square::B8, piece: placed.piece, instead: full.then_some(fix(true)) },

@@ -5,7 +5,8 @@
 //! press. One of the engine's pieces is first put on a wrong square: the
 //! daemon says how to fix the board, and the corrected move is taken. No
 //! ruling is made against anyone, and the journal replays to the same game.
-//! A hint is asked for, and the level set, at the board.
+//! A hint is asked for, and the level set, at the board; two moves are
+//! taken back by setting the board back.
 //! Needs Stockfish (`apt-get install stockfish`; ./setup installs it).
 
 use std::io::Write;
@@ -103,12 +104,14 @@ fn a_whole_game_against_stockfish_on_the_sim_board() {
     let mut rng = Lcg(0x7ac7);
     let mut completed: Vec<String> = Vec::new();
     let mut corrected = false;
+    let mut taken_back = false;
     let over = loop {
         assert!(completed.len() < 400, "no result after 400 plies: {completed:?}");
         // The person (White): a legal move, queens for promotions.
         let moves: Vec<Move> =
             pos.legal_moves().into_iter().filter(|m| m.promotion().is_none_or(|r| r == Role::Queen)).collect();
         let mv = moves[rng.below(moves.len())];
+        let before = pos.clone();
         let uci = mv.to_uci(CastlingMode::Standard).to_string();
         type_lines(&hands(&pos, mv));
         assert_eq!(events.next("move")["uci"], uci.as_str(), "the board shows the person's move");
@@ -163,7 +166,22 @@ fn a_whole_game_against_stockfish_on_the_sim_board() {
         if pos.is_game_over() {
             break events.next("game_over");
         }
+        let simple = |m: Move| matches!(m, Move::Normal { capture: None, promotion: None, .. });
+        if !taken_back && completed.len() >= 6 && simple(mv) && simple(engine_move) {
+            // Both moves set back by hand, the engine's piece first: the
+            // position between, with the engine to move, takes nothing back.
+            let back = |m: Move| [format!("{}-", m.to()), format!("{}+", m.from().unwrap())];
+            type_lines(&back(engine_move));
+            type_lines(&back(mv));
+            let took = events.next("take_back");
+            let last_two = completed.split_off(completed.len() - 2);
+            assert_eq!(took["taken"], serde_json::json!(last_two), "{took}");
+            assert_eq!(took["ply"], completed.len() + 1);
+            pos = before;
+            taken_back = true;
+        }
     };
+    assert!(taken_back, "two moves were taken back by setting the board back");
     assert!(corrected, "one of the engine's moves was first put on a wrong square");
     if pos.is_checkmate() {
         let winner = if pos.turn() == Color::White { "0-1" } else { "1-0" };

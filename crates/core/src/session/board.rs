@@ -156,11 +156,17 @@ impl Session {
             self.watch.held_still();
         }
         if self.carrying() {
-            self.carry_on(t, false);
+            if !self.take_back_shown(t) {
+                self.carry_on(t, false);
+            }
             return;
         }
         match shown {
-            Shown::Hands => {}
+            Shown::Hands => {
+                if self.take_back_shown(t) {
+                    return;
+                }
+            }
             Shown::Position => self.withdraw_from(t, 0),
             Shown::Moves(moves) => {
                 for (ahead, mv) in moves.iter().enumerate() {

@@ -13,6 +13,7 @@
 //! | `press` | the press that completes a move (6.2.1), also a few ms before the piece lands, also after the opponent's reply |
 //! | `illegal` | illegal moves and presses without a move (7.5), the A.5.2 policy |
 //! | `clock` | flag fall (6.9), stopping and setting the clocks (6.10, 6.11), time warnings |
+//! | `take_back` | against the engine: the board set back to an earlier position takes the moves since back |
 //! | `claims` | draw claims (9.2, 9.3, 9.5), illegal-move claims (A.5.2), results off the board, requests |
 //!
 //! The ply of the player to move goes through these phases:
@@ -42,6 +43,7 @@ mod illegal;
 mod mate;
 mod opponent;
 mod press;
+mod take_back;
 mod touch;
 mod watch;
 
@@ -127,6 +129,12 @@ pub struct Session {
     question: Option<mate::Question>,
     /// A structure in which a mate was shown possible (`mate`).
     alive: Option<mate::Structure>,
+    /// The clocks as each ply found them, for taking moves back.
+    clocks_at: Vec<take_back::ClockAt>,
+    /// Times moves were taken back.
+    take_backs: u32,
+    /// The engine's level as last set at the board.
+    engine_level: Option<u8>,
     /// The latest time the session has seen.
     now: Ms,
     out: Vec<Event>,
@@ -161,6 +169,9 @@ impl Session {
             warned: ByColor::new_with(|_| Vec::new()),
             question: None,
             alive: None,
+            clocks_at: Vec::new(),
+            take_backs: 0,
+            engine_level: None,
             now: 0,
             out: Vec::new(),
         };
@@ -175,6 +186,7 @@ impl Session {
                 black_ms,
             },
         );
+        session.keep_clock(0);
         session.check_start();
         Ok(session)
     }
@@ -205,6 +217,12 @@ impl Session {
     /// for the answer to [`Session::mate_question`].
     pub fn judging(&self) -> bool {
         matches!(self.phase, Phase::Judging)
+    }
+
+    /// The engine's level as last set at the board in this game (a
+    /// recovered game's engine is set to it again).
+    pub fn engine_level(&self) -> Option<u8> {
+        self.engine_level
     }
 
     /// The game is over or the recording ended: later inputs change nothing.
@@ -353,7 +371,10 @@ impl Session {
             Input::Verdict { ply, side, verdict } => self.on_verdict(t, ply, side, verdict),
             Input::Opponent { ply, uci, eval } => self.on_opponent(t, ply, uci, eval),
             Input::Hint { ply, uci } => self.on_hint(t, ply, uci),
-            Input::EngineLevel(level) => self.emit(t, EventKind::EngineLevel { level }),
+            Input::EngineLevel(level) => {
+                self.engine_level = Some(level);
+                self.emit(t, EventKind::EngineLevel { level });
+            }
             Input::Pause
             | Input::Resume
             | Input::SetClock { .. }

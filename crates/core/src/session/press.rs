@@ -214,6 +214,7 @@ impl Session {
         let known = reply.as_ref().map(|w| w.options().to_vec());
         let (info, claim) = self.game.play_known(mv, clock_ms, known);
         self.emit(t, EventKind::Complete { ply, side, san: info.san, uci: info.uci, clock_ms, opponent_ms });
+        self.keep_clock(t);
         for ruling in rulings {
             self.rule(t, ruling);
         }

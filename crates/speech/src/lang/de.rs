@@ -128,6 +128,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     other_move: "Das ist {move}, nicht der Zug der Engine.",
     hint: "Tipp: {move}.",
     engine_level: "Engine-Stufe {level}.",
+    take_back: "Zurückgenommen: {moves}.",
     sensor_fault: "Der Sensor auf {square} scheint zu klemmen; die Partie geht ohne ihn weiter, bis er sich wieder ändert.",
     sensor_ok: "Der Sensor auf {square} arbeitet wieder.",
 

@@ -124,6 +124,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     other_move: "That is {move}, not the engine's move.",
     hint: "Hint: {move}.",
     engine_level: "Engine level {level}.",
+    take_back: "Taken back: {moves}.",
     sensor_fault: "The sensor on {square} seems stuck; the game goes on without it until it changes.",
     sensor_ok: "The sensor on {square} works again.",
 

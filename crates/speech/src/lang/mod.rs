@@ -198,6 +198,8 @@ pub(crate) struct Lexicon {
     pub hint: &'static str,
     /// The engine's level set: `{level}`.
     pub engine_level: &'static str,
+    /// Moves taken back against the engine: `{moves}`, in the order played.
+    pub take_back: &'static str,
     /// `{square}`: a sensor taken to be stuck, and believed again.
     pub sensor_fault: &'static str,
     pub sensor_ok: &'static str,

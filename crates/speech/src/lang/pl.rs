@@ -143,6 +143,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     other_move: "To jest {move}, a nie ruch komputera.",
     hint: "Podpowiedź: {move}.",
     engine_level: "Poziom komputera: {level}.",
+    take_back: "Cofnięte: {moves}.",
     sensor_fault: "Czujnik na polu {square} chyba się zaciął; partia toczy się dalej bez niego, dopóki się nie zmieni.",
     sensor_ok: "Czujnik na polu {square} znów działa.",
 

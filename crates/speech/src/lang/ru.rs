@@ -133,6 +133,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     other_move: "Это ход {move}, а не ход движка.",
     hint: "Подсказка: {move}.",
     engine_level: "Уровень движка: {level}.",
+    take_back: "Взяты назад: {moves}.",
     sensor_fault: "Датчик на поле {square}, похоже, залип; партия продолжается без него, пока он не изменится.",
     sensor_ok: "Датчик на поле {square} снова работает.",
 

@@ -28,17 +28,29 @@ const RETRY_AFTER: Duration = Duration::from_secs(5);
 const QUIT_WAIT: Duration = Duration::from_secs(3);
 
 enum Request {
-    NewGame { chess960: bool },
+    NewGame {
+        chess960: bool,
+    },
     Level(Level),
-    Choose { game: u32, ply: u32, line: Box<Line>, clock: Option<ClockTimes> },
-    Hint { game: u32, ply: u32, line: Box<Line> },
+    /// Moves were taken back: the engine's judgement of the game so far
+    /// (for resigning and draws) starts again.
+    TakeBack,
+    Choose {
+        asked: Asked,
+        line: Box<Line>,
+        clock: Option<ClockTimes>,
+    },
+    Hint {
+        asked: Asked,
+        line: Box<Line>,
+    },
 }
 
 /// The engine's answer to one request.
 pub struct Answer {
-    /// Which game asked (answers for an earlier game are dropped).
-    pub game: u32,
-    pub ply: u32,
+    /// What it answers: answers for an earlier game, or for a position
+    /// since taken back, are dropped.
+    pub asked: Asked,
     pub answered: Answered,
 }
 
@@ -68,14 +80,32 @@ pub struct EngineHost {
     side: Color,
     requests: mpsc::Sender<Request>,
     pub answers: mpsc::Receiver<Answer>,
-    /// The game and ply a move was asked for, and since when (the input
-    /// that made the engine's turn).
-    asked: Option<(u32, u32, Instant)>,
+    /// What a move was asked for, and since when (the input that made the
+    /// engine's turn).
+    asked: Option<(Asked, Instant)>,
+    /// The session's take-backs the engine has been told of.
+    take_backs: u32,
     failed_at: Option<Instant>,
     /// Per move (the latest [`KEPT`]): the engine's search, and the time
     /// from the input that made its turn to its move announced besides it.
     timings: std::collections::VecDeque<(Duration, Duration)>,
     task: JoinHandle<()>,
+}
+
+/// The game, its take-backs and the ply a move was asked for: an answer
+/// for a ply since taken back and played again is not for this position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Asked {
+    pub game: u32,
+    pub take_backs: u32,
+    pub ply: u32,
+}
+
+impl Asked {
+    /// The position `session` is at, in the daemon's game number `game`.
+    pub fn now(session: &Session, game: u32) -> Asked {
+        Asked { game, take_backs: session.take_backs(), ply: session.game().ply() }
+    }
 }
 
 /// How many moves' timings are kept for the summary.
@@ -112,7 +142,8 @@ impl EngineHost {
                         }
                     }
                     Request::Level(level) => opponent.set_level(level),
-                    Request::Choose { game, ply, line, clock } => {
+                    Request::TakeBack => opponent.take_back(),
+                    Request::Choose { asked, line, clock } => {
                         let result = opponent
                             .choose(&line, clock)
                             .await
@@ -125,17 +156,17 @@ impl EngineHost {
                                 restarts: c.restarts,
                             })
                             .map_err(|e| e.to_string());
-                        if tx.send(Answer { game, ply, answered: Answered::Move(result) }).await.is_err() {
+                        if tx.send(Answer { asked, answered: Answered::Move(result) }).await.is_err() {
                             break;
                         }
                     }
-                    Request::Hint { game, ply, line } => {
+                    Request::Hint { asked, line } => {
                         let result = opponent
                             .hint(&line, HINT_THINK)
                             .await
                             .map(|h| UciMove::from_move(h.mv, line.castling_mode()))
                             .map_err(|e| e.to_string());
-                        if tx.send(Answer { game, ply, answered: Answered::Hint(result) }).await.is_err() {
+                        if tx.send(Answer { asked, answered: Answered::Hint(result) }).await.is_err() {
                             break;
                         }
                     }
@@ -147,23 +178,39 @@ impl EngineHost {
             EngineSide::White => Color::White,
             EngineSide::Black => Color::Black,
         };
-        Ok(EngineHost { side, requests, answers, asked: None, failed_at: None, timings: Default::default(), task })
+        Ok(EngineHost {
+            side,
+            requests,
+            answers,
+            asked: None,
+            take_backs: 0,
+            failed_at: None,
+            timings: Default::default(),
+            task,
+        })
     }
 
     /// Asks for the engine's move when it is on move and waits for one;
     /// `since` is when the input that made its turn came in.
     pub fn ask(&mut self, session: &Session, game: u32, t: Ms, since: Instant) {
-        let ply = session.game().ply();
-        if !session.awaits_engine() || self.asked.is_some_and(|(g, p, _)| (g, p) == (game, ply)) {
+        if session.take_backs() != self.take_backs {
+            self.take_backs = session.take_backs();
+            self.asked = None;
+            if let Err(e) = self.requests.try_send(Request::TakeBack) {
+                tracing::error!("the engine is not taking requests: {e}");
+            }
+        }
+        let asked = Asked::now(session, game);
+        if !session.awaits_engine() || self.asked.is_some_and(|(a, _)| a == asked) {
             return;
         }
         if self.failed_at.is_some_and(|at| at.elapsed() < RETRY_AFTER) {
             return;
         }
         let Some(line) = line_of(session) else { return };
-        let request = Request::Choose { game, ply, line: Box::new(line), clock: clock_times(session, t) };
+        let request = Request::Choose { asked, line: Box::new(line), clock: clock_times(session, t) };
         match self.requests.try_send(request) {
-            Ok(()) => self.asked = Some((game, ply, since)),
+            Ok(()) => self.asked = Some((asked, since)),
             Err(e) => tracing::error!("the engine is not taking requests: {e}"),
         }
     }
@@ -175,8 +222,8 @@ impl EngineHost {
             return;
         }
         let Some(line) = line_of(session) else { return };
-        let ply = session.game().ply();
-        if let Err(e) = self.requests.try_send(Request::Hint { game, ply, line: Box::new(line) }) {
+        let asked = Asked::now(session, game);
+        if let Err(e) = self.requests.try_send(Request::Hint { asked, line: Box::new(line) }) {
             tracing::error!("the engine is not taking requests: {e}");
         }
     }
@@ -196,8 +243,8 @@ impl EngineHost {
         if !matches!(answer.answered, Answered::Move(_)) {
             return None;
         }
-        let (game, ply, since) = self.asked?;
-        if (answer.game, answer.ply) != (game, ply) {
+        let (asked, since) = self.asked?;
+        if answer.asked != asked {
             return None;
         }
         self.asked = None;
@@ -223,6 +270,7 @@ impl EngineHost {
     /// A new game on this board.
     pub fn new_game(&mut self, chess960: bool) {
         self.asked = None;
+        self.take_backs = 0;
         self.failed_at = None;
         if let Err(e) = self.requests.try_send(Request::NewGame { chess960 }) {
             tracing::error!("the engine is not taking requests: {e}");

@@ -428,7 +428,11 @@ impl GameTask {
     }
 
     /// An engine plays one side from now on.
-    pub fn set_engine(&mut self, engine: EngineHost) {
+    pub fn set_engine(&mut self, mut engine: EngineHost) {
+        // A recovered game goes on at the level last set at the board.
+        if let Some(level) = self.session.engine_level() {
+            engine.set_level(level);
+        }
         self.engine = Some(engine);
         self.ask_engine();
     }
@@ -443,13 +447,15 @@ impl GameTask {
     /// its resignation, as a result off the board).
     async fn engine_answer(&mut self, answer: Answer) -> anyhow::Result<()> {
         let Some(engine) = &mut self.engine else { return Ok(()) };
-        if answer.game != self.games {
+        if answer.asked.game != self.games {
             return Ok(());
         }
         if let Answered::Hint(hint) = &answer.answered {
             match hint {
+                // A hint for a position since taken back is for no position.
+                Ok(_) if answer.asked.take_backs != self.session.take_backs() => {}
                 Ok(uci) => {
-                    let input = Input::Hint { ply: answer.ply, uci: *uci };
+                    let input = Input::Hint { ply: answer.asked.ply, uci: *uci };
                     self.take(Incoming::At(Instant::now(), Record::Input(input))).await?;
                 }
                 Err(e) => tracing::error!("the engine has no hint: {e}"),
@@ -464,7 +470,9 @@ impl GameTask {
                 tracing::info!("the engine resigns");
                 Input::Result { result: GameResult::win_for(!side), reason: OffBoardReason::Resignation }
             }
-            Stance::OfferDraw | Stance::Play => Input::Opponent { ply: answer.ply, uci: chosen.uci, eval: chosen.eval },
+            Stance::OfferDraw | Stance::Play => {
+                Input::Opponent { ply: answer.asked.ply, uci: chosen.uci, eval: chosen.eval }
+            }
         };
         if chosen.stance == Stance::OfferDraw {
             tracing::info!("the engine would accept a draw");
