@@ -1,19 +1,19 @@
 //! A DGT 3000 driven through a DGT board's serial port: one clock command
 //! at a time, each waiting for its acknowledgement in a `DGT_MSG_BWTIME`,
 //! resent when none comes; levers and buttons read back from the same
-//! messages.
+//! messages. The bytes are [`tactus_dgt::protocol`]'s, the one DGT
+//! protocol module for both directions.
 
 use std::time::{Duration, Instant};
 
 use shakmaty::Color;
+use tactus_dgt::protocol::clock::{
+    ACK_BUTTON, BUTTON_FIRST, BUTTON_ON_OFF, CMD_ASCII, CMD_BEEP, CMD_END, CMD_SETNRUN, CMD_VERSION, SETNRUN_LEFT_RUNS,
+    SETNRUN_PAUSE, SETNRUN_RIGHT_RUNS, SETNRUN_TOGGLE_ON_LEVER, STATUS_NO_CLOCK, STATUS_RIGHT_HIGH,
+};
+use tactus_dgt::protocol::{BoardMessage, BoardParser, ClockAck, ClockCommand, Hms, Request};
 
 use crate::courier::{Courier, Step};
-use crate::frame::{
-    self, BUTTON_FIRST, BUTTON_ON_OFF, BoardFrames, BoardMsg, ClockAck, DGT_ACK_CLOCK_BUTTON, DGT_CMD_CLOCK_ASCII,
-    DGT_CMD_CLOCK_BEEP, DGT_CMD_CLOCK_END, DGT_CMD_CLOCK_SETNRUN, DGT_CMD_CLOCK_VERSION, DGT_SEND_UPDATE_NICE,
-    DGT_SEND_VERSION, Hms, SETNRUN_LEFT_RUNS, SETNRUN_PAUSE, SETNRUN_RIGHT_RUNS, SETNRUN_TOGGLE_ON_LEVER,
-    STATUS_LEFT_DOWN, STATUS_NO_CLOCK,
-};
 use crate::report::escape;
 use crate::{Button, ClockDevice, ClockReport, Display, Outbox};
 
@@ -37,11 +37,11 @@ impl Cmd {
     /// The command byte its acknowledgement names.
     fn code(&self) -> u8 {
         match self {
-            Cmd::Version => DGT_CMD_CLOCK_VERSION,
-            Cmd::Show => DGT_CMD_CLOCK_SETNRUN,
-            Cmd::Beep(_) => DGT_CMD_CLOCK_BEEP,
-            Cmd::Text(_) => DGT_CMD_CLOCK_ASCII,
-            Cmd::End => DGT_CMD_CLOCK_END,
+            Cmd::Version => CMD_VERSION,
+            Cmd::Show => CMD_SETNRUN,
+            Cmd::Beep(_) => CMD_BEEP,
+            Cmd::Text(_) => CMD_ASCII,
+            Cmd::End => CMD_END,
         }
     }
 }
@@ -61,7 +61,7 @@ enum Phase {
 pub struct Dgt3000 {
     white_on_left: bool,
     phase: Phase,
-    frames: BoardFrames,
+    parser: BoardParser,
     courier: Courier<Cmd>,
     display: Option<(Display, Instant)>,
     text_shown: bool,
@@ -78,7 +78,7 @@ impl Dgt3000 {
         Dgt3000 {
             white_on_left,
             phase: Phase::Closed,
-            frames: BoardFrames::default(),
+            parser: BoardParser::default(),
             courier: Courier::new(),
             display: None,
             text_shown: false,
@@ -94,7 +94,7 @@ impl Dgt3000 {
 
     fn hello(&mut self, now: Instant, out: &mut Outbox) {
         // Update mode first: clock messages are acknowledged only in it.
-        out.bytes.extend_from_slice(&[DGT_SEND_UPDATE_NICE, DGT_SEND_VERSION]);
+        out.bytes.extend_from_slice(&[Request::UpdateNice.code(), Request::Version.code()]);
         self.phase = Phase::Board(now + HELLO_EVERY);
     }
 
@@ -106,8 +106,8 @@ impl Dgt3000 {
     }
 
     fn encode(&self, cmd: &Cmd, now: Instant) -> Vec<u8> {
-        match cmd {
-            Cmd::Version => frame::clock_message(DGT_CMD_CLOCK_VERSION, &[]),
+        let command = match cmd {
+            Cmd::Version => ClockCommand::Version,
             Cmd::Show => {
                 let d = self.display.map_or_else(Display::default, |(d, at)| d.aged(now.duration_since(at)));
                 let (left, right) =
@@ -117,12 +117,13 @@ impl Dgt3000 {
                     Some(_) => SETNRUN_RIGHT_RUNS | SETNRUN_TOGGLE_ON_LEVER,
                     None => SETNRUN_PAUSE,
                 };
-                frame::setnrun(Hms::from_ms(d.ms(left)), Hms::from_ms(d.ms(right)), flags)
+                ClockCommand::SetNRun { left: Hms::from_ms(d.ms(left)), right: Hms::from_ms(d.ms(right)), flags }
             }
-            Cmd::Beep(ms) => frame::beep(*ms),
-            Cmd::Text(text) => frame::ascii(text),
-            Cmd::End => frame::clock_message(DGT_CMD_CLOCK_END, &[]),
-        }
+            Cmd::Beep(ms) => ClockCommand::beep_ms(*ms),
+            Cmd::Text(text) => ClockCommand::ascii(text),
+            Cmd::End => ClockCommand::End,
+        };
+        command.encode()
     }
 
     fn pump(&mut self, now: Instant, out: &mut Outbox) {
@@ -142,7 +143,7 @@ impl Dgt3000 {
     }
 
     fn ack(&mut self, ack: ClockAck, at: Instant, out: &mut Outbox) {
-        if ack.command() == DGT_ACK_CLOCK_BUTTON {
+        if ack.command() == ACK_BUTTON {
             if self.phase == Phase::Ready
                 && let Some(button) = button(ack.0[3])
             {
@@ -151,11 +152,11 @@ impl Dgt3000 {
             return;
         }
         // A failed ack is left to the resend timer.
-        if !ack.ok() || !self.courier.ack(|cmd| cmd.code() == ack.command()) {
+        if !ack.is_ok() || !self.courier.ack(|cmd| cmd.code() == ack.command()) {
             return;
         }
-        if self.phase == Phase::Clock && ack.command() == DGT_CMD_CLOCK_VERSION {
-            let (major, minor) = (ack.0[2] >> 4, ack.0[2] & 0x0f);
+        if self.phase == Phase::Clock && ack.command() == CMD_VERSION {
+            let (major, minor) = ack.version();
             let device = if major == 2 { "DGT 3000".to_string() } else { format!("DGT clock {major}") };
             let (bmaj, bmin) = self.board_version;
             out.reports.push(ClockReport::Connected {
@@ -170,28 +171,30 @@ impl Dgt3000 {
         }
     }
 
-    fn message(&mut self, msg: BoardMsg, at: Instant, out: &mut Outbox) {
+    fn message(&mut self, msg: BoardMessage, at: Instant, out: &mut Outbox) {
         match msg {
-            BoardMsg::Version { major, minor } => {
+            BoardMessage::Version { major, minor } => {
                 if let Phase::Board(_) = self.phase {
                     self.board_version = (major, minor);
                     self.phase = Phase::Clock;
                     self.courier.push(Cmd::Version);
                 }
             }
-            BoardMsg::Ack(ack) => self.ack(ack, at, out),
-            BoardMsg::Time(t) if self.phase == Phase::Ready => {
+            BoardMessage::ClockAck(ack) => self.ack(ack, at, out),
+            BoardMessage::Clock(t) if self.phase == Phase::Ready => {
                 if t.status & STATUS_NO_CLOCK != 0 {
                     self.lost("the DGT board reports no clock".into(), at, out);
                     return;
                 }
-                let left_down = t.status & STATUS_LEFT_DOWN != 0;
+                // The lever high on the right is down on the left.
+                let left_down = t.status & STATUS_RIGHT_HIGH != 0;
                 if self.left_down.is_some_and(|was| was != left_down) {
                     out.reports.push(ClockReport::Lever { side: self.side(left_down), at });
                 }
                 self.left_down = Some(left_down);
             }
-            BoardMsg::Time(_) | BoardMsg::Other { .. } => {}
+            // Field updates, dumps and the rest are the board's, not the clock's.
+            _ => {}
         }
     }
 }
@@ -217,17 +220,17 @@ impl ClockDevice for Dgt3000 {
 
     fn closed(&mut self) {
         self.phase = Phase::Closed;
-        self.frames.clear();
+        self.parser.clear();
         self.courier.clear();
         self.left_down = None;
         self.text_shown = false;
     }
 
     fn received(&mut self, bytes: &[u8], at: Instant, out: &mut Outbox) {
-        for item in self.frames.feed(bytes) {
+        for item in self.parser.feed(bytes) {
             match item {
                 Ok(msg) => self.message(msg, at, out),
-                Err(junk) => out.reports.push(ClockReport::Garbage { line: escape(&junk) }),
+                Err(junk) => out.reports.push(ClockReport::Garbage { line: escape(&junk.bytes) }),
             }
         }
         self.pump(at, out);
@@ -281,24 +284,26 @@ impl ClockDevice for Dgt3000 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frame::{ClockTime, DGT_ACK_CLOCK_OK};
+    use proptest::prelude::*;
+    use tactus_dgt::protocol::clock::ACK_OK;
+    use tactus_dgt::protocol::{ClockTimes, Field, Occupant};
 
     fn ack(code: u8, a2: u8, a3: u8) -> Vec<u8> {
-        BoardMsg::Ack(ClockAck([DGT_ACK_CLOCK_OK, code, a2, a3])).encode()
+        BoardMessage::ClockAck(ClockAck([ACK_OK, code, a2, a3])).encode()
     }
 
     fn time(status: u8) -> Vec<u8> {
-        BoardMsg::Time(ClockTime { right: Hms::default(), left: Hms::default(), status }).encode()
+        BoardMessage::Clock(ClockTimes { status, ..ClockTimes::default() }).encode()
     }
 
     fn connected(t0: Instant) -> (Dgt3000, Outbox) {
         let mut dev = Dgt3000::new(true);
         let mut out = Outbox::default();
         dev.opened(t0, &mut out);
-        assert_eq!(std::mem::take(&mut out.bytes), [DGT_SEND_UPDATE_NICE, DGT_SEND_VERSION]);
-        dev.received(&BoardMsg::Version { major: 1, minor: 9 }.encode(), t0, &mut out);
-        assert_eq!(std::mem::take(&mut out.bytes), frame::clock_message(DGT_CMD_CLOCK_VERSION, &[]));
-        dev.received(&ack(DGT_CMD_CLOCK_VERSION, 0x21, 0), t0, &mut out);
+        assert_eq!(std::mem::take(&mut out.bytes), [Request::UpdateNice.code(), Request::Version.code()]);
+        dev.received(&BoardMessage::Version { major: 1, minor: 9 }.encode(), t0, &mut out);
+        assert_eq!(std::mem::take(&mut out.bytes), ClockCommand::Version.encode());
+        dev.received(&ack(CMD_VERSION, 0x21, 0), t0, &mut out);
         (dev, out)
     }
 
@@ -312,12 +317,14 @@ mod tests {
         );
         let d = Display { white_ms: 300_000, black_ms: 299_500, running: Some(Color::Black), ..Display::default() };
         dev.show(&d, t0, &mut out);
-        let expect = frame::setnrun(Hms { h: 0, m: 5, s: 0 }, Hms { h: 0, m: 5, s: 0 }, 0x0a);
+        let expect =
+            ClockCommand::SetNRun { left: Hms { h: 0, m: 5, s: 0 }, right: Hms { h: 0, m: 5, s: 0 }, flags: 0x0a }
+                .encode();
         assert_eq!(std::mem::take(&mut out.bytes), expect);
         dev.beep(200, t0, &mut out);
         assert!(out.bytes.is_empty());
-        dev.received(&ack(DGT_CMD_CLOCK_SETNRUN, 0, 0), t0, &mut out);
-        assert_eq!(std::mem::take(&mut out.bytes), frame::beep(200));
+        dev.received(&ack(CMD_SETNRUN, 0, 0), t0, &mut out);
+        assert_eq!(std::mem::take(&mut out.bytes), ClockCommand::beep_ms(200).encode());
     }
 
     #[test]
@@ -332,7 +339,7 @@ mod tests {
         dev.poll(t0 + Duration::from_millis(600), &mut out);
         dev.poll(t0 + Duration::from_millis(900), &mut out);
         assert!(matches!(out.reports.as_slice(), [ClockReport::Disconnected { .. }]));
-        assert_eq!(out.bytes.last(), Some(&DGT_SEND_VERSION));
+        assert_eq!(out.bytes.last(), Some(&Request::Version.code()));
     }
 
     #[test]
@@ -341,10 +348,10 @@ mod tests {
         let (mut dev, mut out) = connected(t0);
         out.reports.clear();
         dev.received(&time(0x01), t0, &mut out); // first status: no report
-        dev.received(&time(0x01 | STATUS_LEFT_DOWN), t0, &mut out);
-        dev.received(&time(0x01 | STATUS_LEFT_DOWN), t0, &mut out);
+        dev.received(&time(0x01 | STATUS_RIGHT_HIGH), t0, &mut out);
+        dev.received(&time(0x01 | STATUS_RIGHT_HIGH), t0, &mut out);
         dev.received(&time(0x01), t0, &mut out);
-        dev.received(&ack(DGT_ACK_CLOCK_BUTTON, 0, BUTTON_FIRST + 4), t0, &mut out);
+        dev.received(&ack(ACK_BUTTON, 0, BUTTON_FIRST + 4), t0, &mut out);
         assert_eq!(
             out.reports,
             [
@@ -360,9 +367,98 @@ mod tests {
         let t0 = Instant::now();
         let (mut dev, mut out) = connected(t0);
         dev.text("illegal", t0, &mut out);
-        assert_eq!(std::mem::take(&mut out.bytes), frame::ascii("illegal"));
-        dev.received(&ack(DGT_CMD_CLOCK_ASCII, 0, 0), t0, &mut out);
+        assert_eq!(std::mem::take(&mut out.bytes), ClockCommand::ascii("illegal").encode());
+        dev.received(&ack(CMD_ASCII, 0, 0), t0, &mut out);
         dev.show(&Display::default(), t0, &mut out);
-        assert_eq!(std::mem::take(&mut out.bytes), frame::clock_message(DGT_CMD_CLOCK_END, &[]));
+        assert_eq!(std::mem::take(&mut out.bytes), ClockCommand::End.encode());
+    }
+
+    /// The bytes `frame.rs` wrote before clockdev used `tactus_dgt`, as the
+    /// free drivers send them: they must not change.
+    #[test]
+    fn the_bytes_on_the_wire_are_the_drivers_ones() {
+        let t0 = Instant::now();
+        let mut dev = Dgt3000::new(true);
+        let mut out = Outbox::default();
+        dev.opened(t0, &mut out);
+        assert_eq!(std::mem::take(&mut out.bytes), [0x4b, 0x4d]);
+        dev.received(&[0x93, 0x00, 0x05, 1, 9], t0, &mut out);
+        assert_eq!(std::mem::take(&mut out.bytes), [0x2b, 0x03, 0x03, 0x09, 0x00]);
+        // The version ack: hours nibbles of 10 mark it, 0x10 0x09 0x21 0x00.
+        dev.received(&[0x8d, 0x00, 0x0a, 0x0a, 0x10, 0x09, 0x0a, 0x21, 0x00, 0x00], t0, &mut out);
+        assert!(matches!(out.reports.as_slice(), [ClockReport::Connected { .. }]), "{:?}", out.reports);
+        let d = Display { white_ms: 299_001, black_ms: 3_600_000, running: Some(Color::White), ..Display::default() };
+        dev.show(&d, t0, &mut out);
+        assert_eq!(std::mem::take(&mut out.bytes), [0x2b, 0x0a, 0x03, 0x0a, 0, 5, 0, 1, 0, 0, 0x09, 0x00]);
+        dev.beep(200, t0, &mut out);
+        dev.received(&ack(CMD_SETNRUN, 0, 0), t0, &mut out);
+        assert_eq!(std::mem::take(&mut out.bytes), [0x2b, 0x04, 0x03, 0x0b, 4, 0x00]);
+        dev.text("e4", t0, &mut out);
+        dev.received(&ack(CMD_BEEP, 0, 0), t0, &mut out);
+        let ascii = [0x2b, 0x0c, 0x03, 0x0c, b'e', b'4', b' ', b' ', b' ', b' ', b' ', b' ', 0, 0x00];
+        assert_eq!(std::mem::take(&mut out.bytes), ascii);
+        dev.text("", t0, &mut out);
+        dev.received(&ack(CMD_ASCII, 0, 0), t0, &mut out);
+        assert_eq!(std::mem::take(&mut out.bytes), [0x2b, 0x03, 0x03, 0x03, 0x00]);
+    }
+
+    #[test]
+    fn garbage_and_cut_messages_are_reported_and_the_next_message_counts() {
+        let t0 = Instant::now();
+        let mut dev = Dgt3000::new(true);
+        let mut out = Outbox::default();
+        dev.opened(t0, &mut out);
+        out.bytes.clear();
+        let version = BoardMessage::Version { major: 1, minor: 9 }.encode();
+        let mut bytes = vec![0x01, 0x7f, 0xff];
+        bytes.extend_from_slice(&version[..3]); // cut short by the next message
+        bytes.extend_from_slice(&version);
+        bytes.extend_from_slice(&version[..2]); // partial, kept
+        dev.received(&bytes, t0, &mut out);
+        assert_eq!(out.reports, [ClockReport::Garbage { line: "\\x01\\x7f\\xff\\x93\\x00\\x05".into() }]);
+        assert_eq!(std::mem::take(&mut out.bytes), ClockCommand::Version.encode(), "the version counted");
+        // The partial version is completed, and is no garbage.
+        dev.received(&version[2..], t0, &mut out);
+        assert_eq!(out.reports.len(), 1);
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(
+            chunks in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..64), 0..8)
+        ) {
+            let t0 = Instant::now();
+            let (mut dev, mut out) = connected(t0);
+            for chunk in &chunks {
+                dev.received(chunk, t0, &mut out);
+            }
+            for report in &out.reports {
+                if let ClockReport::Garbage { line } = report {
+                    prop_assert!(!line.is_empty());
+                }
+            }
+        }
+
+        #[test]
+        fn messages_survive_being_cut_anywhere(cut in 0usize..40) {
+            let t0 = Instant::now();
+            let (mut dev, mut out) = connected(t0);
+            out.reports.clear();
+            let mut bytes = time(0);
+            let e7 = BoardMessage::FieldUpdate { field: Field::new(12).unwrap(), occupant: Occupant::Empty };
+            bytes.extend(e7.encode());
+            bytes.extend(ack(ACK_BUTTON, 0, BUTTON_FIRST));
+            bytes.extend(time(STATUS_RIGHT_HIGH));
+            let cut = cut.min(bytes.len());
+            dev.received(&bytes[..cut], t0, &mut out);
+            dev.received(&bytes[cut..], t0, &mut out);
+            prop_assert_eq!(
+                out.reports,
+                [
+                    ClockReport::Button { button: Button::LastMove, at: t0 },
+                    ClockReport::Lever { side: Color::White, at: t0 },
+                ]
+            );
+        }
     }
 }

@@ -17,7 +17,6 @@
 mod courier;
 pub mod dgt;
 mod display;
-pub mod frame;
 pub mod line;
 mod link;
 pub mod open;

@@ -3,14 +3,13 @@
 use std::time::Instant;
 
 use shakmaty::Color;
+use tactus_dgt::protocol::clock::{
+    ACK_BUTTON, ACK_OK, BEEP_UNIT_MS, BUTTON_FIRST, BUTTON_ON_OFF, SETNRUN_LEFT_RUNS, SETNRUN_RIGHT_RUNS,
+    STATUS_RIGHT_HIGH, STATUS_RUNNING,
+};
+use tactus_dgt::protocol::{BoardMessage, ClockAck, ClockCommand, ClockTimes, HostCommand, HostParser, Request};
 
 use super::{Responder, Saw, SimOut};
-use crate::frame::{
-    BEEP_UNIT_MS, BUTTON_FIRST, BUTTON_ON_OFF, BoardMsg, ClockAck, ClockTime, DGT_ACK_CLOCK_BUTTON, DGT_ACK_CLOCK_OK,
-    DGT_CMD_CLOCK_ASCII, DGT_CMD_CLOCK_BEEP, DGT_CMD_CLOCK_END, DGT_CMD_CLOCK_SETNRUN, DGT_CMD_CLOCK_VERSION,
-    DGT_SEND_RESET, DGT_SEND_UPDATE_NICE, DGT_SEND_VERSION, Hms, HostCmd, HostFrames, SETNRUN_LEFT_RUNS,
-    SETNRUN_RIGHT_RUNS, STATUS_LEFT_DOWN, STATUS_RUNNING,
-};
 use crate::report::escape;
 use crate::{Button, Display};
 
@@ -18,7 +17,7 @@ use crate::{Button, Display};
 const CLOCK_VERSION: u8 = 0x21;
 
 pub(super) struct DgtSim {
-    frames: HostFrames,
+    parser: HostParser,
     white_on_left: bool,
     /// The board acknowledges clock messages only in an update mode.
     updating: bool,
@@ -30,7 +29,7 @@ impl DgtSim {
     pub(super) fn new(white_on_left: bool) -> DgtSim {
         // At the start Black has pressed, so White's time runs.
         DgtSim {
-            frames: HostFrames::default(),
+            parser: HostParser::default(),
             white_on_left,
             updating: false,
             left_down: !white_on_left,
@@ -44,20 +43,21 @@ impl DgtSim {
             status |= STATUS_RUNNING;
         }
         if self.left_down {
-            status |= STATUS_LEFT_DOWN;
+            // The lever high on the right is down on the left.
+            status |= STATUS_RIGHT_HIGH;
         }
-        out.send(BoardMsg::Time(ClockTime { right: Hms::default(), left: Hms::default(), status }).encode());
+        out.send(BoardMessage::Clock(ClockTimes { status, ..ClockTimes::default() }).encode());
     }
 
-    fn clock(&mut self, cmd: u8, data: &[u8], out: &mut SimOut) {
+    fn clock(&mut self, cmd: &ClockCommand, out: &mut SimOut) {
         let mut a2 = 0;
-        match (cmd, data) {
-            (DGT_CMD_CLOCK_VERSION, []) => {
+        match *cmd {
+            ClockCommand::Version => {
                 out.saw.push(Saw::Ping);
                 a2 = CLOCK_VERSION;
             }
-            (DGT_CMD_CLOCK_SETNRUN, &[lh, lm, ls, rh, rm, rs, flags]) => {
-                let (left, right) = (Hms { h: lh, m: lm, s: ls }.ms(), Hms { h: rh, m: rm, s: rs }.ms());
+            ClockCommand::SetNRun { left, right, flags } => {
+                let (left, right) = (left.ms(), right.ms());
                 let (white_ms, black_ms) = if self.white_on_left { (left, right) } else { (right, left) };
                 let left_side = if self.white_on_left { Color::White } else { Color::Black };
                 let running = if flags & SETNRUN_LEFT_RUNS != 0 {
@@ -70,19 +70,21 @@ impl DgtSim {
                 self.running = running.is_some();
                 out.saw.push(Saw::Display(Display { white_ms, black_ms, running, ..Display::default() }));
             }
-            (DGT_CMD_CLOCK_BEEP, &[units]) => out.saw.push(Saw::Beep(u32::from(units) * BEEP_UNIT_MS)),
-            (DGT_CMD_CLOCK_ASCII, [text @ .., _beep]) if text.len() == 8 => {
-                out.saw.push(Saw::Text(String::from_utf8_lossy(text).trim_end().to_string()));
+            ClockCommand::Beep(units) => out.saw.push(Saw::Beep(u32::from(units) * BEEP_UNIT_MS)),
+            ClockCommand::Ascii { text, .. } => {
+                out.saw.push(Saw::Text(String::from_utf8_lossy(&text).trim_end().to_string()));
             }
-            (DGT_CMD_CLOCK_END, []) => out.saw.push(Saw::Text(String::new())),
+            ClockCommand::End => out.saw.push(Saw::Text(String::new())),
+            // What a DGT 3000 driver never sends (XL display, icons…) is the
+            // sim's garbage, so a test sees it.
             _ => {
-                out.saw.push(Saw::Garbage(format!("clock command {cmd:#04x} {data:02x?}")));
+                out.saw.push(Saw::Garbage(format!("clock command {cmd:?}")));
                 return;
             }
         }
         if self.updating {
-            out.ack(BoardMsg::Ack(ClockAck([DGT_ACK_CLOCK_OK, cmd, a2, 0])).encode());
-            if cmd == DGT_CMD_CLOCK_VERSION {
+            out.ack(BoardMessage::ClockAck(ClockAck([ACK_OK, cmd.code(), a2, 0])).encode());
+            if *cmd == ClockCommand::Version {
                 // The clock's state follows, as it does when it changes.
                 self.status(out);
             }
@@ -92,17 +94,19 @@ impl DgtSim {
 
 impl Responder for DgtSim {
     fn received(&mut self, bytes: &[u8], _now: Instant, out: &mut SimOut) {
-        for item in self.frames.feed(bytes) {
+        for item in self.parser.feed(bytes) {
             match item {
-                Ok(HostCmd::Single(DGT_SEND_VERSION)) => {
+                Ok(HostCommand::Request(Request::Version)) => {
                     out.saw.push(Saw::Hello);
-                    out.send(BoardMsg::Version { major: 1, minor: 9 }.encode());
+                    out.send(BoardMessage::Version { major: 1, minor: 9 }.encode());
                 }
-                Ok(HostCmd::Single(DGT_SEND_UPDATE_NICE)) => self.updating = true,
-                Ok(HostCmd::Single(DGT_SEND_RESET)) => self.updating = false,
-                Ok(HostCmd::Single(_)) => {}
-                Ok(HostCmd::Clock { cmd, data }) => self.clock(cmd, &data, out),
-                Err(junk) => out.saw.push(Saw::Garbage(escape(&junk))),
+                Ok(HostCommand::Request(Request::UpdateNice)) => self.updating = true,
+                Ok(HostCommand::Request(Request::Reset)) => self.updating = false,
+                Ok(HostCommand::Request(_)) => {}
+                Ok(HostCommand::Clock(cmd)) => self.clock(&cmd, out),
+                // A LED or bus-mode command is no clock driver's: the sim's garbage.
+                Ok(other) => out.saw.push(Saw::Garbage(format!("{other:?}"))),
+                Err(junk) => out.saw.push(Saw::Garbage(escape(&junk.bytes))),
             }
         }
     }
@@ -125,13 +129,34 @@ impl Responder for DgtSim {
             Button::TimeRequest => BUTTON_FIRST + 4,
             Button::Other(_) => BUTTON_ON_OFF,
         };
-        out.send(BoardMsg::Ack(ClockAck([DGT_ACK_CLOCK_OK, DGT_ACK_CLOCK_BUTTON, 0, code])).encode());
+        out.send(BoardMessage::ClockAck(ClockAck([ACK_OK, ACK_BUTTON, 0, code])).encode());
     }
 
     fn tick(&mut self, _now: Instant, _out: &mut SimOut) {}
 
     fn unplugged(&mut self) {
-        self.frames = HostFrames::default();
+        self.parser.clear();
         self.updating = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_simulated_board_reads_what_the_host_sends() {
+        let mut sim = DgtSim::new(true);
+        let mut out = SimOut::default();
+        let mut bytes = vec![Request::UpdateNice.code(), 0x00];
+        bytes.extend(ClockCommand::beep_ms(64).encode());
+        let (head, tail) = bytes.split_at(bytes.len() - 1);
+        sim.received(head, Instant::now(), &mut out);
+        assert_eq!(out.saw, [Saw::Garbage("\\x00".into())]);
+        assert!(out.chunks.is_empty());
+        sim.received(tail, Instant::now(), &mut out);
+        assert_eq!(out.saw[1..], [Saw::Beep(64)]);
+        let acked = BoardMessage::ClockAck(ClockAck([ACK_OK, 0x0b, 0, 0])).encode();
+        assert_eq!(out.chunks, [(true, acked)], "acknowledged: the update mode was set");
     }
 }
