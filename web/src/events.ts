@@ -359,6 +359,18 @@ export interface TakeBackEvent extends At {
   black_ms?: number;
 }
 
+/** A draw offered (9.1.2): by the engine with its move, or by a player. */
+export interface DrawOfferEvent extends At {
+  event: 'draw_offer';
+  side: Side;
+}
+
+/** The side offered a draw declined it by making its move (9.1.2.3). */
+export interface DrawDeclinedEvent extends At {
+  event: 'draw_declined';
+  side: Side;
+}
+
 export type CoreEvent =
   | StartEvent
   | TouchEvent
@@ -392,6 +404,8 @@ export type CoreEvent =
   | OpponentFixEvent
   | HintEvent
   | TakeBackEvent
+  | DrawOfferEvent
+  | DrawDeclinedEvent
   | EngineLevelEvent;
 
 /** What the arbiter's record of a board keeps (`irregularities` in the API). */

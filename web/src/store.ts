@@ -3,7 +3,7 @@
 // fetch, then apply the updates whose `seq` is newer than the board's.
 import type { ArbiterNote, ArbiterUpdate, BoardData, BoardUpdate, HallData, MatchScore, ResetUpdate, Spoken, SpokenUpdate, Trust } from './api';
 import { $ } from './dom';
-import type { CoreEvent, Fix, Slip } from './events';
+import type { CoreEvent, Fix, Side, Slip } from './events';
 import { type Changed, Game, reasonText, resultText, rulingText } from './model';
 import type { EndReason, GameResult } from './events';
 
@@ -193,6 +193,20 @@ export function describe(ev: CoreEvent): Described | null {
         severity: 'warn',
         title: "Engine's move carried out wrongly",
         text: `${slipText(ev.slip)}${ev.fix.length ? ` Fix: ${ev.fix.map(stepText).join('; ')}.` : ''}`,
+      };
+    case 'draw_offer':
+      return {
+        kind: 'note',
+        severity: 'info',
+        title: `${sideName(ev.side)} offers a draw`,
+        text: 'Accepted by an offer of the opponent; declined by their move (9.1.2).',
+      };
+    case 'draw_declined':
+      return {
+        kind: 'note',
+        severity: 'info',
+        title: `${sideName(ev.side)} declines the draw`,
+        text: `${sideName(ev.side)} made a move instead (9.1.2.3).`,
       };
     case 'take_back':
       return {
@@ -399,3 +413,6 @@ export function connect(): Promise<void> {
   });
 }
 
+function sideName(side: Side): string {
+  return side === 'white' ? 'White' : 'Black';
+}

@@ -248,7 +248,7 @@ e2-  lift from e2    e2+  place on e2    e2 e4  a move    e4xd5  a capture    e1
 w, b  press a clock    promote q|r|b|n    board  the position    pause    resume
 request time | board | last | control | hint | pieces white|black [k|q|r|b|n|p] | rank 4 | file e | square d5
 level 0-10  the engine's level    hint  the engine's suggestion
-claim white|black illegal|threefold|fifty    result 1-0|0-1|1/2-1/2 [resignation|agreement|arbiter]    end";
+draw white|black  offer or accept a draw    claim white|black illegal|threefold|fifty    result 1-0|0-1|1/2-1/2 [resignation|agreement|arbiter]    end";
 
 fn square(word: &str) -> Option<Square> {
     Square::from_ascii(word.as_bytes()).ok()
@@ -327,6 +327,7 @@ fn parse_typed(line: &str) -> Result<Typed, String> {
         },
         ["resume"] => input(Input::Resume),
         ["claim", who, what] => input(Input::Claim { side: side(Some(who))?, claim: what.parse()? }),
+        ["draw", who] => input(Input::DrawOffer { side: side(Some(who))? }),
         ["result", result, reason @ ..] => {
             let result = match *result {
                 "draw" => GameResult::Draw,
@@ -577,6 +578,13 @@ mod tests {
         assert_eq!(asked("request rank 9"), Err("a rank is 1 … 8, not \"9\"".into()));
         assert_eq!(asked("request pieces white x"), Err("a piece is k, q, r, b, n or p, not \"x\"".into()));
         assert!(asked("request weather").unwrap_err().starts_with("request time | board"));
+    }
+
+    #[test]
+    fn draw_offers_a_draw_for_a_side() {
+        let want = vec![Sense::Input(Input::DrawOffer { side: Color::Black })];
+        assert!(matches!(parse_typed("draw black"), Ok(Typed::Senses(s)) if s == want));
+        assert!(matches!(parse_typed("draw grey"), Err(e) if e.contains("white or black")));
     }
 
     #[test]

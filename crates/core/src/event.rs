@@ -460,6 +460,17 @@ pub enum EventKind {
         slip: Slip,
         fix: Vec<Fix>,
     },
+    /// `side` offers a draw (9.1.2): the engine with its move, or a player.
+    /// The opponent accepts with an offer of their own; their move declines.
+    DrawOffer {
+        #[serde(with = "serde_chess::color")]
+        side: Color,
+    },
+    /// `side` declined the draw offered to it by making its move (9.1.2.3).
+    DrawDeclined {
+        #[serde(with = "serde_chess::color")]
+        side: Color,
+    },
     /// In a game against the engine, the player set the board back to an
     /// earlier position: the moves since (`taken`, SAN, in the order they
     /// were played) are taken back, `ply` is the ply now to be made, and the

@@ -221,7 +221,9 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
         | EventKind::SensorFault { .. }
         | EventKind::SensorOk { .. }
         | EventKind::Paused
-        | EventKind::Resumed) => kind,
+        | EventKind::Resumed
+        | EventKind::DrawOffer { .. }
+        | EventKind::DrawDeclined { .. }) => kind,
     };
     Ok(Event { t: ev.t, kind })
 }

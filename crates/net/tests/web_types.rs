@@ -64,6 +64,8 @@ fn kind_name(k: &EventKind) -> &'static str {
         EventKind::Hint { .. } => "hint",
         EventKind::EngineLevel { .. } => "engine_level",
         EventKind::TakeBack { .. } => "take_back",
+        EventKind::DrawOffer { .. } => "draw_offer",
+        EventKind::DrawDeclined { .. } => "draw_declined",
     }
 }
 
@@ -187,6 +189,8 @@ fn every_kind() -> Vec<Event> {
             },
             EventKind::Hint { mv: mv(full) },
             EventKind::EngineLevel { level: 3 },
+            EventKind::DrawOffer { side: Color::Black },
+            EventKind::DrawDeclined { side: Color::White },
             EventKind::TakeBack {
                 ply: 5,
                 taken: vec!["e5".into(), "Nf3".into()],

@@ -198,6 +198,8 @@ impl Words {
             EventKind::OpponentFix { slip, fix, .. } => one(self.slip(slip, fix)),
             EventKind::Hint { mv } => one(fill(lex.hint, &[("move", &self.move_text(mv))])),
             EventKind::EngineLevel { level } => one(fill(lex.engine_level, &[("level", &level.to_string())])),
+            EventKind::DrawOffer { side } => one(self.said(&lex.draw_offer, *side, scene, &[])),
+            EventKind::DrawDeclined { side } => one(self.said(&lex.draw_declined, *side, scene, &[])),
             EventKind::TakeBack { taken, white_ms, black_ms, .. } => {
                 let moves: Vec<String> = taken.iter().map(|san| self.san(san)).collect();
                 let mut said = fill(lex.take_back, &[("moves", &moves.join(", "))]);

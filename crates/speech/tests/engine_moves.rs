@@ -130,3 +130,26 @@ fn a_hint_and_the_engines_level_are_said() {
     assert_eq!(said("en:natural", EventKind::EngineLevel { level: 4 }), "Engine level 4.");
     assert_eq!(said("pl:natural", EventKind::EngineLevel { level: 4 }), "Poziom komputera: 4.");
 }
+
+#[test]
+fn moves_taken_back_and_draw_offers_are_said_in_every_language() {
+    let back = || EventKind::TakeBack {
+        ply: 3,
+        taken: vec!["Nf3".into(), "Nc6".into()],
+        white_ms: Some(298_000),
+        black_ms: Some(300_000),
+    };
+    let en = said("en:natural", back());
+    assert!(en.starts_with("Taken back: knight f3, knight c6."), "{en}");
+    contains_all(&said("de:natural", back()), &["Zurückgenommen", "Springer f3", "Springer c6"]);
+    contains_all(&said("ru:natural", back()), &["Взяты назад"]);
+    contains_all(&said("pl:natural", back()), &["Cofnięte"]);
+    // The listener plays White: the engine's offer is the opponent's.
+    let offer = || EventKind::DrawOffer { side: Color::Black };
+    assert_eq!(said("en:natural", offer()), "Your opponent offers a draw.");
+    assert_eq!(said("de:natural", offer()), "Ihr Gegner bietet Remis an.");
+    assert_eq!(said("ru:natural", offer()), "Соперник предлагает ничью.");
+    assert_eq!(said("pl:natural", offer()), "Przeciwnik proponuje remis.");
+    assert_eq!(said("en:natural", EventKind::DrawDeclined { side: Color::Black }), "Your opponent declines the draw.");
+    assert_eq!(said("en:natural", EventKind::DrawDeclined { side: Color::White }), "You decline the draw.");
+}

@@ -117,6 +117,9 @@ pub enum Input {
     EngineLevel(u8),
     /// The engine's suggestion for ply `ply`, as asked for (`request hint`).
     Hint { ply: u32, uci: UciMove },
+    /// `side` offers a draw (9.1.2), or accepts the opponent's offer that
+    /// stands: the engine with its move, or a player.
+    DrawOffer { side: Color },
 }
 
 /// How the engine saw the position when it chose: its score, from White's
@@ -625,6 +628,7 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
         },
         "opponent" => Input::Opponent { ply: ply(line, raw)?, uci: uci(line, raw)?, eval: eval(line, raw)? },
         "hint" => Input::Hint { ply: ply(line, raw)?, uci: uci(line, raw)? },
+        "draw_offer" => Input::DrawOffer { side: color(line, "side", need(line, "side", &raw.side)?)? },
         "engine_level" => {
             let level = raw.level.as_ref().and_then(|n| n.as_u64()).and_then(|n| u8::try_from(n).ok());
             match level {
@@ -923,6 +927,9 @@ pub fn format_entry(s: &mut String, e: &Entry) {
             }
             Input::Hint { ply, uci } => write!(s, r#"{{"t": {t}, "input": "hint", "ply": {ply}, "uci": "{uci}"}}"#),
             Input::EngineLevel(level) => write!(s, r#"{{"t": {t}, "input": "engine_level", "level": {level}}}"#),
+            Input::DrawOffer { side } => {
+                write!(s, r#"{{"t": {t}, "input": "draw_offer", "side": "{}"}}"#, side_str(side))
+            }
             Input::Request(r) => {
                 let _ = write!(s, r#"{{"t": {t}, "input": "request", "what": "{}""#, r.as_str());
                 match r {

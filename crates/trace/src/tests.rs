@@ -151,6 +151,7 @@ fn arb_record() -> impl Strategy<Value = Record> {
             uci: shakmaty::uci::UciMove::Normal { from, to, promotion: None }
         })),
         (0u8..=10).prop_map(|level| Record::Input(Input::EngineLevel(level))),
+        side.clone().prop_map(|side| Record::Input(Input::DrawOffer { side })),
         (
             prop_oneof![Just(GameResult::WhiteWins), Just(GameResult::BlackWins), Just(GameResult::Draw)],
             prop_oneof![

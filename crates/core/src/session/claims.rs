@@ -1,13 +1,13 @@
 //! Claims and results: a claim of an illegal move that stood (A.5.2), draw
-//! claims (9.2, 9.3) and an incorrect one (9.5.3), results off the board
-//! (5.1.2, 5.2.3, 12), and a player's requests for the times, the position
+//! claims (9.2, 9.3) and an incorrect one (9.5.3), draw offers (9.1.2),
+//! results off the board (5.1.2, 5.2.3, 12), and a player's requests for the times, the position
 //! and the last move (D.2.6).
 
 use shakmaty::{Color, Position};
 use tactus_trace::{Claim, GameResult, OffBoardReason, Request};
 
 use super::Session;
-use crate::event::{Article, EndReason, Ms};
+use crate::event::{Article, EndReason, EventKind, Ms};
 use crate::game::{Ending, Game};
 
 /// A standing illegal move under A.5.2 that the opponent may still claim.
@@ -57,6 +57,27 @@ impl Session {
                     self.penalise(t, Article::A9_5_3, !side);
                 }
             }
+        }
+    }
+
+    /// 9.1.2: `side` offers a draw — or accepts the opponent's offer that
+    /// stands, which ends the game by agreement (5.2.3).
+    pub(super) fn on_draw_offer(&mut self, t: Ms, side: Color) {
+        if self.draw_offer == Some(!side) {
+            self.draw_offer = None;
+            self.on_result(t, GameResult::Draw, OffBoardReason::Agreement);
+            return;
+        }
+        self.draw_offer = Some(side);
+        self.emit(t, EventKind::DrawOffer { side });
+    }
+
+    /// 9.1.2.3: a move of the side an offer was made to declines it; the
+    /// offerer's own move (the offer comes with the move) does not.
+    pub(super) fn offer_after_move(&mut self, t: Ms, mover: Color) {
+        if self.draw_offer == Some(!mover) {
+            self.draw_offer = None;
+            self.emit(t, EventKind::DrawDeclined { side: mover });
         }
     }
 

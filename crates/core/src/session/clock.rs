@@ -128,7 +128,8 @@ impl Session {
             | Input::Verdict { .. }
             | Input::Opponent { .. }
             | Input::Hint { .. }
-            | Input::EngineLevel(_) => {}
+            | Input::EngineLevel(_)
+            | Input::DrawOffer { .. } => {}
         }
     }
 

@@ -14,7 +14,7 @@
 //! | `illegal` | illegal moves and presses without a move (7.5), the A.5.2 policy |
 //! | `clock` | flag fall (6.9), stopping and setting the clocks (6.10, 6.11), time warnings |
 //! | `take_back` | against the engine: the board set back to an earlier position takes the moves since back |
-//! | `claims` | draw claims (9.2, 9.3, 9.5), illegal-move claims (A.5.2), results off the board, requests |
+//! | `claims` | draw claims (9.2, 9.3, 9.5), draw offers (9.1.2), illegal-move claims (A.5.2), results off the board, requests |
 //!
 //! The ply of the player to move goes through these phases:
 //!
@@ -135,6 +135,8 @@ pub struct Session {
     take_backs: u32,
     /// The engine's level as last set at the board.
     engine_level: Option<u8>,
+    /// The side whose draw offer stands (9.1.2.3).
+    draw_offer: Option<shakmaty::Color>,
     /// The latest time the session has seen.
     now: Ms,
     out: Vec<Event>,
@@ -172,6 +174,7 @@ impl Session {
             clocks_at: Vec::new(),
             take_backs: 0,
             engine_level: None,
+            draw_offer: None,
             now: 0,
             out: Vec::new(),
         };
@@ -306,7 +309,11 @@ impl Session {
                 // press first; the selector and questions do not.
                 if !matches!(
                     input,
-                    Input::Promote(_) | Input::Request(_) | Input::Verdict { .. } | Input::Opponent { .. }
+                    Input::Promote(_)
+                        | Input::Request(_)
+                        | Input::Verdict { .. }
+                        | Input::Opponent { .. }
+                        | Input::DrawOffer { .. }
                 ) {
                     self.resolve_press(t, true);
                 }
@@ -371,6 +378,7 @@ impl Session {
             Input::Verdict { ply, side, verdict } => self.on_verdict(t, ply, side, verdict),
             Input::Opponent { ply, uci, eval } => self.on_opponent(t, ply, uci, eval),
             Input::Hint { ply, uci } => self.on_hint(t, ply, uci),
+            Input::DrawOffer { side } => self.on_draw_offer(t, side),
             Input::EngineLevel(level) => {
                 self.engine_level = Some(level);
                 self.emit(t, EventKind::EngineLevel { level });

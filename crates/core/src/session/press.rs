@@ -215,6 +215,7 @@ impl Session {
         let (info, claim) = self.game.play_known(mv, clock_ms, known);
         self.emit(t, EventKind::Complete { ply, side, san: info.san, uci: info.uci, clock_ms, opponent_ms });
         self.keep_clock(t);
+        self.offer_after_move(t, side);
         for ruling in rulings {
             self.rule(t, ruling);
         }

@@ -57,6 +57,7 @@ impl Session {
         self.take_backs += 1;
         self.claimable = None;
         self.question = None;
+        self.draw_offer = None;
         self.check.due = None;
         let (white_ms, black_ms) = self.times(t);
         let taken = taken.into_iter().map(|m| m.san).collect();

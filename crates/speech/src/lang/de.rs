@@ -129,6 +129,8 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     hint: "Tipp: {move}.",
     engine_level: "Engine-Stufe {level}.",
     take_back: "Zurückgenommen: {moves}.",
+    draw_offer: ["{side} bietet Remis an.", "Sie bieten Remis an.", "Ihr Gegner bietet Remis an."],
+    draw_declined: ["{side} lehnt das Remis ab.", "Sie lehnen das Remis ab.", "Ihr Gegner lehnt das Remis ab."],
     sensor_fault: "Der Sensor auf {square} scheint zu klemmen; die Partie geht ohne ihn weiter, bis er sich wieder ändert.",
     sensor_ok: "Der Sensor auf {square} arbeitet wieder.",
 

@@ -125,6 +125,8 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     hint: "Hint: {move}.",
     engine_level: "Engine level {level}.",
     take_back: "Taken back: {moves}.",
+    draw_offer: ["{side} offers a draw.", "You offer a draw.", "Your opponent offers a draw."],
+    draw_declined: ["{side} declines the draw.", "You decline the draw.", "Your opponent declines the draw."],
     sensor_fault: "The sensor on {square} seems stuck; the game goes on without it until it changes.",
     sensor_ok: "The sensor on {square} works again.",
 

@@ -200,6 +200,9 @@ pub(crate) struct Lexicon {
     pub engine_level: &'static str,
     /// Moves taken back against the engine: `{moves}`, in the order played.
     pub take_back: &'static str,
+    /// A draw offered (9.1.2), and declined by the move of the side offered it.
+    pub draw_offer: Persons,
+    pub draw_declined: Persons,
     /// `{square}`: a sensor taken to be stuck, and believed again.
     pub sensor_fault: &'static str,
     pub sensor_ok: &'static str,

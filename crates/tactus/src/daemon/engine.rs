@@ -5,6 +5,8 @@
 //! game against the engine replays exactly.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -85,6 +87,9 @@ pub struct EngineHost {
     asked: Option<(Asked, Instant)>,
     /// The session's take-backs the engine has been told of.
     take_backs: u32,
+    /// Whether the engine would accept a draw now, by its judgement after
+    /// its latest move (kept by its task).
+    accepts_draw: Arc<AtomicBool>,
     failed_at: Option<Instant>,
     /// Per move (the latest [`KEPT`]): the engine's search, and the time
     /// from the input that made its turn to its move announced besides it.
@@ -131,6 +136,8 @@ impl EngineHost {
             side_name(settings.plays),
             level.get()
         );
+        let accepts_draw = Arc::new(AtomicBool::new(false));
+        let judged = Arc::clone(&accepts_draw);
         let (requests, mut rx) = mpsc::channel::<Request>(4);
         let (tx, answers) = mpsc::channel::<Answer>(4);
         let task = tokio::spawn(async move {
@@ -142,7 +149,10 @@ impl EngineHost {
                         }
                     }
                     Request::Level(level) => opponent.set_level(level),
-                    Request::TakeBack => opponent.take_back(),
+                    Request::TakeBack => {
+                        opponent.take_back();
+                        judged.store(opponent.accepts_draw(), Ordering::Relaxed);
+                    }
                     Request::Choose { asked, line, clock } => {
                         let result = opponent
                             .choose(&line, clock)
@@ -156,6 +166,7 @@ impl EngineHost {
                                 restarts: c.restarts,
                             })
                             .map_err(|e| e.to_string());
+                        judged.store(opponent.accepts_draw(), Ordering::Relaxed);
                         if tx.send(Answer { asked, answered: Answered::Move(result) }).await.is_err() {
                             break;
                         }
@@ -184,6 +195,7 @@ impl EngineHost {
             answers,
             asked: None,
             take_backs: 0,
+            accepts_draw,
             failed_at: None,
             timings: Default::default(),
             task,
@@ -275,6 +287,12 @@ impl EngineHost {
         if let Err(e) = self.requests.try_send(Request::NewGame { chess960 }) {
             tracing::error!("the engine is not taking requests: {e}");
         }
+    }
+
+    /// Whether the engine accepts a draw offered now (9.1.2): by its score
+    /// over its last moves, never at the weakest levels.
+    pub fn accepts_draw(&self) -> bool {
+        self.accepts_draw.load(Ordering::Relaxed)
     }
 
     /// The side the engine plays.

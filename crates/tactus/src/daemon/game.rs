@@ -474,10 +474,12 @@ impl GameTask {
                 Input::Opponent { ply: answer.asked.ply, uci: chosen.uci, eval: chosen.eval }
             }
         };
-        if chosen.stance == Stance::OfferDraw {
-            tracing::info!("the engine would accept a draw");
-        }
         self.take(Incoming::At(Instant::now(), Record::Input(input))).await?;
+        // 9.1.2.1: the offer is made with the move.
+        if chosen.stance == Stance::OfferDraw && !self.session.finished() {
+            let offer = Input::DrawOffer { side };
+            self.take(Incoming::At(Instant::now(), Record::Input(offer))).await?;
+        }
         // From the input that made the engine's turn to its move announced,
         // less the engine's own search.
         let besides = since.elapsed().saturating_sub(chosen.search);
@@ -539,7 +541,19 @@ impl GameTask {
             Incoming::Exact(_) => Instant::now(),
         };
         let entry = stamp(msg, &self.session, &self.time, self.last_t);
-        self.take_entry(entry).await
+        self.take_entry(entry).await?;
+        // The engine answers a player's draw offer at once: it accepts with
+        // an offer of its own, or declines by its next move.
+        if let Record::Input(Input::DrawOffer { side }) = entry.record
+            && let Some(engine) = &self.engine
+            && side != engine.side()
+            && engine.accepts_draw()
+            && !self.session.finished()
+        {
+            let accept = Input::DrawOffer { side: engine.side() };
+            self.take_entry(Entry { t: self.last_t, record: Record::Input(accept) }).await?;
+        }
+        Ok(())
     }
 
     async fn take_entry(&mut self, entry: Entry) -> anyhow::Result<()> {
