@@ -14,11 +14,11 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use shakmaty::{Bitboard, Color, Square};
-use tactus_dgt::protocol::clock::{STATUS_NO_CLOCK, STATUS_RIGHT_HIGH};
+use tactus_dgt::protocol::clock::{STATUS_NO_CLOCK, STATUS_RIGHT_HIGH, STATUS_RUNNING};
 use tactus_dgt::protocol::{Occupant, Placement};
 use tactus_dgt::reader::{OrientationMode, ReaderEvent};
 use tactus_dgt::{BoardLink, Endpoint};
-use tactus_trace::Record;
+use tactus_trace::{Input, Record};
 use tokio::sync::mpsc;
 
 use super::board::NoBoard;
@@ -117,6 +117,8 @@ struct Follow {
     seen: Option<Placement>,
     /// The clock's lever, once a clock has reported.
     right_high: Option<bool>,
+    /// Whether the clock ran, once a clock has reported.
+    running: Option<bool>,
     white_on_left: bool,
     /// When the last edge was sent as happening.
     last: Option<Instant>,
@@ -132,7 +134,7 @@ fn replaced(was: Occupant, now: Occupant) -> bool {
 impl Follow {
     /// Following a board the game believes shows `assume`.
     fn new(assume: Bitboard, white_on_left: bool) -> Follow {
-        Follow { shows: assume, seen: None, right_high: None, white_on_left, last: None }
+        Follow { shows: assume, seen: None, right_high: None, running: None, white_on_left, last: None }
     }
 
     fn event(&mut self, event: ReaderEvent, out: &mut Vec<Incoming>) {
@@ -151,13 +153,29 @@ impl Follow {
             }
             ReaderEvent::Placement { placement, at } => self.placement(&placement, at, out),
             ReaderEvent::Clock { times, at } if times.status & STATUS_NO_CLOCK == 0 => {
+                let running = times.status & STATUS_RUNNING != 0;
                 let right_high = times.status & STATUS_RIGHT_HIGH != 0;
+                if running && self.running != Some(true) {
+                    // Started with its run button (or found running): the
+                    // game's clocks run. A DGT clock is not started by a
+                    // lever, so the game would otherwise wait for a press
+                    // that never starts it.
+                    out.push(Incoming::At(at, Record::Input(Input::Resume)));
+                }
                 if self.right_high.is_some_and(|was| was != right_high) {
                     // The right lever went up: the left player pressed.
                     let left = if self.white_on_left { Color::White } else { Color::Black };
                     let side = if right_high { left } else { !left };
                     out.push(Incoming::At(at, Record::Clock(side)));
                 }
+                // Stopped with its button: paused. A clock that stopped
+                // because a flag fell is not paused: the game keeps its own
+                // time and rules the flag itself (6.9).
+                let flag_fell = times.left.final_flag || times.right.final_flag;
+                if !running && self.running == Some(true) && !flag_fell {
+                    out.push(Incoming::At(at, Record::Input(Input::Pause)));
+                }
+                self.running = Some(running);
                 self.right_high = Some(right_high);
             }
             ReaderEvent::Lost { reason } => tracing::warn!("the DGT board is lost ({reason}); waiting for it"),
@@ -207,6 +225,7 @@ impl Follow {
 mod tests {
     use super::*;
     use shakmaty::{Piece, Role};
+    use tactus_dgt::protocol::{ClockTimes, Face};
 
     /// The edges sent, with their times from `t0`.
     fn edges(out: &[Incoming], t0: Instant) -> Vec<(Duration, Square, bool)> {
@@ -263,5 +282,45 @@ mod tests {
         follow.placement(&later, t0, &mut out);
         let got: Vec<(Square, bool)> = edges(&out, t0).into_iter().map(|(_, sq, on)| (sq, on)).collect();
         assert_eq!(got, [(Square::D5, false), (Square::D5, true), (Square::D8, false)]);
+    }
+
+    fn report(running: bool, right_high: bool, final_flag: bool) -> ReaderEvent {
+        let status = if running { STATUS_RUNNING } else { 0 } | if right_high { STATUS_RIGHT_HIGH } else { 0 };
+        let face = Face { final_flag, ..Face::default() };
+        ReaderEvent::Clock { times: ClockTimes { right: face, left: Face::default(), status }, at: Instant::now() }
+    }
+
+    fn records(out: &mut Vec<Incoming>) -> Vec<Record> {
+        out.drain(..)
+            .filter_map(|m| match m {
+                Incoming::At(_, record) => Some(record),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_clock_started_and_stopped_with_its_button_resumes_and_pauses_the_game() {
+        let mut follow = Follow::new(Bitboard::EMPTY, true);
+        let mut out = Vec::new();
+        follow.event(report(false, false, false), &mut out);
+        assert_eq!(records(&mut out), [], "a stopped clock");
+        follow.event(report(true, false, false), &mut out);
+        assert_eq!(records(&mut out), [Record::Input(Input::Resume)], "started: White's face runs");
+        follow.event(report(true, true, false), &mut out);
+        assert_eq!(records(&mut out), [Record::Clock(Color::White)], "White, on the left, pressed");
+        follow.event(report(false, true, false), &mut out);
+        assert_eq!(records(&mut out), [Record::Input(Input::Pause)]);
+        follow.event(report(true, true, false), &mut out);
+        assert_eq!(records(&mut out), [Record::Input(Input::Resume)]);
+        // Black's flag fell and the clock stopped itself: the game rules it.
+        follow.event(report(false, true, true), &mut out);
+        assert_eq!(records(&mut out), []);
+        // A clock found running when first heard runs the game's clocks.
+        let mut follow = Follow::new(Bitboard::EMPTY, false);
+        follow.event(report(true, true, false), &mut out);
+        assert_eq!(records(&mut out), [Record::Input(Input::Resume)]);
+        follow.event(report(true, false, false), &mut out);
+        assert_eq!(records(&mut out), [Record::Clock(Color::White)], "White, on the right, pressed");
     }
 }
