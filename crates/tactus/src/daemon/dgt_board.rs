@@ -324,3 +324,7 @@ mod tests {
         assert_eq!(records(&mut out), [Record::Clock(Color::White)], "White, on the right, pressed");
     }
 }
+
+#[cfg(test)]
+#[path = "dgt_recordings.rs"]
+mod recordings;
