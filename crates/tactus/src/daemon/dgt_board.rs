@@ -14,11 +14,11 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use shakmaty::{Bitboard, Color, Square};
-use tactus_dgt::protocol::clock::{STATUS_NO_CLOCK, STATUS_RIGHT_HIGH};
+use tactus_dgt::protocol::clock::{STATUS_NO_CLOCK, STATUS_RIGHT_HIGH, STATUS_RUNNING};
 use tactus_dgt::protocol::{Occupant, Placement};
 use tactus_dgt::reader::{OrientationMode, ReaderEvent};
 use tactus_dgt::{BoardLink, Endpoint};
-use tactus_trace::Record;
+use tactus_trace::{Input, Record};
 use tokio::sync::mpsc;
 
 use super::board::NoBoard;
@@ -85,7 +85,7 @@ impl DgtBoard {
     ) -> std::io::Result<JoinHandle<()>> {
         std::thread::Builder::new().name("dgt-board".into()).spawn(move || {
             let DgtBoard { link, events, placement } = self;
-            let mut follow = Follow { shows: assume, right_high: None, white_on_left, last: None };
+            let mut follow = Follow::new(assume, white_on_left);
             let mut out = Vec::new();
             follow.placement(&placement, Instant::now(), &mut out);
             while !stop.load(Ordering::Relaxed) {
@@ -112,31 +112,79 @@ fn occupancy(placement: &Placement) -> Bitboard {
 /// The board's reports turned into the game's inputs.
 struct Follow {
     shows: Bitboard,
+    /// What the board last reported on each square, in true squares, once
+    /// it has reported a whole board.
+    seen: Option<Placement>,
     /// The clock's lever, once a clock has reported.
     right_high: Option<bool>,
+    /// Whether the clock ran, once a clock has reported.
+    running: Option<bool>,
     white_on_left: bool,
     /// When the last edge was sent as happening.
     last: Option<Instant>,
 }
 
+/// One piece where another stood: the board's scan saw no empty square
+/// between (a capture, mostly — the captured piece lifted and the capturing
+/// one put down within one scan).
+fn replaced(was: Occupant, now: Occupant) -> bool {
+    was != Occupant::Empty && now != Occupant::Empty && was != now
+}
+
 impl Follow {
+    /// Following a board the game believes shows `assume`.
+    fn new(assume: Bitboard, white_on_left: bool) -> Follow {
+        Follow { shows: assume, seen: None, right_high: None, running: None, white_on_left, last: None }
+    }
+
     fn event(&mut self, event: ReaderEvent, out: &mut Vec<Incoming>) {
         match event {
-            ReaderEvent::Edge { sq, occupant, at } => self.square(sq, occupant != Occupant::Empty, at, out),
+            ReaderEvent::Edge { sq, occupant, at } => {
+                if let Some(seen) = &mut self.seen {
+                    let was = seen.get(sq);
+                    seen.set(sq, occupant);
+                    if replaced(was, occupant) {
+                        // The core sees occupancy: the square was emptied,
+                        // then filled.
+                        self.square(sq, false, at, out);
+                    }
+                }
+                self.square(sq, occupant != Occupant::Empty, at, out);
+            }
             ReaderEvent::Placement { placement, at } => self.placement(&placement, at, out),
             ReaderEvent::Clock { times, at } if times.status & STATUS_NO_CLOCK == 0 => {
+                let running = times.status & STATUS_RUNNING != 0;
                 let right_high = times.status & STATUS_RIGHT_HIGH != 0;
+                if running && self.running != Some(true) {
+                    // Started with its run button (or found running): the
+                    // game's clocks run. A DGT clock is not started by a
+                    // lever, so the game would otherwise wait for a press
+                    // that never starts it.
+                    out.push(Incoming::At(at, Record::Input(Input::Resume)));
+                }
                 if self.right_high.is_some_and(|was| was != right_high) {
                     // The right lever went up: the left player pressed.
                     let left = if self.white_on_left { Color::White } else { Color::Black };
                     let side = if right_high { left } else { !left };
                     out.push(Incoming::At(at, Record::Clock(side)));
                 }
+                // Stopped with its button: paused. A clock that stopped
+                // because a flag fell is not paused: the game keeps its own
+                // time and rules the flag itself (6.9).
+                let flag_fell = times.left.final_flag || times.right.final_flag;
+                if !running && self.running == Some(true) && !flag_fell {
+                    out.push(Incoming::At(at, Record::Input(Input::Pause)));
+                }
+                self.running = Some(running);
                 self.right_high = Some(right_high);
             }
             ReaderEvent::Lost { reason } => tracing::warn!("the DGT board is lost ({reason}); waiting for it"),
             ReaderEvent::Connected(_) => tracing::info!("the DGT board answers again"),
-            ReaderEvent::Orientation(o) => tracing::info!("the DGT board lies {o:?}"),
+            ReaderEvent::Orientation(o) => {
+                // The whole board follows, in squares named anew.
+                self.seen = None;
+                tracing::info!("the DGT board lies {o:?}");
+            }
             _ => {}
         }
     }
@@ -157,11 +205,126 @@ impl Follow {
     }
 
     /// A whole board (after connecting, turning, or a dump that caught up):
-    /// the squares that differ, as edges.
+    /// the squares that differ, as edges; a piece replaced by another, as
+    /// off and on.
     fn placement(&mut self, placement: &Placement, at: Instant, out: &mut Vec<Incoming>) {
+        if let Some(seen) = self.seen {
+            for sq in Square::ALL.into_iter().filter(|&sq| replaced(seen.get(sq), placement.get(sq))) {
+                self.square(sq, false, at, out);
+            }
+        }
+        self.seen = Some(*placement);
         let now = occupancy(placement);
         for sq in self.shows ^ now {
             self.square(sq, now.contains(sq), at, out);
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Piece, Role};
+    use tactus_dgt::protocol::{ClockTimes, Face};
+
+    /// The edges sent, with their times from `t0`.
+    fn edges(out: &[Incoming], t0: Instant) -> Vec<(Duration, Square, bool)> {
+        out.iter()
+            .filter_map(|m| match m {
+                Incoming::At(at, Record::Edge { sq, on }) => Some((at.duration_since(t0), *sq, *on)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_piece_put_where_another_stood_is_the_square_emptied_then_filled() {
+        let t0 = Instant::now();
+        let start = Placement::start();
+        let mut follow = Follow::new(occupancy(&start), true);
+        let mut out = Vec::new();
+        follow.placement(&start, t0, &mut out);
+        assert!(out.is_empty(), "the board shows what the game believes");
+        let pawn = |color| Occupant::Piece(Piece { color, role: Role::Pawn });
+        // 1. e4 d5 2. exd5, the capture seen in one scan as d5's pawn turning white.
+        for (sq, occupant) in [
+            (Square::E2, Occupant::Empty),
+            (Square::E4, pawn(Color::White)),
+            (Square::D7, Occupant::Empty),
+            (Square::D5, pawn(Color::Black)),
+            (Square::E4, Occupant::Empty),
+            (Square::D5, pawn(Color::White)),
+        ] {
+            follow.event(ReaderEvent::Edge { sq, occupant, at: t0 }, &mut out);
+        }
+        let got: Vec<(Square, bool)> = edges(&out, t0).into_iter().map(|(_, sq, on)| (sq, on)).collect();
+        assert_eq!(
+            got,
+            [
+                (Square::E2, false),
+                (Square::E4, true),
+                (Square::D7, false),
+                (Square::D5, true),
+                (Square::E4, false),
+                (Square::D5, false),
+                (Square::D5, true),
+            ]
+        );
+        let times: Vec<Duration> = edges(&out, t0).into_iter().map(|(at, _, _)| at).collect();
+        assert!(times.windows(2).all(|w| w[0] < w[1]), "one read's fields a millisecond apart: {times:?}");
+        // 2... Qxd5 missed (a read lost) and caught up by a dump: the same.
+        let mut later = start;
+        for sq in [Square::E2, Square::D7, Square::D8] {
+            later.set(sq, Occupant::Empty);
+        }
+        later.set(Square::D5, Occupant::Piece(Piece { color: Color::Black, role: Role::Queen }));
+        out.clear();
+        follow.placement(&later, t0, &mut out);
+        let got: Vec<(Square, bool)> = edges(&out, t0).into_iter().map(|(_, sq, on)| (sq, on)).collect();
+        assert_eq!(got, [(Square::D5, false), (Square::D5, true), (Square::D8, false)]);
+    }
+
+    fn report(running: bool, right_high: bool, final_flag: bool) -> ReaderEvent {
+        let status = if running { STATUS_RUNNING } else { 0 } | if right_high { STATUS_RIGHT_HIGH } else { 0 };
+        let face = Face { final_flag, ..Face::default() };
+        ReaderEvent::Clock { times: ClockTimes { right: face, left: Face::default(), status }, at: Instant::now() }
+    }
+
+    fn records(out: &mut Vec<Incoming>) -> Vec<Record> {
+        out.drain(..)
+            .filter_map(|m| match m {
+                Incoming::At(_, record) => Some(record),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_clock_started_and_stopped_with_its_button_resumes_and_pauses_the_game() {
+        let mut follow = Follow::new(Bitboard::EMPTY, true);
+        let mut out = Vec::new();
+        follow.event(report(false, false, false), &mut out);
+        assert_eq!(records(&mut out), [], "a stopped clock");
+        follow.event(report(true, false, false), &mut out);
+        assert_eq!(records(&mut out), [Record::Input(Input::Resume)], "started: White's face runs");
+        follow.event(report(true, true, false), &mut out);
+        assert_eq!(records(&mut out), [Record::Clock(Color::White)], "White, on the left, pressed");
+        follow.event(report(false, true, false), &mut out);
+        assert_eq!(records(&mut out), [Record::Input(Input::Pause)]);
+        follow.event(report(true, true, false), &mut out);
+        assert_eq!(records(&mut out), [Record::Input(Input::Resume)]);
+        // Black's flag fell and the clock stopped itself: the game rules it.
+        follow.event(report(false, true, true), &mut out);
+        assert_eq!(records(&mut out), []);
+        // A clock found running when first heard runs the game's clocks.
+        let mut follow = Follow::new(Bitboard::EMPTY, false);
+        follow.event(report(true, true, false), &mut out);
+        assert_eq!(records(&mut out), [Record::Input(Input::Resume)]);
+        follow.event(report(true, false, false), &mut out);
+        assert_eq!(records(&mut out), [Record::Clock(Color::White)], "White, on the right, pressed");
+    }
+}
+
+#[cfg(test)]
+#[path = "dgt_recordings.rs"]
+mod recordings;
