@@ -13,7 +13,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use shakmaty::{Bitboard, Color, Square};
+use shakmaty::{Bitboard, Color, Role, Square};
 use tactus_dgt::protocol::clock::{STATUS_NO_CLOCK, STATUS_RIGHT_HIGH, STATUS_RUNNING};
 use tactus_dgt::protocol::{Occupant, Placement};
 use tactus_dgt::reader::{OrientationMode, ReaderEvent};
@@ -131,6 +131,18 @@ fn replaced(was: Occupant, now: Occupant) -> bool {
     was != Occupant::Empty && now != Occupant::Empty && was != now
 }
 
+/// The piece a pawn would have become, when `occupant` put on `sq` could
+/// be one: a queen, rook, bishop or knight on the last rank of its colour.
+fn promoted(sq: Square, occupant: Occupant) -> Option<Role> {
+    let Occupant::Piece(piece) = occupant else { return None };
+    let last = match piece.color {
+        Color::White => shakmaty::Rank::Eighth,
+        Color::Black => shakmaty::Rank::First,
+    };
+    (sq.rank() == last && matches!(piece.role, Role::Queen | Role::Rook | Role::Bishop | Role::Knight))
+        .then_some(piece.role)
+}
+
 impl Follow {
     /// Following a board the game believes shows `assume`.
     fn new(assume: Bitboard, white_on_left: bool) -> Follow {
@@ -148,6 +160,11 @@ impl Follow {
                         // then filled.
                         self.square(sq, false, at, out);
                     }
+                }
+                if let Some(role) = promoted(sq, occupant) {
+                    // The board knows the piece: it is the promotion
+                    // selector for the ply (journaled, so replays agree).
+                    out.push(Incoming::At(at, Record::Input(Input::Promote(role))));
                 }
                 self.square(sq, occupant != Occupant::Empty, at, out);
             }
@@ -224,7 +241,7 @@ impl Follow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{Piece, Role};
+    use shakmaty::Piece;
     use tactus_dgt::protocol::{ClockTimes, Face};
 
     /// The edges sent, with their times from `t0`.
@@ -235,6 +252,29 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn a_piece_put_on_its_last_rank_is_the_promotion_selector_before_it_lands() {
+        let t0 = Instant::now();
+        let mut follow = Follow::new(Bitboard::EMPTY, true);
+        let mut out = Vec::new();
+        let put = |color, role, sq| ReaderEvent::Edge { sq, occupant: Occupant::Piece(Piece { color, role }), at: t0 };
+        follow.event(put(Color::White, Role::Knight, Square::E8), &mut out);
+        follow.event(put(Color::Black, Role::Queen, Square::D1), &mut out);
+        // Not on the last rank of its colour: no promotion.
+        follow.event(put(Color::White, Role::Knight, Square::F3), &mut out);
+        follow.event(put(Color::Black, Role::Rook, Square::A8), &mut out);
+        follow.event(put(Color::White, Role::King, Square::G8), &mut out);
+        let got: Vec<String> = out
+            .iter()
+            .map(|m| match m {
+                Incoming::At(_, Record::Input(Input::Promote(role))) => format!("promote {}", role.char()),
+                Incoming::At(_, Record::Edge { sq, on: true }) => format!("{sq}+"),
+                _ => "something else".to_string(),
+            })
+            .collect();
+        assert_eq!(got, ["promote n", "e8+", "promote q", "d1+", "f3+", "a8+", "g8+"]);
     }
 
     #[test]
