@@ -177,11 +177,15 @@ impl Follow {
                     // game's clocks take its times (a Fischer clock gives
                     // the increment before the first move; an arbiter may
                     // have set it while stopped).
+                    // A face at 0:00 tells nothing: a clock in a mode that
+                    // shows no time, or one never set.
                     let (white, black) =
                         if self.white_on_left { (times.left, times.right) } else { (times.right, times.left) };
                     let ms = |face: tactus_dgt::protocol::Face| u64::try_from(face.time.ms()).unwrap_or(0);
-                    let set = Input::SetClock { white_ms: ms(white), black_ms: ms(black) };
-                    out.push(Incoming::At(at, Record::Input(set)));
+                    if ms(white) > 0 && ms(black) > 0 {
+                        let set = Input::SetClock { white_ms: ms(white), black_ms: ms(black) };
+                        out.push(Incoming::At(at, Record::Input(set)));
+                    }
                     // Started with its run button (or found running): the
                     // game's clocks run. A DGT clock is not started by a
                     // lever, so the game would otherwise wait for a press
@@ -369,6 +373,11 @@ mod tests {
         assert_eq!(records(&mut out), [Record::Input(Input::Pause)]);
         follow.event(report(true, true, false), &mut out);
         assert_eq!(records(&mut out), [left_white, Record::Input(Input::Resume)]);
+        // A clock that shows no time sets nothing.
+        let blank = ClockTimes { right: Face::default(), left: Face::default(), status: STATUS_RUNNING };
+        let mut blank_follow = Follow::new(Bitboard::EMPTY, true);
+        blank_follow.event(ReaderEvent::Clock { times: blank, at: Instant::now() }, &mut out);
+        assert_eq!(records(&mut out), [Record::Input(Input::Resume)]);
         // Black's flag fell and the clock stopped itself: the game rules it.
         follow.event(report(false, true, true), &mut out);
         assert_eq!(records(&mut out), []);
