@@ -270,6 +270,11 @@ impl Clock {
         }
     }
 
+    /// What Guidelines III.4 added to every move ([`Clock::switch_to_increment`]).
+    pub fn extra_increment_ms(&self) -> u64 {
+        self.extra_increment_ms
+    }
+
     /// Moves completed by `side`.
     pub fn moves(&self, side: Color) -> u32 {
         self.side(side).moves

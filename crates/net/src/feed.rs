@@ -378,6 +378,12 @@ impl BoardFeed {
                     let (text, off_record) = self.play(&m.uci, &m.san);
                     self.moves.push(FeedMove { san: text, off_record, ..m });
                 }
+                // Rulings about the plies taken back go with them.
+                self.irregularities.retain(|ev| match &ev.kind {
+                    EventKind::Irregularity(i) => i.ply < *ply,
+                    EventKind::Claimable { ply: p, .. } | EventKind::Observation { ply: p, .. } => *p < *ply,
+                    _ => true,
+                });
                 self.engine = None;
                 self.clocks.advance(t);
                 if white_ms.is_some() {

@@ -177,9 +177,8 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
             EventKind::Hint { mv }
         }
         EventKind::TakeBack { ply, taken, white_ms, black_ms } => {
-            // A take-back goes back at most to the start of the game.
-            if taken.is_empty() || taken.len() > ply as usize + 1 || taken.len() > MAX_TAKEN {
-                return Err("a take-back of no moves, or of more moves than were played".into());
+            if taken.is_empty() || taken.len() > MAX_TAKEN {
+                return Err("a take-back of no moves, or of more moves than a game has".into());
             }
             EventKind::TakeBack {
                 ply,

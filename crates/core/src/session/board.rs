@@ -156,7 +156,9 @@ impl Session {
             self.watch.held_still();
         }
         if self.carrying() {
-            if !self.take_back_shown(t) {
+            // The engine's move (or another legal one) shown is carried on;
+            // only a board that shows no move can be an earlier position.
+            if !(shown == Shown::Hands && self.take_back_shown(t)) {
                 self.carry_on(t, false);
             }
             return;

@@ -86,33 +86,40 @@ impl Session {
                 if let Some(c) = &mut self.clock {
                     c.pause(t);
                 }
+                self.set_carried_clock(false);
                 self.emit(t, EventKind::Paused);
             }
             Input::Resume => {
-                // While the engine's move is carried out both clocks stand.
+                // While the engine's move is carried out both clocks stand,
+                // to run when it stands.
                 if !self.carrying()
                     && let Some(c) = &mut self.clock
                 {
                     c.resume(t);
                 }
+                self.set_carried_clock(true);
                 self.emit(t, EventKind::Resumed);
             }
             Input::SetClock { white_ms, black_ms } => {
                 if let Some(c) = &mut self.clock {
                     c.set_times(t, white_ms, black_ms);
                 }
+                // The arbiter's times stand: a take-back keeps them.
+                self.forget_clocks(t);
                 self.emit(t, EventKind::ClockSet { white_ms: white_ms as i64, black_ms: black_ms as i64 });
             }
             Input::SetMoves { white_moves, black_moves } => {
                 if let Some(c) = &mut self.clock {
                     c.set_moves(white_moves, black_moves);
                 }
+                self.forget_clocks(t);
                 self.emit_clock_set(t);
             }
             Input::AddTime { side, ms } => {
                 if let Some(c) = &mut self.clock {
                     c.add_time(t, side, ms);
                 }
+                self.added_ms[side] = self.added_ms[side].saturating_add(ms);
                 self.emit(t, EventKind::Penalty { article: Article::A12, side, ms: ms as i64 });
             }
             Input::Increment { ms } => {

@@ -163,6 +163,7 @@ impl Session {
         if let Some(clock) = &mut self.clock {
             clock.add_time(t, beneficiary, ms);
         }
+        self.added_ms[beneficiary] = self.added_ms[beneficiary].saturating_add(ms);
         self.game.note(self.game.ply(), crate::pgn::penalty_note(article, beneficiary, ms as i64));
         self.emit(t, EventKind::Penalty { article, side: beneficiary, ms: ms as i64 });
     }
@@ -193,6 +194,7 @@ impl Session {
             t,
             EventKind::Complete { ply, side: offender, san: info.san, uci: info.uci, clock_ms, opponent_ms: None },
         );
+        self.offer_after_move(t, offender);
         let ruling = Irregularity {
             article: Article::A7_5_1,
             side: offender,

@@ -133,6 +133,9 @@ pub struct Session {
     clocks_at: Vec<take_back::ClockAt>,
     /// Times moves were taken back.
     take_backs: u32,
+    /// Time the arbiter has added to each side (penalties, 7.5.5, 9.5.3,
+    /// 12): a take-back keeps it.
+    added_ms: ByColor<u64>,
     /// The engine's level as last set at the board.
     engine_level: Option<u8>,
     /// The side whose draw offer stands (9.1.2.3).
@@ -173,6 +176,7 @@ impl Session {
             alive: None,
             clocks_at: Vec::new(),
             take_backs: 0,
+            added_ms: ByColor::new_with(|_| 0),
             engine_level: None,
             draw_offer: None,
             now: 0,

@@ -29,6 +29,9 @@ pub(super) struct Carrying {
     eval: Option<EngineEval>,
     /// The slip told last, so a board that stays wrong is told once.
     told: Option<Slip>,
+    /// Whether the clocks ran when the engine chose (and the arbiter has not
+    /// stopped them since): they run again when the move stands.
+    pub(super) clock_ran: bool,
 }
 
 impl Session {
@@ -56,6 +59,7 @@ impl Session {
         let Ok(exec) = Execution::new(self.game.position(), mv) else { return };
         // The engine's time stops at its choice; the player's starts when
         // the move stands on the board.
+        let clock_ran = self.clock.as_ref().is_some_and(|c| c.running().is_some());
         if let Some(clock) = &mut self.clock {
             clock.pause(t);
         }
@@ -67,7 +71,7 @@ impl Session {
         // An arbiter's game shows no engine's view of it.
         let eval = eval.filter(|_| self.policy.supervision == Supervision::Unsupervised).map(|e| self.eval(e));
         self.emit(t, EventKind::OpponentMove { mv: info, steps: steps.clone(), eval: eval.clone() });
-        let mut carrying = Carrying { mv, exec, steps: steps.clone(), eval, told: None };
+        let mut carrying = Carrying { mv, exec, steps: steps.clone(), eval, told: None, clock_ran };
         // Hands may already be at work on the board.
         carrying.exec.observe(self.board());
         self.phase = Phase::Carrying(Box::new(carrying));
@@ -140,7 +144,9 @@ impl Session {
     fn complete_carried(&mut self, t: Ms, levels: usize) {
         let completion = if levels == 1 { self.watch.take_shown() } else { self.watch.take_made() };
         let Some(completion) = completion else { return };
-        if let Some(clock) = &mut self.clock {
+        // Stopped by the arbiter meanwhile: they stay stopped (6.11).
+        let ran = matches!(&self.phase, Phase::Carrying(c) if c.clock_ran);
+        if ran && let Some(clock) = &mut self.clock {
             clock.resume(t);
         }
         self.complete(t, completion);

@@ -4,6 +4,7 @@
 //! the clocks as they stood then. Only against the engine: between two
 //! players a board set back is a wrong board, not an agreement.
 
+use shakmaty::{ByColor, Color};
 use tactus_clock::Clock;
 
 use super::{Phase, Session};
@@ -16,6 +17,8 @@ pub(super) struct ClockAt {
     plies: usize,
     t: Ms,
     clock: Clock,
+    /// The arbiter's time added to each side by then.
+    added_ms: ByColor<u64>,
 }
 
 impl Session {
@@ -24,7 +27,22 @@ impl Session {
         if let Some(clock) = &self.clock {
             let plies = self.game.played.len();
             self.clocks_at.retain(|c| c.plies < plies);
-            self.clocks_at.push(ClockAt { plies, t, clock: clock.clone() });
+            self.clocks_at.push(ClockAt { plies, t, clock: clock.clone(), added_ms: self.added_ms });
+        }
+    }
+
+    /// The arbiter set the clocks or the move counts: the clocks kept for
+    /// earlier plies no longer hold; a take-back keeps the clocks as they are.
+    pub(super) fn forget_clocks(&mut self, t: Ms) {
+        self.clocks_at.clear();
+        self.keep_clock(t);
+    }
+
+    /// While the engine's move is carried out, the arbiter stopped (or
+    /// restarted) the clocks: they stay so when the move stands.
+    pub(super) fn set_carried_clock(&mut self, runs: bool) {
+        if let Phase::Carrying(c) = &mut self.phase {
+            c.clock_ran = runs;
         }
     }
 
@@ -51,7 +69,12 @@ impl Session {
         }) else {
             return false;
         };
-        let running = self.clock.as_ref().is_some_and(|c| c.running().is_some()) || self.carrying();
+        // Stopped while the engine's move is carried, to run again when it
+        // stands — unless the arbiter stopped them.
+        let running = match &self.phase {
+            Phase::Carrying(c) => c.clock_ran,
+            _ => self.clock.as_ref().is_some_and(|c| c.running().is_some()),
+        };
         let Some(taken) = self.game.take_back(now - keep) else { return false };
         self.restore_clock(t, keep, running);
         self.take_backs += 1;
@@ -68,21 +91,47 @@ impl Session {
         true
     }
 
-    /// The clocks as they stood when the ply after `plies` moves began; the
-    /// side on move starts that move afresh now, if a clock was running.
+    /// The clocks as they stood when the ply after `plies` moves began,
+    /// with what the arbiter gave since (time added, the increment of
+    /// Guidelines III.4) still given; the side on move starts that move
+    /// afresh now, if the clocks were running. Where the arbiter set the
+    /// clocks since, they stay as set, handed to the side on move.
     fn restore_clock(&mut self, t: Ms, plies: usize, running: bool) {
         self.clocks_at.retain(|c| c.plies <= plies);
-        let (Some(clock), Some(at)) = (&mut self.clock, self.clocks_at.last().filter(|c| c.plies == plies)) else {
-            return;
-        };
-        let mut restored = at.clock.clone();
-        // Stopped at the instant it was kept: the move in progress then
-        // had used nothing yet.
-        restored.pause(at.t);
-        if running {
-            restored.resume(t);
+        let turn = self.game.turn();
+        let added_now = self.added_ms;
+        let kept = self.clocks_at.last().filter(|c| c.plies == plies).cloned();
+        let Some(clock) = &mut self.clock else { return };
+        match kept {
+            Some(at) => {
+                let mut restored = at.clock;
+                // Stopped at the instant it was kept: the move in progress
+                // then had used nothing yet.
+                restored.pause(at.t);
+                for side in Color::ALL {
+                    let since = added_now[side].saturating_sub(at.added_ms[side]);
+                    if since > 0 {
+                        restored.add_time(at.t, side, since);
+                    }
+                }
+                if clock.extra_increment_ms() > 0 {
+                    restored.switch_to_increment(at.t, clock.extra_increment_ms());
+                }
+                *clock = restored;
+            }
+            None => {
+                clock.start(t, turn);
+                clock.pause(t);
+            }
         }
-        *clock = restored;
+        if running {
+            clock.resume(t);
+        }
+        // Warnings already given for times now restored are given again.
+        for side in Color::ALL {
+            let left = clock.remaining(side, t);
+            self.warned[side].retain(|w| left <= *w as i64);
+        }
     }
 
     /// How many times moves were taken back in this game: an engine asked
