@@ -173,6 +173,19 @@ impl Follow {
                 let running = times.status & STATUS_RUNNING != 0;
                 let right_high = times.status & STATUS_RIGHT_HIGH != 0;
                 if running && self.running != Some(true) {
+                    // The players' clock is the reference: as it starts, the
+                    // game's clocks take its times (a Fischer clock gives
+                    // the increment before the first move; an arbiter may
+                    // have set it while stopped).
+                    // A face at 0:00 tells nothing: a clock in a mode that
+                    // shows no time, or one never set.
+                    let (white, black) =
+                        if self.white_on_left { (times.left, times.right) } else { (times.right, times.left) };
+                    let ms = |face: tactus_dgt::protocol::Face| u64::try_from(face.time.ms()).unwrap_or(0);
+                    if ms(white) > 0 && ms(black) > 0 {
+                        let set = Input::SetClock { white_ms: ms(white), black_ms: ms(black) };
+                        out.push(Incoming::At(at, Record::Input(set)));
+                    }
                     // Started with its run button (or found running): the
                     // game's clocks run. A DGT clock is not started by a
                     // lever, so the game would otherwise wait for a press
@@ -217,7 +230,7 @@ impl Follow {
                 None => at,
             };
             self.last = Some(at);
-            out.push(Incoming::At(at, Record::Edge { sq, on }));
+            out.push(Incoming::At(at, Record::Edge { sq, on, piece: None }));
         }
     }
 
@@ -242,13 +255,13 @@ impl Follow {
 mod tests {
     use super::*;
     use shakmaty::Piece;
-    use tactus_dgt::protocol::{ClockTimes, Face};
+    use tactus_dgt::protocol::{ClockTimes, Face, Hms};
 
     /// The edges sent, with their times from `t0`.
     fn edges(out: &[Incoming], t0: Instant) -> Vec<(Duration, Square, bool)> {
         out.iter()
             .filter_map(|m| match m {
-                Incoming::At(at, Record::Edge { sq, on }) => Some((at.duration_since(t0), *sq, *on)),
+                Incoming::At(at, Record::Edge { sq, on, .. }) => Some((at.duration_since(t0), *sq, *on)),
                 _ => None,
             })
             .collect()
@@ -270,7 +283,7 @@ mod tests {
             .iter()
             .map(|m| match m {
                 Incoming::At(_, Record::Input(Input::Promote(role))) => format!("promote {}", role.char()),
-                Incoming::At(_, Record::Edge { sq, on: true }) => format!("{sq}+"),
+                Incoming::At(_, Record::Edge { sq, on: true, .. }) => format!("{sq}+"),
                 _ => "something else".to_string(),
             })
             .collect();
@@ -326,8 +339,10 @@ mod tests {
 
     fn report(running: bool, right_high: bool, final_flag: bool) -> ReaderEvent {
         let status = if running { STATUS_RUNNING } else { 0 } | if right_high { STATUS_RIGHT_HIGH } else { 0 };
-        let face = Face { final_flag, ..Face::default() };
-        ReaderEvent::Clock { times: ClockTimes { right: face, left: Face::default(), status }, at: Instant::now() }
+        // The left face shows 3:02, the right 3:07.
+        let left = Face { time: Hms { h: 0, m: 3, s: 2 }, ..Face::default() };
+        let right = Face { time: Hms { h: 0, m: 3, s: 7 }, final_flag, ..Face::default() };
+        ReaderEvent::Clock { times: ClockTimes { right, left, status }, at: Instant::now() }
     }
 
     fn records(out: &mut Vec<Incoming>) -> Vec<Record> {
@@ -346,12 +361,22 @@ mod tests {
         follow.event(report(false, false, false), &mut out);
         assert_eq!(records(&mut out), [], "a stopped clock");
         follow.event(report(true, false, false), &mut out);
-        assert_eq!(records(&mut out), [Record::Input(Input::Resume)], "started: White's face runs");
+        let left_white = Record::Input(Input::SetClock { white_ms: 182_000, black_ms: 187_000 });
+        assert_eq!(
+            records(&mut out),
+            [left_white, Record::Input(Input::Resume)],
+            "started: the game's clocks take its times, White's face runs"
+        );
         follow.event(report(true, true, false), &mut out);
         assert_eq!(records(&mut out), [Record::Clock(Color::White)], "White, on the left, pressed");
         follow.event(report(false, true, false), &mut out);
         assert_eq!(records(&mut out), [Record::Input(Input::Pause)]);
         follow.event(report(true, true, false), &mut out);
+        assert_eq!(records(&mut out), [left_white, Record::Input(Input::Resume)]);
+        // A clock that shows no time sets nothing.
+        let blank = ClockTimes { right: Face::default(), left: Face::default(), status: STATUS_RUNNING };
+        let mut blank_follow = Follow::new(Bitboard::EMPTY, true);
+        blank_follow.event(ReaderEvent::Clock { times: blank, at: Instant::now() }, &mut out);
         assert_eq!(records(&mut out), [Record::Input(Input::Resume)]);
         // Black's flag fell and the clock stopped itself: the game rules it.
         follow.event(report(false, true, true), &mut out);
@@ -359,7 +384,8 @@ mod tests {
         // A clock found running when first heard runs the game's clocks.
         let mut follow = Follow::new(Bitboard::EMPTY, false);
         follow.event(report(true, true, false), &mut out);
-        assert_eq!(records(&mut out), [Record::Input(Input::Resume)]);
+        let right_white = Record::Input(Input::SetClock { white_ms: 187_000, black_ms: 182_000 });
+        assert_eq!(records(&mut out), [right_white, Record::Input(Input::Resume)]);
         follow.event(report(true, false, false), &mut out);
         assert_eq!(records(&mut out), [Record::Clock(Color::White)], "White, on the right, pressed");
     }

@@ -567,7 +567,7 @@ fn johans_game_through_the_daemon() {
     assert_eq!(s.after_over, 0);
     // Then both kings were put on the centre's light squares, DGT's way of
     // entering 1-0 on the board: no move, no ruling, after the end.
-    let edge = |sq, on| Record::Edge { sq, on };
+    let edge = |sq, on| Record::Edge { sq, on, piece: None };
     assert_eq!(
         played.game.after_end,
         [edge(D4, false), edge(G8, false), edge(G1, false), edge(D5, true), edge(E4, true)]
