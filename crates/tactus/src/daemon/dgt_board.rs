@@ -4,7 +4,9 @@
 //! starting position (tactus-dgt's reader). The core sees occupancy, as
 //! from any board: its recogniser already rules out the squares a sliding
 //! piece passes over and the scan's out-of-order reports, since a move is
-//! announced only once the board holds still on it.
+//! announced only once the board holds still on it. The piece the board
+//! says was put down goes with each edge that fills a square, into the
+//! journal (trace format version 2).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -13,7 +15,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use shakmaty::{Bitboard, Color, Role, Square};
+use shakmaty::{Bitboard, Color, Piece, Role, Square};
 use tactus_dgt::protocol::clock::{STATUS_NO_CLOCK, STATUS_RIGHT_HIGH, STATUS_RUNNING};
 use tactus_dgt::protocol::{Occupant, Placement};
 use tactus_dgt::reader::{OrientationMode, ReaderEvent};
@@ -124,6 +126,15 @@ struct Follow {
     last: Option<Instant>,
 }
 
+/// The piece on a square, as a trace's edge names it: none for an empty
+/// square or one of DGT's magic pieces.
+fn piece(occupant: Occupant) -> Option<Piece> {
+    match occupant {
+        Occupant::Piece(piece) => Some(piece),
+        Occupant::Empty | Occupant::Special(_) => None,
+    }
+}
+
 /// One piece where another stood: the board's scan saw no empty square
 /// between (a capture, mostly — the captured piece lifted and the capturing
 /// one put down within one scan).
@@ -158,7 +169,7 @@ impl Follow {
                     if replaced(was, occupant) {
                         // The core sees occupancy: the square was emptied,
                         // then filled.
-                        self.square(sq, false, at, out);
+                        self.square(sq, false, None, at, out);
                     }
                 }
                 if let Some(role) = promoted(sq, occupant) {
@@ -166,26 +177,13 @@ impl Follow {
                     // selector for the ply (journaled, so replays agree).
                     out.push(Incoming::At(at, Record::Input(Input::Promote(role))));
                 }
-                self.square(sq, occupant != Occupant::Empty, at, out);
+                self.square(sq, occupant != Occupant::Empty, piece(occupant), at, out);
             }
             ReaderEvent::Placement { placement, at } => self.placement(&placement, at, out),
             ReaderEvent::Clock { times, at } if times.status & STATUS_NO_CLOCK == 0 => {
                 let running = times.status & STATUS_RUNNING != 0;
                 let right_high = times.status & STATUS_RIGHT_HIGH != 0;
                 if running && self.running != Some(true) {
-                    // The players' clock is the reference: as it starts, the
-                    // game's clocks take its times (a Fischer clock gives
-                    // the increment before the first move; an arbiter may
-                    // have set it while stopped).
-                    // A face at 0:00 tells nothing: a clock in a mode that
-                    // shows no time, or one never set.
-                    let (white, black) =
-                        if self.white_on_left { (times.left, times.right) } else { (times.right, times.left) };
-                    let ms = |face: tactus_dgt::protocol::Face| u64::try_from(face.time.ms()).unwrap_or(0);
-                    if ms(white) > 0 && ms(black) > 0 {
-                        let set = Input::SetClock { white_ms: ms(white), black_ms: ms(black) };
-                        out.push(Incoming::At(at, Record::Input(set)));
-                    }
                     // Started with its run button (or found running): the
                     // game's clocks run. A DGT clock is not started by a
                     // lever, so the game would otherwise wait for a press
@@ -219,7 +217,9 @@ impl Follow {
         }
     }
 
-    fn square(&mut self, sq: Square, on: bool, at: Instant, out: &mut Vec<Incoming>) {
+    /// The square now reads `on`, filled with `piece` if the board says
+    /// which: an edge, if the game does not believe so already.
+    fn square(&mut self, sq: Square, on: bool, piece: Option<Piece>, at: Instant, out: &mut Vec<Incoming>) {
         if self.shows.contains(sq) != on {
             self.shows.toggle(sq);
             // A scan's fields come in one read, with one time: they are
@@ -230,7 +230,7 @@ impl Follow {
                 None => at,
             };
             self.last = Some(at);
-            out.push(Incoming::At(at, Record::Edge { sq, on, piece: None }));
+            out.push(Incoming::At(at, Record::Edge { sq, on, piece: piece.filter(|_| on) }));
         }
     }
 
@@ -240,13 +240,13 @@ impl Follow {
     fn placement(&mut self, placement: &Placement, at: Instant, out: &mut Vec<Incoming>) {
         if let Some(seen) = self.seen {
             for sq in Square::ALL.into_iter().filter(|&sq| replaced(seen.get(sq), placement.get(sq))) {
-                self.square(sq, false, at, out);
+                self.square(sq, false, None, at, out);
             }
         }
         self.seen = Some(*placement);
         let now = occupancy(placement);
         for sq in self.shows ^ now {
-            self.square(sq, now.contains(sq), at, out);
+            self.square(sq, now.contains(sq), piece(placement.get(sq)), at, out);
         }
     }
 }
@@ -255,7 +255,7 @@ impl Follow {
 mod tests {
     use super::*;
     use shakmaty::Piece;
-    use tactus_dgt::protocol::{ClockTimes, Face, Hms};
+    use tactus_dgt::protocol::{ClockTimes, Face};
 
     /// The edges sent, with their times from `t0`.
     fn edges(out: &[Incoming], t0: Instant) -> Vec<(Duration, Square, bool)> {
@@ -337,12 +337,68 @@ mod tests {
         assert_eq!(got, [(Square::D5, false), (Square::D5, true), (Square::D8, false)]);
     }
 
+    #[test]
+    fn a_square_filled_says_which_piece_was_put_down_but_not_a_magic_one() {
+        let t0 = Instant::now();
+        let start = Placement::start();
+        let mut follow = Follow::new(occupancy(&start), true);
+        let mut out = Vec::new();
+        follow.placement(&start, t0, &mut out);
+        let white = |role| Occupant::Piece(Piece { color: Color::White, role });
+        let black = |role| Occupant::Piece(Piece { color: Color::Black, role });
+        // 1. Nf3 d5, then 2. Nxd5 seen in one scan, then a magic piece on e4.
+        for (sq, occupant) in [
+            (Square::G1, Occupant::Empty),
+            (Square::F3, white(Role::Knight)),
+            (Square::D7, Occupant::Empty),
+            (Square::D5, black(Role::Pawn)),
+            (Square::F3, Occupant::Empty),
+            (Square::D5, white(Role::Knight)),
+            (Square::E4, Occupant::Special(tactus_dgt::protocol::Special::Draw)),
+        ] {
+            follow.event(ReaderEvent::Edge { sq, occupant, at: t0 }, &mut out);
+        }
+        // A dump that caught up: the pieces it shows put down.
+        let mut later = start;
+        later.set(Square::B8, Occupant::Empty);
+        later.set(Square::C6, black(Role::Knight));
+        follow.placement(&later, t0, &mut out);
+        let got: Vec<Record> = records(&mut out);
+        let edge = |sq, on, piece: Option<Occupant>| Record::Edge {
+            sq,
+            on,
+            piece: piece.and_then(|o| match o {
+                Occupant::Piece(p) => Some(p),
+                _ => None,
+            }),
+        };
+        assert_eq!(
+            got,
+            [
+                edge(Square::G1, false, None),
+                edge(Square::F3, true, Some(white(Role::Knight))),
+                edge(Square::D7, false, None),
+                edge(Square::D5, true, Some(black(Role::Pawn))),
+                edge(Square::F3, false, None),
+                edge(Square::D5, false, None),
+                edge(Square::D5, true, Some(white(Role::Knight))),
+                edge(Square::E4, true, None),
+                // The dump is the start but for b8 and c6: the squares that
+                // differ, in their order, each one filled with its piece.
+                edge(Square::G1, true, Some(white(Role::Knight))),
+                edge(Square::E4, false, None),
+                edge(Square::D5, false, None),
+                edge(Square::C6, true, Some(black(Role::Knight))),
+                edge(Square::D7, true, Some(black(Role::Pawn))),
+                edge(Square::B8, false, None),
+            ]
+        );
+    }
+
     fn report(running: bool, right_high: bool, final_flag: bool) -> ReaderEvent {
         let status = if running { STATUS_RUNNING } else { 0 } | if right_high { STATUS_RIGHT_HIGH } else { 0 };
-        // The left face shows 3:02, the right 3:07.
-        let left = Face { time: Hms { h: 0, m: 3, s: 2 }, ..Face::default() };
-        let right = Face { time: Hms { h: 0, m: 3, s: 7 }, final_flag, ..Face::default() };
-        ReaderEvent::Clock { times: ClockTimes { right, left, status }, at: Instant::now() }
+        let face = Face { final_flag, ..Face::default() };
+        ReaderEvent::Clock { times: ClockTimes { right: face, left: Face::default(), status }, at: Instant::now() }
     }
 
     fn records(out: &mut Vec<Incoming>) -> Vec<Record> {
@@ -361,22 +417,12 @@ mod tests {
         follow.event(report(false, false, false), &mut out);
         assert_eq!(records(&mut out), [], "a stopped clock");
         follow.event(report(true, false, false), &mut out);
-        let left_white = Record::Input(Input::SetClock { white_ms: 182_000, black_ms: 187_000 });
-        assert_eq!(
-            records(&mut out),
-            [left_white, Record::Input(Input::Resume)],
-            "started: the game's clocks take its times, White's face runs"
-        );
+        assert_eq!(records(&mut out), [Record::Input(Input::Resume)], "started: White's face runs");
         follow.event(report(true, true, false), &mut out);
         assert_eq!(records(&mut out), [Record::Clock(Color::White)], "White, on the left, pressed");
         follow.event(report(false, true, false), &mut out);
         assert_eq!(records(&mut out), [Record::Input(Input::Pause)]);
         follow.event(report(true, true, false), &mut out);
-        assert_eq!(records(&mut out), [left_white, Record::Input(Input::Resume)]);
-        // A clock that shows no time sets nothing.
-        let blank = ClockTimes { right: Face::default(), left: Face::default(), status: STATUS_RUNNING };
-        let mut blank_follow = Follow::new(Bitboard::EMPTY, true);
-        blank_follow.event(ReaderEvent::Clock { times: blank, at: Instant::now() }, &mut out);
         assert_eq!(records(&mut out), [Record::Input(Input::Resume)]);
         // Black's flag fell and the clock stopped itself: the game rules it.
         follow.event(report(false, true, true), &mut out);
@@ -384,8 +430,7 @@ mod tests {
         // A clock found running when first heard runs the game's clocks.
         let mut follow = Follow::new(Bitboard::EMPTY, false);
         follow.event(report(true, true, false), &mut out);
-        let right_white = Record::Input(Input::SetClock { white_ms: 187_000, black_ms: 182_000 });
-        assert_eq!(records(&mut out), [right_white, Record::Input(Input::Resume)]);
+        assert_eq!(records(&mut out), [Record::Input(Input::Resume)]);
         follow.event(report(true, false, false), &mut out);
         assert_eq!(records(&mut out), [Record::Clock(Color::White)], "White, on the right, pressed");
     }
