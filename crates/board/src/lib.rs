@@ -27,7 +27,7 @@ use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use shakmaty::{Bitboard, Color, Square};
+use shakmaty::{Bitboard, Color, Piece, Square};
 use tactus_trace::{Ms, TraceError};
 
 mod lines;
@@ -56,7 +56,9 @@ pub struct Sensed {
 pub enum Sense {
     /// A raw sensor edge: the square now reads occupied (`on`) or empty. Raw:
     /// not debounced (the core does that), but never from a masked square.
-    Edge { sq: Square, on: bool },
+    /// `piece`: which piece was put down, from a trace recorded on a board
+    /// that knows (a sensor matrix does not).
+    Edge { sq: Square, on: bool, piece: Option<Piece> },
     /// A clock press (simulated boards: traces and typed input carry them).
     Clock(Color),
     /// A button, selector or arbiter input (simulated boards).

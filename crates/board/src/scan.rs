@@ -225,11 +225,11 @@ impl<M: Matrix> Scanner<M> {
                         fault(Fault::Chatter { sq, edges_per_s: per_s.round() as u32 });
                         if s.passed != s.steady {
                             s.passed = s.steady;
-                            out.push(Sensed { at, what: Sense::Edge { sq, on: s.steady } });
+                            out.push(Sensed { at, what: Sense::Edge { sq, on: s.steady, piece: None } });
                         }
                     } else if s.raw != s.passed {
                         s.passed = s.raw;
-                        out.push(Sensed { at, what: Sense::Edge { sq, on: s.raw } });
+                        out.push(Sensed { at, what: Sense::Edge { sq, on: s.raw, piece: None } });
                     }
                 }
                 Mask::Chatter => {
@@ -239,7 +239,7 @@ impl<M: Matrix> Scanner<M> {
                         fault(Fault::Recovered { sq });
                         if s.raw != s.passed {
                             s.passed = s.raw;
-                            out.push(Sensed { at, what: Sense::Edge { sq, on: s.raw } });
+                            out.push(Sensed { at, what: Sense::Edge { sq, on: s.raw, piece: None } });
                         }
                     }
                 }
@@ -266,7 +266,7 @@ impl<M: Matrix> Scanner<M> {
                     }
                     if s.raw != s.passed {
                         s.passed = s.raw;
-                        out.push(Sensed { at, what: Sense::Edge { sq, on: s.raw } });
+                        out.push(Sensed { at, what: Sense::Edge { sq, on: s.raw, piece: None } });
                     }
                 }
             }
@@ -416,7 +416,7 @@ mod tests {
     }
 
     fn edge(sq: Square, on: bool) -> Sense {
-        Sense::Edge { sq, on }
+        Sense::Edge { sq, on, piece: None }
     }
 
     #[test]

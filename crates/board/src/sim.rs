@@ -223,7 +223,7 @@ fn play(
             return Ok(());
         }
         let what = match e.record {
-            Record::Edge { sq, on } => Sense::Edge { sq, on },
+            Record::Edge { sq, on, piece } => Sense::Edge { sq, on, piece },
             Record::Clock(side) => Sense::Clock(side),
             Record::Input(input) => Sense::Input(input),
             Record::End => Sense::End,
@@ -303,8 +303,8 @@ fn parse_typed(line: &str) -> Result<Typed, String> {
     let line = line.split('#').next().unwrap_or("").trim().to_ascii_lowercase();
     let words: Vec<&str> = line.split_whitespace().collect();
     let input = |i: Input| Ok(Typed::Senses(vec![Sense::Input(i)]));
-    let lift = |sq| Sense::Edge { sq, on: false };
-    let place = |sq| Sense::Edge { sq, on: true };
+    let lift = |sq| Sense::Edge { sq, on: false, piece: None };
+    let place = |sq| Sense::Edge { sq, on: true, piece: None };
     match words.as_slice() {
         [] => Ok(Typed::Senses(vec![])),
         ["help" | "?"] => Ok(Typed::Help),
@@ -366,7 +366,7 @@ fn parse_typed(line: &str) -> Result<Typed, String> {
                 let Some(sq) = square(sq) else {
                     return Err(format!("{sq:?} is not a square (a1 … h8)"));
                 };
-                senses.push(Sense::Edge { sq, on });
+                senses.push(Sense::Edge { sq, on, piece: None });
             }
             Ok(Typed::Senses(senses))
         }
@@ -473,13 +473,22 @@ mod tests {
             let ts: Vec<Ms> = got.iter().map(|s| tb.ms(s.at)).collect();
             assert_eq!(ts, vec![0, 3, 5, 1034, 2050, 2100, 3600000], "speed {speed}");
             let what: Vec<_> = got.iter().map(|s| s.what.clone()).collect();
-            assert_eq!(what[3], Sense::Edge { sq: Square::E4, on: true });
+            assert_eq!(what[3], Sense::Edge { sq: Square::E4, on: true, piece: None });
             assert_eq!(what[4], Sense::Input(Input::Promote(Role::Knight)));
             assert_eq!(what[5], Sense::Clock(Color::White));
             assert_eq!(what[6], Sense::End, "nothing after the end line");
         }
         let (tb, got) = play_trace(TRACE, 4.0);
         assert_eq!(got[3].at - tb.start, Duration::from_micros(258_500), "1034 ms at speed 4");
+    }
+
+    #[test]
+    fn a_trace_from_a_board_that_knows_its_pieces_plays_them() {
+        let trace =
+            "{\"tactus_trace\": 2, \"board\": \"dgt\"}\n{\"t\": 5, \"sq\": \"e4\", \"on\": true, \"piece\": \"P\"}\n";
+        let (_, got) = play_trace(trace, f64::INFINITY);
+        let pawn = Some(Role::Pawn.of(Color::White));
+        assert_eq!(got[0].what, Sense::Edge { sq: Square::E4, on: true, piece: pawn });
     }
 
     #[test]
@@ -599,7 +608,7 @@ mod tests {
             "e2 e4\nw\n# a comment\n\ne7-\ne7+\nd7d5\ne4xd5\nB\ne1- g1+ h1- f1+\npromote n\nrequest time\n\
              claim black threefold\nresult 1/2-1/2 agreement\npause\nresume\nend\ne2-\n",
         );
-        let edge = |sq, on| Sense::Edge { sq, on };
+        let edge = |sq, on| Sense::Edge { sq, on, piece: None };
         let expected = vec![
             (0, edge(Square::E2, false)),
             (200, edge(Square::E4, true)),

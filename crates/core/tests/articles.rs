@@ -89,7 +89,7 @@ fn run_with(header: Header, policy: Policy, script: &str) -> Run {
             }),
             _ => {
                 let (sq, on) = token.split_at(2);
-                Record::Edge { sq: Square::from_ascii(sq.as_bytes()).unwrap(), on: on == "+" }
+                Record::Edge { sq: Square::from_ascii(sq.as_bytes()).unwrap(), on: on == "+", piece: None }
             }
         };
         session.handle(Entry { t, record });
@@ -743,7 +743,7 @@ fn the_arbiter_sets_the_move_counter_6_10_2() {
     let h = header(None, Variant::Standard, Some("40/7200:3600"));
     let mut session = Session::new(&h, Policy::default()).unwrap();
     let feed = |s: &mut Session, t, record| s.handle(Entry { t, record });
-    let edge = |sq: &str, on| Record::Edge { sq: Square::from_ascii(sq.as_bytes()).unwrap(), on };
+    let edge = |sq: &str, on| Record::Edge { sq: Square::from_ascii(sq.as_bytes()).unwrap(), on, piece: None };
     feed(&mut session, 1000, edge("e2", false));
     feed(&mut session, 1500, edge("e4", true));
     feed(&mut session, 2000, Record::Clock(Color::White));

@@ -156,8 +156,8 @@ fn a_move_that_fixes_the_last_pawn_ends_the_game_5_2_2() {
         let mut session = Session::new(&header(fen, "5400+30"), policy(search)).unwrap();
         let mut events: Vec<Event> = session.drain().collect();
         assert!(game_over(&events).is_none());
-        feed(&mut session, &mut events, 1000, Record::Edge { sq: Square::H2, on: false });
-        feed(&mut session, &mut events, 1300, Record::Edge { sq: Square::H4, on: true });
+        feed(&mut session, &mut events, 1000, Record::Edge { sq: Square::H2, on: false, piece: None });
+        feed(&mut session, &mut events, 1300, Record::Edge { sq: Square::H4, on: true, piece: None });
         feed(&mut session, &mut events, 1700, Record::Clock(Color::White));
         answer(&mut session, &mut events, 1800);
         assert_eq!(game_over(&events), Some(("1/2-1/2".into(), EndReason::DeadPosition, false)), "{search:?}");
@@ -187,7 +187,7 @@ fn while_the_result_waits_for_the_search_nothing_else_counts() {
     assert_eq!(q.side, Color::White);
     assert_eq!(q.ply, session.game().ply(), "asked about the position on the board");
     // Hands on the board, a press, an answer to another question: nothing.
-    feed(&mut session, &mut events, 62_000, Record::Edge { sq: Square::G6, on: false });
+    feed(&mut session, &mut events, 62_000, Record::Edge { sq: Square::G6, on: false, piece: None });
     feed(&mut session, &mut events, 62_100, Record::Clock(Color::Black));
     let stale = Input::Verdict { ply: q.ply + 2, side: Color::White, verdict: MateVerdict::CannotMate };
     feed(&mut session, &mut events, 62_200, Record::Input(stale));

@@ -42,11 +42,11 @@ impl Game {
     }
 
     fn lift(&mut self, name: &str) {
-        self.feed(150, Record::Edge { sq: sq(name), on: false });
+        self.feed(150, Record::Edge { sq: sq(name), on: false, piece: None });
     }
 
     fn place(&mut self, name: &str) {
-        self.feed(150, Record::Edge { sq: sq(name), on: true });
+        self.feed(150, Record::Edge { sq: sq(name), on: true, piece: None });
     }
 
     /// Lets the board hold still.
@@ -428,8 +428,8 @@ fn the_engines_view_is_shown_only_where_no_arbiter_supervises() {
         let header = Header { engine: Some(BLACK), supervision: Some(supervision.into()), ..Header::default() };
         let mut session = Session::new(&header, Policy::default().with_recorded(&header)).unwrap();
         for (t, record) in [
-            (100, Record::Edge { sq: sq("e2"), on: false }),
-            (200, Record::Edge { sq: sq("e4"), on: true }),
+            (100, Record::Edge { sq: sq("e2"), on: false, piece: None }),
+            (200, Record::Edge { sq: sq("e4"), on: true, piece: None }),
             (600, Record::Clock(WHITE)),
             (900, Record::Input(Input::Opponent { ply: 2, uci: "e7e5".parse().unwrap(), eval: Some(eval) })),
         ] {

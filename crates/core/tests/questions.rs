@@ -23,7 +23,7 @@ fn play(tc: Option<&str>, script: &str) -> Vec<Event> {
             }
             _ => {
                 let (sq, on) = token.split_at(2);
-                Record::Edge { sq: sq.parse().unwrap(), on: on == "+" }
+                Record::Edge { sq: sq.parse().unwrap(), on: on == "+", piece: None }
             }
         };
         session.handle(Entry { t, record });

@@ -170,7 +170,7 @@ impl Hands {
     }
 
     fn edge(&mut self, t: Ms, sq: Square, on: bool) {
-        self.out.push(Entry { t, record: Record::Edge { sq, on } });
+        self.out.push(Entry { t, record: Record::Edge { sq, on, piece: None } });
     }
 
     /// One lift (`on = false`) or placement at `t`; with contact bounce the

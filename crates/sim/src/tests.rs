@@ -12,7 +12,7 @@ const GAMES: u64 = 24;
 fn edges_by_square(trace: &[Entry]) -> HashMap<Square, Vec<(u64, bool)>> {
     let mut by_square: HashMap<Square, Vec<(u64, bool)>> = HashMap::new();
     for e in trace {
-        if let Record::Edge { sq, on } = e.record {
+        if let Record::Edge { sq, on, .. } = e.record {
             by_square.entry(sq).or_default().push((e.t, on));
         }
     }
@@ -114,7 +114,7 @@ fn occupancy_at_presses(start: Bitboard, trace: &[Entry]) -> Vec<(Color, Bitboar
     let mut out = Vec::new();
     for e in trace {
         match e.record {
-            Record::Edge { sq, on } => {
+            Record::Edge { sq, on, .. } => {
                 occ.set(sq, on);
             }
             Record::Clock(side) => out.push((side, occ)),
@@ -237,7 +237,7 @@ fn handling_statistics() {
             let mut last: HashMap<Square, u64> = HashMap::new();
             let mut press = 0;
             for e in &trace {
-                let Record::Edge { sq, on } = e.record else {
+                let Record::Edge { sq, on, .. } = e.record else {
                     press = e.t;
                     continue;
                 };
@@ -274,7 +274,7 @@ fn lifted_in_ply(trace: &[Entry], ply: usize) -> Bitboard {
     for e in trace {
         match e.record {
             Record::Clock(_) => presses += 1,
-            Record::Edge { sq, on: false } if presses == ply - 1 => lifted.add(sq),
+            Record::Edge { sq, on: false, .. } if presses == ply - 1 => lifted.add(sq),
             _ => {}
         }
         if presses == ply {
@@ -349,14 +349,14 @@ fn hostile_castles_rook_first_sometimes() {
             assert_eq!(irr.side, side);
             let (rook, king) = if side == Color::White { (Square::H1, Square::E1) } else { (Square::H8, Square::E8) };
             let first = trace.iter().find_map(|e| match e.record {
-                Record::Edge { sq, on: false } if sq == rook || sq == king => Some(sq),
+                Record::Edge { sq, on: false, .. } if sq == rook || sq == king => Some(sq),
                 _ => None,
             });
             // The first lift of the castling ply, among king and rook, is the rook.
             let before: Vec<&Entry> = trace.iter().filter(|e| matches!(e.record, Record::Clock(_))).collect();
             let start = before[irr.ply as usize - 2].t;
             let first_in_ply = trace.iter().filter(|e| e.t > start).find_map(|e| match e.record {
-                Record::Edge { sq, on: false } if sq == rook || sq == king => Some(sq),
+                Record::Edge { sq, on: false, .. } if sq == rook || sq == king => Some(sq),
                 _ => None,
             });
             assert!(first.is_some());

@@ -225,13 +225,33 @@ fn bad_values_on_the_command_line_are_errors_not_panics() {
 #[test]
 fn a_trace_header_error_is_said_once() {
     let dir = tempdir("header");
-    let trace = dir.join("v2.trace.jsonl");
-    std::fs::write(&trace, "{\"tactus_trace\": 2}\n").unwrap();
+    let trace = dir.join("v3.trace.jsonl");
+    std::fs::write(&trace, "{\"tactus_trace\": 3}\n").unwrap();
     let out = tactus().arg("replay").arg(&trace).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.matches("not supported").count(), 1, "{err}");
-    assert!(err.contains("line 1"), "{err}");
+    assert!(err.contains("v3.trace.jsonl") && err.contains("line 1"), "{err}");
+}
+
+#[test]
+fn a_piece_on_an_edge_that_empties_a_square_is_named_with_file_and_line() {
+    let dir = tempdir("piece");
+    let trace = dir.join("dgt.trace.jsonl");
+    let lines = [
+        r#"{"tactus_trace": 2, "board": "dgt"}"#,
+        r#"{"t": 100, "sq": "e2", "on": false}"#,
+        r#"{"t": 200, "sq": "e4", "on": true, "piece": "P"}"#,
+        r#"{"t": 1500, "clock": "white"}"#,
+        r#"{"t": 2000, "sq": "e7", "on": false, "piece": "p"}"#,
+    ];
+    std::fs::write(&trace, lines.join("\n")).unwrap();
+    let out = tactus().arg("replay").arg(&trace).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("dgt.trace.jsonl") && err.contains("line 5") && err.contains("\"on\": false"), "{err}");
+    let pgn = String::from_utf8_lossy(&out.stdout);
+    assert!(pgn.contains("1. e4"), "the move before the bad line is written: {pgn}");
 }
 
 #[test]

@@ -122,4 +122,38 @@ fn a_game_on_a_dgt_board_turned_half_a_turn_is_recognised_and_completed_by_its_l
     for e in events.seen.borrow().iter() {
         assert!(!["irregularity", "penalty"].contains(&e["event"].as_str().unwrap()), "a ruling: {e}");
     }
+
+    // The journal left behind is version 2: the board knows its pieces, and
+    // each square filled says which piece was put down.
+    let state = dir.join("state");
+    let current = std::fs::read_to_string(state.join("current")).unwrap();
+    let journal = state.join(current.trim());
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let (header, reader) = tactus_trace::TraceReader::new(text.as_bytes()).unwrap();
+    assert_eq!((reader.version(), header.board), (2, Some(tactus_trace::BoardKind::Dgt)), "{text}");
+    let entries: Vec<tactus_trace::Entry> = reader.collect::<Result<_, _>>().unwrap();
+    let placed: Vec<String> = entries
+        .iter()
+        .filter_map(|e| match e.record {
+            tactus_trace::Record::Edge { sq, on: true, piece } => {
+                Some(format!("{}{sq}", piece.map_or('?', |p| p.char())))
+            }
+            _ => None,
+        })
+        .collect();
+    // The squares 1. e4 … 5. O-O filled, the castling king first.
+    let want = ["Pe4", "pe5", "Nf3", "nc6", "Bb5", "pa6", "Bc6", "pc6", "Kg1", "Rf1"];
+    assert_eq!(placed, want, "{text}");
+    // `tactus replay` plays it back to the game.
+    let out = Command::new(env!("CARGO_BIN_EXE_tactus")).arg("replay").arg(&journal).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let pgn = String::from_utf8_lossy(&out.stdout);
+    // The movetext without its clock comments.
+    let mut moves = String::new();
+    for part in pgn.split('{') {
+        moves.push_str(part.split_once('}').map_or(part, |(_, after)| after));
+    }
+    let movetext = moves.rsplit(']').next().unwrap_or_default();
+    let moves: Vec<&str> = movetext.split_whitespace().filter(|w| !w.ends_with('.') && *w != "*").collect();
+    assert_eq!(moves, sans, "{pgn}");
 }

@@ -1,7 +1,9 @@
-//! The sensor trace format, version 1 (`docs/trace-format.md`): the raw record
-//! of one game on a sensor board. It is the daemon's journal, the replay input,
-//! the recovery format and the test fixture format, so the reader is strict —
-//! every error names its line — and never panics, whatever the bytes.
+//! The sensor trace format, versions 1 and 2 (`docs/trace-format.md`): the
+//! raw record of one game on a sensor board; version 2 adds what a board
+//! that knows its pieces (a DGT e-Board) says, which piece was put down. It
+//! is the daemon's journal, the replay input, the recovery format and the
+//! test fixture format, so the reader is strict — every error names its line
+//! — and never panics, whatever the bytes.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -9,13 +11,15 @@ use std::io::{self, BufRead, Write};
 
 use serde::Deserialize;
 use shakmaty::uci::UciMove;
-use shakmaty::{Color, File, Rank, Role, Square};
+use shakmaty::{Color, File, Piece, Rank, Role, Square};
 
 /// Milliseconds since the start of the trace.
 pub type Ms = u64;
 
-/// The only format version this crate reads and writes.
-pub const VERSION: u32 = 1;
+/// The newest format version this crate reads and writes. It reads every
+/// version from 1; it writes 2 only for a board that knows its pieces
+/// ([`Header::version`]), so a trace without identities stays version 1.
+pub const VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Variant {
@@ -64,13 +68,28 @@ pub struct Header {
     /// A different legal move made for the engine's side is taken as the
     /// player's override instead of being refused with a fix.
     pub engine_override: bool,
+    /// The kind of board that recorded the trace, when it knows which piece
+    /// is put down (version 2): its edges may carry the piece.
+    pub board: Option<BoardKind>,
+}
+
+impl Header {
+    /// The format version a trace with this header is written in: 2 when
+    /// its board knows its pieces, else 1 (a version 1 trace has no
+    /// identities, and reads exactly as before version 2 existed).
+    pub fn version(&self) -> u32 {
+        if self.board.is_some() { 2 } else { 1 }
+    }
 }
 
 /// What happened at one instant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Record {
     /// A raw sensor edge: the square now reads occupied (`on`) or empty.
-    Edge { sq: Square, on: bool },
+    /// A board that knows its pieces says which was put down (`piece`,
+    /// version 2); only a placement has one: an edge with `on` false and a
+    /// piece is not written with it, and is an error when read.
+    Edge { sq: Square, on: bool, piece: Option<Piece> },
     /// The clock button on this side was pressed (6.2.1).
     Clock(Color),
     /// A button, selector or arbiter input.
@@ -181,6 +200,11 @@ macro_rules! spelled {
         }
     };
 }
+
+spelled!(
+    /// A kind of board that knows which piece stands on each square.
+    BoardKind, "board" { Dgt = "dgt" }
+);
 
 spelled!(Claim, "claim" { Illegal = "illegal", Threefold = "threefold", Fifty = "fifty" });
 
@@ -366,6 +390,8 @@ struct RawHeader {
     mate_search: Option<String>,
     engine: Option<String>,
     engine_override: Option<bool>,
+    /// Any value: version 1 does not know the field, and ignores it.
+    board: Option<serde_json::Value>,
 }
 
 /// Every field any line kind uses; unknown fields are ignored (the spec's
@@ -417,19 +443,27 @@ struct RawLine<'a> {
 
 /// Parses the header line (line 1).
 pub fn parse_header(text: &str) -> Result<Header, TraceError> {
+    read_header(text).map(|(header, _)| header)
+}
+
+/// The header line, and the format version it declares.
+fn read_header(text: &str) -> Result<(Header, u32), TraceError> {
     let raw: RawHeader = match serde_json::from_str(text) {
         Ok(raw) => raw,
         Err(e) => return err(1, format!("the header is not a JSON object: {e}")),
     };
-    match raw.tactus_trace.as_ref().and_then(|v| v.as_u64()) {
-        Some(1) => {}
+    let version = match raw.tactus_trace.as_ref().and_then(|v| v.as_u64()) {
+        Some(v) if (1..=u64::from(VERSION)).contains(&v) => v as u32,
         Some(v) => {
-            return err(1, format!("trace format version {v} is not supported (this build reads version {VERSION})"));
+            return err(
+                1,
+                format!("trace format version {v} is not supported (this build reads versions 1 to {VERSION})"),
+            );
         }
         None => {
-            return err(1, "the header must start the file and carry \"tactus_trace\": 1");
+            return err(1, "the header must start the file and carry \"tactus_trace\": 1 or 2");
         }
-    }
+    };
     if let Some(s) = raw.supervision.as_deref()
         && !["arbiter", "unsupervised"].contains(&s)
     {
@@ -442,7 +476,7 @@ pub fn parse_header(text: &str) -> Result<Header, TraceError> {
             return err(1, format!("unknown variant {other:?} (expected \"standard\" or \"chess960\")"));
         }
     };
-    Ok(Header {
+    let header = Header {
         variant,
         start_fen: raw.start_fen,
         time_control: raw.time_control,
@@ -462,7 +496,14 @@ pub fn parse_header(text: &str) -> Result<Header, TraceError> {
             Some(side) => Some(color(1, "engine", side)?),
         },
         engine_override: raw.engine_override.unwrap_or(false),
-    })
+        // Version 1 knows no `board`: ignored there, as any unknown field.
+        board: match raw.board {
+            Some(serde_json::Value::String(board)) if version >= 2 => Some(board.parse().or_else(|e| err(1, e))?),
+            Some(other) if version >= 2 => return err(1, format!("board must be a string (\"dgt\"), not {other}")),
+            _ => None,
+        },
+    };
+    Ok((header, version))
 }
 
 fn color(line: usize, field: &str, text: &str) -> Result<Color, TraceError> {
@@ -490,18 +531,32 @@ fn need<'s>(line: usize, field: &str, v: &'s Option<Cow<'_, str>>) -> Result<&'s
     }
 }
 
-/// Parses one event line (line 2 and later). `line` is the 1-based number used in errors.
+/// Parses one event line (line 2 and later) of a trace of the newest
+/// version. `line` is the 1-based number used in errors.
 pub fn parse_entry(line: usize, text: &str) -> Result<Entry, TraceError> {
-    if let Some(entry) = fast_entry(text) {
-        return Ok(entry);
-    }
-    parse_json_entry(line, text)
+    parse_entry_in(VERSION, line, text)
 }
 
-/// The two lines that make up almost every trace, exactly as the writer
-/// writes them — `{"t": 1034, "sq": "e2", "on": false}` and
-/// `{"t": 2100, "clock": "white"}` — read without a JSON parser. Anything
-/// else, even the same content spelled differently, takes the general path.
+/// Parses one event line of a trace of format version `version`: in
+/// version 1 an edge's `piece` is a field the version does not know,
+/// ignored as it always was.
+pub fn parse_entry_in(version: u32, line: usize, text: &str) -> Result<Entry, TraceError> {
+    if let Some(mut entry) = fast_entry(text) {
+        if let Record::Edge { piece, .. } = &mut entry.record
+            && version < 2
+        {
+            *piece = None;
+        }
+        return Ok(entry);
+    }
+    parse_json_entry(version, line, text)
+}
+
+/// The lines that make up almost every trace, exactly as the writer writes
+/// them — `{"t": 1034, "sq": "e2", "on": false}`, `{"t": 1300, "sq": "e4",
+/// "on": true, "piece": "P"}` and `{"t": 2100, "clock": "white"}` — read
+/// without a JSON parser. Anything else, even the same content spelled
+/// differently, takes the general path.
 fn fast_entry(text: &str) -> Option<Entry> {
     let rest = text.strip_prefix(r#"{"t": "#)?;
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
@@ -513,12 +568,15 @@ fn fast_entry(text: &str) -> Option<Entry> {
     let rest = &rest[digits..];
     let record = if let Some(rest) = rest.strip_prefix(r#", "sq": ""#) {
         let sq = Square::from_ascii(rest.get(..2)?.as_bytes()).ok()?;
-        let on = match rest.get(2..)? {
-            r#"", "on": true}"# => true,
-            r#"", "on": false}"# => false,
-            _ => return None,
+        let (on, piece) = match rest.get(2..)? {
+            r#"", "on": true}"# => (true, None),
+            r#"", "on": false}"# => (false, None),
+            placed => {
+                let letter = placed.strip_prefix(r#"", "on": true, "piece": ""#)?.strip_suffix(r#""}"#)?;
+                (true, Some(piece_of(letter)?))
+            }
         };
-        Record::Edge { sq, on }
+        Record::Edge { sq, on, piece }
     } else {
         match rest {
             r#", "clock": "white"}"# => Record::Clock(Color::White),
@@ -529,7 +587,20 @@ fn fast_entry(text: &str) -> Option<Entry> {
     Some(Entry { t, record })
 }
 
-fn parse_json_entry(line: usize, text: &str) -> Result<Entry, TraceError> {
+/// The piece a FEN letter names: `K`, `Q`, `R`, `B`, `N`, `P` for White's,
+/// the same in lower case for Black's.
+fn piece_of(letter: &str) -> Option<Piece> {
+    let mut chars = letter.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => {
+            let role = Role::from_char(c)?;
+            Some(role.of(if c.is_ascii_uppercase() { Color::White } else { Color::Black }))
+        }
+        _ => None,
+    }
+}
+
+fn parse_json_entry(version: u32, line: usize, text: &str) -> Result<Entry, TraceError> {
     let raw: RawLine = match serde_json::from_str(text) {
         Ok(raw) => raw,
         Err(e) => return err(line, format!("not a JSON object: {e}")),
@@ -554,7 +625,24 @@ fn parse_json_entry(line: usize, text: &str) -> Result<Entry, TraceError> {
         let Some(on) = raw.on else {
             return err(line, "a sensor edge needs \"on\": true or false");
         };
-        Record::Edge { sq, on }
+        let piece = match raw.piece.as_deref() {
+            // Version 1 has no identities: an edge's `piece` is unknown there.
+            Some(_) if version < 2 => None,
+            None => None,
+            Some(_) if !on => {
+                return err(line, "\"piece\" is the piece put down: an edge with \"on\": false has none");
+            }
+            Some(letter) => Some(piece_of(letter).map_or_else(
+                || {
+                    err(
+                        line,
+                        format!("{letter:?} is not a piece (K, Q, R, B, N, P for White; k, q, r, b, n, p for Black)"),
+                    )
+                },
+                Ok,
+            )?),
+        };
+        Record::Edge { sq, on, piece }
     } else if let Some(side) = &raw.clock {
         Record::Clock(color(line, "clock", side)?)
     } else if let Some(end) = raw.end {
@@ -709,6 +797,7 @@ fn parse_request(line: usize, raw: &RawLine) -> Result<Request, TraceError> {
 pub struct TraceReader<R> {
     src: R,
     buf: String,
+    version: u32,
     line: usize,
     last_t: Ms,
     ended: bool,
@@ -729,8 +818,13 @@ impl<R: BufRead> TraceReader<R> {
                 Err(e) => return err(line, format!("cannot read: {e}")),
             }
         }
-        let header = parse_header(buf.trim())?;
-        Ok((header, TraceReader { src, buf, line, last_t: 0, ended: false }))
+        let (header, version) = read_header(buf.trim())?;
+        Ok((header, TraceReader { src, buf, version, line, last_t: 0, ended: false }))
+    }
+
+    /// The format version the header declares.
+    pub fn version(&self) -> u32 {
+        self.version
     }
 
     /// The number of the last line read.
@@ -764,7 +858,7 @@ impl<R: BufRead> Iterator for TraceReader<R> {
             if text.is_empty() {
                 continue;
             }
-            let entry = match parse_entry(self.line, text) {
+            let entry = match parse_entry_in(self.version, self.line, text) {
                 Ok(entry) => entry,
                 Err(e) => {
                     self.ended = true;
@@ -796,16 +890,27 @@ pub fn read_str(text: &str) -> Result<(Header, Vec<Entry>), TraceError> {
 pub struct TraceWriter<W> {
     out: W,
     line: String,
+    /// The version of the header written (1 until one is).
+    version: u32,
 }
 
 impl<W: Write> TraceWriter<W> {
     pub fn new(out: W) -> Self {
-        TraceWriter { out, line: String::with_capacity(96) }
+        TraceWriter { out, line: String::with_capacity(96), version: 1 }
     }
 
+    /// A writer going on with a trace whose header, `header`, is written
+    /// already (a journal resumed): its entries in that header's version.
+    pub fn appending(out: W, header: &Header) -> Self {
+        TraceWriter { version: header.version(), ..TraceWriter::new(out) }
+    }
+
+    /// Writes the header, in the version it calls for ([`Header::version`]):
+    /// version 2 only for a board that knows its pieces.
     pub fn write_header(&mut self, h: &Header) -> io::Result<()> {
+        self.version = h.version();
         let mut obj = serde_json::Map::new();
-        obj.insert("tactus_trace".into(), VERSION.into());
+        obj.insert("tactus_trace".into(), self.version.into());
         obj.insert("variant".into(), h.variant.as_str().into());
         let fields = [
             ("start_fen", &h.start_fen),
@@ -833,6 +938,9 @@ impl<W: Write> TraceWriter<W> {
         if h.engine_override {
             obj.insert("engine_override".into(), true.into());
         }
+        if let Some(board) = h.board {
+            obj.insert("board".into(), board.as_str().into());
+        }
         for (k, v) in [("debounce_ms", h.debounce_ms), ("settle_ms", h.settle_ms), ("press_grace_ms", h.press_grace_ms)]
         {
             if let Some(v) = v {
@@ -843,9 +951,16 @@ impl<W: Write> TraceWriter<W> {
         self.out.write_all(b"\n")
     }
 
+    /// Writes one entry. A trace of version 1 (a header without `board`)
+    /// has no identities: an edge's piece is not written in it.
     pub fn write_entry(&mut self, e: &Entry) -> io::Result<()> {
         self.line.clear();
-        format_entry(&mut self.line, e);
+        match e.record {
+            Record::Edge { sq, on, piece: Some(_) } if self.version < 2 => {
+                format_entry(&mut self.line, &Entry { t: e.t, record: Record::Edge { sq, on, piece: None } });
+            }
+            _ => format_entry(&mut self.line, e),
+        }
         self.line.push('\n');
         self.out.write_all(self.line.as_bytes())
     }
@@ -866,13 +981,18 @@ fn side_str(c: Color) -> &'static str {
     }
 }
 
-/// Appends the JSON text of one entry (no newline). Hand-formatted: every
-/// string written is from a fixed vocabulary, so no escaping is needed.
+/// Appends the JSON text of one entry (no newline), as the newest version
+/// has it. Hand-formatted: every string written is from a fixed vocabulary,
+/// so no escaping is needed. An edge's piece is written only on a placement
+/// (`on`): the format has none on an edge that empties a square.
 pub fn format_entry(s: &mut String, e: &Entry) {
     use std::fmt::Write as _;
     let t = e.t;
     let _ = match e.record {
-        Record::Edge { sq, on } => write!(s, r#"{{"t": {t}, "sq": "{sq}", "on": {on}}}"#),
+        Record::Edge { sq, on: true, piece: Some(piece) } => {
+            write!(s, r#"{{"t": {t}, "sq": "{sq}", "on": true, "piece": "{}"}}"#, piece.char())
+        }
+        Record::Edge { sq, on, .. } => write!(s, r#"{{"t": {t}, "sq": "{sq}", "on": {on}}}"#),
         Record::Clock(c) => write!(s, r#"{{"t": {t}, "clock": "{}"}}"#, side_str(c)),
         Record::End => write!(s, r#"{{"t": {t}, "end": true}}"#),
         Record::Input(input) => match input {

@@ -20,7 +20,7 @@ fn reads_the_spec_examples() {
     assert_eq!(
         entries,
         vec![
-            Entry { t: 1034, record: Record::Edge { sq: Square::E2, on: false } },
+            Entry { t: 1034, record: Record::Edge { sq: Square::E2, on: false, piece: None } },
             Entry { t: 2050, record: Record::Input(Input::Promote(Role::Knight)) },
             Entry { t: 2100, record: Record::Clock(Color::White) },
             // Lines after `end` are not read, not even a broken one.
@@ -32,7 +32,14 @@ fn reads_the_spec_examples() {
 #[test]
 fn unknown_fields_are_ignored() {
     let e = parse_entry(2, r#"{"t": 5, "sq": "a1", "on": true, "pressure": 0.3, "meta": {"x": [1]}}"#).unwrap();
-    assert_eq!(e.record, Record::Edge { sq: Square::A1, on: true });
+    assert_eq!(e.record, Record::Edge { sq: Square::A1, on: true, piece: None });
+}
+
+fn without_piece(e: Entry) -> Entry {
+    match e.record {
+        Record::Edge { sq, on, .. } => Entry { record: Record::Edge { sq, on, piece: None }, ..e },
+        _ => e,
+    }
 }
 
 fn error_of(text: &str) -> TraceError {
@@ -62,7 +69,7 @@ fn errors_name_the_line() {
         (format!("{HEADER}\n{{\"t\": 5, \"clock\": \"white\", \"end\": true}}\n"), 2, "exactly one"),
         (format!("{HEADER}\nnot json\n"), 2, "not a JSON object"),
         ("{\"variant\": \"standard\"}\n".to_string(), 1, "tactus_trace"),
-        ("{\"tactus_trace\": 2}\n".to_string(), 1, "version 2"),
+        ("{\"tactus_trace\": 3}\n".to_string(), 1, "version 3 is not supported"),
         ("{\"tactus_trace\": 1, \"variant\": \"crazyhouse\"}\n".to_string(), 1, "variant"),
         (String::new(), 1, "empty"),
     ];
@@ -105,11 +112,20 @@ fn arb_request() -> impl Strategy<Value = Request> {
     ]
 }
 
+fn arb_piece() -> impl Strategy<Value = Piece> {
+    let role = proptest::sample::select(&Role::ALL[..]);
+    (role, any::<bool>()).prop_map(|(role, white)| role.of(if white { Color::White } else { Color::Black }))
+}
+
 fn arb_record() -> impl Strategy<Value = Record> {
     let sq = (0u32..64).prop_map(|i| Square::new(i));
     let side = prop_oneof![Just(Color::White), Just(Color::Black)];
     prop_oneof![
-        (sq.clone(), any::<bool>()).prop_map(|(sq, on)| Record::Edge { sq, on }),
+        (sq.clone(), any::<bool>(), proptest::option::of(arb_piece())).prop_map(|(sq, on, piece)| Record::Edge {
+            sq,
+            on,
+            piece: piece.filter(|_| on)
+        }),
         side.clone().prop_map(Record::Clock),
         prop_oneof![Just(Role::Queen), Just(Role::Rook), Just(Role::Bishop), Just(Role::Knight)]
             .prop_map(|r| Record::Input(Input::Promote(r))),
@@ -174,21 +190,28 @@ proptest! {
         on in any::<bool>(),
         zeros in 0usize..2,
         side in any::<bool>(),
+        letter in prop_oneof![proptest::sample::select(&['K', 'Q', 'R', 'B', 'N', 'P', 'k', 'q', 'r', 'b', 'n', 'p'][..]), any::<char>()],
+        version in 1u32..=2,
     ) {
         let sq = Square::new(sq);
         let t_text = format!("{}{t}", "0".repeat(zeros));
         let side = if side { "white" } else { "black" };
         for text in [
             format!(r#"{{"t": {t_text}, "sq": "{sq}", "on": {on}}}"#),
+            format!(r#"{{"t": {t_text}, "sq": "{sq}", "on": {on}, "piece": "{letter}"}}"#),
             format!(r#"{{"t": {t_text}, "clock": "{side}"}}"#),
         ] {
-            prop_assert_eq!(parse_entry(7, &text), parse_json_entry(7, &text), "{}", text);
+            prop_assert_eq!(parse_entry_in(version, 7, &text), parse_json_entry(version, 7, &text), "{}", text);
         }
     }
 
     /// What the writer writes, the reader reads back unchanged.
     #[test]
-    fn round_trip(records in proptest::collection::vec((0u64..5000, arb_record()), 0..60), fen in any::<bool>()) {
+    fn round_trip(
+        records in proptest::collection::vec((0u64..5000, arb_record()), 0..60),
+        fen in any::<bool>(),
+        dgt in any::<bool>(),
+    ) {
         let header = Header {
             variant: if fen { Variant::Chess960 } else { Variant::Standard },
             start_fen: fen.then(|| "nbbrknrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRKNRQ w GDgd - 0 1".to_string()),
@@ -199,6 +222,7 @@ proptest! {
             press_grace_ms: fen.then_some(250),
             engine: fen.then_some(Color::Black),
             engine_override: fen,
+            board: dgt.then_some(BoardKind::Dgt),
             ..Header::default()
         };
         let mut t = 0;
@@ -208,8 +232,13 @@ proptest! {
         for e in &entries { w.write_entry(e).unwrap(); }
         let text = String::from_utf8(w.into_inner()).unwrap();
         let (h, back) = read_str(&text).unwrap();
-        prop_assert_eq!(h, header);
-        prop_assert_eq!(back, entries);
+        prop_assert_eq!(&h, &header);
+        // Version 2 for a board that knows its pieces, with them; else
+        // version 1, without.
+        let version = if dgt { 2 } else { 1 };
+        prop_assert_eq!(TraceReader::new(text.as_bytes()).unwrap().1.version(), version);
+        let written: Vec<Entry> = if dgt { entries } else { entries.into_iter().map(without_piece).collect() };
+        prop_assert_eq!(back, written);
     }
 
     /// Any bytes at all: an error or a trace, never a panic.
@@ -217,6 +246,7 @@ proptest! {
     fn arbitrary_text_never_panics(body in "\\PC{0,400}") {
         let _ = read_str(&body);
         let _ = read_str(&format!("{HEADER}\n{body}"));
+        let _ = read_str(&format!("{DGT_HEADER}\n{body}"));
     }
 
     /// Near-miss lines (JSON-shaped, with the real keys) never panic either.
@@ -227,6 +257,7 @@ proptest! {
             0..20)
     ) {
         let _ = read_str(&format!("{HEADER}\n{}", lines.join("\n")));
+        let _ = read_str(&format!("{DGT_HEADER}\n{}", lines.join("\n")));
     }
 }
 
@@ -302,4 +333,98 @@ fn typed_questions_read_the_same_as_trace_lines() {
     assert_eq!(words("moves_to_control"), Ok(Request::MovesToControl));
     assert!(words("").unwrap_err().contains("pieces white|black"));
     assert!(words("rank").unwrap_err().contains("needs which rank"));
+}
+
+const DGT_HEADER: &str = r#"{"tactus_trace": 2, "board": "dgt", "time_control": "180+2"}"#;
+
+#[test]
+fn version_2_edges_say_which_piece_was_put_down() {
+    let text = format!(
+        "{DGT_HEADER}\n{}\n{}\n{}\n{}\n",
+        r#"{"t": 5, "sq": "e2", "on": false}"#,
+        r#"{"t": 6, "sq": "e4", "on": true, "piece": "P"}"#,
+        // Spelled otherwise: the JSON path reads the same.
+        r#"{"on": true, "t": 7, "piece": "n", "sq": "f6"}"#,
+        // A board that knows its pieces may still not say one (a magic piece).
+        r#"{"t": 8, "sq": "d4", "on": true}"#,
+    );
+    let (header, reader) = TraceReader::new(text.as_bytes()).unwrap();
+    assert_eq!(reader.version(), 2);
+    assert_eq!(header.board, Some(BoardKind::Dgt));
+    assert_eq!(header.version(), 2);
+    let entries: Vec<Entry> = reader.collect::<Result<_, _>>().unwrap();
+    let edge = |t, sq, on, piece| Entry { t, record: Record::Edge { sq, on, piece } };
+    assert_eq!(
+        entries,
+        [
+            edge(5, Square::E2, false, None),
+            edge(6, Square::E4, true, Some(Role::Pawn.of(Color::White))),
+            edge(7, Square::F6, true, Some(Role::Knight.of(Color::Black))),
+            edge(8, Square::D4, true, None),
+        ]
+    );
+    // Written back as read, in version 2.
+    let mut w = TraceWriter::new(Vec::new());
+    w.write_header(&header).unwrap();
+    entries.iter().for_each(|e| w.write_entry(e).unwrap());
+    let written = String::from_utf8(w.into_inner()).unwrap();
+    assert!(written.contains(r#"{"t": 6, "sq": "e4", "on": true, "piece": "P"}"#), "{written}");
+    assert!(written.contains(r#"{"t": 7, "sq": "f6", "on": true, "piece": "n"}"#), "{written}");
+    assert_eq!(read_str(&written).unwrap(), (header, entries));
+}
+
+#[test]
+fn version_1_is_written_and_read_as_before() {
+    // No board that knows its pieces: version 1, without them.
+    let mut w = TraceWriter::new(Vec::new());
+    w.write_header(&Header::default()).unwrap();
+    let pawn = Some(Role::Pawn.of(Color::White));
+    w.write_entry(&Entry { t: 6, record: Record::Edge { sq: Square::E4, on: true, piece: pawn } }).unwrap();
+    let written = String::from_utf8(w.into_inner()).unwrap();
+    assert_eq!(written, "{\"tactus_trace\":1,\"variant\":\"standard\"}\n{\"t\": 6, \"sq\": \"e4\", \"on\": true}\n");
+    // In version 1 `piece` and `board` are fields it does not know: ignored,
+    // right or wrong, as they always were.
+    let (header, entries) = read_str(&format!(
+        "{}\n{}\n{}\n",
+        r#"{"tactus_trace": 1, "board": ["any", "thing"]}"#,
+        r#"{"t": 6, "sq": "e4", "on": true, "piece": "P"}"#,
+        r#"{"t": 7, "sq": "e4", "on": false, "piece": "x"}"#,
+    ))
+    .unwrap();
+    assert_eq!(header.board, None);
+    assert_eq!(
+        entries,
+        [
+            Entry { t: 6, record: Record::Edge { sq: Square::E4, on: true, piece: None } },
+            Entry { t: 7, record: Record::Edge { sq: Square::E4, on: false, piece: None } },
+        ]
+    );
+}
+
+#[test]
+fn a_piece_that_is_not_one_or_on_an_edge_that_empties_is_an_error_naming_the_line() {
+    let cases = [
+        (r#"{"t": 5, "sq": "e2", "on": false, "piece": "P"}"#, "\"on\": false has none"),
+        (r#"{"t": 5, "sq": "e4", "on": true, "piece": "X"}"#, "\"X\" is not a piece"),
+        (r#"{"t": 5, "sq": "e4", "on": true, "piece": "Pp"}"#, "\"Pp\" is not a piece"),
+        (r#"{"t": 5, "sq": "e4", "on": true, "piece": ""}"#, "\"\" is not a piece"),
+        (r#"{"t": 5, "sq": "e4", "on": true, "piece": "+"}"#, "\"+\" is not a piece"),
+    ];
+    for (line, needle) in cases {
+        let text = format!("{DGT_HEADER}\n{}\n{line}\n", r#"{"t": 1, "sq": "e2", "on": false}"#);
+        let e = error_of(&text);
+        assert_eq!(e.line, 3, "{line} → {e}");
+        assert!(
+            e.to_string().starts_with("line 3: ") && e.message.contains(needle),
+            "{line} → {e} (wanted {needle:?})"
+        );
+    }
+    let e = error_of(r#"{"tactus_trace": 2, "board": "chessnut"}"#);
+    assert_eq!(e.line, 1);
+    assert!(e.message.contains("unknown board \"chessnut\""), "{e}");
+    let e = error_of(r#"{"tactus_trace": 2, "board": 5}"#);
+    assert_eq!(e.line, 1);
+    assert!(e.message.contains("board must be a string"), "{e}");
+    let e = error_of("{\"tactus_trace\": 7, \"board\": \"dgt\"}\n");
+    assert_eq!(e.to_string(), "line 1: trace format version 7 is not supported (this build reads versions 1 to 2)");
 }

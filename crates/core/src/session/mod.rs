@@ -303,7 +303,7 @@ impl Session {
             return;
         }
         match entry.record {
-            Record::Edge { sq, on } => self.on_edge(t, sq, on),
+            Record::Edge { sq, on, .. } => self.on_edge(t, sq, on),
             Record::Clock(side) => {
                 self.on_press(t, side);
                 self.rearm_warnings(t);

@@ -206,7 +206,7 @@ pub fn start(
     let forward = std::thread::Builder::new().name("board-forward".into()).spawn(move || {
         for sensed in sensed_rx {
             let record = match sensed.what {
-                Sense::Edge { sq, on } => Record::Edge { sq, on },
+                Sense::Edge { sq, on, piece } => Record::Edge { sq, on, piece },
                 Sense::Clock(side) => Record::Clock(side),
                 Sense::Input(input) => Record::Input(input),
                 Sense::End => Record::End,
@@ -249,7 +249,7 @@ mod tests {
 
     #[test]
     fn a_recovered_trace_goes_on_where_the_journal_stopped() {
-        let e = |t, on| Entry { t, record: Record::Edge { sq: Square::E2, on } };
+        let e = |t, on| Entry { t, record: Record::Edge { sq: Square::E2, on, piece: None } };
         let pause = |t| Entry { t, record: Record::Input(Input::Pause) };
         let resume = |t| Entry { t, record: Record::Input(Input::Resume) };
         let trace = [e(1, false), e(2, true), e(3, false), e(4, true)];

@@ -4,7 +4,9 @@
 //! starting position (tactus-dgt's reader). The core sees occupancy, as
 //! from any board: its recogniser already rules out the squares a sliding
 //! piece passes over and the scan's out-of-order reports, since a move is
-//! announced only once the board holds still on it.
+//! announced only once the board holds still on it. The piece the board
+//! says was put down goes with each edge that fills a square, into the
+//! journal (trace format version 2).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -13,7 +15,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use shakmaty::{Bitboard, Color, Role, Square};
+use shakmaty::{Bitboard, Color, Piece, Role, Square};
 use tactus_dgt::protocol::clock::{STATUS_NO_CLOCK, STATUS_RIGHT_HIGH, STATUS_RUNNING};
 use tactus_dgt::protocol::{Occupant, Placement};
 use tactus_dgt::reader::{OrientationMode, ReaderEvent};
@@ -124,6 +126,15 @@ struct Follow {
     last: Option<Instant>,
 }
 
+/// The piece on a square, as a trace's edge names it: none for an empty
+/// square or one of DGT's magic pieces.
+fn piece(occupant: Occupant) -> Option<Piece> {
+    match occupant {
+        Occupant::Piece(piece) => Some(piece),
+        Occupant::Empty | Occupant::Special(_) => None,
+    }
+}
+
 /// One piece where another stood: the board's scan saw no empty square
 /// between (a capture, mostly — the captured piece lifted and the capturing
 /// one put down within one scan).
@@ -158,7 +169,7 @@ impl Follow {
                     if replaced(was, occupant) {
                         // The core sees occupancy: the square was emptied,
                         // then filled.
-                        self.square(sq, false, at, out);
+                        self.square(sq, false, None, at, out);
                     }
                 }
                 if let Some(role) = promoted(sq, occupant) {
@@ -166,7 +177,7 @@ impl Follow {
                     // selector for the ply (journaled, so replays agree).
                     out.push(Incoming::At(at, Record::Input(Input::Promote(role))));
                 }
-                self.square(sq, occupant != Occupant::Empty, at, out);
+                self.square(sq, occupant != Occupant::Empty, piece(occupant), at, out);
             }
             ReaderEvent::Placement { placement, at } => self.placement(&placement, at, out),
             ReaderEvent::Clock { times, at } if times.status & STATUS_NO_CLOCK == 0 => {
@@ -219,7 +230,9 @@ impl Follow {
         }
     }
 
-    fn square(&mut self, sq: Square, on: bool, at: Instant, out: &mut Vec<Incoming>) {
+    /// The square now reads `on`, filled with `piece` if the board says
+    /// which: an edge, if the game does not believe so already.
+    fn square(&mut self, sq: Square, on: bool, piece: Option<Piece>, at: Instant, out: &mut Vec<Incoming>) {
         if self.shows.contains(sq) != on {
             self.shows.toggle(sq);
             // A scan's fields come in one read, with one time: they are
@@ -230,7 +243,7 @@ impl Follow {
                 None => at,
             };
             self.last = Some(at);
-            out.push(Incoming::At(at, Record::Edge { sq, on }));
+            out.push(Incoming::At(at, Record::Edge { sq, on, piece: piece.filter(|_| on) }));
         }
     }
 
@@ -240,13 +253,13 @@ impl Follow {
     fn placement(&mut self, placement: &Placement, at: Instant, out: &mut Vec<Incoming>) {
         if let Some(seen) = self.seen {
             for sq in Square::ALL.into_iter().filter(|&sq| replaced(seen.get(sq), placement.get(sq))) {
-                self.square(sq, false, at, out);
+                self.square(sq, false, None, at, out);
             }
         }
         self.seen = Some(*placement);
         let now = occupancy(placement);
         for sq in self.shows ^ now {
-            self.square(sq, now.contains(sq), at, out);
+            self.square(sq, now.contains(sq), piece(placement.get(sq)), at, out);
         }
     }
 }
@@ -261,7 +274,7 @@ mod tests {
     fn edges(out: &[Incoming], t0: Instant) -> Vec<(Duration, Square, bool)> {
         out.iter()
             .filter_map(|m| match m {
-                Incoming::At(at, Record::Edge { sq, on }) => Some((at.duration_since(t0), *sq, *on)),
+                Incoming::At(at, Record::Edge { sq, on, .. }) => Some((at.duration_since(t0), *sq, *on)),
                 _ => None,
             })
             .collect()
@@ -283,7 +296,7 @@ mod tests {
             .iter()
             .map(|m| match m {
                 Incoming::At(_, Record::Input(Input::Promote(role))) => format!("promote {}", role.char()),
-                Incoming::At(_, Record::Edge { sq, on: true }) => format!("{sq}+"),
+                Incoming::At(_, Record::Edge { sq, on: true, .. }) => format!("{sq}+"),
                 _ => "something else".to_string(),
             })
             .collect();
@@ -335,6 +348,64 @@ mod tests {
         follow.placement(&later, t0, &mut out);
         let got: Vec<(Square, bool)> = edges(&out, t0).into_iter().map(|(_, sq, on)| (sq, on)).collect();
         assert_eq!(got, [(Square::D5, false), (Square::D5, true), (Square::D8, false)]);
+    }
+
+    #[test]
+    fn a_square_filled_says_which_piece_was_put_down_but_not_a_magic_one() {
+        let t0 = Instant::now();
+        let start = Placement::start();
+        let mut follow = Follow::new(occupancy(&start), true);
+        let mut out = Vec::new();
+        follow.placement(&start, t0, &mut out);
+        let white = |role| Occupant::Piece(Piece { color: Color::White, role });
+        let black = |role| Occupant::Piece(Piece { color: Color::Black, role });
+        // 1. Nf3 d5, then 2. Nxd5 seen in one scan, then a magic piece on e4.
+        for (sq, occupant) in [
+            (Square::G1, Occupant::Empty),
+            (Square::F3, white(Role::Knight)),
+            (Square::D7, Occupant::Empty),
+            (Square::D5, black(Role::Pawn)),
+            (Square::F3, Occupant::Empty),
+            (Square::D5, white(Role::Knight)),
+            (Square::E4, Occupant::Special(tactus_dgt::protocol::Special::Draw)),
+        ] {
+            follow.event(ReaderEvent::Edge { sq, occupant, at: t0 }, &mut out);
+        }
+        // A dump that caught up: the pieces it shows put down.
+        let mut later = start;
+        later.set(Square::B8, Occupant::Empty);
+        later.set(Square::C6, black(Role::Knight));
+        follow.placement(&later, t0, &mut out);
+        let got: Vec<Record> = records(&mut out);
+        let edge = |sq, on, piece: Option<Occupant>| Record::Edge {
+            sq,
+            on,
+            piece: piece.and_then(|o| match o {
+                Occupant::Piece(p) => Some(p),
+                _ => None,
+            }),
+        };
+        assert_eq!(
+            got,
+            [
+                edge(Square::G1, false, None),
+                edge(Square::F3, true, Some(white(Role::Knight))),
+                edge(Square::D7, false, None),
+                edge(Square::D5, true, Some(black(Role::Pawn))),
+                edge(Square::F3, false, None),
+                edge(Square::D5, false, None),
+                edge(Square::D5, true, Some(white(Role::Knight))),
+                edge(Square::E4, true, None),
+                // The dump is the start but for b8 and c6: the squares that
+                // differ, in their order, each one filled with its piece.
+                edge(Square::G1, true, Some(white(Role::Knight))),
+                edge(Square::E4, false, None),
+                edge(Square::D5, false, None),
+                edge(Square::C6, true, Some(black(Role::Knight))),
+                edge(Square::D7, true, Some(black(Role::Pawn))),
+                edge(Square::B8, false, None),
+            ]
+        );
     }
 
     fn report(running: bool, right_high: bool, final_flag: bool) -> ReaderEvent {

@@ -480,24 +480,49 @@ fn check(name: &str) -> (Played, Said, Vec<String>) {
         time_warnings: played.game.time_warnings.clone(),
         ..tactus_core::Policy::default().with_recorded(header)
     };
-    let replayed = tactus_core::replay::replay_with(&trace[..], policy_for)
-        .unwrap_or_else(|e| panic!("{name}: the journal does not replay: {e}"));
-    assert!(replayed.error.is_none(), "{name}: {:?}", replayed.error);
-    let (mut session, mut events) = (replayed.session, replayed.events);
-    // What timers said after the last entry, as recovery has it.
-    if !session.finished() {
-        session.advance(played.game.said_t);
-        events.extend(session.drain());
-    }
-    let replayed = events;
+    let replay = |trace: &[u8], what: &str| {
+        let replayed = tactus_core::replay::replay_with(trace, policy_for)
+            .unwrap_or_else(|e| panic!("{name}: {what} does not replay: {e}"));
+        assert!(replayed.error.is_none(), "{name}: {what}: {:?}", replayed.error);
+        let (mut session, mut events) = (replayed.session, replayed.events);
+        // What timers said after the last entry, as recovery has it.
+        if !session.finished() {
+            session.advance(played.game.said_t);
+            events.extend(session.drain());
+        }
+        events
+    };
     let live = &played.game.events;
-    if let Some(i) = (0..live.len().max(replayed.len())).find(|&i| replayed.get(i) != live.get(i)) {
-        panic!(
-            "{name}: the journal replays to other events from event {i}: live {:#?}, replayed {:#?}",
-            &live[i..live.len().min(i + 3)],
-            &replayed[i.min(replayed.len())..replayed.len().min(i + 3)]
-        );
+    let same = |replayed: &[Event], what: &str| {
+        if let Some(i) = (0..live.len().max(replayed.len())).find(|&i| replayed.get(i) != live.get(i)) {
+            panic!(
+                "{name}: {what} replays to other events from event {i}: live {:#?}, replayed {:#?}",
+                &live[i..live.len().min(i + 3)],
+                &replayed[i.min(replayed.len())..replayed.len().min(i + 3)]
+            );
+        }
+    };
+    same(&replay(&trace, "the journal"), "the journal");
+    // The journal is version 2: every square filled says with which piece.
+    // The core recognises from occupancy: without them, the same events.
+    let (header, reader) = tactus_trace::TraceReader::new(&trace[..]).unwrap();
+    assert_eq!((reader.version(), header.board), (2, Some(tactus_trace::BoardKind::Dgt)), "{name}");
+    let placed = played.game.journal.iter().filter(|e| matches!(e.record, Record::Edge { on: true, .. }));
+    assert!(placed.clone().count() > 0, "{name}: no placement");
+    assert!(placed.clone().all(|e| matches!(e.record, Record::Edge { piece: Some(_), .. })), "{name}: a piece unsaid");
+    let mut w = tactus_trace::TraceWriter::new(Vec::new());
+    w.write_header(&played.game.header).unwrap();
+    for e in &played.game.journal {
+        let record = match e.record {
+            Record::Edge { sq, on, .. } => Record::Edge { sq, on, piece: None },
+            other => other,
+        };
+        w.write_entry(&Entry { t: e.t, record }).unwrap();
     }
+    let without = w.into_inner();
+    assert!(String::from_utf8_lossy(&trace).contains(r#""on": true, "piece": ""#), "{name}");
+    assert!(!String::from_utf8_lossy(&without).contains(r#""on": true, "piece""#), "{name}");
+    same(&replay(&without, "the journal without its pieces"), "the journal without its pieces");
     eprintln!(
         "{name}: {} plies announced, {} completed, {} corrected on the way: {:?}",
         s.announced.len(),
@@ -567,9 +592,16 @@ fn johans_game_through_the_daemon() {
     assert_eq!(s.after_over, 0);
     // Then both kings were put on the centre's light squares, DGT's way of
     // entering 1-0 on the board: no move, no ruling, after the end.
-    let edge = |sq, on| Record::Edge { sq, on };
+    let edge = |sq, on, piece| Record::Edge { sq, on, piece };
+    let king = |color| Some(shakmaty::Role::King.of(color));
     assert_eq!(
         played.game.after_end,
-        [edge(D4, false), edge(G8, false), edge(G1, false), edge(D5, true), edge(E4, true)]
+        [
+            edge(D4, false, None),
+            edge(G8, false, None),
+            edge(G1, false, None),
+            edge(D5, true, king(shakmaty::Color::Black)),
+            edge(E4, true, king(shakmaty::Color::White))
+        ]
     );
 }

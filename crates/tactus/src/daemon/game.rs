@@ -526,8 +526,8 @@ impl GameTask {
     /// One input: journaled, then the core, then the world.
     async fn take(&mut self, msg: Incoming) -> anyhow::Result<()> {
         if let Phase::Between { shows } = &mut self.phase {
-            if let Incoming::At(_, Record::Edge { sq, on })
-            | Incoming::Exact(Entry { record: Record::Edge { sq, on }, .. }) = msg
+            if let Incoming::At(_, Record::Edge { sq, on, .. })
+            | Incoming::Exact(Entry { record: Record::Edge { sq, on, .. }, .. }) = msg
             {
                 shows.set(sq, on);
                 if *shows == self.setup.start_occupancy()? {
@@ -830,8 +830,8 @@ mod tests {
         let mut old = Journal::create(&dir, &header, &setup.source, "old").unwrap();
         let path = old.path().to_path_buf();
         for (t, record) in [
-            (1000, Record::Edge { sq: Square::E2, on: false }),
-            (1300, Record::Edge { sq: Square::E4, on: true }),
+            (1000, Record::Edge { sq: Square::E2, on: false, piece: None }),
+            (1300, Record::Edge { sq: Square::E4, on: true, piece: None }),
             (2000, Record::Clock(Color::White)),
         ] {
             old.append(&Entry { t, record }).unwrap();
@@ -890,7 +890,7 @@ mod tests {
             draw_board: false,
             status_line: false,
         };
-        let edge = |t, sq, on| Incoming::Exact(Entry { t, record: Record::Edge { sq, on } });
+        let edge = |t, sq, on| Incoming::Exact(Entry { t, record: Record::Edge { sq, on, piece: None } });
         let press = |t, side| Incoming::Exact(Entry { t, record: Record::Clock(side) });
         // Black starts the clocks; 1. f3 e5 2. g4 Qh4#; then the pieces go back.
         let mut inputs = vec![press(100, Color::Black)];

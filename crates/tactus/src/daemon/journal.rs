@@ -99,7 +99,9 @@ impl Journal {
         let said = File::create(said_file(&path))?;
         File::open(&games)?.sync_all()?;
         write_atomically(&current_file(state_dir), format!("games/{name}.trace.jsonl\n").as_bytes())?;
-        Ok(Journal { path, state_dir: state_dir.to_path_buf(), out: TraceWriter::new(file), said, unsynced: false })
+        // The entries in the header's version: a DGT game's with its pieces.
+        let out = TraceWriter::appending(file, header);
+        Ok(Journal { path, state_dir: state_dir.to_path_buf(), out, said, unsynced: false })
     }
 
     /// The unfinished game, if there is one. A line torn by a power cut at
@@ -136,7 +138,8 @@ impl Journal {
             .with_context(|| format!("{}: line 1", path.display()))?;
         let file = OpenOptions::new().write(true).open(&path)?;
         file.set_len(text.len() as u64)?;
-        let mut out = TraceWriter::new(file);
+        // Appended in the header's version: a DGT game's pieces go on.
+        let mut out = TraceWriter::appending(file, &header);
         out.get_mut().seek(io::SeekFrom::End(0))?;
         out.get_mut().sync_all()?;
         let said_path = said_file(&path);
@@ -322,7 +325,7 @@ mod tests {
     fn a_torn_last_line_is_cut_and_the_game_goes_on() {
         let d = dir("torn");
         let mut j = Journal::create(&d, &Header::default(), &source(), "g1").unwrap();
-        j.append(&Entry { t: 10, record: Record::Edge { sq: Square::E2, on: false } }).unwrap();
+        j.append(&Entry { t: 10, record: Record::Edge { sq: Square::E2, on: false, piece: None } }).unwrap();
         j.append(&Entry { t: 20, record: Record::Clock(Color::White) }).unwrap();
         j.sync().unwrap();
         j.said(25).unwrap();
@@ -342,6 +345,27 @@ mod tests {
         assert_eq!(j.close().unwrap(), path, "the trace is kept");
         assert!(Journal::recover(&d).unwrap().is_none(), "a closed game is not recovered");
         assert!(path.exists());
+    }
+
+    #[test]
+    fn a_dgt_game_is_journaled_in_version_2_with_its_pieces_after_a_restart_too() {
+        let d = dir("dgt");
+        let header = Header { board: Some(tactus_trace::BoardKind::Dgt), ..Header::default() };
+        let pawn = Some(shakmaty::Role::Pawn.of(Color::White));
+        let e4 = |t| Entry { t, record: Record::Edge { sq: Square::E4, on: true, piece: pawn } };
+        let mut j = Journal::create(&d, &header, &source(), "g1").unwrap();
+        j.append(&e4(10)).unwrap();
+        let path = j.path().to_path_buf();
+        drop(j);
+        let mut j = Journal::recover(&d).unwrap().unwrap().journal;
+        j.append(&e4(20)).unwrap();
+        drop(j);
+        let text = fs::read_to_string(&path).unwrap();
+        let (h, reader) = tactus_trace::TraceReader::new(text.as_bytes()).unwrap();
+        assert_eq!((reader.version(), h.board), (2, header.board), "{text}");
+        let entries: Vec<Entry> = reader.collect::<Result<_, _>>().unwrap();
+        assert_eq!(entries, [e4(10), e4(20)], "{text}");
+        assert_eq!(Source::from_header_line(text.lines().next().unwrap()).unwrap(), Some(source()));
     }
 
     #[test]

@@ -244,7 +244,9 @@ fn policy_of(cfg: &Config) -> Policy {
     }
 }
 
-/// The game's tags: from the trace a simulated board plays, or the config.
+/// The game's tags: from the trace a simulated board plays, or the config;
+/// and for a board that knows its pieces (a DGT board), its kind, so that
+/// the journal is written in version 2, with the pieces put down.
 fn header_of(cfg: &Config, trace: Option<&Header>) -> Header {
     if let Some(header) = trace {
         return header.clone();
@@ -262,6 +264,7 @@ fn header_of(cfg: &Config, trace: Option<&Header>) -> Header {
         event: cfg.game.event.clone(),
         site: cfg.game.site.clone(),
         round: cfg.game.round.clone(),
+        board: (cfg.board.kind == BoardKind::Dgt).then_some(tactus_trace::BoardKind::Dgt),
         ..Header::default()
     }
 }
