@@ -38,8 +38,8 @@ impl Game {
     }
 
     fn carry(&mut self, from: &str, to: &str) {
-        self.feed(150, Record::Edge { sq: sq(from), on: false });
-        self.feed(150, Record::Edge { sq: sq(to), on: true });
+        self.feed(150, Record::Edge { sq: sq(from), on: false, piece: None });
+        self.feed(150, Record::Edge { sq: sq(to), on: true, piece: None });
         self.wait(1000);
     }
 

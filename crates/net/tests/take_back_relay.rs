@@ -31,7 +31,7 @@ impl Game {
     }
 
     fn edge(&mut self, dt: u64, name: &str, on: bool) {
-        self.feed(dt, Record::Edge { sq: sq(name), on });
+        self.feed(dt, Record::Edge { sq: sq(name), on, piece: None });
     }
 
     fn carry(&mut self, from: &str, to: &str) {
