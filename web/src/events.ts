@@ -359,6 +359,22 @@ export interface TakeBackEvent extends At {
   black_ms?: number;
 }
 
+/** A device of the daemon's. */
+export type Device = 'board' | 'clock';
+
+/** A device stopped answering (unplugged, out of range); the game goes on. */
+export interface DeviceLostEvent extends At {
+  event: 'device_lost';
+  device: Device;
+  detail: string;
+}
+
+/** The device answers again. */
+export interface DeviceBackEvent extends At {
+  event: 'device_back';
+  device: Device;
+}
+
 /** A draw offered (9.1.2): by the engine with its move, or by a player. */
 export interface DrawOfferEvent extends At {
   event: 'draw_offer';
@@ -406,6 +422,8 @@ export type CoreEvent =
   | TakeBackEvent
   | DrawOfferEvent
   | DrawDeclinedEvent
+  | DeviceLostEvent
+  | DeviceBackEvent
   | EngineLevelEvent;
 
 /** What the arbiter's record of a board keeps (`irregularities` in the API). */

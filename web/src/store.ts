@@ -194,6 +194,10 @@ export function describe(ev: CoreEvent): Described | null {
         title: "Engine's move carried out wrongly",
         text: `${slipText(ev.slip)}${ev.fix.length ? ` Fix: ${ev.fix.map(stepText).join('; ')}.` : ''}`,
       };
+    case 'device_lost':
+      return { kind: 'note', severity: 'warn', title: `The ${ev.device} is not answering`, text: ev.detail };
+    case 'device_back':
+      return { kind: 'note', severity: 'info', title: `The ${ev.device} answers again`, text: '' };
     case 'draw_offer':
       return {
         kind: 'note',

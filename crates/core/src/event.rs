@@ -314,6 +314,16 @@ pub enum ClaimKind {
     Fifty,
 }
 
+/// A device of the daemon's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Device {
+    /// The board: its sensors, or a DGT board.
+    Board,
+    /// The chess clock.
+    Clock,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum EventKind {
@@ -459,6 +469,16 @@ pub enum EventKind {
         ply: u32,
         slip: Slip,
         fix: Vec<Fix>,
+    },
+    /// A device stopped answering (unplugged, out of Bluetooth range, an
+    /// I²C error): said by the daemon, not the game, which goes on.
+    DeviceLost {
+        device: Device,
+        detail: String,
+    },
+    /// The device answers again.
+    DeviceBack {
+        device: Device,
     },
     /// `side` offers a draw (9.1.2): the engine with its move, or a player.
     /// The opponent accepts with an offer of their own; their move declines.

@@ -176,6 +176,7 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
             mv.san = clean(&mv.san, 32);
             EventKind::Hint { mv }
         }
+        EventKind::DeviceLost { device, detail } => EventKind::DeviceLost { device, detail: clean(&detail, MAX_TEXT) },
         EventKind::TakeBack { ply, taken, white_ms, black_ms } => {
             if taken.is_empty() || taken.len() > MAX_TAKEN {
                 return Err("a take-back of no moves, or of more moves than a game has".into());
@@ -221,6 +222,7 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
         | EventKind::SensorOk { .. }
         | EventKind::Paused
         | EventKind::Resumed
+        | EventKind::DeviceBack { .. }
         | EventKind::DrawOffer { .. }
         | EventKind::DrawDeclined { .. }) => kind,
     };

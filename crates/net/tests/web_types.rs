@@ -16,8 +16,8 @@ use std::time::Duration;
 use common::{Events, get, played, request};
 use shakmaty::{Color, File, Piece, Rank, Role, Square};
 use tactus_core::{
-    Article, Attempt, CastleSide, ClaimKind, EndReason, EngineEval, Event, EventKind, Fix, Irregularity, MoveInfo,
-    Placed, Reason, Slip, ToControl,
+    Article, Attempt, CastleSide, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, Fix, Irregularity,
+    MoveInfo, Placed, Reason, Slip, ToControl,
 };
 use tactus_net::{AppState, BoardFeed, Hall, HomeAway, SharedHall, Tags, Team, TeamMatch, serve};
 use tactus_sim::Profile;
@@ -65,6 +65,8 @@ fn kind_name(k: &EventKind) -> &'static str {
         EventKind::EngineLevel { .. } => "engine_level",
         EventKind::TakeBack { .. } => "take_back",
         EventKind::DrawOffer { .. } => "draw_offer",
+        EventKind::DeviceLost { .. } => "device_lost",
+        EventKind::DeviceBack { .. } => "device_back",
         EventKind::DrawDeclined { .. } => "draw_declined",
     }
 }
@@ -190,6 +192,8 @@ fn every_kind() -> Vec<Event> {
             EventKind::Hint { mv: mv(full) },
             EventKind::EngineLevel { level: 3 },
             EventKind::DrawOffer { side: Color::Black },
+            EventKind::DeviceLost { device: Device::Board, detail: "/dev/rfcomm0: no answer within 2 s".into() },
+            EventKind::DeviceBack { device: Device::Clock },
             EventKind::DrawDeclined { side: Color::White },
             EventKind::TakeBack {
                 ply: 5,

@@ -15,7 +15,8 @@ use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Rank, Role, Square};
 use tactus_core::{
-    Article, ClaimKind, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, Placed, Reason, Slip, ToControl,
+    Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, Placed, Reason, Slip,
+    ToControl,
 };
 
 use crate::lang::{Case, Gender, Lexicon, Persons, fill, lexicon, side_index};
@@ -198,6 +199,8 @@ impl Words {
             EventKind::OpponentFix { slip, fix, .. } => one(self.slip(slip, fix)),
             EventKind::Hint { mv } => one(fill(lex.hint, &[("move", &self.move_text(mv))])),
             EventKind::EngineLevel { level } => one(fill(lex.engine_level, &[("level", &level.to_string())])),
+            EventKind::DeviceLost { device, .. } => one(lex.device_lost[device_index(*device)].to_owned()),
+            EventKind::DeviceBack { device } => one(lex.device_back[device_index(*device)].to_owned()),
             EventKind::DrawOffer { side } => one(self.said(&lex.draw_offer, *side, scene, &[])),
             EventKind::DrawDeclined { side } => one(self.said(&lex.draw_declined, *side, scene, &[])),
             EventKind::TakeBack { taken, white_ms, black_ms, .. } => {
@@ -824,5 +827,12 @@ fn claim_index(claim: ClaimKind) -> usize {
     match claim {
         ClaimKind::Threefold => 0,
         ClaimKind::Fifty => 1,
+    }
+}
+
+fn device_index(device: Device) -> usize {
+    match device {
+        Device::Board => 0,
+        Device::Clock => 1,
     }
 }

@@ -3,6 +3,7 @@
 //! the board reports them and completed by the DGT clock's levers. The
 //! board here is tactus-dgt's emulator on a pseudo-terminal, speaking DGT's
 //! protocol as a board does; the daemon reads it as it reads a real one.
+//! Unplugged and plugged back, the board is said to be lost and back.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -117,6 +118,14 @@ fn a_game_on_a_dgt_board_turned_half_a_turn_is_recognised_and_completed_by_its_l
         assert_eq!(events.next("complete")["san"], san, "the lever completes {san}");
         pos.play_unchecked(mv);
     }
+    // The board unplugged: the players are told, and told when it is back.
+    drop(board);
+    let lost = events.next("device_lost");
+    assert_eq!(lost["device"], "board", "{lost}");
+    let placement = Placement::from_board(pos.board()).rotated();
+    let (board, _) = EmulatorLink::start(Endpoint::Pty(path.clone()), Identity::default(), placement).unwrap();
+    assert_eq!(events.next("device_back")["device"], "board");
+    drop(board);
     child.kill().unwrap();
     let _ = child.wait();
     for e in events.seen.borrow().iter() {

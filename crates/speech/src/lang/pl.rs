@@ -144,6 +144,11 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     hint: "Podpowiedź: {move}.",
     engine_level: "Poziom komputera: {level}.",
     take_back: "Cofnięte: {moves}.",
+    device_lost: [
+        "Szachownica nie odpowiada: sprawdź kabel lub połączenie.",
+        "Zegar nie odpowiada; partia trwa, czas liczony jest tutaj.",
+    ],
+    device_back: ["Szachownica znów odpowiada.", "Zegar znów odpowiada."],
     draw_offer: ["{side} proponują remis.", "Proponujesz remis.", "Przeciwnik proponuje remis."],
     draw_declined: ["{side} odrzucają remis.", "Odrzucasz remis.", "Przeciwnik odrzuca remis."],
     sensor_fault: "Czujnik na polu {square} chyba się zaciął; partia toczy się dalej bez niego, dopóki się nie zmieni.",

@@ -12,9 +12,10 @@ use std::time::Duration;
 use anyhow::Context;
 use shakmaty::Bitboard;
 use tactus_board::{
-    Board, BoardError, GpioConfig, GpioMatrix, Matrix, Mcp23017Config, Mcp23017Matrix, Mcp23017Wiring, ScanConfig,
-    Scanner, Sense, SimBoard, SquareMap,
+    Board, BoardError, Fault, GpioConfig, GpioMatrix, Matrix, Mcp23017Config, Mcp23017Matrix, Mcp23017Wiring,
+    ScanConfig, Scanner, Sense, SimBoard, SquareMap,
 };
+use tactus_core::{Device, EventKind};
 use tactus_trace::{Entry, Header, Input, Record};
 use tokio::sync::mpsc;
 
@@ -213,6 +214,15 @@ pub fn start(
                 Sense::Fault(fault) => {
                     // Reported, never turned into moves: the scanner masks it.
                     tracing::warn!("board: {fault}");
+                    // A board that cannot be read is said to the players.
+                    let notice = match fault {
+                        Fault::Io(detail) => EventKind::DeviceLost { device: Device::Board, detail },
+                        Fault::IoRecovered => EventKind::DeviceBack { device: Device::Board },
+                        _ => continue,
+                    };
+                    if tx.blocking_send(Incoming::Notice(sensed.at, notice)).is_err() {
+                        return;
+                    }
                     continue;
                 }
             };

@@ -3,9 +3,10 @@
 //! unplugging is reported and survived — the core keeps the time.
 
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 use tactus_clockdev::{Button, ClockLink, ClockReport, DeviceKind, Display};
-use tactus_core::Session;
+use tactus_core::{Device, EventKind, Session};
 use tactus_trace::{Input, Ms, Record, Request};
 use tokio::sync::mpsc;
 
@@ -30,6 +31,7 @@ impl ChessClock {
         let (link, reports) = ClockLink::open(kind, &path, cfg.clock.baud());
         let shown = path.display().to_string();
         let forward = std::thread::Builder::new().name("clock-forward".into()).spawn(move || {
+            let mut lost = false;
             for report in reports {
                 let msg = match report {
                     ClockReport::Lever { side, at } => Incoming::At(at, Record::Clock(side)),
@@ -45,11 +47,21 @@ impl ChessClock {
                     },
                     ClockReport::Connected { device, version } => {
                         tracing::info!("clock {shown}: connected: {device} {version}");
-                        continue;
+                        if !std::mem::take(&mut lost) {
+                            continue;
+                        }
+                        Incoming::Notice(Instant::now(), EventKind::DeviceBack { device: Device::Clock })
                     }
                     ClockReport::Disconnected { reason } => {
                         tracing::warn!("clock {shown}: disconnected ({reason}); the game goes on, timed here");
-                        continue;
+                        // Said once, not at every failed reopening.
+                        if std::mem::replace(&mut lost, true) {
+                            continue;
+                        }
+                        Incoming::Notice(
+                            Instant::now(),
+                            EventKind::DeviceLost { device: Device::Clock, detail: reason },
+                        )
                     }
                     ClockReport::Garbage { line } => {
                         tracing::warn!("clock {shown}: ignored a garbled line {line:?}");

@@ -16,6 +16,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use shakmaty::{Bitboard, Color, Piece, Role, Square};
+use tactus_core::{Device, EventKind};
 use tactus_dgt::protocol::clock::{STATUS_NO_CLOCK, STATUS_RIGHT_HIGH, STATUS_RUNNING};
 use tactus_dgt::protocol::{Occupant, Placement};
 use tactus_dgt::reader::{OrientationMode, ReaderEvent};
@@ -124,6 +125,8 @@ struct Follow {
     white_on_left: bool,
     /// When the last edge was sent as happening.
     last: Option<Instant>,
+    /// The board stopped answering and has not answered since.
+    lost: bool,
 }
 
 /// The piece on a square, as a trace's edge names it: none for an empty
@@ -157,7 +160,7 @@ fn promoted(sq: Square, occupant: Occupant) -> Option<Role> {
 impl Follow {
     /// Following a board the game believes shows `assume`.
     fn new(assume: Bitboard, white_on_left: bool) -> Follow {
-        Follow { shows: assume, seen: None, right_high: None, running: None, white_on_left, last: None }
+        Follow { shows: assume, seen: None, right_high: None, running: None, white_on_left, last: None, lost: false }
     }
 
     fn event(&mut self, event: ReaderEvent, out: &mut Vec<Incoming>) {
@@ -219,8 +222,18 @@ impl Follow {
                 self.running = Some(running);
                 self.right_high = Some(right_high);
             }
-            ReaderEvent::Lost { reason } => tracing::warn!("the DGT board is lost ({reason}); waiting for it"),
-            ReaderEvent::Connected(_) => tracing::info!("the DGT board answers again"),
+            ReaderEvent::Lost { reason } => {
+                tracing::warn!("the DGT board is lost ({reason}); waiting for it");
+                self.lost = true;
+                let lost = EventKind::DeviceLost { device: Device::Board, detail: reason };
+                out.push(Incoming::Notice(Instant::now(), lost));
+            }
+            ReaderEvent::Connected(_) => {
+                tracing::info!("the DGT board answers again");
+                if std::mem::take(&mut self.lost) {
+                    out.push(Incoming::Notice(Instant::now(), EventKind::DeviceBack { device: Device::Board }));
+                }
+            }
             ReaderEvent::Orientation(o) => {
                 // The whole board follows, in squares named anew.
                 self.seen = None;

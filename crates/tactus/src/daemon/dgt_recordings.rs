@@ -240,15 +240,8 @@ impl GameLoop {
     }
 
     fn take(&mut self, msg: Incoming) {
-        let entry = match msg {
-            Incoming::At(at, record) => Entry { t: self.time.t(at).max(self.last_t), record },
-            Incoming::PauseButton(at) => {
-                let running = self.session.clock().is_some_and(|c| c.running().is_some());
-                let input = if running { Input::Pause } else { Input::Resume };
-                Entry { t: self.time.t(at).max(self.last_t), record: Record::Input(input) }
-            }
-            Incoming::Exact(entry) => Entry { t: entry.t.max(self.last_t), ..entry },
-        };
+        // As the game task stamps it; a notice is no input.
+        let Some(entry) = super::super::game::stamp(msg, &self.session, &self.time, self.last_t) else { return };
         self.run_timers(entry.t);
         if self.session.finished() {
             self.after_end.push(entry.record);

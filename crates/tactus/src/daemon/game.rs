@@ -50,6 +50,9 @@ pub enum Incoming {
     PauseButton(Instant),
     /// From a trace, at its own game time.
     Exact(Entry),
+    /// What a device says about itself (lost, back): published, not
+    /// journaled — it is no input to the game.
+    Notice(Instant, EventKind),
 }
 
 /// Where the events go as JSON Lines.
@@ -397,8 +400,9 @@ async fn next_answer(engine: &mut Option<EngineHost>) -> Option<Answer> {
 
 /// Game time for an input: never before what the game has already seen, so
 /// the journal replays exactly as it was played.
-fn stamp(msg: Incoming, session: &Session, time: &GameTime, last_t: Ms) -> Entry {
-    match msg {
+/// A notice is no input: `None`.
+pub(super) fn stamp(msg: Incoming, session: &Session, time: &GameTime, last_t: Ms) -> Option<Entry> {
+    Some(match msg {
         Incoming::PauseButton(at) => {
             let running = session.clock().is_some_and(|c| c.running().is_some());
             let input = if running { Input::Pause } else { Input::Resume };
@@ -406,7 +410,8 @@ fn stamp(msg: Incoming, session: &Session, time: &GameTime, last_t: Ms) -> Entry
         }
         Incoming::At(at, record) => Entry { t: time.t(at).max(last_t), record },
         Incoming::Exact(entry) => Entry { t: entry.t.max(last_t), ..entry },
-    }
+        Incoming::Notice(..) => return None,
+    })
 }
 
 impl GameTask {
@@ -525,6 +530,12 @@ impl GameTask {
 
     /// One input: journaled, then the core, then the world.
     async fn take(&mut self, msg: Incoming) -> anyhow::Result<()> {
+        if let Incoming::Notice(at, kind) = msg {
+            // Said and shown in any phase; the game's time is not advanced.
+            let event = Event { t: self.time.t(at).max(self.last_t), kind };
+            self.out.publish(std::slice::from_ref(&event)).await;
+            return Ok(());
+        }
         if let Phase::Between { shows } = &mut self.phase {
             if let Incoming::At(_, Record::Edge { sq, on, .. })
             | Incoming::Exact(Entry { record: Record::Edge { sq, on, .. }, .. }) = msg
@@ -537,10 +548,10 @@ impl GameTask {
             return Ok(());
         }
         self.input_at = match msg {
-            Incoming::At(at, _) | Incoming::PauseButton(at) => at,
+            Incoming::At(at, _) | Incoming::PauseButton(at) | Incoming::Notice(at, _) => at,
             Incoming::Exact(_) => Instant::now(),
         };
-        let entry = stamp(msg, &self.session, &self.time, self.last_t);
+        let Some(entry) = stamp(msg, &self.session, &self.time, self.last_t) else { return Ok(()) };
         self.take_entry(entry).await?;
         // The engine answers a player's draw offer at once: it accepts with
         // an offer of its own, or declines by its next move.
