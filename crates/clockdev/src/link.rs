@@ -147,6 +147,30 @@ impl ClockLink {
     pub fn text(&self, text: &str) {
         let _ = self.tx.send(Input::Text(text.to_string()));
     }
+
+    /// Texts and beeps for this clock from elsewhere (software that drives
+    /// an emulated board's clock); they stop working when the link is gone.
+    pub fn texts(&self) -> ClockTexts {
+        ClockTexts { tx: self.tx.clone() }
+    }
+}
+
+/// A clock's texts and beeps, apart from its times (see [`ClockLink::texts`]).
+#[derive(Clone)]
+pub struct ClockTexts {
+    tx: Sender<Input>,
+}
+
+impl ClockTexts {
+    /// As [`ClockLink::beep`].
+    pub fn beep(&self, ms: u32) {
+        let _ = self.tx.send(Input::Beep(ms));
+    }
+
+    /// As [`ClockLink::text`].
+    pub fn text(&self, text: &str) {
+        let _ = self.tx.send(Input::Text(text.to_string()));
+    }
 }
 
 impl Drop for ClockLink {

@@ -44,6 +44,11 @@ fn next(rx: &Receiver<String>, what: &str) -> String {
 /// on a pty in a directory of `name`'s own; returned once its readiness line
 /// says the line is open.
 fn serve(name: &str, time_control: &str) -> (Child, ChildStdin, PathBuf) {
+    serve_with(name, time_control, &[])
+}
+
+/// [`serve`], with more arguments for `tactus run`.
+fn serve_with(name: &str, time_control: &str, more: &[&std::ffi::OsStr]) -> (Child, ChildStdin, PathBuf) {
     let dir = tempdir(name);
     let config = dir.join("empty.toml");
     std::fs::write(&config, "").unwrap();
@@ -54,6 +59,7 @@ fn serve(name: &str, time_control: &str) -> (Child, ChildStdin, PathBuf) {
         .arg(&config)
         .args(["--board", "sim", "--time-control", time_control, "--state-dir"])
         .arg(dir.join("state"))
+        .args(more)
         .args(["--voice", "none", "--dgt-emulate"])
         .arg(&link)
         .stdin(Stdio::piped())
@@ -185,7 +191,17 @@ fn lifted_from(shown: &shakmaty::Board, full: &shakmaty::Board) -> bool {
 
 #[test]
 fn the_games_clock_is_on_the_emulated_board_and_clock_commands_are_acknowledged() {
-    let (mut daemon, mut board_in, link) = serve("clock", "300+2");
+    use tactus_clockdev::DeviceKind;
+    use tactus_clockdev::sim::{Saw, SimClock};
+    // tactus's own clock: a client's texts and beeps go there.
+    let dir = tempdir("clock-device");
+    let clock_path = dir.join("tactus-clock");
+    let sim = SimClock::plug(DeviceKind::Open, &clock_path).unwrap();
+    let (mut daemon, mut board_in, link) = serve_with(
+        "clock",
+        "300+2",
+        &["--clock".as_ref(), "open".as_ref(), "--clock-path".as_ref(), clock_path.as_os_str()],
+    );
     let mut client = Client::start(&link);
     assert!(client.next().get("ready").is_some());
     writeln!(board_in, "e2e4\nw").unwrap();
@@ -194,6 +210,16 @@ fn the_games_clock_is_on_the_emulated_board_and_clock_commands_are_acknowledged(
     client.follow_to(&pos.board().to_string());
     client.send("clock version");
     while client.next().get("ack").is_none() {}
+    client.send("clock text e7e5");
+    while client.next().get("ack").is_none() {}
+    let wait = Duration::from_secs(30);
+    assert!(
+        sim.wait_for(wait, |s| matches!(s, Saw::Text(t) if t == "e7e5")).is_some(),
+        "the client's text is on the clock"
+    );
+    client.send("clock beep 4");
+    while client.next().get("ack").is_none() {}
+    assert!(sim.wait_for(wait, |s| matches!(s, Saw::Beep(ms) if *ms > 0)).is_some(), "the client's beep");
     client.send("quit");
     assert!(client.child.wait().unwrap().success(), "the client ends cleanly");
     drop(board_in);

@@ -5,7 +5,7 @@
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use tactus_clockdev::{Button, ClockLink, ClockReport, DeviceKind, Display};
+use tactus_clockdev::{Button, ClockLink, ClockReport, ClockTexts, DeviceKind, Display};
 use tactus_core::{Device, EventKind, Session};
 use tactus_trace::{Input, Ms, Record, Request};
 use tokio::sync::mpsc;
@@ -89,6 +89,11 @@ impl ChessClock {
         if let Some(clock) = session.clock() {
             self.link.show(Display::from_clock(clock, t));
         }
+    }
+
+    /// Texts and beeps for this clock from elsewhere (a DGT client's).
+    pub fn texts(&self) -> ClockTexts {
+        self.link.texts()
     }
 
     /// Closes the port and waits for both threads.

@@ -5,16 +5,21 @@
 
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use shakmaty::{Bitboard, Color, Position};
+use tactus_clockdev::ClockTexts;
 use tactus_core::Session;
-use tactus_dgt::emulate::{Identity, shown};
+use tactus_dgt::emulate::{ClockRequest, Identity, shown};
 use tactus_dgt::protocol::{ClockTimes, Face, Hms, Placement, clock};
 use tactus_dgt::{EmulatorEvent, EmulatorLink, Endpoint};
 use tactus_trace::Ms;
 
 pub struct DgtEmulation {
     link: EmulatorLink,
+    /// tactus's own clock device, if there is one: a client's clock texts
+    /// and beeps go there.
+    clock: Arc<Mutex<Option<ClockTexts>>>,
     shown: Placement,
     /// Which face of the emulated clock is White's (`[clock] white`).
     white_on_left: bool,
@@ -30,8 +35,15 @@ impl DgtEmulation {
         let (link, events) = EmulatorLink::start(endpoint, Identity::default(), placement)
             .map_err(|e| anyhow::anyhow!("--dgt-emulate {}: {e}", path.display()))?;
         let at = path.to_path_buf();
-        std::thread::Builder::new().name("dgt-events".into()).spawn(move || log_events(&at, events))?;
-        Ok(DgtEmulation { link, shown: placement, white_on_left })
+        let clock = Arc::new(Mutex::new(None));
+        let texts = Arc::clone(&clock);
+        std::thread::Builder::new().name("dgt-events".into()).spawn(move || follow_events(&at, events, &texts))?;
+        Ok(DgtEmulation { link, clock, shown: placement, white_on_left })
+    }
+
+    /// A client's clock texts and beeps go to tactus's clock device from now on.
+    pub fn attach_clock(&self, texts: ClockTexts) {
+        *self.clock.lock().unwrap_or_else(|e| e.into_inner()) = Some(texts);
     }
 
     /// The game's clock on the emulated board's clock (`DGT_MSG_BWTIME`), so
@@ -77,9 +89,10 @@ fn hms(ms: i64) -> Hms {
 }
 
 /// What happens on the line; the readiness line is logged once it is open.
-/// Clients' clock commands are acknowledged by the emulator and logged
-/// here: tactus runs the clock itself. Ends when the link is dropped.
-fn log_events(path: &Path, events: std::sync::mpsc::Receiver<EmulatorEvent>) {
+/// Clients' clock commands are acknowledged by the emulator; their texts and
+/// beeps go to tactus's clock device, if it has one. The times they set are
+/// logged: tactus runs the clock itself. Ends when the link is dropped.
+fn follow_events(path: &Path, events: std::sync::mpsc::Receiver<EmulatorEvent>, clock: &Mutex<Option<ClockTexts>>) {
     for event in events {
         match event {
             EmulatorEvent::Opened => tracing::info!("dgt-emulate: serving a DGT board at {}", path.display()),
@@ -87,7 +100,20 @@ fn log_events(path: &Path, events: std::sync::mpsc::Receiver<EmulatorEvent>) {
                 tracing::warn!("dgt-emulate {}: the line is gone ({reason}); trying again", path.display())
             }
             EmulatorEvent::Clock(request) => {
-                tracing::info!("dgt-emulate {}: the client asks the clock: {request:?}", path.display())
+                let texts = clock.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                match (texts, request) {
+                    (Some(texts), ClockRequest::Text { text, beep_ms }) => {
+                        texts.text(&text);
+                        if beep_ms > 0 {
+                            texts.beep(beep_ms);
+                        }
+                    }
+                    (Some(texts), ClockRequest::EndText) => texts.text(""),
+                    (Some(texts), ClockRequest::Beep { ms }) => texts.beep(ms),
+                    (_, request) => {
+                        tracing::info!("dgt-emulate {}: the client asks the clock: {request:?}", path.display())
+                    }
+                }
             }
             EmulatorEvent::Garbage(g) => {
                 tracing::warn!("dgt-emulate {}: {} bytes that were no command", path.display(), g.bytes.len())

@@ -406,6 +406,9 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
             return Err(e);
         }
     };
+    if let (Some(dgt), Some(clock)) = (&out.dgt, &clock) {
+        dgt.attach_clock(clock.texts());
+    }
     let chess960 = setup.header.variant == Variant::Chess960;
     let mut task = GameTask::new(setup, opened, out, clock, time);
     if let Some(path) = &cfg.engine.path {
