@@ -5,13 +5,15 @@
 use std::thread::JoinHandle;
 use std::time::Instant;
 
+use shakmaty::Color;
+
 use tactus_clockdev::{Button, ClockLink, ClockReport, ClockTexts, DeviceKind, Display};
 use tactus_core::{Device, EventKind, Session};
 use tactus_trace::{Input, Ms, Record, Request};
 use tokio::sync::mpsc;
 
 use super::game::Incoming;
-use crate::config::{ClockDevice, ClockSide, Config};
+use crate::config::{ClockDevice, ClockSide, Config, EngineSide};
 
 /// The link to the clock and the thread that forwards its reports.
 pub struct ChessClock {
@@ -30,12 +32,16 @@ impl ChessClock {
         let path = cfg.clock.path();
         let (link, reports) = ClockLink::open(kind, &path, cfg.clock.baud());
         let shown = path.display().to_string();
+        let engine = cfg.engine.path.as_ref().map(|_| match cfg.engine.plays {
+            EngineSide::White => Color::White,
+            EngineSide::Black => Color::Black,
+        });
         let forward = std::thread::Builder::new().name("clock-forward".into()).spawn(move || {
             let mut lost = false;
             for report in reports {
                 let msg = match report {
                     ClockReport::Lever { side, at } => Incoming::At(at, Record::Clock(side)),
-                    ClockReport::Button { button, at } => match (button_input(&button), button) {
+                    ClockReport::Button { button, at } => match (button_input(&button, engine), button) {
                         (Some(input), _) => Incoming::At(at, Record::Input(input)),
                         // Pause or resume depends on the game's clock, which
                         // only the game task knows.
@@ -107,13 +113,22 @@ impl ChessClock {
     }
 }
 
-/// What a clock's button asks: a question, or (an open clock's `LEVEL0`
-/// … `LEVEL10`) the engine's level.
-pub fn button_input(button: &Button) -> Option<Input> {
-    if let Button::Other(name) = button
-        && let Some(n) = name.to_ascii_uppercase().strip_prefix("LEVEL")
-    {
-        return n.parse().ok().filter(|level| *level <= 10).map(Input::EngineLevel);
+/// What a clock's button asks: a question; or an open clock's `LEVEL0` …
+/// `LEVEL10` (the engine's level), `DRAW_WHITE`, `DRAW_BLACK` (that side
+/// offers or accepts a draw) and `DRAW` (against the engine `engine`, the
+/// player does).
+fn button_input(button: &Button, engine: Option<Color>) -> Option<Input> {
+    if let Button::Other(name) = button {
+        let name = name.to_ascii_uppercase();
+        if let Some(n) = name.strip_prefix("LEVEL") {
+            return n.parse().ok().filter(|level| *level <= 10).map(Input::EngineLevel);
+        }
+        match name.as_str() {
+            "DRAW_WHITE" => return Some(Input::DrawOffer { side: Color::White }),
+            "DRAW_BLACK" => return Some(Input::DrawOffer { side: Color::Black }),
+            "DRAW" => return engine.map(|engine| Input::DrawOffer { side: !engine }),
+            _ => {}
+        }
     }
     button_question(button).map(Input::Request)
 }
@@ -137,4 +152,27 @@ fn button_question(button: &Button) -> Option<Request> {
         },
         Button::Pause => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(name: &str) -> Button {
+        Button::Other(name.into())
+    }
+
+    #[test]
+    fn an_open_clocks_extra_buttons_are_inputs() {
+        assert_eq!(button_input(&named("LEVEL5"), None), Some(Input::EngineLevel(5)));
+        assert_eq!(button_input(&named("level11"), None), None);
+        assert_eq!(button_input(&named("DRAW_WHITE"), None), Some(Input::DrawOffer { side: Color::White }));
+        assert_eq!(button_input(&named("draw_black"), None), Some(Input::DrawOffer { side: Color::Black }));
+        // One DRAW button: against the engine, the player's offer; between
+        // two players it says nothing of who pressed it.
+        assert_eq!(button_input(&named("DRAW"), Some(Color::Black)), Some(Input::DrawOffer { side: Color::White }));
+        assert_eq!(button_input(&named("DRAW"), None), None);
+        assert_eq!(button_input(&named("HINT"), None), Some(Input::Request(Request::Hint)));
+        assert_eq!(button_input(&Button::TimeRequest, None), Some(Input::Request(Request::Time)));
+    }
 }

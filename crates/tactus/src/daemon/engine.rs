@@ -208,6 +208,8 @@ impl EngineHost {
         if session.take_backs() != self.take_backs {
             self.take_backs = session.take_backs();
             self.asked = None;
+            // Judged anew by the task; until then, no judgement to draw on.
+            self.accepts_draw.store(false, Ordering::Relaxed);
             if let Err(e) = self.requests.try_send(Request::TakeBack) {
                 tracing::error!("the engine is not taking requests: {e}");
             }
