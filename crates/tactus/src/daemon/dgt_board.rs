@@ -127,6 +127,7 @@ struct Follow {
     last: Option<Instant>,
     /// The board stopped answering and has not answered since.
     lost: bool,
+    promotions: Promotions,
 }
 
 /// The piece on a square, as a trace's edge names it: none for an empty
@@ -157,30 +158,103 @@ fn promoted(sq: Square, occupant: Occupant) -> Option<Role> {
         .then_some(piece.role)
 }
 
+/// A pawn of `occupant`'s colour on the rank it promotes from.
+fn about_to_promote(sq: Square, occupant: Occupant) -> Option<Color> {
+    let Occupant::Piece(Piece { color, role: Role::Pawn }) = occupant else { return None };
+    let seventh = match color {
+        Color::White => shakmaty::Rank::Seventh,
+        Color::Black => shakmaty::Rank::Second,
+    };
+    (sq.rank() == seventh).then_some(color)
+}
+
+/// What a promotion looks like on a board that knows its pieces: a pawn off
+/// the rank it promotes from, and a new queen, rook, bishop or knight on
+/// the last rank, in either order. Only then is that piece the promotion
+/// selector — not a piece put back where it was lifted (j'adoube), nor one
+/// moved along the last rank.
+#[derive(Debug, Default)]
+struct Promotions {
+    /// Per colour (White, Black): a pawn of it left its seventh rank since
+    /// the opponent last put a piece down.
+    pawn_off: [bool; 2],
+    /// Per colour: a piece put on its last rank, not yet told.
+    new_piece: [Option<Role>; 2],
+    /// The last square emptied, and what stood there.
+    lifted: Option<(Square, Occupant)>,
+}
+
+fn colour_index(color: Color) -> usize {
+    match color {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+impl Promotions {
+    /// `sq` went from `was` to `now`; the promotion selector, when this
+    /// completes a promotion.
+    fn change(&mut self, sq: Square, was: Occupant, now: Occupant) -> Option<Role> {
+        if was == now {
+            return None;
+        }
+        if let Some(color) = about_to_promote(sq, was) {
+            self.pawn_off[colour_index(color)] = true;
+        }
+        if now == Occupant::Empty {
+            self.lifted = Some((sq, was));
+        }
+        if let Occupant::Piece(piece) = now {
+            let i = colour_index(piece.color);
+            // The opponent put a piece down: its move began (or ended).
+            let other = colour_index(!piece.color);
+            self.pawn_off[other] = false;
+            self.new_piece[other] = None;
+            if about_to_promote(sq, now).is_some() {
+                // The pawn is back.
+                self.pawn_off[i] = false;
+            }
+            if let Some(role) = promoted(sq, now)
+                && self.lifted != Some((sq, now))
+            {
+                self.new_piece[i] = Some(role);
+            }
+        }
+        (0..2).find_map(|i| if self.pawn_off[i] { self.new_piece[i].take() } else { None })
+    }
+}
+
 impl Follow {
     /// Following a board the game believes shows `assume`.
     fn new(assume: Bitboard, white_on_left: bool) -> Follow {
-        Follow { shows: assume, seen: None, right_high: None, running: None, white_on_left, last: None, lost: false }
+        Follow {
+            shows: assume,
+            seen: None,
+            right_high: None,
+            running: None,
+            white_on_left,
+            last: None,
+            lost: false,
+            promotions: Promotions::default(),
+        }
     }
 
     fn event(&mut self, event: ReaderEvent, out: &mut Vec<Incoming>) {
         match event {
             ReaderEvent::Edge { sq, occupant, at } => {
+                let mut promotion = None;
                 if let Some(seen) = &mut self.seen {
                     let was = seen.get(sq);
                     seen.set(sq, occupant);
+                    promotion = self.promotions.change(sq, was, occupant);
                     if replaced(was, occupant) {
                         // The core sees occupancy: the square was emptied,
                         // then filled.
                         self.square(sq, false, None, at, out);
                     }
                 }
-                if let Some(role) = promoted(sq, occupant) {
-                    // The board knows the piece: it is the promotion
-                    // selector for the ply (journaled, so replays agree).
-                    out.push(Incoming::At(at, Record::Input(Input::Promote(role))));
-                }
                 self.square(sq, occupant != Occupant::Empty, piece(occupant), at, out);
+                self.promote(promotion, at, out);
             }
             ReaderEvent::Placement { placement, at } => self.placement(&placement, at, out),
             ReaderEvent::Clock { times, at } if times.status & STATUS_NO_CLOCK == 0 => {
@@ -224,9 +298,12 @@ impl Follow {
             }
             ReaderEvent::Lost { reason } => {
                 tracing::warn!("the DGT board is lost ({reason}); waiting for it");
-                self.lost = true;
-                let lost = EventKind::DeviceLost { device: Device::Board, detail: reason };
-                out.push(Incoming::Notice(Instant::now(), lost));
+                // Said once, though a ping unanswered and the line closing
+                // may both report it.
+                if !std::mem::replace(&mut self.lost, true) {
+                    let lost = EventKind::DeviceLost { device: Device::Board, detail: reason };
+                    out.push(Incoming::Notice(Instant::now(), lost));
+                }
             }
             ReaderEvent::Connected(_) => {
                 tracing::info!("the DGT board answers again");
@@ -264,7 +341,16 @@ impl Follow {
     /// the squares that differ, as edges; a piece replaced by another, as
     /// off and on.
     fn placement(&mut self, placement: &Placement, at: Instant, out: &mut Vec<Incoming>) {
+        let mut promotion = None;
         if let Some(seen) = self.seen {
+            // The pawn's square first: a dump tells no order.
+            let changed: Vec<Square> =
+                Square::ALL.into_iter().filter(|&sq| seen.get(sq) != placement.get(sq)).collect();
+            let (pawns, others): (Vec<Square>, Vec<Square>) =
+                changed.into_iter().partition(|&sq| about_to_promote(sq, seen.get(sq)).is_some());
+            for sq in pawns.into_iter().chain(others) {
+                promotion = self.promotions.change(sq, seen.get(sq), placement.get(sq)).or(promotion);
+            }
             for sq in Square::ALL.into_iter().filter(|&sq| replaced(seen.get(sq), placement.get(sq))) {
                 self.square(sq, false, None, at, out);
             }
@@ -273,6 +359,17 @@ impl Follow {
         let now = occupancy(placement);
         for sq in self.shows ^ now {
             self.square(sq, now.contains(sq), piece(placement.get(sq)), at, out);
+        }
+        self.promote(promotion, at, out);
+    }
+
+    /// The board showed a promotion to `role`: the promotion selector, after
+    /// the squares that showed it, for the ply whose pawn was lifted
+    /// (journaled, so replays agree).
+    fn promote(&mut self, role: Option<Role>, at: Instant, out: &mut Vec<Incoming>) {
+        if let Some(role) = role {
+            let at = self.last.map_or(at, |last| at.max(last));
+            out.push(Incoming::At(at, Record::Input(Input::Promote(role))));
         }
     }
 }
@@ -294,26 +391,51 @@ mod tests {
     }
 
     #[test]
-    fn a_piece_put_on_its_last_rank_is_the_promotion_selector_before_it_lands() {
+    fn a_pawn_off_its_seventh_rank_and_a_new_piece_on_the_last_are_the_promotion_selector() {
         let t0 = Instant::now();
-        let mut follow = Follow::new(Bitboard::EMPTY, true);
+        let at = |color, role| Occupant::Piece(Piece { color, role });
+        let mut start = Placement::default();
+        for (sq, occupant) in [
+            (Square::E7, at(Color::White, Role::Pawn)),
+            (Square::A8, at(Color::White, Role::Knight)),
+            (Square::G1, at(Color::White, Role::King)),
+            (Square::D2, at(Color::Black, Role::Pawn)),
+            (Square::H8, at(Color::Black, Role::King)),
+        ] {
+            start.set(sq, occupant);
+        }
+        let mut follow = Follow::new(occupancy(&start), true);
         let mut out = Vec::new();
-        let put = |color, role, sq| ReaderEvent::Edge { sq, occupant: Occupant::Piece(Piece { color, role }), at: t0 };
-        follow.event(put(Color::White, Role::Knight, Square::E8), &mut out);
-        follow.event(put(Color::Black, Role::Queen, Square::D1), &mut out);
-        // Not on the last rank of its colour: no promotion.
-        follow.event(put(Color::White, Role::Knight, Square::F3), &mut out);
-        follow.event(put(Color::Black, Role::Rook, Square::A8), &mut out);
-        follow.event(put(Color::White, Role::King, Square::G8), &mut out);
-        let got: Vec<String> = out
-            .iter()
-            .map(|m| match m {
-                Incoming::At(_, Record::Input(Input::Promote(role))) => format!("promote {}", role.char()),
-                Incoming::At(_, Record::Edge { sq, on: true, .. }) => format!("{sq}+"),
-                _ => "something else".to_string(),
-            })
-            .collect();
-        assert_eq!(got, ["promote n", "e8+", "promote q", "d1+", "f3+", "a8+", "g8+"]);
+        follow.placement(&start, t0, &mut out);
+        let mut said = |follow: &mut Follow, sq, occupant| {
+            out.clear();
+            follow.event(ReaderEvent::Edge { sq, occupant, at: t0 }, &mut out);
+            out.iter()
+                .map(|m| match m {
+                    Incoming::At(_, Record::Input(Input::Promote(role))) => format!("promote {}", role.char()),
+                    Incoming::At(_, Record::Edge { sq, on: true, .. }) => format!("{sq}+"),
+                    Incoming::At(_, Record::Edge { sq, on: false, .. }) => format!("{sq}-"),
+                    _ => "something else".to_string(),
+                })
+                .collect::<Vec<_>>()
+        };
+        // The knight on a8 straightened: no promotion.
+        assert_eq!(said(&mut follow, Square::A8, Occupant::Empty), ["a8-"]);
+        assert_eq!(said(&mut follow, Square::A8, at(Color::White, Role::Knight)), ["a8+"]);
+        // e7-e8=N: the pawn off, then the knight on.
+        assert_eq!(said(&mut follow, Square::E7, Occupant::Empty), ["e7-"]);
+        assert_eq!(said(&mut follow, Square::E8, at(Color::White, Role::Knight)), ["e8+", "promote n"]);
+        // Changed for a queen before Black moves: the queen.
+        assert_eq!(said(&mut follow, Square::E8, Occupant::Empty), ["e8-"]);
+        assert_eq!(said(&mut follow, Square::E8, at(Color::White, Role::Queen)), ["e8+", "promote q"]);
+        // Black's king moves; then d2-d1=R with the rook put down first.
+        assert_eq!(said(&mut follow, Square::H8, Occupant::Empty), ["h8-"]);
+        assert_eq!(said(&mut follow, Square::H7, at(Color::Black, Role::King)), ["h7+"]);
+        assert_eq!(said(&mut follow, Square::D1, at(Color::Black, Role::Rook)), ["d1+"]);
+        assert_eq!(said(&mut follow, Square::D2, Occupant::Empty), ["d2-", "promote r"]);
+        // White's queen moved along the last rank: no promotion.
+        assert_eq!(said(&mut follow, Square::E8, Occupant::Empty), ["e8-"]);
+        assert_eq!(said(&mut follow, Square::B8, at(Color::White, Role::Queen)), ["b8+"]);
     }
 
     #[test]

@@ -598,3 +598,162 @@ fn johans_game_through_the_daemon() {
         ]
     );
 }
+
+/// Promotions and a board lost, from made-up DGT events through `Follow`
+/// and the game loop the recordings use.
+mod promotions_and_losses {
+    use super::*;
+    use shakmaty::{Bitboard, Color, Piece, Role, Square};
+    use tactus_dgt::protocol::Occupant;
+
+    fn game_from(fen: &str) -> (GameLoop, Instant, Follow) {
+        let mut cfg = Config::default();
+        cfg.board.kind = BoardKind::Dgt;
+        cfg.game.start_fen = Some(fen.to_string());
+        cfg.game.time_control = TimeControlText::from_str("300+0").unwrap();
+        let t0 = Instant::now();
+        let game = GameLoop::new(&cfg, GameTime { start: t0, base: 0, speed: Speed::REAL_TIME }).unwrap();
+        // As the daemon starts following: from the whole board.
+        let mut follow = Follow::new(game.session.occupancy(), true);
+        let shown = tactus_dgt::protocol::Placement::from_board(game.session.game().position().board());
+        let mut none = Vec::new();
+        follow.placement(&shown, t0, &mut none);
+        assert!(none.is_empty(), "the board shows what the game believes");
+        (game, t0, follow)
+    }
+
+    fn put(sq: Square, occupant: Occupant, at: Instant) -> ReaderEvent {
+        ReaderEvent::Edge { sq, occupant, at }
+    }
+
+    /// White promotes e7-e8 with a queen put down, then straightens the
+    /// knight that stands on a8 (lifted and put back on its square) before
+    /// pressing: the board shows a queen on e8, and the move is completed as
+    /// e8=Q — a piece put back where it stood is no promotion.
+    #[test]
+    fn a_piece_straightened_on_the_last_rank_after_promoting_changes_nothing() {
+        let (mut game, t0, mut follow) = game_from("N7/4P3/8/8/8/8/8/4K2k w - - 0 1");
+        let s = |secs: f64| t0 + Duration::from_secs_f64(secs);
+        let white = |role| Occupant::Piece(Piece { color: Color::White, role });
+        let mut out = vec![Incoming::At(s(0.5), Record::Input(Input::Resume))];
+        for event in [
+            put(Square::E7, Occupant::Empty, s(1.0)),
+            put(Square::E8, white(Role::Queen), s(1.3)),
+            // j'adoube: the knight on a8 lifted and put back.
+            put(Square::A8, Occupant::Empty, s(3.0)),
+            put(Square::A8, white(Role::Knight), s(3.2)),
+        ] {
+            follow.event(event, &mut out);
+        }
+        out.push(Incoming::At(s(5.0), Record::Clock(Color::White)));
+        out.push(Incoming::At(s(8.0), Record::Input(Input::Pause)));
+        for msg in out {
+            game.take(msg);
+        }
+        game.run_timers(game.time.t(s(8.0)));
+        let said = said(&game.events);
+        assert_eq!(said.completed, ["e7e8q"], "the board shows a queen on e8: {:#?}", game.events);
+    }
+
+    /// The board's stream of edges was missed (the board lost and back, a
+    /// dump catching up): White's e7-e8 under-promotion to a knight comes in
+    /// a whole-board placement. The journal says a knight was put on e8,
+    /// and the move is completed as e8=N.
+    #[test]
+    fn an_under_promotion_seen_in_a_dump_is_taken() {
+        let (mut game, t0, mut follow) = game_from("8/4P3/8/8/8/8/8/4K2k w - - 0 1");
+        let s = |secs: f64| t0 + Duration::from_secs_f64(secs);
+        let mut out = vec![Incoming::At(s(0.5), Record::Input(Input::Resume))];
+        let pos: Chess = shakmaty::fen::Fen::from_str("8/4P3/8/8/8/8/8/4K2k w - - 0 1")
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        let mut placement = tactus_dgt::protocol::Placement::from_board(pos.board());
+        follow.placement(&placement, s(0.6), &mut out);
+        placement.set(Square::E7, Occupant::Empty);
+        placement.set(Square::E8, Occupant::Piece(Piece { color: Color::White, role: Role::Knight }));
+        follow.placement(&placement, s(1.0), &mut out);
+        out.push(Incoming::At(s(3.0), Record::Clock(Color::White)));
+        out.push(Incoming::At(s(6.0), Record::Input(Input::Pause)));
+        for msg in out {
+            game.take(msg);
+        }
+        game.run_timers(game.time.t(s(6.0)));
+        let knight_put = game.journal.iter().any(|e| {
+            matches!(e.record, Record::Edge { sq: Square::E8, on: true, piece: Some(Piece { role: Role::Knight, .. }) })
+        });
+        assert!(knight_put, "the journal says a knight was put on e8");
+        let said = said(&game.events);
+        assert_eq!(said.completed, ["e7e8n"], "the board shows a knight on e8");
+    }
+
+    /// A Bluetooth board out of range: its pings go unanswered (the reader's
+    /// Lost), then the line itself goes (the link's Lost) before it answers
+    /// again. The players hear "board lost" once for one loss.
+    #[test]
+    fn one_loss_of_the_board_is_said_once() {
+        let mut follow = Follow::new(Bitboard::EMPTY, true);
+        let mut out = Vec::new();
+        follow.event(ReaderEvent::Lost { reason: "the board did not answer for 6s".into() }, &mut out);
+        follow.event(ReaderEvent::Lost { reason: "/dev/rfcomm0 is gone".into() }, &mut out);
+        let lost =
+            out.iter().filter(|m| matches!(m, Incoming::Notice(_, tactus_core::EventKind::DeviceLost { .. }))).count();
+        assert_eq!(lost, 1, "one loss, said once");
+    }
+
+    /// Black has moved (Kh2-h3 stands on the board) and not yet pressed;
+    /// White replies at once, putting the knight down on e8 first and then
+    /// taking the pawn off e7: the knight is White's promotion, not a
+    /// selector for Black's ply.
+    #[test]
+    fn an_under_promotion_put_down_before_the_pawn_is_lifted_is_the_players_own() {
+        let (mut game, t0, mut follow) = game_from("8/4P3/8/8/8/8/7k/4K3 b - - 0 1");
+        let s = |secs: f64| t0 + Duration::from_secs_f64(secs);
+        let white = |role| Occupant::Piece(Piece { color: Color::White, role });
+        let black = |role| Occupant::Piece(Piece { color: Color::Black, role });
+        let mut out = vec![Incoming::At(s(0.5), Record::Input(Input::Resume))];
+        for event in [
+            put(Square::H2, Occupant::Empty, s(1.0)),
+            put(Square::H3, black(Role::King), s(1.2)),
+            put(Square::E8, white(Role::Knight), s(3.0)),
+            put(Square::E7, Occupant::Empty, s(3.3)),
+        ] {
+            follow.event(event, &mut out);
+        }
+        out.push(Incoming::At(s(4.0), Record::Clock(Color::Black)));
+        out.push(Incoming::At(s(6.0), Record::Clock(Color::White)));
+        out.push(Incoming::At(s(9.0), Record::Input(Input::Pause)));
+        for msg in out {
+            game.take(msg);
+        }
+        game.run_timers(game.time.t(s(9.0)));
+        let said = said(&game.events);
+        assert_eq!(said.completed, ["h2h3", "e7e8n"], "the board shows a knight on e8: {:#?}", game.events);
+    }
+
+    /// The same with the pawn lifted first, then the knight put down: e8=N.
+    #[test]
+    fn an_under_promotion_with_the_pawn_lifted_first_is_taken() {
+        let (mut game, t0, mut follow) = game_from("8/4P3/8/8/8/8/7k/4K3 b - - 0 1");
+        let s = |secs: f64| t0 + Duration::from_secs_f64(secs);
+        let white = |role| Occupant::Piece(Piece { color: Color::White, role });
+        let black = |role| Occupant::Piece(Piece { color: Color::Black, role });
+        let mut out = vec![Incoming::At(s(0.5), Record::Input(Input::Resume))];
+        for event in [
+            put(Square::H2, Occupant::Empty, s(1.0)),
+            put(Square::H3, black(Role::King), s(1.2)),
+            put(Square::E7, Occupant::Empty, s(3.0)),
+            put(Square::E8, white(Role::Knight), s(3.3)),
+        ] {
+            follow.event(event, &mut out);
+        }
+        out.push(Incoming::At(s(4.0), Record::Clock(Color::Black)));
+        out.push(Incoming::At(s(6.0), Record::Clock(Color::White)));
+        out.push(Incoming::At(s(9.0), Record::Input(Input::Pause)));
+        for msg in out {
+            game.take(msg);
+        }
+        game.run_timers(game.time.t(s(9.0)));
+        assert_eq!(said(&game.events).completed, ["h2h3", "e7e8n"]);
+    }
+}

@@ -159,6 +159,9 @@ enum Phase {
     /// shows the starting position.
     Between {
         shows: Bitboard,
+        /// The clock's own inputs meanwhile (a DGT clock started, or set,
+        /// before the last piece is back): the next game begins with them.
+        clock: Vec<Input>,
     },
 }
 
@@ -536,14 +539,29 @@ impl GameTask {
             self.out.publish(std::slice::from_ref(&event)).await;
             return Ok(());
         }
-        if let Phase::Between { shows } = &mut self.phase {
-            if let Incoming::At(_, Record::Edge { sq, on, .. })
-            | Incoming::Exact(Entry { record: Record::Edge { sq, on, .. }, .. }) = msg
-            {
-                shows.set(sq, on);
-                if *shows == self.setup.start_occupancy()? {
-                    self.next_game().await?;
+        if let Phase::Between { shows, clock } = &mut self.phase {
+            let record = match msg {
+                Incoming::At(_, record) | Incoming::Exact(Entry { record, .. }) => record,
+                Incoming::PauseButton(_) | Incoming::Notice(..) => return Ok(()),
+            };
+            match record {
+                Record::Edge { sq, on, .. } => {
+                    shows.set(sq, on);
+                    if *shows == self.setup.start_occupancy()? {
+                        let clock = std::mem::take(clock);
+                        self.next_game().await?;
+                        for input in clock {
+                            self.take_entry(Entry { t: self.last_t, record: Record::Input(input) }).await?;
+                        }
+                    }
                 }
+                Record::Input(input @ (Input::SetClock { .. } | Input::Pause | Input::Resume)) => {
+                    // The latest of each kind counts.
+                    let running = |i: &Input| matches!(i, Input::Pause | Input::Resume);
+                    clock.retain(|kept| if running(&input) { !running(kept) } else { running(kept) });
+                    clock.push(input);
+                }
+                _ => {}
             }
             return Ok(());
         }
@@ -701,7 +719,7 @@ impl GameTask {
                 if !self.setup.real_board {
                     return Ok(Ended::GameOver);
                 }
-                self.phase = Phase::Between { shows: self.session.occupancy() };
+                self.phase = Phase::Between { shows: self.session.occupancy(), clock: Vec::new() };
             }
             let deadline = match self.phase {
                 Phase::Playing => self.session.next_deadline(),
@@ -958,6 +976,76 @@ mod tests {
         .unwrap();
         assert_eq!(r.session.game().played.len(), 4, "the first journal holds the finished game");
         assert!(r.session.finished());
+    }
+
+    /// On a DGT board the players start the clock for the next game (Follow
+    /// sends SetClock and Resume once, as it starts) before the last piece
+    /// is back: the next game begins with the times and the running clock
+    /// the players set, not the header's.
+    #[test]
+    fn a_dgt_clock_started_between_games_goes_to_the_next_game() {
+        use shakmaty::Square::*;
+        let dir = std::env::temp_dir().join(format!("tactus-between-games-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cfg = crate::config::Config::default();
+        let speed = Speed::try_from(1000.0).unwrap();
+        let setup = Setup {
+            header: Header { time_control: Some("180+2".into()), ..Header::default() },
+            policy: Policy::default(),
+            source: Source::of(&cfg, None),
+            state_dir: dir.clone(),
+            real_board: true,
+            speed,
+            draw_board: false,
+            status_line: false,
+        };
+        let edge = |t, sq, on| Incoming::Exact(Entry { t, record: Record::Edge { sq, on, piece: None } });
+        let press = |t, side| Incoming::Exact(Entry { t, record: Record::Clock(side) });
+        let input = |t, input| Incoming::Exact(Entry { t, record: Record::Input(input) });
+        let mut inputs = vec![press(100, Color::Black)];
+        let moves = [(F2, F3, Color::White), (E7, E5, Color::Black), (G2, G4, Color::White), (D8, H4, Color::Black)];
+        for (i, (from, to, side)) in moves.into_iter().enumerate() {
+            let t = 1000 * (i as u64 + 1);
+            inputs.extend([edge(t, from, false), edge(t + 200, to, true), press(t + 800, side)]);
+        }
+        for (i, (from, to, _)) in moves.into_iter().rev().enumerate() {
+            let t = 10_000 + 500 * i as u64;
+            if i == 3 {
+                // The DGT clock, set to 1:00 each, started before the last piece is back.
+                inputs.push(input(t - 100, Input::SetClock { white_ms: 60_000, black_ms: 60_000 }));
+                inputs.push(input(t - 100, Input::Resume));
+            }
+            inputs.extend([edge(t, to, false), edge(t + 200, from, true)]);
+        }
+        let kept = Kept::default();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let log = EventLog::new(Box::new(kept.clone()), "test".into());
+            let mut out = Outputs { events: Some(log), voice: None, broadcast: None, dgt: None };
+            let start = setup.start_occupancy().unwrap();
+            let opened = open(&setup, Some(start), &mut out).await.unwrap();
+            let time = GameTime { start: Instant::now(), base: 0, speed };
+            let mut task = GameTask::new(setup, opened, out, None, time);
+            task.begin(false).await.unwrap();
+            let (tx, rx) = mpsc::channel(64);
+            let (_controls_tx, controls) = mpsc::channel(1);
+            let (_stop_tx, mut stop) = watch::channel(false);
+            for input in inputs {
+                tx.send(input).await.unwrap();
+            }
+            drop(tx);
+            assert_eq!(task.run(rx, controls, &mut stop).await.unwrap(), Ended::InputClosed);
+            task.stop().await.unwrap();
+        });
+        let text = String::from_utf8(kept.0.lock().unwrap().clone()).unwrap();
+        let events: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let second = events.iter().rposition(|e| e["event"] == "start").expect("a second game starts");
+        let after: Vec<&serde_json::Value> = events[second..].iter().collect();
+        assert!(
+            after.iter().any(|e| e["event"] == "clock_set" && e["white_ms"] == 60_000),
+            "the next game takes the times of the clock the players started: {after:#?}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
