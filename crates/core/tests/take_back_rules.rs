@@ -5,71 +5,12 @@
 //! time given back; Chess960 castling is replayed; an illegal move that
 //! stands (A.5.2) declines the draw offered to its side.
 
-use shakmaty::{Color, Square};
-use tactus_core::{EndReason, Event, EventKind, Policy, Session};
-use tactus_trace::{Entry, Header, Input, Record};
+mod common;
 
-struct Game {
-    session: Session,
-    t: u64,
-    events: Vec<Event>,
-}
-
-fn sq(name: &str) -> Square {
-    name.parse().unwrap()
-}
-
-impl Game {
-    fn with(header: Header, tweak: impl FnOnce(Policy) -> Policy) -> Game {
-        let policy = tweak(Policy::default().with_recorded(&header));
-        let mut session = Session::new(&header, policy).unwrap();
-        let events = session.drain().collect();
-        Game { session, t: 0, events }
-    }
-
-    fn new(engine: Option<Color>) -> Game {
-        Game::with(Header { time_control: Some("300+2".into()), engine, ..Header::default() }, |p| p)
-    }
-
-    fn feed(&mut self, dt: u64, record: Record) {
-        self.t += dt;
-        self.session.handle(Entry { t: self.t, record });
-        self.events.extend(self.session.drain());
-    }
-
-    fn carry(&mut self, from: &str, to: &str) {
-        self.feed(150, Record::Edge { sq: sq(from), on: false, piece: None });
-        self.feed(150, Record::Edge { sq: sq(to), on: true, piece: None });
-        self.wait(1000);
-    }
-
-    fn wait(&mut self, ms: u64) {
-        self.t += ms;
-        self.session.advance(self.t);
-        self.events.extend(self.session.drain());
-    }
-
-    fn press(&mut self, side: Color) {
-        self.feed(300, Record::Clock(side));
-    }
-
-    fn input(&mut self, input: Input) {
-        self.feed(100, Record::Input(input));
-    }
-
-    fn choose(&mut self, uci: &str) {
-        let ply = self.session.game().ply();
-        self.feed(2000, Record::Input(Input::Opponent { ply, uci: uci.parse().unwrap(), eval: None }));
-    }
-
-    fn sans(&self) -> Vec<String> {
-        self.session.game().played.iter().map(|p| p.info.san.clone()).collect()
-    }
-
-    fn count(&self, from: usize, f: impl Fn(&EventKind) -> bool) -> usize {
-        self.events[from..].iter().filter(|e| f(&e.kind)).count()
-    }
-}
+use common::Game;
+use shakmaty::Color;
+use tactus_core::{EndReason, EventKind, Policy};
+use tactus_trace::{Header, Input};
 
 /// After 1. Nf3 Nf6 2. Ng1 the engine (Black) answers 2... Ng8: carrying
 /// out the engine's legal move brings back the start position, White (the
