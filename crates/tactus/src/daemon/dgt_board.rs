@@ -15,7 +15,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use shakmaty::{Bitboard, Color, Piece, Role, Square};
+use shakmaty::{Bitboard, ByColor, Color, Piece, Role, Square};
 use tactus_core::{Device, EventKind};
 use tactus_dgt::protocol::clock::{STATUS_NO_CLOCK, STATUS_RIGHT_HIGH, STATUS_RUNNING};
 use tactus_dgt::protocol::{Occupant, Placement};
@@ -175,20 +175,13 @@ fn about_to_promote(sq: Square, occupant: Occupant) -> Option<Color> {
 /// moved along the last rank.
 #[derive(Debug, Default)]
 struct Promotions {
-    /// Per colour (White, Black): a pawn of it left its seventh rank since
-    /// the opponent last put a piece down.
-    pawn_off: [bool; 2],
-    /// Per colour: a piece put on its last rank, not yet told.
-    new_piece: [Option<Role>; 2],
+    /// A pawn of that colour left its seventh rank since the opponent last
+    /// put a piece down.
+    pawn_off: ByColor<bool>,
+    /// A piece of that colour put on its last rank, not yet told.
+    new_piece: ByColor<Option<Role>>,
     /// The last square emptied, and what stood there.
     lifted: Option<(Square, Occupant)>,
-}
-
-fn colour_index(color: Color) -> usize {
-    match color {
-        Color::White => 0,
-        Color::Black => 1,
-    }
 }
 
 impl Promotions {
@@ -199,28 +192,26 @@ impl Promotions {
             return None;
         }
         if let Some(color) = about_to_promote(sq, was) {
-            self.pawn_off[colour_index(color)] = true;
+            self.pawn_off[color] = true;
         }
         if now == Occupant::Empty {
             self.lifted = Some((sq, was));
         }
         if let Occupant::Piece(piece) = now {
-            let i = colour_index(piece.color);
             // The opponent put a piece down: its move began (or ended).
-            let other = colour_index(!piece.color);
-            self.pawn_off[other] = false;
-            self.new_piece[other] = None;
+            self.pawn_off[!piece.color] = false;
+            self.new_piece[!piece.color] = None;
             if about_to_promote(sq, now).is_some() {
                 // The pawn is back.
-                self.pawn_off[i] = false;
+                self.pawn_off[piece.color] = false;
             }
             if let Some(role) = promoted(sq, now)
                 && self.lifted != Some((sq, now))
             {
-                self.new_piece[i] = Some(role);
+                self.new_piece[piece.color] = Some(role);
             }
         }
-        (0..2).find_map(|i| if self.pawn_off[i] { self.new_piece[i].take() } else { None })
+        Color::ALL.into_iter().find_map(|c| if self.pawn_off[c] { self.new_piece[c].take() } else { None })
     }
 }
 
