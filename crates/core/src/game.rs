@@ -42,6 +42,17 @@ pub struct Played {
     pub stood_illegal: bool,
 }
 
+impl Played {
+    /// This move, played again from `pos`; `None` for an illegal move that
+    /// stood (A.5.2), which no legal replay reproduces.
+    fn replayed(&self, pos: &Chess) -> Option<Move> {
+        if self.stood_illegal {
+            return None;
+        }
+        self.info.uci.parse::<UciMove>().ok()?.to_move(pos).ok()
+    }
+}
+
 /// How the game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ending {
@@ -91,7 +102,7 @@ impl Game {
                 fen.into_position(mode).map_err(|e| SetupError::Position { fen: text.into(), why: e.to_string() })?
             }
         };
-        Ok(Game::replayed(variant, start))
+        Ok(Game::from_start(variant, start))
     }
 
     fn key(&self) -> u64 {
@@ -271,11 +282,7 @@ impl Game {
         let mut out = Vec::with_capacity(self.played.len() + 1);
         out.push(pos.clone());
         for played in &self.played {
-            if played.stood_illegal {
-                return None;
-            }
-            let mv = played.info.uci.parse::<UciMove>().ok()?.to_move(&pos).ok()?;
-            pos.play_unchecked(mv);
+            pos.play_unchecked(played.replayed(&pos)?);
             out.push(pos.clone());
         }
         Some(out)
@@ -290,10 +297,9 @@ impl Game {
         if plies == 0 || self.played.iter().any(|p| p.stood_illegal) {
             return None;
         }
-        let mut rebuilt = Game::replayed(self.variant, self.start.clone());
+        let mut rebuilt = Game::from_start(self.variant, self.start.clone());
         for played in &self.played[..keep] {
-            let mv = played.info.uci.parse::<UciMove>().ok()?.to_move(&rebuilt.pos).ok()?;
-            rebuilt.play(mv, played.clock_ms);
+            rebuilt.play(played.replayed(&rebuilt.pos)?, played.clock_ms);
         }
         let mut played = std::mem::take(&mut self.played);
         let taken = played.split_off(keep).into_iter().map(|p| p.info).collect();
@@ -303,7 +309,8 @@ impl Game {
         Some(taken)
     }
 
-    fn replayed(variant: Variant, start: Chess) -> Game {
+    /// A game at `start`, no move played yet.
+    fn from_start(variant: Variant, start: Chess) -> Game {
         let mode = match variant {
             Variant::Standard => CastlingMode::Standard,
             Variant::Chess960 => CastlingMode::Chess960,
