@@ -902,42 +902,50 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_sensor_board_plays_game_after_game() {
+    /// Black starts the clocks; 1. f3 e5 2. g4 Qh4#; then the pieces go
+    /// back, the last from 11.5 s on, with `before_last` just before it.
+    fn fools_mate_then_set_up_again(before_last: Vec<Incoming>) -> Vec<Incoming> {
         use shakmaty::Square::*;
-        let dir = std::env::temp_dir().join(format!("tactus-game-next-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let cfg = crate::config::Config::default();
-        let speed = Speed::try_from(1000.0).unwrap();
-        let setup = || Setup {
-            header: Header { time_control: Some("180+2".into()), ..Header::default() },
-            policy: Policy::default(),
-            source: Source::of(&cfg, None),
-            state_dir: dir.clone(),
-            real_board: true,
-            speed,
-            draw_board: false,
-            status_line: false,
-        };
         let edge = |t, sq, on| Incoming::Exact(Entry { t, record: Record::Edge { sq, on, piece: None } });
         let press = |t, side| Incoming::Exact(Entry { t, record: Record::Clock(side) });
-        // Black starts the clocks; 1. f3 e5 2. g4 Qh4#; then the pieces go back.
         let mut inputs = vec![press(100, Color::Black)];
         let moves = [(F2, F3, Color::White), (E7, E5, Color::Black), (G2, G4, Color::White), (D8, H4, Color::Black)];
         for (i, (from, to, side)) in moves.into_iter().enumerate() {
             let t = 1000 * (i as u64 + 1);
             inputs.extend([edge(t, from, false), edge(t + 200, to, true), press(t + 800, side)]);
         }
+        let mut before_last = Some(before_last);
         for (i, (from, to, _)) in moves.into_iter().rev().enumerate() {
             let t = 10_000 + 500 * i as u64;
+            if i == 3 {
+                inputs.extend(before_last.take().unwrap_or_default());
+            }
             inputs.extend([edge(t, to, false), edge(t + 200, from, true)]);
         }
+        inputs
+    }
+
+    /// `inputs` played in a 180+2 game on a sensor board, game after game,
+    /// with its state in `dir`: the events written, as JSON Lines.
+    fn played_on_a_sensor_board(dir: &std::path::Path, inputs: Vec<Incoming>) -> String {
+        let _ = std::fs::remove_dir_all(dir);
+        let cfg = crate::config::Config::default();
+        let speed = Speed::try_from(1000.0).unwrap();
+        let setup = Setup {
+            header: Header { time_control: Some("180+2".into()), ..Header::default() },
+            policy: Policy::default(),
+            source: Source::of(&cfg, None),
+            state_dir: dir.to_path_buf(),
+            real_board: true,
+            speed,
+            draw_board: false,
+            status_line: false,
+        };
         let kept = Kept::default();
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async {
             let log = EventLog::new(Box::new(kept.clone()), "test".into());
             let mut out = Outputs { events: Some(log), voice: None, broadcast: None, dgt: None };
-            let setup = setup();
             let start = setup.start_occupancy().unwrap();
             let opened = open(&setup, Some(start), &mut out).await.unwrap();
             let time = GameTime { start: Instant::now(), base: 0, speed };
@@ -953,7 +961,13 @@ mod tests {
             assert_eq!(task.run(rx, controls, &mut stop).await.unwrap(), Ended::InputClosed);
             task.stop().await.unwrap();
         });
-        let text = String::from_utf8(kept.0.lock().unwrap().clone()).unwrap();
+        String::from_utf8(kept.0.lock().unwrap().clone()).unwrap()
+    }
+
+    #[test]
+    fn a_sensor_board_plays_game_after_game() {
+        let dir = std::env::temp_dir().join(format!("tactus-game-next-{}", std::process::id()));
+        let text = played_on_a_sensor_board(&dir, fools_mate_then_set_up_again(Vec::new()));
         let kinds: Vec<String> = text
             .lines()
             .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["event"].as_str().unwrap().to_string())
@@ -984,60 +998,12 @@ mod tests {
     /// the players set, not the header's.
     #[test]
     fn a_dgt_clock_started_between_games_goes_to_the_next_game() {
-        use shakmaty::Square::*;
         let dir = std::env::temp_dir().join(format!("tactus-between-games-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let cfg = crate::config::Config::default();
-        let speed = Speed::try_from(1000.0).unwrap();
-        let setup = Setup {
-            header: Header { time_control: Some("180+2".into()), ..Header::default() },
-            policy: Policy::default(),
-            source: Source::of(&cfg, None),
-            state_dir: dir.clone(),
-            real_board: true,
-            speed,
-            draw_board: false,
-            status_line: false,
-        };
-        let edge = |t, sq, on| Incoming::Exact(Entry { t, record: Record::Edge { sq, on, piece: None } });
-        let press = |t, side| Incoming::Exact(Entry { t, record: Record::Clock(side) });
+        // The DGT clock, set to 1:00 each, started before the last piece is back.
         let input = |t, input| Incoming::Exact(Entry { t, record: Record::Input(input) });
-        let mut inputs = vec![press(100, Color::Black)];
-        let moves = [(F2, F3, Color::White), (E7, E5, Color::Black), (G2, G4, Color::White), (D8, H4, Color::Black)];
-        for (i, (from, to, side)) in moves.into_iter().enumerate() {
-            let t = 1000 * (i as u64 + 1);
-            inputs.extend([edge(t, from, false), edge(t + 200, to, true), press(t + 800, side)]);
-        }
-        for (i, (from, to, _)) in moves.into_iter().rev().enumerate() {
-            let t = 10_000 + 500 * i as u64;
-            if i == 3 {
-                // The DGT clock, set to 1:00 each, started before the last piece is back.
-                inputs.push(input(t - 100, Input::SetClock { white_ms: 60_000, black_ms: 60_000 }));
-                inputs.push(input(t - 100, Input::Resume));
-            }
-            inputs.extend([edge(t, to, false), edge(t + 200, from, true)]);
-        }
-        let kept = Kept::default();
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        rt.block_on(async {
-            let log = EventLog::new(Box::new(kept.clone()), "test".into());
-            let mut out = Outputs { events: Some(log), voice: None, broadcast: None, dgt: None };
-            let start = setup.start_occupancy().unwrap();
-            let opened = open(&setup, Some(start), &mut out).await.unwrap();
-            let time = GameTime { start: Instant::now(), base: 0, speed };
-            let mut task = GameTask::new(setup, opened, out, None, time);
-            task.begin(false).await.unwrap();
-            let (tx, rx) = mpsc::channel(64);
-            let (_controls_tx, controls) = mpsc::channel(1);
-            let (_stop_tx, mut stop) = watch::channel(false);
-            for input in inputs {
-                tx.send(input).await.unwrap();
-            }
-            drop(tx);
-            assert_eq!(task.run(rx, controls, &mut stop).await.unwrap(), Ended::InputClosed);
-            task.stop().await.unwrap();
-        });
-        let text = String::from_utf8(kept.0.lock().unwrap().clone()).unwrap();
+        let clock =
+            vec![input(11_400, Input::SetClock { white_ms: 60_000, black_ms: 60_000 }), input(11_400, Input::Resume)];
+        let text = played_on_a_sensor_board(&dir, fools_mate_then_set_up_again(clock));
         let events: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         let second = events.iter().rposition(|e| e["event"] == "start").expect("a second game starts");
         let after: Vec<&serde_json::Value> = events[second..].iter().collect();
@@ -1045,6 +1011,7 @@ mod tests {
             after.iter().any(|e| e["event"] == "clock_set" && e["white_ms"] == 60_000),
             "the next game takes the times of the clock the players started: {after:#?}"
         );
+        assert!(after.iter().any(|e| e["event"] == "resumed"), "and its clock runs: {after:#?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
