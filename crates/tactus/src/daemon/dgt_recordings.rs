@@ -604,7 +604,7 @@ fn johans_game_through_the_daemon() {
 mod promotions_and_losses {
     use super::*;
     use shakmaty::{Bitboard, Color, Piece, Role, Square};
-    use tactus_dgt::protocol::Occupant;
+    use tactus_dgt::protocol::{Occupant, Placement};
 
     fn game_from(fen: &str) -> (GameLoop, Instant, Follow) {
         let mut cfg = Config::default();
@@ -615,7 +615,7 @@ mod promotions_and_losses {
         let game = GameLoop::new(&cfg, GameTime { start: t0, base: 0, speed: Speed::REAL_TIME }).unwrap();
         // As the daemon starts following: from the whole board.
         let mut follow = Follow::new(game.session.occupancy(), true);
-        let shown = tactus_dgt::protocol::Placement::from_board(game.session.game().position().board());
+        let shown = Placement::from_board(game.session.game().position().board());
         let mut none = Vec::new();
         follow.placement(&shown, t0, &mut none);
         assert!(none.is_empty(), "the board shows what the game believes");
@@ -626,33 +626,60 @@ mod promotions_and_losses {
         ReaderEvent::Edge { sq, occupant, at }
     }
 
+    fn piece(color: Color, role: Role) -> Occupant {
+        Occupant::Piece(Piece { color, role })
+    }
+
+    /// The clocks started at 0.5 s, what the board reports (`board`, given
+    /// the time of a second), the presses (second, side), and the clocks
+    /// stopped at `end` s: the moves completed.
+    fn completed(
+        (game, t0, follow): &mut (GameLoop, Instant, Follow),
+        board: impl FnOnce(&mut Follow, &dyn Fn(f64) -> Instant, &mut Vec<Incoming>),
+        presses: &[(f64, Color)],
+        end: f64,
+    ) -> Vec<String> {
+        let t0 = *t0;
+        let s = |secs: f64| t0 + Duration::from_secs_f64(secs);
+        let mut out = vec![Incoming::At(s(0.5), Record::Input(Input::Resume))];
+        board(follow, &s, &mut out);
+        out.extend(presses.iter().map(|&(secs, side)| Incoming::At(s(secs), Record::Clock(side))));
+        out.push(Incoming::At(s(end), Record::Input(Input::Pause)));
+        for msg in out {
+            game.take(msg);
+        }
+        game.run_timers(game.time.t(s(end)));
+        said(&game.events).completed
+    }
+
+    /// What the board reports, one square after another.
+    fn reports(
+        events: &[(Square, Occupant, f64)],
+    ) -> impl FnOnce(&mut Follow, &dyn Fn(f64) -> Instant, &mut Vec<Incoming>) + '_ {
+        move |follow, s, out| {
+            for &(sq, occupant, secs) in events {
+                follow.event(put(sq, occupant, s(secs)), out);
+            }
+        }
+    }
+
     /// White promotes e7-e8 with a queen put down, then straightens the
     /// knight that stands on a8 (lifted and put back on its square) before
     /// pressing: the board shows a queen on e8, and the move is completed as
     /// e8=Q — a piece put back where it stood is no promotion.
     #[test]
     fn a_piece_straightened_on_the_last_rank_after_promoting_changes_nothing() {
-        let (mut game, t0, mut follow) = game_from("N7/4P3/8/8/8/8/8/4K2k w - - 0 1");
-        let s = |secs: f64| t0 + Duration::from_secs_f64(secs);
-        let white = |role| Occupant::Piece(Piece { color: Color::White, role });
-        let mut out = vec![Incoming::At(s(0.5), Record::Input(Input::Resume))];
-        for event in [
-            put(Square::E7, Occupant::Empty, s(1.0)),
-            put(Square::E8, white(Role::Queen), s(1.3)),
+        let mut game = game_from("N7/4P3/8/8/8/8/8/4K2k w - - 0 1");
+        let events = [
+            (Square::E7, Occupant::Empty, 1.0),
+            (Square::E8, piece(Color::White, Role::Queen), 1.3),
             // j'adoube: the knight on a8 lifted and put back.
-            put(Square::A8, Occupant::Empty, s(3.0)),
-            put(Square::A8, white(Role::Knight), s(3.2)),
-        ] {
-            follow.event(event, &mut out);
-        }
-        out.push(Incoming::At(s(5.0), Record::Clock(Color::White)));
-        out.push(Incoming::At(s(8.0), Record::Input(Input::Pause)));
-        for msg in out {
-            game.take(msg);
-        }
-        game.run_timers(game.time.t(s(8.0)));
-        let said = said(&game.events);
-        assert_eq!(said.completed, ["e7e8q"], "the board shows a queen on e8: {:#?}", game.events);
+            (Square::A8, Occupant::Empty, 3.0),
+            (Square::A8, piece(Color::White, Role::Knight), 3.2),
+        ];
+        let board = reports(&events);
+        let completed = completed(&mut game, board, &[(5.0, Color::White)], 8.0);
+        assert_eq!(completed, ["e7e8q"], "the board shows a queen on e8: {:#?}", game.0.events);
     }
 
     /// The board's stream of edges was missed (the board lost and back, a
@@ -661,30 +688,19 @@ mod promotions_and_losses {
     /// and the move is completed as e8=N.
     #[test]
     fn an_under_promotion_seen_in_a_dump_is_taken() {
-        let (mut game, t0, mut follow) = game_from("8/4P3/8/8/8/8/8/4K2k w - - 0 1");
-        let s = |secs: f64| t0 + Duration::from_secs_f64(secs);
-        let mut out = vec![Incoming::At(s(0.5), Record::Input(Input::Resume))];
-        let pos: Chess = shakmaty::fen::Fen::from_str("8/4P3/8/8/8/8/8/4K2k w - - 0 1")
-            .unwrap()
-            .into_position(shakmaty::CastlingMode::Standard)
-            .unwrap();
-        let mut placement = tactus_dgt::protocol::Placement::from_board(pos.board());
-        follow.placement(&placement, s(0.6), &mut out);
-        placement.set(Square::E7, Occupant::Empty);
-        placement.set(Square::E8, Occupant::Piece(Piece { color: Color::White, role: Role::Knight }));
-        follow.placement(&placement, s(1.0), &mut out);
-        out.push(Incoming::At(s(3.0), Record::Clock(Color::White)));
-        out.push(Incoming::At(s(6.0), Record::Input(Input::Pause)));
-        for msg in out {
-            game.take(msg);
-        }
-        game.run_timers(game.time.t(s(6.0)));
-        let knight_put = game.journal.iter().any(|e| {
+        let mut game = game_from("8/4P3/8/8/8/8/8/4K2k w - - 0 1");
+        let mut placement = Placement::from_board(game.0.session.game().position().board());
+        let dump = |follow: &mut Follow, s: &dyn Fn(f64) -> Instant, out: &mut Vec<Incoming>| {
+            placement.set(Square::E7, Occupant::Empty);
+            placement.set(Square::E8, piece(Color::White, Role::Knight));
+            follow.placement(&placement, s(1.0), out);
+        };
+        let completed = completed(&mut game, dump, &[(3.0, Color::White)], 6.0);
+        let knight_put = game.0.journal.iter().any(|e| {
             matches!(e.record, Record::Edge { sq: Square::E8, on: true, piece: Some(Piece { role: Role::Knight, .. }) })
         });
         assert!(knight_put, "the journal says a knight was put on e8");
-        let said = said(&game.events);
-        assert_eq!(said.completed, ["e7e8n"], "the board shows a knight on e8");
+        assert_eq!(completed, ["e7e8n"], "the board shows a knight on e8");
     }
 
     /// A Bluetooth board out of range: its pings go unanswered (the reader's
@@ -701,59 +717,36 @@ mod promotions_and_losses {
         assert_eq!(lost, 1, "one loss, said once");
     }
 
+    /// Black's Kh2-h3, pressed at 4 s, then White's e7-e8=N in the order
+    /// given, pressed at 6 s: the moves completed.
+    fn king_move_then_under_promotion(white: [(Square, Occupant, f64); 2]) -> (Vec<String>, Vec<Event>) {
+        let mut game = game_from("8/4P3/8/8/8/8/7k/4K3 b - - 0 1");
+        let mut events = vec![(Square::H2, Occupant::Empty, 1.0), (Square::H3, piece(Color::Black, Role::King), 1.2)];
+        events.extend(white);
+        let completed = completed(&mut game, reports(&events), &[(4.0, Color::Black), (6.0, Color::White)], 9.0);
+        (completed, game.0.events)
+    }
+
     /// Black has moved (Kh2-h3 stands on the board) and not yet pressed;
     /// White replies at once, putting the knight down on e8 first and then
     /// taking the pawn off e7: the knight is White's promotion, not a
     /// selector for Black's ply.
     #[test]
     fn an_under_promotion_put_down_before_the_pawn_is_lifted_is_the_players_own() {
-        let (mut game, t0, mut follow) = game_from("8/4P3/8/8/8/8/7k/4K3 b - - 0 1");
-        let s = |secs: f64| t0 + Duration::from_secs_f64(secs);
-        let white = |role| Occupant::Piece(Piece { color: Color::White, role });
-        let black = |role| Occupant::Piece(Piece { color: Color::Black, role });
-        let mut out = vec![Incoming::At(s(0.5), Record::Input(Input::Resume))];
-        for event in [
-            put(Square::H2, Occupant::Empty, s(1.0)),
-            put(Square::H3, black(Role::King), s(1.2)),
-            put(Square::E8, white(Role::Knight), s(3.0)),
-            put(Square::E7, Occupant::Empty, s(3.3)),
-        ] {
-            follow.event(event, &mut out);
-        }
-        out.push(Incoming::At(s(4.0), Record::Clock(Color::Black)));
-        out.push(Incoming::At(s(6.0), Record::Clock(Color::White)));
-        out.push(Incoming::At(s(9.0), Record::Input(Input::Pause)));
-        for msg in out {
-            game.take(msg);
-        }
-        game.run_timers(game.time.t(s(9.0)));
-        let said = said(&game.events);
-        assert_eq!(said.completed, ["h2h3", "e7e8n"], "the board shows a knight on e8: {:#?}", game.events);
+        let (completed, events) = king_move_then_under_promotion([
+            (Square::E8, piece(Color::White, Role::Knight), 3.0),
+            (Square::E7, Occupant::Empty, 3.3),
+        ]);
+        assert_eq!(completed, ["h2h3", "e7e8n"], "the board shows a knight on e8: {events:#?}");
     }
 
     /// The same with the pawn lifted first, then the knight put down: e8=N.
     #[test]
     fn an_under_promotion_with_the_pawn_lifted_first_is_taken() {
-        let (mut game, t0, mut follow) = game_from("8/4P3/8/8/8/8/7k/4K3 b - - 0 1");
-        let s = |secs: f64| t0 + Duration::from_secs_f64(secs);
-        let white = |role| Occupant::Piece(Piece { color: Color::White, role });
-        let black = |role| Occupant::Piece(Piece { color: Color::Black, role });
-        let mut out = vec![Incoming::At(s(0.5), Record::Input(Input::Resume))];
-        for event in [
-            put(Square::H2, Occupant::Empty, s(1.0)),
-            put(Square::H3, black(Role::King), s(1.2)),
-            put(Square::E7, Occupant::Empty, s(3.0)),
-            put(Square::E8, white(Role::Knight), s(3.3)),
-        ] {
-            follow.event(event, &mut out);
-        }
-        out.push(Incoming::At(s(4.0), Record::Clock(Color::Black)));
-        out.push(Incoming::At(s(6.0), Record::Clock(Color::White)));
-        out.push(Incoming::At(s(9.0), Record::Input(Input::Pause)));
-        for msg in out {
-            game.take(msg);
-        }
-        game.run_timers(game.time.t(s(9.0)));
-        assert_eq!(said(&game.events).completed, ["h2h3", "e7e8n"]);
+        let (completed, _) = king_move_then_under_promotion([
+            (Square::E7, Occupant::Empty, 3.0),
+            (Square::E8, piece(Color::White, Role::Knight), 3.3),
+        ]);
+        assert_eq!(completed, ["h2h3", "e7e8n"]);
     }
 }
