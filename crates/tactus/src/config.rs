@@ -342,6 +342,15 @@ pub enum EngineSide {
     Black,
 }
 
+impl EngineSide {
+    pub fn color(self) -> shakmaty::Color {
+        match self {
+            EngineSide::White => shakmaty::Color::White,
+            EngineSide::Black => shakmaty::Color::Black,
+        }
+    }
+}
+
 /// A UCI engine as the opponent.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -362,6 +371,13 @@ pub struct EngineSettings {
     /// A different legal move made for the engine's side is the player's
     /// own choice for it, not a slip to fix.
     pub accept_other_moves: bool,
+}
+
+impl EngineSettings {
+    /// The side the engine plays, when one is configured.
+    pub fn side(&self) -> Option<shakmaty::Color> {
+        self.path.as_ref().map(|_| self.plays.color())
+    }
 }
 
 impl Default for EngineSettings {

@@ -13,7 +13,7 @@ use tactus_trace::{Input, Ms, Record, Request};
 use tokio::sync::mpsc;
 
 use super::game::Incoming;
-use crate::config::{ClockDevice, ClockSide, Config, EngineSide};
+use crate::config::{ClockDevice, ClockSide, Config};
 
 /// The link to the clock and the thread that forwards its reports.
 pub struct ChessClock {
@@ -32,10 +32,7 @@ impl ChessClock {
         let path = cfg.clock.path();
         let (link, reports) = ClockLink::open(kind, &path, cfg.clock.baud());
         let shown = path.display().to_string();
-        let engine = cfg.engine.path.as_ref().map(|_| match cfg.engine.plays {
-            EngineSide::White => Color::White,
-            EngineSide::Black => Color::Black,
-        });
+        let engine = cfg.engine.side();
         let forward = std::thread::Builder::new().name("clock-forward".into()).spawn(move || {
             let mut lost = false;
             for report in reports {

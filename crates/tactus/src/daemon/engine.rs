@@ -185,12 +185,8 @@ impl EngineHost {
             }
             let _ = opponent.quit().await;
         });
-        let side = match settings.plays {
-            EngineSide::White => Color::White,
-            EngineSide::Black => Color::Black,
-        };
         Ok(EngineHost {
-            side,
+            side: settings.plays.color(),
             requests,
             answers,
             asked: None,

@@ -235,10 +235,7 @@ fn policy_of(cfg: &Config) -> Policy {
         },
         // Who can still mate is searched off the game loop (game.rs).
         mate_search: MateSearch::Asked,
-        engine: cfg.engine.path.as_ref().map(|_| match cfg.engine.plays {
-            EngineSide::White => shakmaty::Color::White,
-            EngineSide::Black => shakmaty::Color::Black,
-        }),
+        engine: cfg.engine.side(),
         engine_override: cfg.engine.accept_other_moves,
         ..Policy::default()
     }
