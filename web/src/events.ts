@@ -360,9 +360,10 @@ export interface TakeBackEvent extends At {
 }
 
 /** A device of the daemon's. */
-export type Device = 'board' | 'clock';
+export type Device = 'board' | 'clock' | 'engine';
 
-/** A device stopped answering (unplugged, out of range); the game goes on. */
+/** A device stopped answering (unplugged, out of range, an engine that
+ * crashed or hung and is being restarted); the game goes on. */
 export interface DeviceLostEvent extends At {
   event: 'device_lost';
   device: Device;

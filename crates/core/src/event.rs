@@ -322,6 +322,9 @@ pub enum Device {
     Board,
     /// The chess clock.
     Clock,
+    /// The engine opponent's program: lost while the daemon restarts it,
+    /// back when it answers again.
+    Engine,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -471,7 +474,8 @@ pub enum EventKind {
         fix: Vec<Fix>,
     },
     /// A device stopped answering (unplugged, out of Bluetooth range, an
-    /// I²C error): said by the daemon, not the game, which goes on.
+    /// I²C error, an engine that crashed or hung): said by the daemon, not
+    /// the game, which goes on.
     DeviceLost {
         device: Device,
         detail: String,

@@ -1,6 +1,7 @@
 //! Figures with Debian's Stockfish: the overhead of a search (from `go` to
 //! its `bestmove`, and from the request to the opponent's choice, less the
-//! engine's own search time) and the time to restart a killed engine.
+//! engine's own search time), the time to restart a killed engine, and
+//! the time from a crash mid-search to the restarted engine's move.
 //!
 //! `cargo bench -p tactus-engine --bench engine [-- ROUNDS]`
 
@@ -104,5 +105,34 @@ async fn main() {
         restarts.push(millis(c.elapsed) - baseline);
     }
     percentiles("restart after a crash (request with a killed engine, less an ordinary one)", restarts);
+
+    // A crash mid-search: from the kill to the move of the restarted engine
+    // (its end found, a new process, handshake, options, the search again),
+    // and the same less the new search's own time.
+    // Level 5 searches 300 ms a move without a clock.
+    o.set_level(Level::new(5).expect("a level"));
+    let mut crash_to_move = Vec::new();
+    let mut less_search = Vec::new();
+    for line in lines.iter().skip(20).take(20) {
+        let pid = o.engine_pid().expect("running");
+        let pid = rustix::process::Pid::from_raw(i32::try_from(pid).expect("pid")).expect("pid");
+        let killed = tokio::spawn(async move {
+            // Into the search of 300 ms.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            rustix::process::kill_process(pid, rustix::process::Signal::KILL).expect("kill");
+            Instant::now()
+        });
+        let c = o.choose(line, None).await.expect("choice after a crash mid-search");
+        let done = Instant::now();
+        let killed = killed.await.expect("the kill");
+        assert_eq!(c.restarts, 1, "the engine was killed mid-search");
+        let ms = millis(done - killed);
+        crash_to_move.push(ms);
+        if let Some(engine_ms) = c.engine_ms {
+            less_search.push(ms - engine_ms as f64);
+        }
+    }
+    percentiles("crash mid-search to the restarted engine's move", crash_to_move);
+    percentiles("crash mid-search to the move, less the new search's own time", less_search);
     let _ = o.quit().await;
 }

@@ -208,14 +208,37 @@ impl Engine {
         };
         engine.send(&Command::Uci).await?;
         let deadline = Instant::now() + config.timeouts.handshake;
+        let program = config.program.display();
+        let mut offered = 0_usize;
         loop {
-            match engine.next_message(deadline, "uciok").await? {
-                Message::IdName(name) => engine.id.name = name,
-                Message::IdAuthor(author) => engine.id.author = author,
-                Message::Option(option) if engine.options.len() < MAX_OPTIONS => engine.options.push(option),
+            let option = match engine.next_message(deadline, "uciok").await? {
+                Message::IdName(name) => {
+                    engine.id.name = name;
+                    continue;
+                }
+                Message::IdAuthor(author) => {
+                    engine.id.author = author;
+                    continue;
+                }
                 Message::UciOk => break,
-                _ => {}
+                Message::Option(option) => option,
+                Message::OptionFault { name, reason, kept: None } => {
+                    tracing::warn!("engine {program}: option {name:?} refused: {reason}");
+                    continue;
+                }
+                Message::OptionFault { name, reason, kept: Some(option) } => {
+                    tracing::warn!("engine {program}: option {name:?}: {reason}");
+                    option
+                }
+                _ => continue,
+            };
+            offered += 1;
+            if engine.options.len() < MAX_OPTIONS {
+                engine.options.push(option);
             }
+        }
+        if offered > MAX_OPTIONS {
+            tracing::warn!("engine {program} offers {offered} options: the first {MAX_OPTIONS} are kept");
         }
         for (name, value) in &config.options {
             engine.set_option(name, value).await?;
@@ -260,9 +283,9 @@ impl Engine {
                 "true" | "false" => Some(value.to_owned()),
                 _ => return Err(bad(format!("{value:?} is not true or false"))),
             },
-            OptionKind::Spin { min, max, .. } => match value.parse::<i64>() {
-                Ok(n) if (*min..=*max).contains(&n) => Some(n.to_string()),
-                _ => return Err(bad(format!("{value:?} is not a whole number from {min} to {max}"))),
+            OptionKind::Spin(spin) => match value.parse::<i64>() {
+                Ok(n) if spin.contains(n) => Some(n.to_string()),
+                _ => return Err(bad(format!("{value:?} is not a whole number from {} to {}", spin.min(), spin.max()))),
             },
             OptionKind::Combo { choices, .. } => match choices.iter().find(|c| c.eq_ignore_ascii_case(value)) {
                 Some(choice) => Some(choice.clone()),
@@ -317,7 +340,9 @@ impl Engine {
         self.send(&Command::Go(go)).await?;
         self.state = State::Searching;
         let limit = search_limit(&go, line.position().turn()).unwrap_or(self.timeouts.unbounded);
-        let mut phase = Phase::Running { stop_at: start + limit + self.timeouts.overrun };
+        // A limit too far to add up (a clock of centuries) is no limit.
+        let stop_at = start.checked_add(limit.saturating_add(self.timeouts.overrun));
+        let mut phase = Phase::Running { stop_at: stop_at.unwrap_or(start + self.timeouts.unbounded) };
         let mut report = Report::default();
         let mut heartbeat = tokio::time::interval(self.timeouts.heartbeat);
         heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

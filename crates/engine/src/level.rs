@@ -17,6 +17,7 @@ use rand::Rng;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Move, Position};
 
+use crate::engine::MAX_LINES;
 use crate::protocol::{OptionKind, UciOption};
 
 /// A playing strength: 0 (first games) to [`Level::MAX`] (full strength).
@@ -95,11 +96,13 @@ const ENGINE_LEVELS: [(i64, i64, u64); 7] = [
 /// Time caps per move for levels 0 to 9.
 const MOVETIME_CAP_MS: [u64; 10] = [50, 50, 100, 100, 200, 300, 500, 800, 1200, 2000];
 
-/// The plan of `level` for an engine offering `offered`.
+/// The plan of `level` for an engine offering `offered`. Every value asked
+/// of an option lies within what the engine offered (a [`Spin`]'s range is
+/// never upside down: [`Spin`](crate::protocol::Spin)).
 pub fn plan(level: Level, offered: &[UciOption]) -> LevelPlan {
     let find = |name: &str| offered.iter().find(|o| o.name.eq_ignore_ascii_case(name));
     let spin = |name: &str| match find(name).map(|o| (&o.name, &o.kind)) {
-        Some((name, OptionKind::Spin { min, max, .. })) => Some((name.clone(), *min, *max)),
+        Some((name, OptionKind::Spin(spin))) => Some((name.clone(), *spin)),
         _ => None,
     };
     let check = |name: &str| match find(name).map(|o| (&o.name, &o.kind)) {
@@ -108,7 +111,9 @@ pub fn plan(level: Level, offered: &[UciOption]) -> LevelPlan {
     };
     let skill = spin("Skill Level");
     let elo = spin("UCI_Elo").zip(check("UCI_LimitStrength"));
-    let multipv = spin("MultiPV");
+    // A MultiPV that cannot be set to a count of lines we would read is
+    // left alone.
+    let multipv = spin("MultiPV").filter(|(_, s)| s.max() >= 1 && s.min() <= MAX_LINES as i64);
 
     let n = level.get();
     let mut options = Vec::new();
@@ -116,7 +121,7 @@ pub fn plan(level: Level, offered: &[UciOption]) -> LevelPlan {
     let mut nodes = None;
     let mut want_lines = 1;
     let mut pick = Pick::Best;
-    let mut skill_value = skill.as_ref().map(|(_, _, max)| *max);
+    let mut skill_value = skill.as_ref().map(|(_, s)| s.max());
     let mut limit_elo = None;
     match n {
         0..=2 => {
@@ -128,28 +133,28 @@ pub fn plan(level: Level, offered: &[UciOption]) -> LevelPlan {
         }
         3..=9 => {
             let (target_elo, target_skill, node_limit) = ENGINE_LEVELS[usize::from(n - 3)];
-            if let Some(((_, min, max), _)) = &elo {
-                limit_elo = Some(target_elo.clamp(*min, *max));
-            } else if let Some((_, min, max)) = &skill {
-                skill_value = Some(target_skill.clamp(*min, *max));
+            if let Some(((_, elo), _)) = &elo {
+                limit_elo = Some(elo.clamp(target_elo));
+            } else if let Some((_, skill)) = &skill {
+                skill_value = Some(skill.clamp(target_skill));
             } else {
                 nodes = Some(node_limit);
             }
         }
         _ => {}
     }
-    if let Some((name, _, _)) = &skill {
-        options.push((name.clone(), skill_value.unwrap_or_default().to_string()));
+    if let (Some((name, _)), Some(value)) = (&skill, skill_value) {
+        options.push((name.clone(), value.to_string()));
     }
-    if let Some(((elo_name, _, _), limit_name)) = &elo {
+    if let Some(((elo_name, _), limit_name)) = &elo {
         options.push((limit_name.clone(), limit_elo.is_some().to_string()));
         if let Some(value) = limit_elo {
             options.push((elo_name.clone(), value.to_string()));
         }
     }
     let lines = match &multipv {
-        Some((name, min, max)) => {
-            let lines = i64::from(want_lines).clamp(*min, *max);
+        Some((name, multipv)) => {
+            let lines = multipv.clamp(i64::from(want_lines));
             options.push((name.clone(), lines.to_string()));
             u32::try_from(lines).unwrap_or(1)
         }
@@ -162,15 +167,9 @@ pub fn plan(level: Level, offered: &[UciOption]) -> LevelPlan {
 }
 
 /// The options for the engine's full strength, whatever level is set
-/// (for hints).
+/// (for hints): the top level's, one line.
 pub fn full_strength(offered: &[UciOption]) -> Vec<(String, String)> {
-    let mut options = plan(Level::MAX, offered).options;
-    for (name, value) in &mut options {
-        if name.eq_ignore_ascii_case("MultiPV") {
-            *value = "1".to_owned();
-        }
-    }
-    options
+    plan(Level::MAX, offered).options
 }
 
 /// How a weakened pick came about.
@@ -307,6 +306,27 @@ mod tests {
         assert_eq!(p.nodes, Some(1_000));
         // Without MultiPV the weakest level picks between the best move and a random one.
         assert_eq!(plan(Level::MIN, &bare).pick, Pick::Weakened { lines: 1, random_permille: 300, spread_cp: 300 });
+    }
+
+    #[test]
+    fn narrow_and_useless_ranges() {
+        let narrow = options(&[
+            "option name MultiPV type spin default 3 min 3 max 3",
+            "option name Skill Level type spin default 5 min 5 max 5",
+        ]);
+        for n in 0..=10 {
+            let p = plan(Level::new(n).unwrap(), &narrow);
+            assert_eq!((value(&p, "MultiPV"), value(&p, "Skill Level")), (Some("3"), Some("5")), "level {n}");
+        }
+        // No count of lines we would read: MultiPV is left alone.
+        for line in [
+            "option name MultiPV type spin default 0 min -5 max 0",
+            "option name MultiPV type spin default 99 min 99 max 500",
+        ] {
+            let p = plan(Level::MIN, &options(&[line]));
+            assert_eq!(value(&p, "MultiPV"), None, "{line}");
+            assert_eq!(p.pick, Pick::Weakened { lines: 1, random_permille: 300, spread_cp: 300 });
+        }
     }
 
     #[test]

@@ -275,6 +275,19 @@ impl Opponent {
         })
     }
 
+    /// Makes sure the engine runs and answers (`isready`): one that does
+    /// not is ended and a fresh one started, as before a request.
+    pub async fn revive(&mut self) -> Result<(), OpponentError> {
+        if let Some(engine) = &mut self.engine
+            && let Err(e) = engine.sync().await
+        {
+            tracing::warn!("{e}; restarting the engine");
+            self.drop_engine().await;
+        }
+        self.running().await?;
+        Ok(())
+    }
+
     /// Ends the engine: `quit`, then SIGTERM, then SIGKILL.
     pub async fn quit(mut self) -> Option<std::io::Result<Ended>> {
         match self.engine.take() {
@@ -290,7 +303,7 @@ impl Opponent {
             (None, cap) => Some(cap.unwrap_or(self.config.think_ms)),
             (Some(c), Some(cap)) => {
                 let (own, inc) = turn.fold_wb((c.white_ms, c.white_inc_ms), (c.black_ms, c.black_inc_ms));
-                Some(cap.min(own / 20 + inc).max(1))
+                Some(cap.min((own / 20).saturating_add(inc)).max(1))
             }
             (Some(_), None) => None,
         };
@@ -413,11 +426,7 @@ async fn search_with(
 
 /// The mover's clock less the time already spent on this request.
 fn less_elapsed(mut go: Go, elapsed: Duration, turn: shakmaty::Color) -> Go {
-    if let Some(c) = &mut go.clock {
-        let spent = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
-        let own = turn.fold_wb(&mut c.white_ms, &mut c.black_ms);
-        *own = own.saturating_sub(spent).max(1);
-    }
+    go.clock = go.clock.map(|c| c.after(turn, elapsed));
     go
 }
 

@@ -6,12 +6,18 @@
 //! lenient where the description asks for it: unknown tokens are skipped,
 //! any amount of white space separates tokens, and a line that means nothing
 //! to us is [`Message::Other`], never an error.
+//!
+//! What an engine writes is a stranger's data: an option that cannot be
+//! taken as written is brought into shape or refused, with the reason
+//! ([`Message::OptionFault`]), and no value, however large, negative or
+//! malformed, makes the parser or what uses its results panic.
 
 use std::fmt;
+use std::time::Duration;
 
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode};
 
 use crate::line::Line;
 
@@ -29,6 +35,15 @@ pub enum Message {
     UciOk,
     ReadyOk,
     Option(UciOption),
+    /// An option line that could not be taken as written: `kept` is what
+    /// was made of it (a default brought into range, choices capped), none
+    /// if it is refused (bounds upside down or no numbers, a type we do not
+    /// know).
+    OptionFault {
+        name: String,
+        reason: String,
+        kept: Option<UciOption>,
+    },
     BestMove {
         best: Best,
         ponder: Option<UciMove>,
@@ -60,10 +75,48 @@ pub struct UciOption {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OptionKind {
     Check { default: bool },
-    Spin { default: i64, min: i64, max: i64 },
+    Spin(Spin),
     Combo { default: String, choices: Vec<String> },
     Button,
     String { default: String },
+}
+
+/// A `spin` option's bounds and default, `min <= default <= max`: made by
+/// [`Spin::new`] only, so a range upside down never reaches a clamp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spin {
+    min: i64,
+    default: i64,
+    max: i64,
+}
+
+impl Spin {
+    /// The option's range, none when `min > max`; the default is brought
+    /// within it.
+    pub fn new(min: i64, max: i64, default: i64) -> Option<Spin> {
+        (min <= max).then(|| Spin { min, default: default.clamp(min, max), max })
+    }
+
+    pub fn min(self) -> i64 {
+        self.min
+    }
+
+    pub fn max(self) -> i64 {
+        self.max
+    }
+
+    pub fn default(self) -> i64 {
+        self.default
+    }
+
+    /// `value` brought within the range.
+    pub fn clamp(self, value: i64) -> i64 {
+        value.clamp(self.min, self.max)
+    }
+
+    pub fn contains(self, value: i64) -> bool {
+        (self.min..=self.max).contains(&value)
+    }
 }
 
 /// An engine's evaluation, from the side to move's point of view.
@@ -133,6 +186,18 @@ pub struct ClockTimes {
     pub black_inc_ms: u64,
     /// Moves until the next time control, if the control has one.
     pub moves_to_go: Option<u32>,
+}
+
+impl ClockTimes {
+    /// The clocks after the side `turn` has spent `spent` more before the
+    /// engine is asked (a restart, a retry). Never below 1 ms: some engines
+    /// read `wtime 0` as no clock.
+    pub fn after(mut self, turn: Color, spent: Duration) -> ClockTimes {
+        let spent = u64::try_from(spent.as_millis()).unwrap_or(u64::MAX);
+        let own = turn.fold_wb(&mut self.white_ms, &mut self.black_ms);
+        *own = own.saturating_sub(spent).max(1);
+        self
+    }
 }
 
 /// The limits of one search (`go …`).
@@ -287,7 +352,7 @@ pub fn parse_line(line: &str) -> Message {
         },
         "bestmove" => parse_bestmove(&rest),
         "info" => Message::Info(Box::new(parse_info(&rest))),
-        "option" => parse_option(&rest).map_or(Message::Other, Message::Option),
+        "option" => parse_option(&rest).unwrap_or(Message::Other),
         _ => Message::Other,
     }
 }
@@ -379,7 +444,17 @@ fn parse_info(rest: &[&str]) -> Info {
     info
 }
 
-fn parse_option(rest: &[&str]) -> Option<UciOption> {
+/// A value from an engine as a message shows it: quoted, and cut short.
+fn shown(value: &str) -> String {
+    const SHOWN: usize = 32;
+    let mut out: String = value.chars().take(SHOWN).collect();
+    if value.chars().nth(SHOWN).is_some() {
+        out.push('…');
+    }
+    format!("{out:?}")
+}
+
+fn parse_option(rest: &[&str]) -> Option<Message> {
     const KEYS: [&str; 6] = ["name", "type", "default", "min", "max", "var"];
     // Split into (key, value) fields; a value runs to the next key word.
     let mut fields: Vec<(&str, String)> = Vec::new();
@@ -395,30 +470,73 @@ fn parse_option(rest: &[&str]) -> Option<UciOption> {
     }
     let field = |key: &str| fields.iter().find(|(k, _)| *k == key).map(|(_, v)| v.as_str());
     let name = field("name").filter(|n| !n.is_empty())?.to_owned();
-    let default = field("default").unwrap_or("");
-    let int = |key: &str| field(key).and_then(|v| v.parse::<i64>().ok());
-    let kind = match field("type")? {
-        "check" => OptionKind::Check { default: default == "true" },
-        "spin" => {
-            let (min, max) = (int("min")?, int("max")?);
-            OptionKind::Spin { default: int("default").unwrap_or(min).clamp(min.min(max), max.max(min)), min, max }
-        }
-        "combo" => OptionKind::Combo {
-            default: default.to_owned(),
-            choices: fields
-                .iter()
-                .filter(|(k, _)| *k == "var")
-                .map(|(_, v)| v.clone())
-                .take(MAX_COMBO_CHOICES)
-                .collect(),
+    let refused = |reason: String| Some(Message::OptionFault { name: name.clone(), reason, kept: None });
+    // What was changed to take the option: said with it.
+    let mut amended: Vec<String> = Vec::new();
+    let default = field("default");
+    let kind = match field("type").unwrap_or("") {
+        "check" => OptionKind::Check {
+            default: match default {
+                None | Some("false") => false,
+                Some("true") => true,
+                Some(other) => {
+                    amended.push(format!("default {} is neither true nor false: taken as false", shown(other)));
+                    false
+                }
+            },
         },
-        "button" => OptionKind::Button,
-        "string" => {
-            OptionKind::String { default: if default == "<empty>" { String::new() } else { default.to_owned() } }
+        "spin" => {
+            let bound = |key: &str| match field(key) {
+                None | Some("") => Err(format!("has no {key}")),
+                Some(v) => v.parse::<i64>().map_err(|_| format!("{key} {} is not a whole number of 64 bits", shown(v))),
+            };
+            let (min, max) = match (bound("min"), bound("max")) {
+                (Ok(min), Ok(max)) => (min, max),
+                (Err(reason), _) | (_, Err(reason)) => return refused(reason),
+            };
+            let Some(spin) = Spin::new(min, max, min) else {
+                return refused(format!("min {min} is above max {max}"));
+            };
+            let default = match default.map(|v| (v, v.parse::<i64>())) {
+                None => min,
+                Some((_, Ok(n))) if spin.contains(n) => n,
+                Some((_, Ok(n))) => {
+                    amended.push(format!("default {n} is outside {min} to {max}: taken as {}", spin.clamp(n)));
+                    spin.clamp(n)
+                }
+                Some((v, Err(_))) => {
+                    amended.push(format!("default {} is not a whole number: taken as {min}", shown(v)));
+                    min
+                }
+            };
+            OptionKind::Spin(Spin { default, ..spin })
         }
-        _ => return None,
+        "combo" => {
+            let vars = fields.iter().filter(|(k, _)| *k == "var");
+            let offered = vars.clone().count();
+            if offered > MAX_COMBO_CHOICES {
+                amended.push(format!("{offered} choices: the first {MAX_COMBO_CHOICES} kept"));
+            }
+            OptionKind::Combo {
+                default: default.unwrap_or("").to_owned(),
+                choices: vars.map(|(_, v)| v.clone()).take(MAX_COMBO_CHOICES).collect(),
+            }
+        }
+        "button" => OptionKind::Button,
+        "string" => OptionKind::String {
+            default: match default {
+                None | Some("<empty>") => String::new(),
+                Some(text) => text.to_owned(),
+            },
+        },
+        other => return refused(format!("type {} is not one of check, spin, combo, button, string", shown(other))),
     };
-    Some(UciOption { name, kind })
+    let option = UciOption { name, kind };
+    Some(if amended.is_empty() {
+        Message::Option(option)
+    } else {
+        Message::OptionFault { name: option.name.clone(), reason: amended.join("; "), kept: Some(option) }
+    })
 }
 
 #[cfg(test)]
@@ -453,7 +571,7 @@ mod tests {
             spin,
             Message::Option(UciOption {
                 name: "Skill Level".into(),
-                kind: OptionKind::Spin { default: 20, min: 0, max: 20 }
+                kind: OptionKind::Spin(Spin::new(0, 20, 20).unwrap())
             })
         );
         assert_eq!(
@@ -481,10 +599,67 @@ mod tests {
                 }
             })
         );
-        // A spin without bounds, a type we do not know, no name: ignored.
-        assert_eq!(parse_line("option name Hash type spin default 16"), Message::Other);
-        assert_eq!(parse_line("option name X type colour default red"), Message::Other);
+        // No name: nothing to name in a message, ignored.
         assert_eq!(parse_line("option type check default true"), Message::Other);
+    }
+
+    /// The option's name, the reason, and what was kept of it.
+    fn fault(line: &str) -> (String, String, Option<OptionKind>) {
+        match parse_line(line) {
+            Message::OptionFault { name, reason, kept } => (name, reason, kept.map(|o| o.kind)),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn options_that_cannot_be_taken_as_written_are_refused_with_the_reason() {
+        let (name, reason, kept) = fault("option name Skill Level type spin default 10 min 20 max 0");
+        assert_eq!((name.as_str(), kept), ("Skill Level", None));
+        assert_eq!(reason, "min 20 is above max 0");
+        for (line, why) in [
+            ("option name Hash type spin default 16", "has no min"),
+            ("option name Hash type spin default 16 min 1", "has no max"),
+            (
+                "option name Hash type spin min 1 max 99999999999999999999",
+                "max \"99999999999999999999\" is not a whole number",
+            ),
+            ("option name Threads type spin min one max 4", "min \"one\" is not a whole number"),
+            ("option name X type colour default red", "type \"colour\" is not one of"),
+            ("option name X default red", "type \"\" is not one of"),
+        ] {
+            let (_, reason, kept) = fault(line);
+            assert!(reason.contains(why), "{line}: {reason}");
+            assert_eq!(kept, None, "{line}");
+        }
+        // A huge token is cut short in the message.
+        let (_, reason, _) = fault(&format!("option name X type spin min {} max 1", "9".repeat(1000)));
+        assert!(reason.len() < 100, "{reason}");
+    }
+
+    #[test]
+    fn options_with_a_value_out_of_shape_are_kept_in_shape_with_the_reason() {
+        let spin = |min, max, default| Some(OptionKind::Spin(Spin::new(min, max, default).unwrap()));
+        let (_, reason, kept) = fault("option name Contempt type spin default -100000 min -100 max 100");
+        assert_eq!(
+            (reason.as_str(), kept),
+            ("default -100000 is outside -100 to 100: taken as -100", spin(-100, 100, -100))
+        );
+        let (_, reason, kept) = fault("option name Contempt type spin default lots min 0 max 100");
+        assert_eq!((reason.as_str(), kept), ("default \"lots\" is not a whole number: taken as 0", spin(0, 100, 0)));
+        let (_, reason, kept) = fault("option name Ponder type check default maybe");
+        assert_eq!(kept, Some(OptionKind::Check { default: false }), "{reason}");
+        let vars: String = (0..100).map(|i| format!(" var v{i}")).collect();
+        let (_, reason, kept) = fault(&format!("option name Many type combo default v0{vars}"));
+        assert_eq!(reason, format!("100 choices: the first {MAX_COMBO_CHOICES} kept"));
+        assert!(matches!(kept, Some(OptionKind::Combo { choices, .. }) if choices.len() == MAX_COMBO_CHOICES));
+        // Bounds at the ends of 64 bits are a range like any other.
+        assert_eq!(
+            parse_line("option name Wide type spin default 0 min -9223372036854775808 max 9223372036854775807"),
+            Message::Option(UciOption {
+                name: "Wide".into(),
+                kind: OptionKind::Spin(Spin::new(i64::MIN, i64::MAX, 0).unwrap())
+            })
+        );
     }
 
     #[test]

@@ -26,7 +26,7 @@ fn once(dir: &Path, args: &[&str]) -> EngineConfig {
     let marker: PathBuf = dir.join("misbehaved");
     let mut all: Vec<&str> = args.to_vec();
     let marker = marker.to_str().unwrap().to_owned();
-    all.push("--once");
+    all.extend(["--times", "1"]);
     let mut config = fake(&all);
     config.args.push(marker);
     config
@@ -175,4 +175,56 @@ async fn an_engine_ignoring_sigterm_gets_sigkill() {
     let engine = Engine::start(&EngineConfig::new(&script)).await.unwrap();
     assert_eq!(engine.id().name, "stubborn");
     assert!(matches!(engine.quit().await.unwrap(), Ended::Killed(_)));
+}
+
+#[tokio::test]
+async fn options_with_impossible_values_are_refused_or_brought_into_range() {
+    let engine = Engine::start(&fake(&["--startup", "nonsense"])).await.unwrap();
+    // Refused: a range upside down, bounds that are no numbers or too big.
+    for refused in ["Skill Level", "UCI_Elo", "Huge", "Threads", "Move Overhead", "Nothing"] {
+        assert!(engine.option(refused).is_none(), "{refused} is refused");
+    }
+    // Kept: a default brought into its range, the choices capped.
+    let Some(contempt) = engine.option("Contempt") else { panic!("Contempt is kept") };
+    let tactus_engine::protocol::OptionKind::Spin(spin) = &contempt.kind else { panic!("{contempt:?}") };
+    assert_eq!((spin.min(), spin.default(), spin.max()), (5, 5, 5));
+    let Some(many) = engine.option("Many") else { panic!("Many is kept") };
+    let tactus_engine::protocol::OptionKind::Combo { choices, .. } = &many.kind else { panic!("{many:?}") };
+    assert_eq!(choices.len(), tactus_engine::protocol::MAX_COMBO_CHOICES);
+    engine.quit().await.unwrap();
+}
+
+/// The engine: `Skill Level` from 20 down to 0. Every level plays,
+/// from the start and after a change mid-game.
+#[tokio::test]
+async fn an_option_with_min_above_max_plays_at_every_level() {
+    let said = "option name Skill Level type spin default 10 min 20 max 0";
+    for level in 0..=10 {
+        let config = OpponentConfig::new(fake(&["--say", said]), Level::new(level).unwrap());
+        let mut o = Opponent::start(config).await.unwrap_or_else(|e| panic!("level {level}: {e}"));
+        o.new_game(false).await.unwrap();
+        let line = after_e4();
+        let choice = o.choose(&line, None).await.unwrap_or_else(|e| panic!("level {level}: {e}"));
+        assert!(line.position().is_legal(choice.mv));
+        o.set_level(Level::new(10 - level).unwrap());
+        assert!(o.choose(&line, None).await.is_ok(), "level {} after {level}", 10 - level);
+        let _ = o.quit().await;
+    }
+}
+
+#[tokio::test]
+async fn nonsense_options_and_nonsense_answers_play_at_every_level() {
+    let mut o = opponent(fake(&["--startup", "nonsense", "--go", "garbage"])).await;
+    let mut line = after_e4();
+    for level in 0..=10 {
+        o.set_level(Level::new(level).unwrap());
+        let choice = o.choose(&line, None).await.unwrap_or_else(|e| panic!("level {level}: {e}"));
+        line.push(choice.mv).unwrap();
+        line.push(line.position().legal_moves()[0]).unwrap();
+    }
+}
+
+#[tokio::test]
+async fn an_engine_silent_after_go_is_stopped_killed_and_replaced() {
+    survives(&["--go", "silent"]).await;
 }

@@ -834,5 +834,6 @@ fn device_index(device: Device) -> usize {
     match device {
         Device::Board => 0,
         Device::Clock => 1,
+        Device::Engine => 2,
     }
 }

@@ -1,5 +1,5 @@
-//! A board or clock that stops answering is said, and said again when it
-//! answers, in every language.
+//! A board, clock or engine that stops answering is said, and said again
+//! when it answers, in every language and style.
 
 use shakmaty::Color;
 use tactus_core::{Device, Event, EventKind};
@@ -29,5 +29,21 @@ fn a_device_lost_and_back_is_said_in_every_language() {
             said(&format!("{lang}:natural"), lost(Device::Clock)),
             said(&format!("{lang}:natural"), lost(Device::Board))
         );
+    }
+}
+
+#[test]
+fn an_engine_lost_and_back_is_said_in_every_language_and_style() {
+    let lost = EventKind::DeviceLost { device: Device::Engine, detail: "engine /usr/games/stockfish exited".into() };
+    let back = EventKind::DeviceBack { device: Device::Engine };
+    assert_eq!(said("en:natural", lost.clone()), "The engine has stopped; restarting it.");
+    assert_eq!(said("en:natural", back.clone()), "The engine answers again.");
+    for (lang, engine) in [("en", "engine"), ("de", "Engine"), ("ru", "Движок"), ("pl", "Komputer")] {
+        for style in ["annex-d", "natural", "nato", "literate"] {
+            let choice = format!("{lang}:{style}");
+            assert!(said(&choice, lost.clone()).contains(engine), "{choice}");
+            assert!(said(&choice, back.clone()).contains(engine), "{choice}");
+            assert_ne!(said(&choice, lost.clone()), said(&choice, back.clone()), "{choice}");
+        }
     }
 }

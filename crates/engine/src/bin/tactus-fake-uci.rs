@@ -1,13 +1,18 @@
 //! A small UCI engine that misbehaves on request, for testing how tactus
-//! copes: it plays the first legal move, or crashes, hangs, answers
-//! `bestmove (none)` or `0000`, an illegal move, or garbage.
+//! copes: it plays the first legal move, or crashes, hangs, falls silent,
+//! answers `bestmove (none)` or `0000`, an illegal move, or garbage, floods
+//! its output, or offers options no engine should.
 //!
 //! ```text
-//! tactus-fake-uci [--go MODE] [--startup MODE] [--once FILE] [--ignore-quit]
-//!   --go MODE       move (default), crash, hang, none, null, illegal, garbage, flood
-//!   --startup MODE  ok (default), crash, hang, garbage
-//!   --once FILE     misbehave only while FILE does not exist (it is created
-//!                   on misbehaving), so a restarted engine behaves
+//! tactus-fake-uci [--go MODE] [--startup MODE] [--say LINE]… [--times N FILE] [--ignore-quit]
+//!   --go MODE       move (default), crash, hang, silent, none, null, illegal, garbage, flood
+//!                   (silent: answers `isready` but never `go`, nor `stop`)
+//!   --startup MODE  ok (default), crash, hang, garbage, nonsense
+//!                   (nonsense: options with every kind of impossible value)
+//!   --say LINE      write LINE among the options, before `uciok` (repeatable)
+//!   --times N FILE  misbehave only N times, counted in FILE (one line, the
+//!                   process id, each time) so restarted engines share the
+//!                   count and a test knows which processes misbehaved
 //!   --ignore-quit   stay after `quit` and after the input closes
 //! ```
 
@@ -21,18 +26,23 @@ use shakmaty::{CastlingMode, Chess, Position};
 struct Args {
     go: String,
     startup: String,
-    once: Option<PathBuf>,
+    say: Vec<String>,
+    times: Option<(usize, PathBuf)>,
     ignore_quit: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { go: "move".into(), startup: "ok".into(), once: None, ignore_quit: false };
+    let mut args = Args { go: "move".into(), startup: "ok".into(), say: Vec::new(), times: None, ignore_quit: false };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--go" => args.go = it.next().ok_or("--go needs a mode")?,
             "--startup" => args.startup = it.next().ok_or("--startup needs a mode")?,
-            "--once" => args.once = Some(it.next().ok_or("--once needs a file")?.into()),
+            "--say" => args.say.push(it.next().ok_or("--say needs a line")?),
+            "--times" => {
+                let n = it.next().and_then(|n| n.parse().ok()).ok_or("--times needs a count")?;
+                args.times = Some((n, it.next().ok_or("--times needs a file")?.into()));
+            }
             "--ignore-quit" => args.ignore_quit = true,
             other => return Err(format!("unknown argument {other}")),
         }
@@ -40,13 +50,15 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
-/// Whether to misbehave now (and remember that it did, with `--once`).
+/// Whether to misbehave now (and count it, with `--times`).
 fn misbehave(args: &Args) -> bool {
-    match &args.once {
-        None => true,
-        Some(file) if file.exists() => false,
-        Some(file) => std::fs::write(file, b"misbehaved\n").is_ok(),
+    let Some((n, file)) = &args.times else { return true };
+    let done = std::fs::read_to_string(file).map(|s| s.lines().count()).unwrap_or(0);
+    if done >= *n {
+        return false;
     }
+    let mut log = std::fs::OpenOptions::new().create(true).append(true).open(file);
+    log.as_mut().is_ok_and(|f| writeln!(f, "{}", std::process::id()).is_ok())
 }
 
 fn hang() -> ! {
@@ -59,9 +71,38 @@ fn garbage(out: &mut impl Write) -> std::io::Result<()> {
     out.write_all(b"\xff\xfe\x00 not utf-8\n")?;
     out.write_all(&vec![b'x'; 100_000])?;
     out.write_all(b"\ninfo depth banana score cp\nbestmove\x07\nid name\noption name\ninfo pv e2e4 e7e5 zz\n")?;
+    // Numbers at and beyond every bound a field could have.
+    out.write_all(b"info depth 99999999999 seldepth -1 multipv 4294967295 score cp -2147483648 nodes -5 time 18446744073709551616 pv e2e4\n")?;
+    out.write_all(b"info score mate -2147483648 lowerbound upperbound string\ninfo multipv 0 depth 0 score mate 0 pv 0000\ninfo string\n")?;
     for i in 0..1000 {
         writeln!(out, "random chatter {i}")?;
     }
+    Ok(())
+}
+
+/// Options with every kind of impossible value, each line as an engine
+/// might write it.
+fn nonsense(out: &mut impl Write) -> std::io::Result<()> {
+    for line in [
+        "option name Skill Level type spin default 10 min 20 max 0",
+        "option name UCI_Elo type spin default 99999 min 3000 max 1000",
+        "option name UCI_LimitStrength type check default maybe",
+        "option name MultiPV type spin default -3 min -9223372036854775808 max 9223372036854775807",
+        "option name Huge type spin default 16 min 1 max 99999999999999999999999",
+        "option name Threads type spin default one min zero max many",
+        "option name Contempt type spin min 5 max 5 default -100000",
+        "option name Move Overhead type spin",
+        "option name Style type combo default Nowhere",
+        "option type spin default 1 min 0 max 2",
+        "option name type type type spin default min max var",
+        "option name Nothing type colour default red",
+    ] {
+        writeln!(out, "{line}")?;
+    }
+    let vars: String = (0..1500).map(|i| format!(" var v{i}")).collect();
+    writeln!(out, "option name Many type combo default v0{vars}")?;
+    writeln!(out, "option name Long type string default {}", "y".repeat(20_000))?;
+    out.write_all(b"option name Bytes\xff\xfe type spin default 1 min 0 max \xff\n")?;
     Ok(())
 }
 
@@ -104,12 +145,16 @@ fn main() -> std::io::Result<()> {
                     "crash" if misbehave(&args) => std::process::exit(3),
                     "hang" if misbehave(&args) => hang(),
                     "garbage" if misbehave(&args) => garbage(&mut out)?,
+                    "nonsense" if misbehave(&args) => nonsense(&mut out)?,
                     _ => {}
                 }
                 writeln!(out, "id name tactus fake engine")?;
                 writeln!(out, "id author tactus")?;
                 writeln!(out, "option name Hash type spin default 16 min 1 max 1024")?;
                 writeln!(out, "option name UCI_Chess960 type check default false")?;
+                for said in &args.say {
+                    writeln!(out, "{said}")?;
+                }
                 writeln!(out, "uciok")?;
             }
             Some("isready") => writeln!(out, "readyok")?,
@@ -128,6 +173,7 @@ fn main() -> std::io::Result<()> {
                 match args.go.as_str() {
                     "crash" if bad => std::process::exit(3),
                     "hang" if bad => hang(),
+                    "silent" if bad => {}
                     "none" if bad => writeln!(out, "bestmove (none)")?,
                     "null" if bad => writeln!(out, "bestmove 0000")?,
                     "illegal" if bad => writeln!(out, "bestmove a1a8")?,

@@ -132,8 +132,9 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     device_lost: [
         "Das Brett antwortet nicht: Kabel oder Verbindung prüfen.",
         "Die Uhr antwortet nicht; die Partie geht weiter, die Zeit läuft hier.",
+        "Die Engine ist ausgefallen; sie wird neu gestartet.",
     ],
-    device_back: ["Das Brett antwortet wieder.", "Die Uhr antwortet wieder."],
+    device_back: ["Das Brett antwortet wieder.", "Die Uhr antwortet wieder.", "Die Engine antwortet wieder."],
     draw_offer: ["{side} bietet Remis an.", "Sie bieten Remis an.", "Ihr Gegner bietet Remis an."],
     draw_declined: ["{side} lehnt das Remis ab.", "Sie lehnen das Remis ab.", "Ihr Gegner lehnt das Remis ab."],
     sensor_fault: "Der Sensor auf {square} scheint zu klemmen; die Partie geht ohne ihn weiter, bis er sich wieder ändert.",

@@ -128,8 +128,9 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     device_lost: [
         "The board is not answering: check its cable or its connection.",
         "The clock is not answering; the game goes on, timed here.",
+        "The engine has stopped; restarting it.",
     ],
-    device_back: ["The board answers again.", "The clock answers again."],
+    device_back: ["The board answers again.", "The clock answers again.", "The engine answers again."],
     draw_offer: ["{side} offers a draw.", "You offer a draw.", "Your opponent offers a draw."],
     draw_declined: ["{side} declines the draw.", "You decline the draw.", "Your opponent declines the draw."],
     sensor_fault: "The sensor on {square} seems stuck; the game goes on without it until it changes.",

@@ -200,9 +200,9 @@ pub(crate) struct Lexicon {
     pub engine_level: &'static str,
     /// Moves taken back against the engine: `{moves}`, in the order played.
     pub take_back: &'static str,
-    /// A device not answering, and answering again: `[board, clock]`.
-    pub device_lost: [&'static str; 2],
-    pub device_back: [&'static str; 2],
+    /// A device not answering, and answering again: `[board, clock, engine]`.
+    pub device_lost: [&'static str; 3],
+    pub device_back: [&'static str; 3],
     /// A draw offered (9.1.2), and declined by the move of the side offered it.
     pub draw_offer: Persons,
     pub draw_declined: Persons,

@@ -147,8 +147,9 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     device_lost: [
         "Szachownica nie odpowiada: sprawdź kabel lub połączenie.",
         "Zegar nie odpowiada; partia trwa, czas liczony jest tutaj.",
+        "Komputer przestał odpowiadać; uruchamiam go ponownie.",
     ],
-    device_back: ["Szachownica znów odpowiada.", "Zegar znów odpowiada."],
+    device_back: ["Szachownica znów odpowiada.", "Zegar znów odpowiada.", "Komputer znów odpowiada."],
     draw_offer: ["{side} proponują remis.", "Proponujesz remis.", "Przeciwnik proponuje remis."],
     draw_declined: ["{side} odrzucają remis.", "Odrzucasz remis.", "Przeciwnik odrzuca remis."],
     sensor_fault: "Czujnik na polu {square} chyba się zaciął; partia toczy się dalej bez niego, dopóki się nie zmieni.",

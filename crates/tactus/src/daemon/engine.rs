@@ -1,33 +1,61 @@
 //! The engine opponent in the daemon. A task of its own owns the UCI engine
-//! (`tactus_engine::Opponent`: levels, book, restarts of a crashed or hung
-//! engine) and answers one request at a time; the game task asks when the
-//! engine is on move and journals the answer as an `opponent` input, so a
-//! game against the engine replays exactly.
+//! (`tactus_engine::Opponent`: levels, book, quick restarts of a crashed or
+//! hung engine); the game task asks when the engine is on move and journals
+//! the answer as an `opponent` input, so a game against the engine replays
+//! exactly.
+//!
+//! The task takes requests in as they come, even while the engine searches:
+//! what the game wants is kept as the latest of each kind (an [`Inbox`]),
+//! so its queue never fills, and work that a newer request makes stale (a
+//! new game, a take-back, a newer position) is dropped mid-search. A move
+//! or hint the engine could not give, even after its quick restarts, is
+//! asked again on the task's own timer, with back-off, until it comes: no
+//! game waits for another input to wake its engine. The player hears once
+//! that the engine has stopped, and once that it answers again
+//! (`device_lost`, `device_back` for [`Device::Engine`]). A panic while
+//! serving a request costs the opponent, not the task: a fresh one is
+//! started on the same timer.
 
+use std::any::Any;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::path::Path;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use shakmaty::uci::UciMove;
 use shakmaty::{Color, Position};
-use tactus_core::Session;
+use tactus_core::{Device, EventKind, Session};
 use tactus_engine::conduct::Stance;
 use tactus_engine::protocol::{ClockTimes, Score as EngineScore};
-use tactus_engine::{EngineConfig, Level, Line, Opponent, OpponentConfig, Source};
+use tactus_engine::{EngineConfig, Level, Line, Opponent, OpponentConfig, OpponentError, Source};
 use tactus_trace::{Eval, Ms, PV_MAX, Score};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::config::{EngineSettings, EngineSide};
 
-/// After a failed request the engine is asked again no sooner than this:
-/// an engine that cannot be restarted is not restarted on every edge.
-const RETRY_AFTER: Duration = Duration::from_secs(5);
+/// After a request the engine could not answer it is asked again after
+/// this, doubled at each failure up to [`RETRY_MAX`]: an engine that cannot
+/// be started is not started in a tight loop, and one that comes back is
+/// asked again within seconds.
+const RETRY_FIRST: Duration = Duration::from_secs(1);
+const RETRY_MAX: Duration = Duration::from_secs(10);
+
+/// Requests on their way to the engine's task, which reads them at once.
+const REQUESTS: usize = 8;
+/// Replies on their way to the game task.
+const REPLIES: usize = 8;
 
 /// How long the engine gets to quit when the daemon stops.
 const QUIT_WAIT: Duration = Duration::from_secs(3);
+
+/// How long the engine thinks, at full strength, about a hint.
+const HINT_THINK: Duration = Duration::from_secs(1);
 
 enum Request {
     NewGame {
@@ -37,15 +65,27 @@ enum Request {
     /// Moves were taken back: the engine's judgement of the game so far
     /// (for resigning and draws) starts again.
     TakeBack,
-    Choose {
-        asked: Asked,
-        line: Box<Line>,
-        clock: Option<ClockTimes>,
-    },
-    Hint {
-        asked: Asked,
-        line: Box<Line>,
-    },
+    Choose(Wanted),
+    Hint(Wanted),
+}
+
+/// A position the engine is asked about.
+#[derive(Clone)]
+struct Wanted {
+    asked: Asked,
+    line: Box<Line>,
+    /// The game's clocks when asked; none without a clock, and for hints.
+    clock: Option<ClockTimes>,
+    /// When the game asked: retries are charged to the engine's clock.
+    at: Instant,
+}
+
+/// What the engine's task tells the game.
+pub enum Reply {
+    Answer(Answer),
+    /// What the engine's task says about the engine (lost, back):
+    /// published, not journaled.
+    Notice(EventKind),
 }
 
 /// The engine's answer to one request.
@@ -58,13 +98,10 @@ pub struct Answer {
 
 pub enum Answered {
     /// Its move.
-    Move(Result<Chosen, String>),
+    Move(Chosen),
     /// Its suggestion for the player.
-    Hint(Result<UciMove, String>),
+    Hint(UciMove),
 }
-
-/// How long the engine thinks, at full strength, about a hint.
-const HINT_THINK: Duration = Duration::from_secs(1);
 
 pub struct Chosen {
     pub uci: UciMove,
@@ -72,8 +109,8 @@ pub struct Chosen {
     pub eval: Option<Eval>,
     pub san: String,
     pub stance: Stance,
-    /// From the request to the choice inside the opponent: the engine's
-    /// search, and its restarts.
+    /// From the request to the choice: the engine's search, and its
+    /// restarts and retries.
     pub search: Duration,
     pub restarts: u32,
 }
@@ -81,7 +118,9 @@ pub struct Chosen {
 pub struct EngineHost {
     side: Color,
     requests: mpsc::Sender<Request>,
-    pub answers: mpsc::Receiver<Answer>,
+    /// The engine task's replies; none once the task has ended (and the
+    /// player has been told).
+    replies: Option<mpsc::Receiver<Reply>>,
     /// What a move was asked for, and since when (the input that made the
     /// engine's turn).
     asked: Option<(Asked, Instant)>,
@@ -90,7 +129,6 @@ pub struct EngineHost {
     /// Whether the engine would accept a draw now, by its judgement after
     /// its latest move (kept by its task).
     accepts_draw: Arc<AtomicBool>,
-    failed_at: Option<Instant>,
     /// Per move (the latest [`KEPT`]): the engine's search, and the time
     /// from the input that made its turn to its move announced besides it.
     timings: std::collections::VecDeque<(Duration, Duration)>,
@@ -127,8 +165,9 @@ impl EngineHost {
         config.book_plies = settings.book_plies;
         config.syzygy = settings.syzygy.clone();
         config.think_ms = settings.think_ms;
-        let mut opponent =
-            Opponent::start(config).await.with_context(|| format!("the engine {} did not start", path.display()))?;
+        let mut opponent = Opponent::start(config.clone())
+            .await
+            .with_context(|| format!("the engine {} did not start", path.display()))?;
         opponent.new_game(chess960).await.with_context(|| format!("the engine {}", path.display()))?;
         tracing::info!(
             "the engine {} plays {} at level {}",
@@ -137,91 +176,49 @@ impl EngineHost {
             level.get()
         );
         let accepts_draw = Arc::new(AtomicBool::new(false));
-        let judged = Arc::clone(&accepts_draw);
-        let (requests, mut rx) = mpsc::channel::<Request>(4);
-        let (tx, answers) = mpsc::channel::<Answer>(4);
-        let task = tokio::spawn(async move {
-            while let Some(request) = rx.recv().await {
-                match request {
-                    Request::NewGame { chess960 } => {
-                        if let Err(e) = opponent.new_game(chess960).await {
-                            tracing::error!("the engine's new game: {e}");
-                        }
-                    }
-                    Request::Level(level) => opponent.set_level(level),
-                    Request::TakeBack => {
-                        opponent.take_back();
-                        judged.store(opponent.accepts_draw(), Ordering::Relaxed);
-                    }
-                    Request::Choose { asked, line, clock } => {
-                        let result = opponent
-                            .choose(&line, clock)
-                            .await
-                            .map(|c| Chosen {
-                                uci: UciMove::from_move(c.mv, line.castling_mode()),
-                                eval: eval_of(&c, line.position().turn(), line.castling_mode()),
-                                san: c.san,
-                                stance: c.stance,
-                                search: c.elapsed,
-                                restarts: c.restarts,
-                            })
-                            .map_err(|e| e.to_string());
-                        judged.store(opponent.accepts_draw(), Ordering::Relaxed);
-                        if tx.send(Answer { asked, answered: Answered::Move(result) }).await.is_err() {
-                            break;
-                        }
-                    }
-                    Request::Hint { asked, line } => {
-                        let result = opponent
-                            .hint(&line, HINT_THINK)
-                            .await
-                            .map(|h| UciMove::from_move(h.mv, line.castling_mode()))
-                            .map_err(|e| e.to_string());
-                        if tx.send(Answer { asked, answered: Answered::Hint(result) }).await.is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-            let _ = opponent.quit().await;
-        });
+        let (requests, rx) = mpsc::channel(REQUESTS);
+        let (tx, replies) = mpsc::channel(REPLIES);
+        let host = Host {
+            config,
+            opponent: Some(opponent),
+            chess960,
+            inbox: Inbox::default(),
+            health: Health::Up,
+            replies: tx,
+            accepts_draw: Arc::clone(&accepts_draw),
+        };
+        let task = tokio::spawn(host.run(rx));
         Ok(EngineHost {
             side: settings.plays.color(),
             requests,
-            answers,
+            replies: Some(replies),
             asked: None,
             take_backs: 0,
             accepts_draw,
-            failed_at: None,
             timings: Default::default(),
             task,
         })
     }
 
     /// Asks for the engine's move when it is on move and waits for one;
-    /// `since` is when the input that made its turn came in.
+    /// `since` is when the input that made its turn came in. A move the
+    /// engine could not give is asked again by its task, not here.
     pub fn ask(&mut self, session: &Session, game: u32, t: Ms, since: Instant) {
         if session.take_backs() != self.take_backs {
             self.take_backs = session.take_backs();
             self.asked = None;
             // Judged anew by the task; until then, no judgement to draw on.
             self.accepts_draw.store(false, Ordering::Relaxed);
-            if let Err(e) = self.requests.try_send(Request::TakeBack) {
-                tracing::error!("the engine is not taking requests: {e}");
-            }
+            self.send(Request::TakeBack);
         }
         let asked = Asked::now(session, game);
         if !session.awaits_engine() || self.asked.is_some_and(|(a, _)| a == asked) {
             return;
         }
-        if self.failed_at.is_some_and(|at| at.elapsed() < RETRY_AFTER) {
-            return;
-        }
         let Some(line) = line_of(session) else { return };
-        let request = Request::Choose { asked, line: Box::new(line), clock: clock_times(session, t) };
-        match self.requests.try_send(request) {
-            Ok(()) => self.asked = Some((asked, since)),
-            Err(e) => tracing::error!("the engine is not taking requests: {e}"),
+        let wanted = Wanted { asked, line: Box::new(line), clock: clock_times(session, t), at: Instant::now() };
+        if self.send(Request::Choose(wanted)) {
+            self.asked = Some((asked, since));
         }
     }
 
@@ -233,18 +230,40 @@ impl EngineHost {
         }
         let Some(line) = line_of(session) else { return };
         let asked = Asked::now(session, game);
-        if let Err(e) = self.requests.try_send(Request::Hint { asked, line: Box::new(line) }) {
-            tracing::error!("the engine is not taking requests: {e}");
-        }
+        self.send(Request::Hint(Wanted { asked, line: Box::new(line), clock: None, at: Instant::now() }));
     }
 
     /// The level was set at the board.
     pub fn set_level(&mut self, level: u8) {
         let Some(level) = Level::new(level) else { return };
         tracing::info!("the engine's level is now {}", level.get());
-        if let Err(e) = self.requests.try_send(Request::Level(level)) {
-            tracing::error!("the engine is not taking requests: {e}");
+        self.send(Request::Level(level));
+    }
+
+    /// Whether the request went to the engine's task. Its queue is read at
+    /// once, so it is full only if the task is stuck; then the game goes
+    /// on and asks again at its next turn.
+    fn send(&self, request: Request) -> bool {
+        match self.requests.try_send(request) {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::error!("the engine is not taking requests: {e}");
+                false
+            }
         }
+    }
+
+    /// The engine task's next reply. If the task has ended, the player is
+    /// told once; then nothing more comes.
+    pub async fn next(&mut self) -> Reply {
+        let Some(replies) = &mut self.replies else { return std::future::pending().await };
+        if let Some(reply) = replies.recv().await {
+            return reply;
+        }
+        self.replies = None;
+        let detail = "the engine's task has ended: no engine plays from now on".to_owned();
+        tracing::error!("{detail}");
+        Reply::Notice(EventKind::DeviceLost { device: Device::Engine, detail })
     }
 
     /// The answer for the game and ply asked, with when the asking began;
@@ -258,14 +277,6 @@ impl EngineHost {
             return None;
         }
         self.asked = None;
-        let Answered::Move(result) = &answer.answered else { return None };
-        match result {
-            Ok(_) => self.failed_at = None,
-            Err(e) => {
-                tracing::error!("the engine could not move: {e}; asking again in {} s", RETRY_AFTER.as_secs());
-                self.failed_at = Some(Instant::now());
-            }
-        }
         Some(since)
     }
 
@@ -281,10 +292,7 @@ impl EngineHost {
     pub fn new_game(&mut self, chess960: bool) {
         self.asked = None;
         self.take_backs = 0;
-        self.failed_at = None;
-        if let Err(e) = self.requests.try_send(Request::NewGame { chess960 }) {
-            tracing::error!("the engine is not taking requests: {e}");
-        }
+        self.send(Request::NewGame { chess960 });
     }
 
     /// Whether the engine accepts a draw offered now (9.1.2): by its score
@@ -315,7 +323,7 @@ impl EngineHost {
             );
         }
         drop(self.requests);
-        drop(self.answers);
+        drop(self.replies);
         let mut task = self.task;
         if tokio::time::timeout(QUIT_WAIT, &mut task).await.is_err() {
             // Dropping the engine kills its process.
@@ -325,16 +333,362 @@ impl EngineHost {
     }
 }
 
+/// What the game wants of the engine, the latest of each kind.
+#[derive(Default)]
+struct Inbox {
+    new_game: Option<bool>,
+    take_back: bool,
+    level: Option<Level>,
+    /// The move the game waits for, until it is given.
+    choose: Option<Wanted>,
+    hint: Option<Wanted>,
+}
+
+/// What a request makes stale of the work under way.
+#[derive(Clone, Copy)]
+enum Stale {
+    Nothing,
+    /// A search: the position it is for has gone.
+    Searches,
+    /// A search or a new game: a newer game has begun.
+    Games,
+}
+
+impl Inbox {
+    fn take(&mut self, request: Request) -> Stale {
+        match request {
+            Request::NewGame { chess960 } => {
+                *self = Inbox { new_game: Some(chess960), level: self.level, ..Inbox::default() };
+                Stale::Games
+            }
+            Request::TakeBack => {
+                self.take_back = true;
+                self.choose = None;
+                self.hint = None;
+                Stale::Searches
+            }
+            Request::Choose(wanted) => {
+                // The player has moved: a hint for them is for no position.
+                self.choose = Some(wanted);
+                self.hint = None;
+                Stale::Searches
+            }
+            Request::Level(level) => {
+                self.level = Some(level);
+                Stale::Nothing
+            }
+            Request::Hint(wanted) => {
+                self.hint = Some(wanted);
+                Stale::Nothing
+            }
+        }
+    }
+}
+
+/// Work for the engine.
+enum Job {
+    NewGame(bool),
+    Choose(Wanted),
+    Hint(Wanted),
+    /// The engine is down and nothing is asked of it: start it again, so
+    /// the player hears it is back and the next move does not wait.
+    Revive,
+}
+
+impl Job {
+    fn made_stale(&self, stale: Stale) -> bool {
+        match stale {
+            Stale::Nothing => false,
+            Stale::Searches => matches!(self, Job::Choose(_) | Job::Hint(_)),
+            Stale::Games => !matches!(self, Job::Revive),
+        }
+    }
+}
+
+/// Whether the engine answers.
+enum Health {
+    Up,
+    /// Since a request failed: the failures so far, and when to try again.
+    Down {
+        failures: u32,
+        retry_at: Instant,
+    },
+}
+
+/// The engine's task.
+struct Host {
+    /// The opponent's configuration, with the level last set: a fresh
+    /// opponent after a panic starts from it.
+    config: OpponentConfig,
+    /// None after a panic cost it, until it is started again.
+    opponent: Option<Opponent>,
+    chess960: bool,
+    inbox: Inbox,
+    health: Health,
+    replies: mpsc::Sender<Reply>,
+    accepts_draw: Arc<AtomicBool>,
+}
+
+impl Host {
+    async fn run(mut self, mut requests: mpsc::Receiver<Request>) {
+        'serving: loop {
+            self.apply_quick();
+            let Some(job) = self.next_job() else {
+                // Nothing to do until a request comes, or the time to try again.
+                let retry_at = match self.health {
+                    Health::Down { retry_at, .. } => Some(retry_at),
+                    Health::Up => None,
+                };
+                tokio::select! {
+                    request = requests.recv() => match request {
+                        Some(request) => {
+                            self.inbox.take(request);
+                        }
+                        None => break 'serving,
+                    },
+                    () = sleep_until(retry_at) => {}
+                }
+                continue;
+            };
+            let done = {
+                let mut work = Guarded::new(work(&job, &mut self.opponent, &self.config, self.chess960));
+                loop {
+                    tokio::select! {
+                        done = &mut work => break Some(done),
+                        request = requests.recv() => match request {
+                            Some(request) => {
+                                if job.made_stale(self.inbox.take(request)) {
+                                    break None;
+                                }
+                            }
+                            None => break 'serving,
+                        },
+                    }
+                }
+            };
+            let replied = match done {
+                // Dropped: the inbox holds what the game wants instead.
+                None => true,
+                Some(Ok(Ok(answer))) => self.done(&job, answer).await,
+                Some(Ok(Err(detail))) => self.failed(detail).await,
+                Some(Err(panic)) => {
+                    // Its state is unknown: dropped (its engine killed), and
+                    // a fresh one started at the next try.
+                    self.opponent = None;
+                    self.failed(format!("the engine's host failed: {panic}")).await
+                }
+            };
+            if !replied {
+                break;
+            }
+        }
+        if let Some(opponent) = self.opponent.take() {
+            let _ = opponent.quit().await;
+        }
+    }
+
+    /// Level and take-back, which need no engine.
+    fn apply_quick(&mut self) {
+        if let Some(level) = self.inbox.level.take() {
+            self.config.level = level;
+            if let Some(opponent) = &mut self.opponent {
+                opponent.set_level(level);
+            }
+        }
+        if std::mem::take(&mut self.inbox.take_back)
+            && let Some(opponent) = &mut self.opponent
+        {
+            opponent.take_back();
+            self.accepts_draw.store(opponent.accepts_draw(), Ordering::Relaxed);
+        }
+    }
+
+    /// A new game first; then, while the engine is down only when it is
+    /// time to try again: the move owed, a hint, or just the engine.
+    fn next_job(&self) -> Option<Job> {
+        if let Some(chess960) = self.inbox.new_game {
+            return Some(Job::NewGame(chess960));
+        }
+        if let Health::Down { retry_at, .. } = self.health
+            && Instant::now() < retry_at
+        {
+            return None;
+        }
+        if let Some(wanted) = &self.inbox.choose {
+            return Some(Job::Choose(wanted.clone()));
+        }
+        if let Some(wanted) = &self.inbox.hint {
+            return Some(Job::Hint(wanted.clone()));
+        }
+        matches!(self.health, Health::Down { .. }).then_some(Job::Revive)
+    }
+
+    /// `job` is done; whether the game still listens.
+    async fn done(&mut self, job: &Job, answer: Option<Answer>) -> bool {
+        match job {
+            Job::NewGame(chess960) => {
+                self.chess960 = *chess960;
+                self.inbox.new_game = None;
+                // A new game says nothing of the engine's health.
+                return self.reply(answer).await;
+            }
+            Job::Choose(wanted) => {
+                if self.inbox.choose.as_ref().is_some_and(|w| w.asked == wanted.asked) {
+                    self.inbox.choose = None;
+                }
+                if let Some(opponent) = &self.opponent {
+                    self.accepts_draw.store(opponent.accepts_draw(), Ordering::Relaxed);
+                }
+            }
+            Job::Hint(wanted) => {
+                if self.inbox.hint.as_ref().is_some_and(|w| w.asked == wanted.asked) {
+                    self.inbox.hint = None;
+                }
+            }
+            Job::Revive => {}
+        }
+        if let Health::Down { failures, .. } = self.health {
+            self.health = Health::Up;
+            tracing::info!("the engine answers again, after {failures} failed tries");
+            let back = Reply::Notice(EventKind::DeviceBack { device: Device::Engine });
+            if self.replies.send(back).await.is_err() {
+                return false;
+            }
+        }
+        self.reply(answer).await
+    }
+
+    async fn reply(&self, answer: Option<Answer>) -> bool {
+        match answer {
+            Some(answer) => self.replies.send(Reply::Answer(answer)).await.is_ok(),
+            None => true,
+        }
+    }
+
+    /// The engine could not do its work: the player is told once, and it
+    /// is tried again later, and later still while it keeps failing.
+    async fn failed(&mut self, detail: String) -> bool {
+        let failures = match self.health {
+            Health::Up => 1,
+            Health::Down { failures, .. } => failures.saturating_add(1),
+        };
+        let wait = RETRY_FIRST.saturating_mul(1 << (failures - 1).min(16)).min(RETRY_MAX);
+        self.health = Health::Down { failures, retry_at: Instant::now() + wait };
+        tracing::warn!("{detail}; trying the engine again in {:.0} s", wait.as_secs_f64());
+        if failures > 1 {
+            return true;
+        }
+        let lost = EventKind::DeviceLost { device: Device::Engine, detail };
+        self.replies.send(Reply::Notice(lost)).await.is_ok()
+    }
+}
+
+/// Does `job` with the opponent, started first if a panic cost it. `Ok`:
+/// what to answer, if anything; `Err`: why the engine could not.
+async fn work(
+    job: &Job,
+    opponent: &mut Option<Opponent>,
+    config: &OpponentConfig,
+    chess960: bool,
+) -> Result<Option<Answer>, String> {
+    let opponent = match opponent {
+        Some(opponent) => opponent,
+        // The fresh one starts with the new game's variant.
+        None if matches!(job, Job::NewGame(_)) => return Ok(None),
+        None => {
+            let mut fresh = Opponent::start(config.clone()).await.map_err(|e| e.to_string())?;
+            fresh.new_game(chess960).await.map_err(|e| e.to_string())?;
+            opponent.insert(fresh)
+        }
+    };
+    let (asked, answered) = match job {
+        Job::NewGame(chess960) => {
+            if let Err(e) = opponent.new_game(*chess960).await {
+                tracing::error!("the engine's new game: {e}");
+            }
+            return Ok(None);
+        }
+        Job::Revive => return opponent.revive().await.map(|()| None).map_err(|e| e.to_string()),
+        Job::Choose(wanted) => {
+            let line = &wanted.line;
+            let clock = wanted.clock.map(|c| c.after(line.position().turn(), wanted.at.elapsed()));
+            let chosen = opponent.choose(line, clock).await.map(|c| {
+                Answered::Move(Chosen {
+                    uci: UciMove::from_move(c.mv, line.castling_mode()),
+                    eval: eval_of(&c, line.position().turn(), line.castling_mode()),
+                    san: c.san,
+                    stance: c.stance,
+                    search: wanted.at.elapsed(),
+                    restarts: c.restarts,
+                })
+            });
+            (wanted.asked, chosen)
+        }
+        Job::Hint(wanted) => {
+            let line = &wanted.line;
+            let hint = opponent.hint(line, HINT_THINK).await;
+            (wanted.asked, hint.map(|h| Answered::Hint(UciMove::from_move(h.mv, line.castling_mode()))))
+        }
+    };
+    match answered {
+        Ok(answered) => Ok(Some(Answer { asked, answered })),
+        Err(OpponentError::NoLegalMove) => {
+            tracing::error!("the engine was asked in a position without a legal move");
+            Ok(None)
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Sleeps until `at`; for ever without one.
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A future whose panic becomes an error: a bug met while serving one
+/// request costs that request's opponent, not the engine's task.
+struct Guarded<'a, T>(Pin<Box<dyn Future<Output = T> + Send + 'a>>);
+
+impl<'a, T> Guarded<'a, T> {
+    fn new(future: impl Future<Output = T> + Send + 'a) -> Self {
+        Guarded(Box::pin(future))
+    }
+}
+
+impl<T> Future for Guarded<'_, T> {
+    type Output = Result<T, String>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Self::Output> {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
+            Err(panic) => Poll::Ready(Err(panic_text(panic.as_ref()))),
+        }
+    }
+}
+
+fn panic_text(panic: &(dyn Any + Send)) -> String {
+    match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+        (Some(text), _) => (*text).to_owned(),
+        (_, Some(text)) => text.clone(),
+        _ => "a panic".to_owned(),
+    }
+}
+
 /// The engine's view of its own best move, from White's point of view, for
 /// the journal (and, in a game no arbiter supervises, the page).
 fn eval_of(choice: &tactus_engine::Choice, turn: Color, mode: shakmaty::CastlingMode) -> Option<Eval> {
     if choice.source != Source::Engine || choice.pv.first() != Some(&choice.mv) {
         return None;
     }
-    let white = |n: i32| if turn == Color::White { n } else { -n };
-    let score = match choice.score? {
-        EngineScore::Cp(cp) => Score::Cp(white(cp)),
-        EngineScore::Mate(n) => Score::Mate(white(n)),
+    // Negated without overflow (`cp -2147483648` is the engine's to write).
+    let own = choice.score?;
+    let score = match if turn == Color::White { own } else { own.negate() } {
+        EngineScore::Cp(cp) => Score::Cp(cp),
+        EngineScore::Mate(n) => Score::Mate(n),
     };
     let mut pv = [None; PV_MAX];
     for (slot, m) in pv.iter_mut().zip(&choice.pv) {
@@ -384,4 +738,69 @@ fn clock_times(session: &Session, t: Ms) -> Option<ClockTimes> {
         black_inc_ms: clock.per_move_ms(Color::Black),
         moves_to_go,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panic_while_serving_becomes_an_error() {
+        let panicking = Guarded::new(async {
+            if Level::new(11).is_none() {
+                panic!("the engine said nonsense");
+            }
+        });
+        assert_eq!(panicking.await, Err("the engine said nonsense".to_owned()));
+        assert_eq!(Guarded::new(async { 7 }).await, Ok(7));
+    }
+
+    fn wanted(ply: u32) -> Wanted {
+        let asked = Asked { game: 1, take_backs: 0, ply };
+        Wanted { asked, line: Box::new(Line::new(shakmaty::Chess::default())), clock: None, at: Instant::now() }
+    }
+
+    #[test]
+    fn newer_requests_make_work_stale_and_keep_the_latest() {
+        let mut inbox = Inbox::default();
+        let search = Job::Choose(wanted(1));
+        // A level or a hint waits for the search; a newer position or a
+        // take-back replaces it; a new game replaces everything but a revival.
+        assert!(!search.made_stale(inbox.take(Request::Level(Level::MIN))));
+        assert!(!search.made_stale(inbox.take(Request::Hint(wanted(1)))));
+        assert!(search.made_stale(inbox.take(Request::Choose(wanted(3)))));
+        assert!(inbox.hint.is_none(), "the player has moved: no hint for them");
+        assert!(search.made_stale(inbox.take(Request::TakeBack)));
+        assert!(inbox.choose.is_none() && inbox.take_back);
+        inbox.take(Request::Choose(wanted(5)));
+        assert!(Job::NewGame(false).made_stale(inbox.take(Request::NewGame { chess960: true })));
+        assert!(!Job::Revive.made_stale(inbox.take(Request::NewGame { chess960: false })));
+        assert!(inbox.choose.is_none() && !inbox.take_back);
+        assert_eq!((inbox.new_game, inbox.level), (Some(false), Some(Level::MIN)));
+    }
+
+    #[test]
+    fn scores_at_the_ends_of_32_bits_turn_to_whites_view_without_overflow() {
+        let mut line = Line::new(shakmaty::Chess::default());
+        line.push_uci("e2e4").unwrap();
+        let mv = line.position().legal_moves()[0];
+        let choice = |score| tactus_engine::Choice {
+            mv,
+            uci: String::new(),
+            san: String::new(),
+            source: Source::Engine,
+            score: Some(score),
+            pv: vec![mv],
+            stance: Stance::Play,
+            depth: None,
+            nodes: None,
+            engine_ms: None,
+            elapsed: Duration::ZERO,
+            restarts: 0,
+        };
+        let white = |score| eval_of(&choice(score), Color::Black, shakmaty::CastlingMode::Standard).map(|e| e.score);
+        assert_eq!(white(EngineScore::Cp(i32::MIN)), Some(Score::Cp(i32::MAX)));
+        assert_eq!(white(EngineScore::Mate(i32::MIN)), Some(Score::Mate(i32::MAX)));
+        assert_eq!(white(EngineScore::Cp(35)), Some(Score::Cp(-35)));
+    }
 }

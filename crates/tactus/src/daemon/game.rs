@@ -16,7 +16,7 @@ use tokio::sync::{mpsc, watch};
 use super::broadcast::Broadcast;
 use super::chess_clock::ChessClock;
 use super::dgt::DgtEmulation;
-use super::engine::{Answer, Answered, EngineHost};
+use super::engine::{Answer, Answered, EngineHost, Reply};
 use super::journal::{self, Journal, JournalThread};
 use super::source::Source;
 use super::voice::VoiceThread;
@@ -393,10 +393,10 @@ fn diagram(fen: &str) -> Option<String> {
     Some(lines.join("\n"))
 }
 
-/// The engine's next answer; never, without an engine.
-async fn next_answer(engine: &mut Option<EngineHost>) -> Option<Answer> {
+/// The engine's next reply; never, without an engine.
+async fn next_reply(engine: &mut Option<EngineHost>) -> Reply {
     match engine {
-        Some(engine) => engine.answers.recv().await,
+        Some(engine) => engine.next().await,
         None => std::future::pending().await,
     }
 }
@@ -458,20 +458,16 @@ impl GameTask {
         if answer.asked.game != self.games {
             return Ok(());
         }
-        if let Answered::Hint(hint) = &answer.answered {
-            match hint {
-                // A hint for a position since taken back is for no position.
-                Ok(_) if answer.asked.take_backs != self.session.take_backs() => {}
-                Ok(uci) => {
-                    let input = Input::Hint { ply: answer.asked.ply, uci: *uci };
-                    self.take(Incoming::At(Instant::now(), Record::Input(input))).await?;
-                }
-                Err(e) => tracing::error!("the engine has no hint: {e}"),
+        if let Answered::Hint(uci) = answer.answered {
+            // A hint for a position since taken back is for no position.
+            if answer.asked.take_backs == self.session.take_backs() {
+                let input = Input::Hint { ply: answer.asked.ply, uci };
+                self.take(Incoming::At(Instant::now(), Record::Input(input))).await?;
             }
             return Ok(());
         }
         let Some(since) = engine.take(&answer) else { return Ok(()) };
-        let Answered::Move(Ok(chosen)) = answer.answered else { return Ok(()) };
+        let Answered::Move(chosen) = answer.answered else { return Ok(()) };
         let side = engine.side();
         let input = match chosen.stance {
             Stance::Resign => {
@@ -735,7 +731,11 @@ impl GameTask {
                     None => return Ok(Ended::InputClosed),
                 },
                 Some(control) = controls.recv() => self.control(control).await?,
-                Some(answer) = next_answer(&mut self.engine) => self.engine_answer(answer).await?,
+                reply = next_reply(&mut self.engine) => match reply {
+                    Reply::Answer(answer) => self.engine_answer(answer).await?,
+                    // The engine lost or back: said, not journaled.
+                    Reply::Notice(kind) => self.take(Incoming::Notice(Instant::now(), kind)).await?,
+                },
                 Some((question, verdict)) = self.mate.rx.recv() => {
                     self.mate.asked = None;
                     let answer = Input::Verdict { ply: question.ply, side: question.side, verdict };

@@ -65,3 +65,26 @@ impl EventStream {
         }
     }
 }
+
+/// The engine crate's misbehaving UCI engine, built for the test (cargo
+/// builds only this package's binaries for its tests).
+pub fn fake_engine() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let out = std::process::Command::new(env!("CARGO"))
+                .args(["build", "-p", "tactus-engine", "--bin", "tactus-fake-uci", "--message-format=json"])
+                .stderr(std::process::Stdio::inherit())
+                .output()
+                .expect("cargo runs");
+            assert!(out.status.success(), "cargo build -p tactus-engine --bin tactus-fake-uci failed");
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .find_map(|m| {
+                    (m["target"]["name"] == "tactus-fake-uci").then(|| m["executable"].as_str().map(PathBuf::from))?
+                })
+                .expect("cargo names the fake engine's executable")
+        })
+        .clone()
+}
