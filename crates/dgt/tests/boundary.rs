@@ -5,8 +5,8 @@
 mod common;
 
 use std::io::{Read, Write};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use common::WAIT;
@@ -47,6 +47,7 @@ fn a_client_that_stops_reading_for_a_second_gets_the_newest_board_back() {
     let path = dir.path().join("dgt");
     let (link, events) =
         EmulatorLink::start(Endpoint::Pty(path.clone()), Identity::default(), Placement::start()).unwrap();
+    let link = Arc::new(link);
     assert_eq!(events.recv_timeout(WAIT), Ok(EmulatorEvent::Opened));
     let mut client = serialport::new(path.to_string_lossy(), 9600).timeout(WAIT).open_native().expect("the pty opens");
     client.write_all(&[0x40, 0x42]).unwrap(); // reset, board
@@ -75,7 +76,15 @@ fn a_client_that_stops_reading_for_a_second_gets_the_newest_board_back() {
     moved.set(Square::E2, Occupant::Empty);
     moved.set(Square::E4, Placement::start().get(Square::E2));
     std::thread::sleep(Duration::from_millis(500));
-    link.set_placement(moved);
+    // The owner (the game) never waits on the line: bounded here, so that a
+    // link that blocks fails the test instead of hanging it.
+    let (done, returned) = mpsc::channel();
+    let owner = Arc::clone(&link);
+    std::thread::spawn(move || {
+        owner.set_placement(moved);
+        let _ = done.send(());
+    });
+    returned.recv_timeout(WAIT).expect("set_placement returns while the client does not read");
     std::thread::sleep(until.saturating_duration_since(Instant::now()));
     stop.store(true, Ordering::Relaxed);
     let asked = flood.join().unwrap();
