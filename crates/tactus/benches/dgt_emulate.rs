@@ -1,12 +1,24 @@
 //! `--dgt-emulate` through the daemon on a pty: a sensor edge (typed on the
 //! sim board) to its FIELD_UPDATE on the wire, and a board dump request to
-//! its reply. `cargo bench -p tactus --bench dgt_emulate`.
+//! its reply; then the game's own latency — a clock press to its `complete`
+//! event — and SIGTERM to exit, idle and while a client floods the line
+//! with board requests and never reads (issue 19).
+//! `cargo bench -p tactus --bench dgt_emulate`.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 const ROUNDS: usize = 200;
+/// Daemons started for the press and SIGTERM figures, each way.
+const RUNS: usize = 10;
+/// Knights out and back, three times: no position stands five times.
+const CYCLE: [(&str, &str); 4] = [("g1f3", "w"), ("g8f6", "b"), ("f3g1", "w"), ("f6g8", "b")];
+const PLIES: usize = 12;
 
 /// Reads messages until one with id `want`; returns its data.
 fn read_until(port: &mut dyn Read, want: u8) -> Vec<u8> {
@@ -27,27 +39,48 @@ fn read_until(port: &mut dyn Read, want: u8) -> Vec<u8> {
 }
 
 fn pct(v: &mut [Duration], p: f64) -> Duration {
+    if v.is_empty() {
+        return Duration::ZERO;
+    }
     v.sort();
     v[((v.len() - 1) as f64 * p).round() as usize]
 }
 
 fn main() {
-    let dir = std::env::temp_dir().join(format!("tactus-bench-dgt-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    field_updates();
+    for attack in [false, true] {
+        let (mut press, mut term) = (Vec::new(), Vec::new());
+        for run in 0..RUNS {
+            game_under(attack, run, &mut press, &mut term);
+        }
+        let how = if attack { "a client flooding 0x42, never reading" } else { "idle" };
+        println!(
+            "{how}: press -> complete event: p50 {:?}, p99 {:?}, max {:?} ({} presses); SIGTERM -> exit: p50 {:?}, max {:?} ({RUNS} runs)",
+            pct(&mut press, 0.5),
+            pct(&mut press, 0.99),
+            pct(&mut press, 1.0),
+            press.len(),
+            pct(&mut term, 0.5),
+            pct(&mut term, 1.0),
+        );
+    }
+}
+
+/// A daemon on a typed board serving the emulation at a pty in `dir`, with
+/// its events; returned once the line is open.
+fn daemon(dir: &Path, events: bool) -> (Child, ChildStdin, Receiver<String>) {
     let config = dir.join("empty.toml");
     std::fs::write(&config, "").unwrap();
-    let link = dir.join("dgt");
     let mut daemon = Command::new(env!("CARGO_BIN_EXE_tactus"))
         .arg("run")
         .arg("--config")
         .arg(&config)
         .args(["--board", "sim", "--time-control", "-", "--state-dir"])
         .arg(dir.join("state"))
-        .args(["--voice", "none", "--dgt-emulate"])
-        .arg(&link)
+        .args(["--voice", "none", "--events", if events { "-" } else { "/dev/null" }, "--dgt-emulate"])
+        .arg(dir.join("dgt"))
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("tactus runs");
@@ -59,7 +92,79 @@ fn main() {
         }
     }
     std::thread::spawn(move || log.for_each(drop));
-    let mut board = daemon.stdin.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = daemon.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let board = daemon.stdin.take().unwrap();
+    (daemon, board, rx)
+}
+
+/// Waits for the event `kind` of ply `ply`.
+fn event(events: &Receiver<String>, kind: &str, ply: usize) {
+    loop {
+        let line = events.recv_timeout(Duration::from_secs(60)).expect("the daemon's events");
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if v["event"] == kind && v["ply"] == ply as u64 {
+            return;
+        }
+    }
+}
+
+/// One daemon: [`PLIES`] presses timed to their `complete` event, then
+/// SIGTERM timed to the exit; with `attack`, a client floods the line with
+/// board requests and reads nothing all along.
+fn game_under(attack: bool, run: usize, press: &mut Vec<Duration>, term: &mut Vec<Duration>) {
+    let dir = std::env::temp_dir().join(format!("tactus-bench-dgt-game-{}-{attack}-{run}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mut daemon, mut board, events) = daemon(&dir, true);
+    let stop = Arc::new(AtomicBool::new(false));
+    let flood = attack.then(|| {
+        let mut line = std::fs::OpenOptions::new().read(true).write(true).open(dir.join("dgt")).unwrap();
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                if line.write_all(&[0x42; 64]).is_err() {
+                    break;
+                }
+            }
+        })
+    });
+    for ply in 1..=PLIES {
+        let (mv, side) = CYCLE[(ply - 1) % CYCLE.len()];
+        writeln!(board, "{mv}").unwrap();
+        event(&events, "move", ply);
+        let t0 = Instant::now();
+        writeln!(board, "{side}").unwrap();
+        event(&events, "complete", ply);
+        press.push(t0.elapsed());
+    }
+    let t0 = Instant::now();
+    assert!(Command::new("kill").arg("-TERM").arg(daemon.id().to_string()).status().unwrap().success());
+    let status = daemon.wait().unwrap();
+    term.push(t0.elapsed());
+    assert!(status.success(), "{status}");
+    stop.store(true, Ordering::Relaxed);
+    if let Some(flood) = flood {
+        let _ = flood.join();
+    }
+    drop(board);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A sensor edge to its FIELD_UPDATE, a dump request to its reply.
+fn field_updates() {
+    let dir = std::env::temp_dir().join(format!("tactus-bench-dgt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mut daemon, mut board, _events) = daemon(&dir, false);
+    let link = dir.join("dgt");
     let mut port = serialport::new(link.to_str().unwrap(), 9600)
         .timeout(Duration::from_secs(30))
         .open_native()

@@ -2,16 +2,21 @@
 //! description (crates/dgt/tests/client/dgt_client.py, Python, sharing no
 //! code with tactus) on the pty the daemon serves follows a game typed on
 //! the simulated board — every position, in order — through field updates
-//! and the dumps it asks for after each, survives garbage and a reconnect.
+//! and the dumps it asks for after each, survives garbage and a reconnect;
+//! and no client can stop the game: one that never reads, thousands that
+//! open and go, a device path that is not there yet, a file at the path.
 //! Needs python3 (./setup installs it); fails loudly without it.
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use serialport::SerialPort;
 use shakmaty::{Chess, Position, uci::UciMove};
 
 /// A bound on waiting for what must come, not a time anything should take.
@@ -40,38 +45,114 @@ fn next(rx: &Receiver<String>, what: &str) -> String {
     rx.recv_timeout(WAIT).unwrap_or_else(|e| panic!("{what}: nothing within {WAIT:?} ({e})"))
 }
 
+/// The daemon on a typed sim board, its log and its events.
+struct Daemon {
+    child: Child,
+    /// The typed board; closing it ends the game and the daemon.
+    board: Option<ChildStdin>,
+    log: Receiver<String>,
+    events: Receiver<String>,
+}
+
+impl Daemon {
+    /// `tactus run` on a typed sim board with `time_control`, serving a DGT
+    /// board at `dgt`, its events on standard output.
+    fn start(dir: &Path, time_control: &str, dgt: &Path, more: &[&std::ffi::OsStr]) -> Daemon {
+        let config = dir.join("empty.toml");
+        std::fs::write(&config, "").unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
+            .arg("run")
+            .arg("--config")
+            .arg(&config)
+            .args(["--board", "sim", "--time-control", time_control, "--state-dir"])
+            .arg(dir.join("state"))
+            .args(more)
+            .args(["--voice", "none", "--events", "-", "--dgt-emulate"])
+            .arg(dgt)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .env("NO_COLOR", "1")
+            .spawn()
+            .expect("tactus runs");
+        let log = lines(child.stderr.take().unwrap());
+        let events = lines(child.stdout.take().unwrap());
+        let board = child.stdin.take();
+        Daemon { child, board, log, events }
+    }
+
+    /// The first log line that contains `text`.
+    fn logged(&self, text: &str) -> String {
+        loop {
+            let line = next(&self.log, &format!("the daemon's log line {text:?}"));
+            if line.contains(text) {
+                return line;
+            }
+        }
+    }
+
+    fn type_line(&mut self, line: &str) {
+        let board = self.board.as_mut().expect("the typed board is open");
+        writeln!(board, "{line}").unwrap();
+        board.flush().unwrap();
+    }
+
+    /// Waits for the event that completes ply `ply` with `san`.
+    fn completed(&self, ply: u64, san: &str) {
+        loop {
+            let line = next(&self.events, &format!("the event completing ply {ply} ({san})"));
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["event"] == "complete" && v["ply"] == ply {
+                assert_eq!(v["san"], san, "{v}");
+                return;
+            }
+        }
+    }
+
+    /// The typed board ends: the daemon stops, cleanly.
+    fn finish(mut self) {
+        self.board = None;
+        self.exits("its typed board ended");
+    }
+
+    /// SIGTERM; the daemon must exit cleanly (the time it takes is measured
+    /// in the bench, not here).
+    fn terminate(mut self) {
+        let status = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status().unwrap();
+        assert!(status.success(), "kill -TERM");
+        self.exits("SIGTERM");
+    }
+
+    /// Waits, bounded, for the daemon to exit with success after `why`.
+    fn exits(&mut self, why: &str) {
+        let end = Instant::now() + WAIT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "the daemon exits cleanly after {why}: {status}");
+                return;
+            }
+            assert!(Instant::now() < end, "the daemon did not exit within {WAIT:?} of {why}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// The daemon on a typed sim board with `time_control`, serving a DGT board
 /// on a pty in a directory of `name`'s own; returned once its readiness line
 /// says the line is open.
-fn serve(name: &str, time_control: &str) -> (Child, ChildStdin, PathBuf) {
-    serve_with(name, time_control, &[])
-}
-
-/// [`serve`], with more arguments for `tactus run`.
-fn serve_with(name: &str, time_control: &str, more: &[&std::ffi::OsStr]) -> (Child, ChildStdin, PathBuf) {
+fn serve(name: &str, time_control: &str, more: &[&std::ffi::OsStr]) -> (Daemon, PathBuf) {
     let dir = tempdir(name);
-    let config = dir.join("empty.toml");
-    std::fs::write(&config, "").unwrap();
     let link = dir.join("dgt");
-    let mut daemon = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .arg("run")
-        .arg("--config")
-        .arg(&config)
-        .args(["--board", "sim", "--time-control", time_control, "--state-dir"])
-        .arg(dir.join("state"))
-        .args(more)
-        .args(["--voice", "none", "--dgt-emulate"])
-        .arg(&link)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .env("NO_COLOR", "1")
-        .spawn()
-        .expect("tactus runs");
-    let log = lines(daemon.stderr.take().unwrap());
-    while !next(&log, "the daemon's readiness line").contains("serving a DGT board at") {}
-    let board_in = daemon.stdin.take().unwrap();
-    (daemon, board_in, link)
+    let daemon = Daemon::start(&dir, time_control, &link, more);
+    daemon.logged("serving a DGT board at");
+    (daemon, link)
 }
 
 struct Client {
@@ -81,11 +162,17 @@ struct Client {
 }
 
 impl Client {
-    fn start(path: &std::path::Path) -> Client {
+    fn start(path: &Path) -> Client {
+        Client::start_with(path, &[])
+    }
+
+    /// The client with more arguments (`--dump-after SECONDS`).
+    fn start_with(path: &Path, more: &[&str]) -> Client {
         let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../dgt/tests/client/dgt_client.py");
         let mut child = Command::new("python3")
             .arg(script)
             .arg(path)
+            .args(more)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -138,7 +225,7 @@ const GAME: &[(&str, &str)] = &[
 
 #[test]
 fn a_documents_written_client_follows_a_game_served_by_the_daemon() {
-    let (mut daemon, mut board_in, link) = serve("game", "-");
+    let (mut daemon, link) = serve("game", "-", &[]);
 
     let mut client = Client::start(&link);
     let mut pos = Chess::default();
@@ -163,9 +250,9 @@ fn a_documents_written_client_follows_a_game_served_by_the_daemon() {
         let before = pos.board().to_string();
         pos.play_unchecked(m);
         let after = pos.board().to_string();
-        writeln!(board_in, "{typed}").unwrap();
+        daemon.type_line(typed);
         let side = if pos.turn() == shakmaty::Color::White { "b" } else { "w" };
-        writeln!(board_in, "{side}").unwrap();
+        daemon.type_line(side);
         let seen = client.follow_to(&after);
         // Between two positions only one of them shows, less pieces in the air.
         let (prev, next): (shakmaty::Board, shakmaty::Board) = (before.parse().unwrap(), after.parse().unwrap());
@@ -180,8 +267,7 @@ fn a_documents_written_client_follows_a_game_served_by_the_daemon() {
     }
     client.send("quit");
     assert!(client.child.wait().unwrap().success(), "the client ends cleanly");
-    drop(board_in); // the typed board ends: the daemon stops
-    assert!(daemon.wait().unwrap().success());
+    daemon.finish();
 }
 
 /// `shown` is `full` with some pieces taken off (in the air).
@@ -197,14 +283,14 @@ fn the_games_clock_is_on_the_emulated_board_and_clock_commands_are_acknowledged(
     let dir = tempdir("clock-device");
     let clock_path = dir.join("tactus-clock");
     let sim = SimClock::plug(DeviceKind::Open, &clock_path).unwrap();
-    let (mut daemon, mut board_in, link) = serve_with(
+    let (mut daemon, link) = serve(
         "clock",
         "300+2",
         &["--clock".as_ref(), "open".as_ref(), "--clock-path".as_ref(), clock_path.as_os_str()],
     );
     let mut client = Client::start(&link);
     assert!(client.next().get("ready").is_some());
-    writeln!(board_in, "e2e4\nw").unwrap();
+    daemon.type_line("e2e4\nw");
     let mut pos = Chess::default();
     pos.play_unchecked("e2e4".parse::<UciMove>().unwrap().to_move(&pos).unwrap());
     client.follow_to(&pos.board().to_string());
@@ -222,6 +308,198 @@ fn the_games_clock_is_on_the_emulated_board_and_clock_commands_are_acknowledged(
     assert!(sim.wait_for(wait, |s| matches!(s, Saw::Beep(ms) if *ms > 0)).is_some(), "the client's beep");
     client.send("quit");
     assert!(client.child.wait().unwrap().success(), "the client ends cleanly");
-    drop(board_in);
-    assert!(daemon.wait().unwrap().success());
+    daemon.finish();
+}
+
+/// A client on the line that sends board dump requests (`0x42`) as fast as
+/// the line takes them and never reads an answer, until stopped.
+fn never_reading_client(path: &Path) -> (Arc<AtomicBool>, std::thread::JoinHandle<u64>) {
+    let mut line = std::fs::OpenOptions::new().read(true).write(true).open(path).expect("the pty opens");
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let writer = std::thread::spawn(move || {
+        let mut sent = 0;
+        while !flag.load(Ordering::Relaxed) {
+            line.write_all(&[0x42; 64]).expect("the board takes the client's requests");
+            sent += 64;
+        }
+        sent
+    });
+    (stop, writer)
+}
+
+/// Issue 19: a client that asks for the board without ever reading the
+/// answers fills the line; the game goes on (moves typed on the board are
+/// completed) and SIGTERM still stops the daemon.
+#[test]
+fn a_client_that_never_reads_blocks_neither_the_game_nor_shutdown() {
+    let (mut daemon, link) = serve("never-reads", "-", &[]);
+    let (stop, writer) = never_reading_client(&link);
+    let mut pos = Chess::default();
+    for (ply, (typed, uci)) in GAME.iter().take(6).enumerate() {
+        let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+        let san = shakmaty::san::San::from_move(&pos, m).to_string();
+        pos.play_unchecked(m);
+        daemon.type_line(typed);
+        daemon.type_line(if pos.turn() == shakmaty::Color::White { "b" } else { "w" });
+        daemon.completed(ply as u64 + 1, &san);
+    }
+    daemon.terminate();
+    stop.store(true, Ordering::Relaxed);
+    // The daemon's end closes the line under the client.
+    let _ = writer.join();
+}
+
+/// 3,000 clients that each open the line, ask for the board (`0x42`) and go
+/// without reading the answer.
+fn open_ask_and_go(link: &Path) {
+    for i in 0..3000 {
+        let mut line = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(link)
+            .unwrap_or_else(|e| panic!("client {i}: {} does not open: {e}", link.display()));
+        line.write_all(&[0x42]).unwrap_or_else(|e| panic!("client {i}: {e}"));
+    }
+}
+
+/// Issue 19: thousands of clients that open the line, ask for the board and
+/// go without reading leave nothing that stops the game or shutdown, and
+/// the next client gets the board as it stands.
+#[test]
+fn three_thousand_clients_that_open_ask_and_go_block_nothing() {
+    let (mut daemon, link) = serve("open-ask-go", "-", &[]);
+    open_ask_and_go(&link);
+    daemon.type_line("e2e4\nw");
+    daemon.completed(1, "e4");
+    let mut pos = Chess::default();
+    pos.play_unchecked("e2e4".parse::<UciMove>().unwrap().to_move(&pos).unwrap());
+    let client = Client::start(&link);
+    loop {
+        let v = client.next();
+        if let Some(board) = v.get("board") {
+            assert!(v.get("ready").is_some(), "the first line is the introduction: {v}");
+            assert_eq!(board, &pos.board().to_string(), "the board as it stands");
+            break;
+        }
+    }
+    drop(client);
+    // Again, and nobody reads the answers before the daemon is stopped.
+    open_ask_and_go(&link);
+    daemon.type_line("e7e5\nb");
+    daemon.completed(2, "e5");
+    daemon.terminate();
+}
+
+/// Issue 19, defect 10: software that reads moves from the board asks for it
+/// once field updates have stopped for 0.25 s (PicoChess's driver). Each
+/// move must be on the emulated board as soon as it stands on the sensor
+/// board, before the press, so that such a client sees every position in
+/// turn even when the reply is begun 235 ms after the press.
+#[test]
+fn a_client_that_asks_after_the_updates_settle_sees_each_position_in_turn() {
+    let (mut daemon, link) = serve("settled-dumps", "300+2", &[]);
+    let client = Client::start_with(&link, &["--dump-after", "0.25"]);
+    let mut pos = Chess::default();
+    assert_eq!(client.next()["board"], pos.board().to_string(), "the introduction");
+    for (ply, uci) in ["d2d4", "d7d5", "c2c4", "e7e6", "b1c3", "g8f6", "c1g5", "f8e7"].iter().enumerate() {
+        let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+        pos.play_unchecked(m);
+        daemon.type_line(uci);
+        // The position the move makes, dumped before the mover presses.
+        let after = pos.board().to_string();
+        loop {
+            let v = client.next();
+            if v.get("dump_ok").and_then(Value::as_str) == Some(after.as_str()) {
+                break;
+            }
+        }
+        daemon.type_line(if pos.turn() == shakmaty::Color::White { "b" } else { "w" });
+        if ply % 2 == 0 {
+            // The opponent's hand goes out at game pace, as in the issue.
+            std::thread::sleep(Duration::from_millis(235));
+        }
+    }
+    drop(client);
+    daemon.finish();
+}
+
+/// Issue 19, defect 6: a regular file at the path is no place for a pty
+/// link: the daemon refuses with an error naming the path and leaves the
+/// file as it was.
+#[test]
+fn a_regular_file_at_the_path_is_left_intact() {
+    let dir = tempdir("regular-file");
+    let path = dir.join("notes.txt");
+    std::fs::write(&path, "my game notes\n").unwrap();
+    let mut daemon = Daemon::start(&dir, "-", &path, &[]);
+    // Were it served, the typed board's end would end it with success.
+    daemon.board = None;
+    let status = daemon.child.wait().unwrap();
+    let mut log = Vec::new();
+    while let Ok(line) = daemon.log.recv_timeout(WAIT) {
+        log.push(line);
+    }
+    assert_eq!(status.code(), Some(2), "a configuration error: {log:?}");
+    assert!(log.iter().any(|l| l.contains(&path.display().to_string()) && l.contains("regular file")), "{log:?}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "my game notes\n", "the file is untouched");
+}
+
+/// Issue 19, defect 6: a device that is not there yet (`/dev/rfcomm0`
+/// before a Bluetooth client connects) is waited for — said once, the game
+/// served meanwhile — and served once it appears. Needs to write in /dev
+/// (CI runs as root).
+#[test]
+fn a_missing_device_is_waited_for_and_served_when_it_appears() {
+    let dir = tempdir("missing-device");
+    let device = PathBuf::from(format!("/dev/tactus-test-dgt-{}", std::process::id()));
+    let _ = std::fs::remove_file(&device);
+    let mut daemon = Daemon::start(&dir, "-", &device, &[]);
+    daemon.logged("waiting for it");
+    assert!(std::fs::symlink_metadata(&device).is_err(), "nothing was made at {}", device.display());
+    // The game is served meanwhile.
+    daemon.type_line("e2e4\nw");
+    daemon.completed(1, "e4");
+    // The device appears: a serial line whose other end is this test.
+    let (mut ours, theirs) = serialport::TTYPort::pair().expect("a pty pair");
+    std::os::unix::fs::symlink(theirs.name().unwrap(), &device)
+        .unwrap_or_else(|e| panic!("this test makes {} (run it as root, as CI does): {e}", device.display()));
+    daemon.logged("serving a DGT board at");
+    ours.set_timeout(WAIT).unwrap();
+    ours.write_all(&[0x42]).unwrap();
+    let mut dump = [0u8; 67];
+    ours.read_exact(&mut dump).unwrap();
+    assert_eq!(dump[..3], [0x86, 0, 67], "a board dump");
+    // e2 (field 52) empty, e4 (field 36) a white pawn.
+    assert_eq!((dump[3 + 52], dump[3 + 36]), (0, 1), "the board as it stands");
+    daemon.terminate();
+    std::fs::remove_file(&device).unwrap();
+}
+
+/// Issue 19, defect 6: the service's device allow-list lets the emulation
+/// open what it serves on — a pty (`/dev/ptmx` and the pts it makes), a USB
+/// gadget port (`ttyGS`), a Bluetooth SPP tty (`rfcomm`), by the names in
+/// /proc/devices that systemd resolves `char-…` with.
+#[test]
+fn the_service_unit_lets_the_emulation_open_its_lines() {
+    let unit = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../systemd/tactus.service"))
+        .unwrap();
+    let allowed: Vec<&str> = unit.lines().filter_map(|l| l.strip_prefix("DeviceAllow=")).collect();
+    assert!(unit.contains("\nDevicePolicy=closed\n"), "the allow-list is in force");
+    // The pts a pty's other end is: its driver's name, as the kernel lists it.
+    let (_master, slave) = serialport::TTYPort::pair().expect("a pty pair");
+    let rdev = std::fs::metadata(slave.name().unwrap()).map(|m| std::os::unix::fs::MetadataExt::rdev(&m)).unwrap();
+    let major = (rdev >> 8) & 0xfff;
+    let devices = std::fs::read_to_string("/proc/devices").unwrap();
+    let chars = devices.split("Block devices:").next().unwrap();
+    let pts = chars
+        .lines()
+        .find_map(|l| l.trim().split_once(' ').filter(|(n, _)| n.parse() == Ok(major)).map(|(_, name)| name))
+        .unwrap_or_else(|| panic!("major {major} in /proc/devices"));
+    for device in ["/dev/ptmx", &format!("char-{pts}"), "char-ttyGS", "char-rfcomm"] {
+        assert!(
+            allowed.contains(&format!("{device} rw").as_str()),
+            "DeviceAllow={device} rw is in the unit: {allowed:?}"
+        );
+    }
 }

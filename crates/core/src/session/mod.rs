@@ -215,6 +215,14 @@ impl Session {
         self.sensors.stable()
     }
 
+    /// The moves standing on the board beyond the game's position, in order:
+    /// the mover's move before the press completes it, and a reply made on
+    /// top of it. What the board shows is this position, less the pieces in
+    /// the air ([`Session::occupancy`]).
+    pub fn moves_on_board(&self) -> Vec<shakmaty::Move> {
+        self.watch.standing()
+    }
+
     /// Squares whose sensors are taken to be stuck, until they change.
     pub fn faulty(&self) -> shakmaty::Bitboard {
         self.sensors.faulty

@@ -299,6 +299,24 @@ impl Watch {
         }
     }
 
+    /// The moves standing on the board, from this ply on, in order: what it
+    /// shows, or — while hands are at work — the moves it showed last that
+    /// were not taken back (a piece taken up again from where a move put it
+    /// is in the air, not back where it came from).
+    pub fn standing(&self) -> Vec<Move> {
+        if let Some(mv) = self.shows.chosen {
+            return vec![mv];
+        }
+        match &self.made {
+            Some(made) if !self.at_position => {
+                let mut moves = vec![made.mv];
+                moves.extend(made.reply.standing());
+                moves
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// The promotion selector was set: it is for the last ply the board
     /// shows begun — the opponent's reply once they have taken hold of one
     /// of their pieces, else this one.

@@ -2,13 +2,16 @@
 """A DGT e-Board client written from DGT's protocol description (dgtbrd.h),
 for tactus's tests: it shares no code with tactus, only the document.
 
-    dgt_client.py PATH
+    dgt_client.py PATH [--dump-after SECONDS]
 
 Opens the serial line at PATH (9600 baud, 8N1, raw), introduces itself as
 chess software does (update mode, version, serial numbers, trademark, bus
 address, battery, board dump) and then follows the board: every field
 update is applied to its own copy of the board, and a board dump is asked
-for after each one, which must agree with that copy.
+for after each one, which must agree with that copy. With --dump-after,
+the dump is asked for SECONDS after the last field update instead, as
+drivers that read moves from the board do once it has been still a while
+(PicoChess waits 0.25 s).
 
 It prints one JSON object a line on standard output:
   {"ready": {...identity...}, "board": FEN}   after the introduction
@@ -28,6 +31,7 @@ import os
 import select
 import sys
 import termios
+import time
 
 # Commands (dgtbrd.h, "COMMAND CODES FROM PC TO BOARD").
 SEND_RESET = 0x40
@@ -90,8 +94,11 @@ def fen(board):
 
 
 class Client:
-    def __init__(self, path):
+    def __init__(self, path, dump_after=None):
         self.path = path
+        # None: a dump after each update; else this many seconds after the last.
+        self.dump_after = dump_after
+        self.dump_due = None
         self.fd = None
         self.buf = bytearray()
         self.board = [0] * 64
@@ -195,9 +202,11 @@ class Client:
                 fail("bad field update %r" % data)
             self.board[field] = code
             say({"board": fen(self.board), "via": "update"})
-            # As clients do, ask for the whole board to check.
-            self.send([SEND_BRD])
-            self.waiting.append(("dump", None))
+            if self.dump_after is None:
+                # As clients do, ask for the whole board to check.
+                self.ask_dump()
+            else:
+                self.dump_due = time.monotonic() + self.dump_after
         elif mid == BOARD_DUMP:
             if self.waiting and self.waiting[0][0] == "dump":
                 self.waiting.pop(0)
@@ -223,6 +232,10 @@ class Client:
             if self.waiting and self.waiting[0][0] == "version":
                 self.waiting.pop(0)
                 say({"survived": "garbage", "version": "%d.%d" % (data[0], data[1])})
+
+    def ask_dump(self):
+        self.send([SEND_BRD])
+        self.waiting.append(("dump", None))
 
     def clock(self, words):
         cmd = CLOCK_CMD[words[0]]
@@ -264,8 +277,12 @@ class Client:
         self.introduce()
         stdin, pending = sys.stdin.fileno(), b""
         while True:
-            ready, _, _ = select.select([self.fd, stdin], [], [], 30)
-            if not ready:
+            wait = 30 if self.dump_due is None else max(0, self.dump_due - time.monotonic())
+            ready, _, _ = select.select([self.fd, stdin], [], [], wait)
+            if self.dump_due is not None and time.monotonic() >= self.dump_due:
+                self.dump_due = None
+                self.ask_dump()
+            elif not ready:
                 fail("nothing happened for 30 s")
             if stdin in ready:
                 chunk = os.read(stdin, 4096)
@@ -283,6 +300,9 @@ class Client:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) == 2:
+        Client(sys.argv[1]).run()
+    elif len(sys.argv) == 4 and sys.argv[2] == "--dump-after":
+        Client(sys.argv[1], dump_after=float(sys.argv[3])).run()
+    else:
         sys.exit(__doc__)
-    Client(sys.argv[1]).run()

@@ -3,7 +3,6 @@
 //! emulator on a serial device (a USB gadget port, a Bluetooth SPP tty) or
 //! on a pseudo-terminal linked at the path.
 
-use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -26,11 +25,11 @@ pub struct DgtEmulation {
 }
 
 impl DgtEmulation {
-    /// Serves the board at `path`: the device when one is there, else a
-    /// new pseudo-terminal whose other end is linked at `path`.
+    /// Serves the board at `path`: the device there (or in /dev, once it
+    /// appears), else a new pseudo-terminal whose other end is linked at
+    /// `path` (see [`Endpoint::serving`]). Nothing here waits for the line.
     pub fn start(path: &Path, session: &Session, white_on_left: bool) -> anyhow::Result<DgtEmulation> {
-        let is_device = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device());
-        let endpoint = if is_device { Endpoint::Device(path.into()) } else { Endpoint::Pty(path.into()) };
+        let endpoint = Endpoint::serving(path).map_err(|e| anyhow::anyhow!("--dgt-emulate {}: {e}", path.display()))?;
         let placement = placement(session);
         let (link, events) = EmulatorLink::start(endpoint, Identity::default(), placement)
             .map_err(|e| anyhow::anyhow!("--dgt-emulate {}: {e}", path.display()))?;
@@ -64,9 +63,12 @@ impl DgtEmulation {
         self.link.set_clock(Some(ClockTimes { left: face(left), right: face(right), status }));
     }
 
-    /// The position as the game knows it, a piece in the hand off the
-    /// board: clients ask for a dump after each field update and must find
-    /// the game there.
+    /// The board as it stands, as a DGT board would show it: the game's
+    /// position with the moves standing on the board (a move before the
+    /// press completes it, a reply made on top), a piece in the hand off the
+    /// board. Called on every settled change, so each placement goes out as
+    /// a field update at once; clients that ask for a dump once the updates
+    /// stop must find each position there in turn. Never waits for the line.
     pub fn show(&mut self, session: &Session) {
         let now = placement(session);
         if now != self.shown {
@@ -77,7 +79,11 @@ impl DgtEmulation {
 }
 
 fn placement(session: &Session) -> Placement {
-    let board = session.game().position().board();
+    let mut position = session.game().position().clone();
+    for mv in session.moves_on_board() {
+        position.play_unchecked(mv);
+    }
+    let board = position.board();
     let in_air: Bitboard = board.occupied() & !session.occupancy();
     shown(board, in_air)
 }
@@ -88,7 +94,8 @@ fn hms(ms: i64) -> Hms {
     Hms { h: (s / 3600) as u8, m: (s / 60 % 60) as u8, s: (s % 60) as u8 }
 }
 
-/// What happens on the line; the readiness line is logged once it is open.
+/// What happens on the line; the readiness line is logged once it is open,
+/// a line lost or not there yet once until it opens.
 /// Clients' clock commands are acknowledged by the emulator; their texts and
 /// beeps go to tactus's clock device, if it has one. The times they set are
 /// logged: tactus runs the clock itself. Ends when the link is dropped.
@@ -96,9 +103,8 @@ fn follow_events(path: &Path, events: std::sync::mpsc::Receiver<EmulatorEvent>, 
     for event in events {
         match event {
             EmulatorEvent::Opened => tracing::info!("dgt-emulate: serving a DGT board at {}", path.display()),
-            EmulatorEvent::Closed { reason } => {
-                tracing::warn!("dgt-emulate {}: the line is gone ({reason}); trying again", path.display())
-            }
+            EmulatorEvent::Closed { reason } if reason == "stopped" => {}
+            EmulatorEvent::Closed { reason } => tracing::warn!("dgt-emulate {}: {reason}", path.display()),
             EmulatorEvent::Clock(request) => {
                 let texts = clock.lock().unwrap_or_else(|e| e.into_inner()).clone();
                 match (texts, request) {
