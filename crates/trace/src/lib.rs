@@ -139,6 +139,10 @@ pub enum Input {
     /// `side` offers a draw (9.1.2), or accepts the opponent's offer that
     /// stands: the engine with its move, or a player.
     DrawOffer { side: Color },
+    /// Whether a clock whose press completes a move is at the board (a DGT
+    /// clock plugged into a DGT board, or unplugged); without one, a move
+    /// is complete once the board holds still on it.
+    ClockConnected(bool),
 }
 
 /// How the engine saw the position when it chose: its score, from White's
@@ -439,6 +443,7 @@ struct RawLine<'a> {
     white_moves: Option<serde_json::Number>,
     black_moves: Option<serde_json::Number>,
     ms: Option<serde_json::Number>,
+    connected: Option<bool>,
 }
 
 /// Parses the header line (line 1).
@@ -717,6 +722,10 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
         "opponent" => Input::Opponent { ply: ply(line, raw)?, uci: uci(line, raw)?, eval: eval(line, raw)? },
         "hint" => Input::Hint { ply: ply(line, raw)?, uci: uci(line, raw)? },
         "draw_offer" => Input::DrawOffer { side: color(line, "side", need(line, "side", &raw.side)?)? },
+        "clock_connected" => match raw.connected {
+            Some(connected) => Input::ClockConnected(connected),
+            None => return err(line, "clock_connected needs \"connected\": true or false"),
+        },
         "engine_level" => {
             let level = raw.level.as_ref().and_then(|n| n.as_u64()).and_then(|n| u8::try_from(n).ok());
             match level {
@@ -1049,6 +1058,9 @@ pub fn format_entry(s: &mut String, e: &Entry) {
             Input::EngineLevel(level) => write!(s, r#"{{"t": {t}, "input": "engine_level", "level": {level}}}"#),
             Input::DrawOffer { side } => {
                 write!(s, r#"{{"t": {t}, "input": "draw_offer", "side": "{}"}}"#, side_str(side))
+            }
+            Input::ClockConnected(connected) => {
+                write!(s, r#"{{"t": {t}, "input": "clock_connected", "connected": {connected}}}"#)
             }
             Input::Request(r) => {
                 let _ = write!(s, r#"{{"t": {t}, "input": "request", "what": "{}""#, r.as_str());

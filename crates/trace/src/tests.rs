@@ -67,6 +67,7 @@ fn errors_name_the_line() {
         (format!("{HEADER}\n{{\"t\": 5, \"input\": \"promote\", \"piece\": \"k\"}}\n"), 2, "promotes"),
         (format!("{HEADER}\n{{\"t\": 5, \"input\": \"teleport\"}}\n"), 2, "unknown input"),
         (format!("{HEADER}\n{{\"t\": 5, \"clock\": \"white\", \"end\": true}}\n"), 2, "exactly one"),
+        (format!("{HEADER}\n{{\"t\": 5, \"input\": \"clock_connected\"}}\n"), 2, "\"connected\""),
         (format!("{HEADER}\nnot json\n"), 2, "not a JSON object"),
         ("{\"variant\": \"standard\"}\n".to_string(), 1, "tactus_trace"),
         ("{\"tactus_trace\": 3}\n".to_string(), 1, "version 3 is not supported"),
@@ -168,6 +169,7 @@ fn arb_record() -> impl Strategy<Value = Record> {
         })),
         (0u8..=10).prop_map(|level| Record::Input(Input::EngineLevel(level))),
         side.clone().prop_map(|side| Record::Input(Input::DrawOffer { side })),
+        any::<bool>().prop_map(|connected| Record::Input(Input::ClockConnected(connected))),
         (
             prop_oneof![Just(GameResult::WhiteWins), Just(GameResult::BlackWins), Just(GameResult::Draw)],
             prop_oneof![
@@ -253,7 +255,7 @@ proptest! {
     #[test]
     fn jsonish_lines_never_panic(
         lines in proptest::collection::vec(
-            proptest::string::string_regex(r#"\{("(t|sq|on|clock|input|piece|end|side|claim|ms|what|role|rank|file)": ?(-?[0-9]{1,22}(\.[0-9])?|"[a-z0-9/\-]{0,6}"|true|false|null|\[\]|\{\}),? ?){0,5}\}"#).unwrap(),
+            proptest::string::string_regex(r#"\{("(t|sq|on|clock|input|piece|end|connected|side|claim|ms|what|role|rank|file)": ?(-?[0-9]{1,22}(\.[0-9])?|"[a-z0-9/\-]{0,6}"|true|false|null|\[\]|\{\}),? ?){0,5}\}"#).unwrap(),
             0..20)
     ) {
         let _ = read_str(&format!("{HEADER}\n{}", lines.join("\n")));

@@ -19,7 +19,7 @@ use tactus_core::{Device, EventKind};
 use tactus_trace::{Entry, Header, Input, Record};
 use tokio::sync::mpsc;
 
-use super::dgt_board::DgtBoard;
+use super::dgt_board::{ClockOnBoard, DgtBoard};
 use super::game::{GameTime, Incoming};
 use super::source::Source;
 use crate::config::{BoardKind, Config};
@@ -188,8 +188,11 @@ pub fn start(
             (Box::new(board), None)
         }
         OpenBoard::Dgt(board) => {
-            let white_on_left = cfg.clock.white == crate::config::ClockSide::Left;
-            let thread = board.start(assume, white_on_left, tx, stop)?;
+            let clock = ClockOnBoard {
+                white_on_left: cfg.clock.white == crate::config::ClockSide::Left,
+                sole: cfg.clock.device == crate::config::ClockDevice::None,
+            };
+            let thread = board.start(assume, clock, tx, stop)?;
             return Ok(BoardThreads { threads: vec![thread] });
         }
         OpenBoard::Matrix { matrix, .. } => {

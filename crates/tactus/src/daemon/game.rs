@@ -126,6 +126,10 @@ pub struct Setup {
     pub state_dir: PathBuf,
     /// A sensor board plays game after game; a simulated one plays one.
     pub real_board: bool,
+    /// A clock is there to press: a clock device, or a simulated board's
+    /// presses. Without one a move is complete once the board holds still
+    /// on it — unless the board says otherwise (a DGT clock plugged in).
+    pub clock_connected: bool,
     pub speed: Speed,
     /// Draw the board when asked (a person watches the terminal).
     pub draw_board: bool,
@@ -231,6 +235,9 @@ pub struct GameTask {
     setup: Setup,
     phase: Phase,
     games: u32,
+    /// Whether a clock is there to press, as last said: each game begins
+    /// with it.
+    clock_connected: bool,
 }
 
 /// An opened game: a new one, or one recovered with the entries its
@@ -429,6 +436,7 @@ impl GameTask {
             clock,
             time,
             last_t: opened.last_t,
+            clock_connected: setup.clock_connected,
             setup,
             phase: Phase::Playing,
             games: 1,
@@ -518,7 +526,12 @@ impl GameTask {
                 return Ok(());
             }
         };
-        self.take_entry(Entry { t: self.last_t, record: Record::Input(input) }).await
+        self.take_entry(Entry { t: self.last_t, record: Record::Input(input) }).await?;
+        if !recovered && !self.clock_connected {
+            let input = Input::ClockConnected(false);
+            self.take_entry(Entry { t: self.last_t, record: Record::Input(input) }).await?;
+        }
+        Ok(())
     }
 
     fn show_clock(&self) {
@@ -555,6 +568,7 @@ impl GameTask {
                         }
                     }
                 }
+                Record::Input(Input::ClockConnected(connected)) => self.clock_connected = connected,
                 Record::Input(input @ (Input::SetClock { .. } | Input::Pause | Input::Resume)) => {
                     // The latest of each kind counts.
                     let running = |i: &Input| matches!(i, Input::Pause | Input::Resume);
@@ -597,6 +611,9 @@ impl GameTask {
             }
         }
         self.last_t = entry.t;
+        if let Record::Input(Input::ClockConnected(connected)) = entry.record {
+            self.clock_connected = connected;
+        }
         self.journal()?.append(entry).await?;
         self.session.handle(entry);
         // The engine thinks while the journal reaches the disk.
@@ -851,6 +868,7 @@ mod tests {
             source: Source::of(&cfg, None),
             state_dir: dir.clone(),
             real_board: true,
+            clock_connected: true,
             speed: Speed::REAL_TIME,
             draw_board: false,
             status_line: false,
@@ -937,6 +955,7 @@ mod tests {
             source: Source::of(&cfg, None),
             state_dir: dir.to_path_buf(),
             real_board: true,
+            clock_connected: true,
             speed,
             draw_board: false,
             status_line: false,
