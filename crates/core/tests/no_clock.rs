@@ -8,7 +8,7 @@ mod common;
 use common::{Game, sq};
 use shakmaty::Color;
 use tactus_core::EventKind;
-use tactus_trace::{Input, Record};
+use tactus_trace::{Entry, Header, Input, Record};
 
 /// A 300+2 game begun as the daemon begins one on a board with no clock:
 /// the clocks stopped, and no clock to press.
@@ -111,4 +111,28 @@ fn against_the_engine_the_players_move_completes_as_the_board_holds_still_and_th
     g.carry("e7", "e5");
     g.carry("g1", "f3");
     assert_eq!(g.sans(), ["e4", "e5", "Nf3"]);
+}
+
+/// The journal's `timers` line: a move the settle timer completed after the
+/// last input is in the trace, and a replay ends with it.
+#[test]
+fn a_trace_replays_to_what_its_timers_did_after_the_last_input() {
+    let header = Header { time_control: Some("300+2".into()), ..Header::default() };
+    let edge = |t, name, on| Entry { t, record: Record::Edge { sq: sq(name), on, piece: None } };
+    let mut entries = vec![
+        Entry { t: 0, record: Record::Input(Input::ClockConnected(false)) },
+        edge(1000, "e2", false),
+        edge(1200, "e4", true),
+    ];
+    let replayed = |entries: &[Entry]| {
+        let mut w = tactus_trace::TraceWriter::new(Vec::new());
+        w.write_header(&header).unwrap();
+        entries.iter().for_each(|e| w.write_entry(e).unwrap());
+        let r = tactus_core::replay::replay(&w.into_inner()[..], tactus_core::Policy::default()).unwrap();
+        r.session.game().played.len()
+    };
+    assert_eq!(replayed(&entries), 0, "the last input alone: the board had not yet held still");
+    // The settle timer (debounce 10 ms, settle 100 ms) completed e4.
+    entries.push(Entry { t: 1310, record: Record::Timers });
+    assert_eq!(replayed(&entries), 1, "the timers ran to 1310 ms: e4 is complete");
 }

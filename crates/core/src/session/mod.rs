@@ -340,6 +340,8 @@ impl Session {
                     self.rearm_warnings(t);
                 }
             }
+            // The timers due by `t` ran above, as they did in the live game.
+            Record::Timers => {}
             Record::End => self.on_end(t),
         }
     }

@@ -196,10 +196,11 @@ fn read_times(reports: &[Option<ClockTimes>], increment_s: i64) -> Vec<f64> {
 /// The game task's part, without its I/O: the session the daemon sets up
 /// for a DGT board (`daemon::policy_of`, `daemon::header_of`, the policy
 /// recorded in the header), the pause a sensor board's game begins with and
-/// no clock to press until the board tells of one (`GameTask::begin`), inputs stamped never before what the game has seen
-/// (`game::stamp`), timers run at their deadlines before a later input
-/// (`GameTask::run`, `tick`), and the mate search's verdict taken as an
-/// input. What it takes is journaled as the journal would hold it.
+/// no clock to press until the board tells of one (`GameTask::begin`),
+/// inputs stamped never before what the game has seen (`game::stamp`),
+/// timers run at their deadlines before a later input (`GameTask::run`,
+/// `tick`), and the mate search's verdict taken as an input. What it takes,
+/// and what its timers did, is journaled as the journal would hold it.
 struct GameLoop {
     header: Header,
     /// The policy's time warnings, which the header does not record.
@@ -208,8 +209,6 @@ struct GameLoop {
     time: GameTime,
     last_t: Ms,
     journal: Vec<Entry>,
-    /// When timers last announced something (the journal's `said` mark).
-    said_t: Ms,
     events: Vec<Event>,
     /// Inputs that came after the game was over (the daemon waits for the
     /// starting position then, and gives them to no game).
@@ -231,7 +230,6 @@ impl GameLoop {
             time,
             last_t: 0,
             journal: Vec::new(),
-            said_t: 0,
             events,
             after_end: Vec::new(),
         };
@@ -251,7 +249,8 @@ impl GameLoop {
         self.take_entry(entry);
     }
 
-    /// The timers due by `t`, each at its deadline.
+    /// The timers due by `t`, each at its deadline; as `GameTask::announce`
+    /// has it, a `timers` line for what they said (a game they ended, its end).
     fn run_timers(&mut self, t: Ms) {
         while !self.session.finished()
             && let Some(due) = self.session.next_deadline().filter(|due| *due <= t)
@@ -264,8 +263,8 @@ impl GameLoop {
             }
             let before = self.events.len();
             self.events.extend(self.session.drain());
-            if self.events.len() > before {
-                self.said_t = t;
+            if self.events.len() > before && !self.session.finished() {
+                self.journal.push(Entry { t, record: Record::Timers });
             }
             self.answer_mate_question();
         }
@@ -467,7 +466,7 @@ fn check(name: &str) -> (Played, Said, Vec<String>) {
         assert!(on_the_way, "{name}: {} corrected to {}, not on its way", first.san, then.san);
     }
     assert_eq!(s.observations, s.corrections.len(), "{name}: an observation for each correction");
-    // The journal replays to what was said, as `tactus replay --say`
+    // The journal alone replays to what was said, as `tactus replay --say`
     // replays it (the time warnings given, which the header does not hold).
     let trace = played.game.trace().unwrap_or_else(|e| panic!("{e}"));
     let policy_for = |header: &Header| tactus_core::Policy {
@@ -478,13 +477,7 @@ fn check(name: &str) -> (Played, Said, Vec<String>) {
         let replayed = tactus_core::replay::replay_with(trace, policy_for)
             .unwrap_or_else(|e| panic!("{name}: {what} does not replay: {e}"));
         assert!(replayed.error.is_none(), "{name}: {what}: {:?}", replayed.error);
-        let (mut session, mut events) = (replayed.session, replayed.events);
-        // What timers said after the last entry, as recovery has it.
-        if !session.finished() {
-            session.advance(played.game.said_t);
-            events.extend(session.drain());
-        }
-        events
+        replayed.events
     };
     let live = &played.game.events;
     let same = |replayed: &[Event], what: &str| {

@@ -307,13 +307,7 @@ pub async fn open(setup: &Setup, shows: Option<Bitboard>, out: &mut Outputs) -> 
             session.handle(*entry);
             past.extend(session.drain());
         }
-        let mut last_t = journal::last_t(&r.entries);
-        if r.said_t > last_t && !session.finished() {
-            // What timers announced after the last entry was said already.
-            session.advance(r.said_t);
-            past.extend(session.drain());
-            last_t = r.said_t;
-        }
+        let last_t = journal::last_t(&r.entries);
         let start = setup.start_occupancy()?;
         let set_aside = match &r.source {
             None => Some("its journal does not name the board it was played on".to_string()),
@@ -628,7 +622,8 @@ impl GameTask {
         self.announce(false).await
     }
 
-    /// The core's timers, due at game time `due`.
+    /// The core's timers, due at game time `due`. What they lead to is
+    /// journaled as any input's is (`announce`): a `timers` line, or the end.
     async fn tick(&mut self, due: Ms) -> anyhow::Result<()> {
         let t = due.max(self.last_t);
         self.last_t = t;
@@ -642,15 +637,18 @@ impl GameTask {
         self.announce(true).await
     }
 
-    /// Publishes what the core has to say, once what led to it is on disk.
+    /// Publishes what the core has to say, once what led to it is on disk:
+    /// for what timers said, that they ran up to now (a game they ended
+    /// has its `end` already), so that the journal alone replays, and a
+    /// restart recovers, to the game as it stands — saying nothing twice.
     async fn announce(&mut self, timer: bool) -> anyhow::Result<()> {
         let events: Vec<Event> = self.session.drain().collect();
         if !events.is_empty() {
             let journal = self.journal()?;
-            journal.sync().await?;
-            if timer {
-                journal.said(self.last_t).await?;
+            if timer && !self.session.finished() {
+                journal.append(Entry { t: self.last_t, record: Record::Timers }).await?;
             }
+            journal.sync().await?;
             if self.setup.draw_board {
                 for e in &events {
                     if let EventKind::Position { fen } = &e.kind
