@@ -95,12 +95,12 @@ enum Phase {
 
 /// What completes the move of the player to move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Completion {
+enum CompletedBy {
     /// A clock is at the board: its press completes the move (6.2.1).
     Press,
     /// No clock to press (a DGT board without its clock): the move made
-    /// (4.7) is complete once the board holds still on it.
-    Made,
+    /// (4.7) is complete once the board has held still on it.
+    HeldStill,
 }
 
 /// The timers, in the order they run when due at the same instant.
@@ -129,7 +129,7 @@ pub struct Session {
     watch: Watch,
     phase: Phase,
     /// Until the board says there is no clock to press, the press.
-    completion: Completion,
+    completed_by: CompletedBy,
     /// When the board will have held still long enough to announce.
     settle_at: Option<Ms>,
     check: BoardCheck,
@@ -180,7 +180,7 @@ impl Session {
             time_control,
             clock,
             phase: Phase::Open,
-            completion: Completion::Press,
+            completed_by: CompletedBy::Press,
             settle_at: None,
             check: BoardCheck::default(),
             illegal: ByColor::new_with(|_| 0),

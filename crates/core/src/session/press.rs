@@ -11,7 +11,7 @@ use shakmaty::{Color, Position};
 use tactus_clock::Clock;
 
 use super::watch::{Completion, Shown};
-use super::{Completion as CompletedBy, Phase, Session};
+use super::{CompletedBy, Phase, Session};
 use crate::event::{Article, ClaimKind, EventKind, Ms};
 
 /// A press waiting for the piece still in the hand.
@@ -173,9 +173,9 @@ impl Session {
             self.phase = Phase::Open;
             return times;
         }
-        let made = self.completion == CompletedBy::Made;
+        let held_still = self.completed_by == CompletedBy::HeldStill;
         let clock_ms = self.clock.as_mut().and_then(|c| {
-            if made && c.running().is_none() {
+            if held_still && c.running().is_none() {
                 // Stopped (6.11), with no press to come that would restart
                 // it: the move still hands it over, so that it restarts for
                 // the side on move.
@@ -194,7 +194,7 @@ impl Session {
     /// is complete once the board holds still on it — at once, for one the
     /// board already holds still on.
     pub(super) fn on_clock_connected(&mut self, t: Ms, connected: bool) {
-        self.completion = if connected { CompletedBy::Press } else { CompletedBy::Made };
+        self.completed_by = if connected { CompletedBy::Press } else { CompletedBy::HeldStill };
         self.complete_made(t);
     }
 
@@ -202,7 +202,7 @@ impl Session {
     /// in order. Not the engine's, which its own phase completes, nor a
     /// move while the position is being put back.
     pub(super) fn complete_made(&mut self, t: Ms) {
-        while self.completion == CompletedBy::Made
+        while self.completed_by == CompletedBy::HeldStill
             && matches!(self.phase, Phase::Open)
             && !self.engine_on_move()
             && self.settle_at.is_none()

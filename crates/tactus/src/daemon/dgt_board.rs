@@ -3,12 +3,12 @@
 //! become the presses, and a board turned half a turn is found from the
 //! starting position (tactus-dgt's reader). Most boards have no clock on
 //! them: the board says so when asked (and when one is plugged in or out),
-//! and without one a move is complete once the board holds still on it. The core sees occupancy, as
-//! from any board: its recogniser already rules out the squares a sliding
-//! piece passes over and the scan's out-of-order reports, since a move is
-//! announced only once the board holds still on it. The piece the board
-//! says was put down goes with each edge that fills a square, into the
-//! journal (trace format version 2).
+//! and without one a move is complete once the board holds still on it.
+//! The core sees occupancy, as from any board: its recogniser already
+//! rules out the squares a sliding piece passes over and the scan's
+//! out-of-order reports, since a move is announced only once the board
+//! holds still on it. The piece the board says was put down goes with each
+//! edge that fills a square, into the journal (trace format version 2).
 
 use std::path::Path;
 use std::sync::Arc;
