@@ -226,6 +226,9 @@ fn play(
             Record::Edge { sq, on, piece } => Sense::Edge { sq, on, piece },
             Record::Clock(side) => Sense::Clock(side),
             Record::Input(input) => Sense::Input(input),
+            // A journal played as a trace: where its game's timers had run
+            // is no sensing; the daemon's own timers run.
+            Record::Timers => continue,
             Record::End => Sense::End,
         };
         let end = what == Sense::End;

@@ -232,7 +232,10 @@ impl BoardReader {
                 self.info.version = Some((major, minor));
                 if let Phase::Hello(_) = self.phase {
                     self.phase = Phase::Dump;
-                    out.bytes.push(Request::Board.code());
+                    // The clock too: a board answers with its clock's
+                    // times, or that none is plugged in (`STATUS_NO_CLOCK`),
+                    // where updates tell only of a clock that changes.
+                    out.bytes.extend([Request::Board.code(), Request::Clock.code()]);
                 }
             }
             BoardMessage::SerialNr(s) => self.info.serial = Some(String::from_utf8_lossy(&s).into_owned()),
@@ -355,7 +358,7 @@ mod tests {
         assert_eq!(out.bytes, [0x4b, 0x4d, 0x45]);
         out.bytes.clear();
         reader.received(&BoardMessage::Version { major: 1, minor: 7 }.encode(), t0, &mut out);
-        assert_eq!(out.bytes, [0x42]);
+        assert_eq!(out.bytes, [0x42, 0x41], "the board and its clock");
         reader.received(&BoardMessage::BoardDump(fields).encode(), t0, &mut out);
         out
     }

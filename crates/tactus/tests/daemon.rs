@@ -328,9 +328,9 @@ fn play_out(trace: &Path, state: &Path) -> Vec<Value> {
 }
 
 /// A journal as the daemon leaves it when killed: the trace's first
-/// `lines` entries, the header naming board t1 and the trace, and what its
-/// timers had announced (`said`, game time).
-fn killed_journal(state: &Path, trace: &Path, lines: usize, said: Option<u64>) {
+/// `lines` entries, the header naming board t1 and the trace, and how far
+/// its timers had run and announced (`timers`, game time).
+fn killed_journal(state: &Path, trace: &Path, lines: usize, timers: Option<u64>) {
     use sha2::Digest;
     let text = std::fs::read_to_string(trace).unwrap();
     let sha: String = sha2::Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
@@ -346,10 +346,10 @@ fn killed_journal(state: &Path, trace: &Path, lines: usize, said: Option<u64>) {
         journal.push_str(line);
         journal.push('\n');
     }
-    std::fs::write(games.join("g.trace.jsonl"), journal).unwrap();
-    if let Some(t) = said {
-        std::fs::write(games.join("g.said"), format!("{t}\n")).unwrap();
+    if let Some(t) = timers {
+        journal.push_str(&format!("{{\"t\": {t}, \"timers\": true}}\n"));
     }
+    std::fs::write(games.join("g.trace.jsonl"), journal).unwrap();
     std::fs::write(state.join("current"), "games/g.trace.jsonl\n").unwrap();
 }
 

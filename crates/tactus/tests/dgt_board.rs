@@ -1,15 +1,16 @@
-//! A DGT e-Board as the daemon's board (`[board] kind = "dgt"`): a game
-//! played on a board turned half a turn, its moves made by placements as
-//! the board reports them and completed by the DGT clock's levers. The
-//! board here is tactus-dgt's emulator on a pseudo-terminal, speaking DGT's
-//! protocol as a board does; the daemon reads it as it reads a real one.
-//! Unplugged and plugged back, the board is said to be lost and back.
+//! A DGT e-Board as the daemon's board (`[board] kind = "dgt"`): games
+//! played on it as the board reports them. The board here is tactus-dgt's
+//! emulator on a pseudo-terminal, speaking DGT's protocol as a board does;
+//! the daemon reads it as it reads a real one. With a DGT clock on the
+//! board its levers complete the moves; with none (the usual case) the
+//! board holding still on a move completes it. Unplugged and plugged back,
+//! the board is said to be lost and back.
 
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use shakmaty::{Chess, Move, Position, san::San};
+use shakmaty::{CastlingSide, Chess, Color, Move, Position, Square, san::San};
 use tactus_dgt::protocol::clock::{STATUS_RIGHT_HIGH, STATUS_RUNNING};
 use tactus_dgt::protocol::{ClockTimes, Occupant, Placement};
 use tactus_dgt::{EmulatorLink, Endpoint, emulate::Identity};
@@ -24,49 +25,27 @@ fn tempdir(name: &str) -> PathBuf {
     dir
 }
 
-/// The placements a hand makes for `mv`: a captured piece off first, then
-/// the piece lifted, then put down.
-fn placements(pos: &Chess, mv: Move) -> Vec<Placement> {
-    let mut board = Placement::from_board(pos.board());
-    let mut out = Vec::new();
-    if mv.is_capture() {
-        board.set(mv.to(), Occupant::Empty);
-        out.push(board);
-    }
-    let from = mv.from().unwrap();
-    let piece = board.get(from);
-    board.set(from, Occupant::Empty);
-    out.push(board);
-    board.set(mv.to(), piece);
-    out.push(board);
-    out
-}
-
-#[test]
-fn a_game_on_a_dgt_board_turned_half_a_turn_is_recognised_and_completed_by_its_levers() {
-    let dir = tempdir("game");
-    let path = dir.join("dgt");
-    // The board lies turned: Black's pieces at the connector's side.
-    let (board, _) =
-        EmulatorLink::start(Endpoint::Pty(path.clone()), Identity::default(), Placement::start().rotated()).unwrap();
+/// A DGT board emulated on a pseudo-terminal at `path`, showing `placement`
+/// as the board lies (its own field order).
+fn emulated_board(path: &Path, placement: Placement) -> EmulatorLink {
+    let (board, _) = EmulatorLink::start(Endpoint::Pty(path.to_path_buf()), Identity::default(), placement).unwrap();
     let until = Instant::now() + Duration::from_secs(30);
     while !path.exists() {
         assert!(Instant::now() < until, "the emulated board's pty never appeared");
         std::thread::sleep(Duration::from_millis(10));
     }
-    let config = dir.join("tactus.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[board]\nkind = \"dgt\"\ndgt_path = \"{}\"\n\n[game]\ntime_control = \"300+2\"\n\n[clock]\nwhite = \"left\"\n",
-            path.display()
-        ),
-    )
-    .unwrap();
+    board
+}
+
+/// `tactus run` on the DGT board at `path`, its state in `dir/state`, with
+/// `config` after the board's section: its events as they come.
+fn daemon(dir: &Path, path: &Path, config: &str) -> (Child, EventStream) {
+    let file = dir.join("tactus.toml");
+    std::fs::write(&file, format!("[board]\nkind = \"dgt\"\ndgt_path = \"{}\"\n\n{config}", path.display())).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
         .arg("run")
         .arg("--config")
-        .arg(&config)
+        .arg(&file)
         .arg("--state-dir")
         .arg(dir.join("state"))
         .args(["--voice", "none", "--events", "-"])
@@ -77,6 +56,79 @@ fn a_game_on_a_dgt_board_turned_half_a_turn_is_recognised_and_completed_by_its_l
         .unwrap();
     let events = EventStream::of(&mut child);
     events.next("start");
+    (child, events)
+}
+
+/// The placements a hand makes for `mv`: a captured piece off first, then
+/// the piece lifted, then put down; castling king first, then the rook.
+fn placements(pos: &Chess, mv: Move) -> Vec<Placement> {
+    let mut board = Placement::from_board(pos.board());
+    let mut out = Vec::new();
+    let carry = |board: &mut Placement, out: &mut Vec<Placement>, from: Square, to: Square| {
+        let piece = board.get(from);
+        board.set(from, Occupant::Empty);
+        out.push(*board);
+        board.set(to, piece);
+        out.push(*board);
+    };
+    match mv {
+        Move::Castle { king, rook } => {
+            let side = CastlingSide::from_king_side(rook.file() > king.file());
+            let color = pos.turn();
+            carry(&mut board, &mut out, king, side.king_to(color));
+            carry(&mut board, &mut out, rook, side.rook_to(color));
+        }
+        _ => {
+            if mv.is_capture() {
+                board.set(mv.to(), Occupant::Empty);
+                out.push(board);
+            }
+            carry(&mut board, &mut out, mv.from().unwrap(), mv.to());
+        }
+    }
+    out
+}
+
+/// The game in the journal left in `state`, as `tactus replay` plays it
+/// back: its moves in SAN and its result.
+fn replayed(state: &Path) -> (Vec<String>, String) {
+    let current = std::fs::read_to_string(state.join("current")).ok();
+    let journal = match current {
+        Some(name) => state.join(name.trim()),
+        // A finished game is no longer current: the only journal there is.
+        None => std::fs::read_dir(state.join("games"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().ends_with(".trace.jsonl"))
+            .unwrap(),
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_tactus")).arg("replay").arg(&journal).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let pgn = String::from_utf8_lossy(&out.stdout).into_owned();
+    // The movetext without its clock comments.
+    let mut moves = String::new();
+    for part in pgn.split('{') {
+        moves.push_str(part.split_once('}').map_or(part, |(_, after)| after));
+    }
+    let movetext = moves.rsplit(']').next().unwrap_or_default();
+    let words: Vec<&str> = movetext.split_whitespace().filter(|w| !w.ends_with('.')).collect();
+    let (result, moves) = words.split_last().expect("a result");
+    (moves.iter().map(|m| m.to_string()).collect(), result.to_string())
+}
+
+fn no_rulings(events: &EventStream) {
+    for e in events.seen.borrow().iter() {
+        assert!(!["irregularity", "penalty"].contains(&e["event"].as_str().unwrap()), "a ruling: {e}");
+    }
+}
+
+#[test]
+fn a_game_on_a_dgt_board_turned_half_a_turn_is_recognised_and_completed_by_its_levers() {
+    let dir = tempdir("game");
+    let path = dir.join("dgt");
+    // The board lies turned: Black's pieces at the connector's side.
+    let board = emulated_board(&path, Placement::start().rotated());
+    let (mut child, events) = daemon(&dir, &path, "[game]\ntime_control = \"300+2\"\n\n[clock]\nwhite = \"left\"\n");
     // The clock: White on the left, Black's lever up. Black presses to
     // start White's clock, as players start a clock.
     let mut status = STATUS_RUNNING | STATUS_RIGHT_HIGH;
@@ -92,25 +144,7 @@ fn a_game_on_a_dgt_board_turned_half_a_turn_is_recognised_and_completed_by_its_l
     let sans = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "O-O"];
     for san in sans {
         let mv = san.parse::<San>().unwrap().to_move(&pos).unwrap();
-        let steps = match mv {
-            Move::Castle { .. } => {
-                // King first, then the rook.
-                let mut b = Placement::from_board(pos.board());
-                let mut out = Vec::new();
-                for (from, to) in
-                    [(shakmaty::Square::E1, shakmaty::Square::G1), (shakmaty::Square::H1, shakmaty::Square::F1)]
-                {
-                    let piece = b.get(from);
-                    b.set(from, Occupant::Empty);
-                    out.push(b);
-                    b.set(to, piece);
-                    out.push(b);
-                }
-                out
-            }
-            _ => placements(&pos, mv),
-        };
-        for p in steps {
+        for p in placements(&pos, mv) {
             board.set_placement(p.rotated());
         }
         assert_eq!(events.next("move")["san"], san, "the board shows {san}");
@@ -122,15 +156,12 @@ fn a_game_on_a_dgt_board_turned_half_a_turn_is_recognised_and_completed_by_its_l
     drop(board);
     let lost = events.next("device_lost");
     assert_eq!(lost["device"], "board", "{lost}");
-    let placement = Placement::from_board(pos.board()).rotated();
-    let (board, _) = EmulatorLink::start(Endpoint::Pty(path.clone()), Identity::default(), placement).unwrap();
+    let board = emulated_board(&path, Placement::from_board(pos.board()).rotated());
     assert_eq!(events.next("device_back")["device"], "board");
     drop(board);
     child.kill().unwrap();
     let _ = child.wait();
-    for e in events.seen.borrow().iter() {
-        assert!(!["irregularity", "penalty"].contains(&e["event"].as_str().unwrap()), "a ruling: {e}");
-    }
+    no_rulings(&events);
 
     // The journal left behind is version 2: the board knows its pieces, and
     // each square filled says which piece was put down.
@@ -154,15 +185,41 @@ fn a_game_on_a_dgt_board_turned_half_a_turn_is_recognised_and_completed_by_its_l
     let want = ["Pe4", "pe5", "Nf3", "nc6", "Bb5", "pa6", "Bc6", "pc6", "Kg1", "Rf1"];
     assert_eq!(placed, want, "{text}");
     // `tactus replay` plays it back to the game.
-    let out = Command::new(env!("CARGO_BIN_EXE_tactus")).arg("replay").arg(&journal).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let pgn = String::from_utf8_lossy(&out.stdout);
-    // The movetext without its clock comments.
-    let mut moves = String::new();
-    for part in pgn.split('{') {
-        moves.push_str(part.split_once('}').map_or(part, |(_, after)| after));
+    assert_eq!(replayed(&state), (sans.map(String::from).to_vec(), "*".to_string()));
+}
+
+/// The usual DGT board: no clock on it, and none configured. Each move
+/// completes once the board holds still on it — a whole game, with
+/// castling, captures and a mate, every move announced and completed.
+#[test]
+fn a_game_on_a_dgt_board_without_a_clock_is_completed_move_by_move_as_the_board_holds_still() {
+    let dir = tempdir("no-clock");
+    let path = dir.join("dgt");
+    let board = emulated_board(&path, Placement::start());
+    let (mut child, events) = daemon(&dir, &path, "");
+    let sans = [
+        "e4", "e5", "Nf3", "Nc6", "Bb5", "Nf6", "O-O", "Ng4", "h3", "h5", "hxg4", "hxg4", "Nxe5", "Qh4", "Nxc6", "g3",
+        "Nxa7", "Qh2#",
+    ];
+    let mut pos = Chess::default();
+    for (i, san) in sans.into_iter().enumerate() {
+        let mv = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+        for p in placements(&pos, mv) {
+            board.set_placement(p);
+        }
+        let side = if i % 2 == 0 { Color::White } else { Color::Black };
+        let made = events.next("move");
+        assert_eq!((made["san"].as_str(), made["ply"].as_u64()), (Some(san), Some(i as u64 + 1)), "{made}");
+        let complete = events.next("complete");
+        assert_eq!(complete["san"], san, "the board held still on {san}: {complete}");
+        assert_eq!(complete["side"], side.to_string().to_lowercase(), "{complete}");
+        pos.play_unchecked(mv);
     }
-    let movetext = moves.rsplit(']').next().unwrap_or_default();
-    let moves: Vec<&str> = movetext.split_whitespace().filter(|w| !w.ends_with('.') && *w != "*").collect();
-    assert_eq!(moves, sans, "{pgn}");
+    let over = events.next("game_over");
+    assert_eq!((over["result"].as_str(), over["reason"].as_str()), (Some("0-1"), Some("checkmate")), "{over}");
+    drop(board);
+    child.kill().unwrap();
+    let _ = child.wait();
+    no_rulings(&events);
+    assert_eq!(replayed(&dir.join("state")), (sans.map(String::from).to_vec(), "0-1".to_string()));
 }

@@ -94,6 +94,11 @@ pub enum Record {
     Clock(Color),
     /// A button, selector or arbiter input.
     Input(Input),
+    /// The game's timers due by `t` ran here, and what they led to was
+    /// announced (a move once the board held still, the engine's move
+    /// completed by the board holding still): the journal says how far the
+    /// game went after its last input.
+    Timers,
     /// The recording stops here.
     End,
 }
@@ -139,6 +144,10 @@ pub enum Input {
     /// `side` offers a draw (9.1.2), or accepts the opponent's offer that
     /// stands: the engine with its move, or a player.
     DrawOffer { side: Color },
+    /// Whether a clock whose press completes a move is at the board (a DGT
+    /// clock plugged into a DGT board, or unplugged); without one, a move
+    /// is complete once the board holds still on it.
+    ClockConnected(bool),
 }
 
 /// How the engine saw the position when it chose: its score, from White's
@@ -439,6 +448,8 @@ struct RawLine<'a> {
     white_moves: Option<serde_json::Number>,
     black_moves: Option<serde_json::Number>,
     ms: Option<serde_json::Number>,
+    connected: Option<bool>,
+    timers: Option<bool>,
 }
 
 /// Parses the header line (line 1).
@@ -554,7 +565,8 @@ pub fn parse_entry_in(version: u32, line: usize, text: &str) -> Result<Entry, Tr
 
 /// The lines that make up almost every trace, exactly as the writer writes
 /// them — `{"t": 1034, "sq": "e2", "on": false}`, `{"t": 1300, "sq": "e4",
-/// "on": true, "piece": "P"}` and `{"t": 2100, "clock": "white"}` — read
+/// "on": true, "piece": "P"}`, `{"t": 2100, "clock": "white"}` and
+/// `{"t": 2400, "timers": true}` — read
 /// without a JSON parser. Anything else, even the same content spelled
 /// differently, takes the general path.
 fn fast_entry(text: &str) -> Option<Entry> {
@@ -581,6 +593,7 @@ fn fast_entry(text: &str) -> Option<Entry> {
         match rest {
             r#", "clock": "white"}"# => Record::Clock(Color::White),
             r#", "clock": "black"}"# => Record::Clock(Color::Black),
+            r#", "timers": true}"# => Record::Timers,
             _ => return None,
         }
     };
@@ -609,14 +622,17 @@ fn parse_json_entry(version: u32, line: usize, text: &str) -> Result<Entry, Trac
     // `sq` names the square of a sensor edge, or of a question about a
     // square (`"input": "request", "what": "square"`).
     let edge = raw.sq.is_some() && (raw.input.is_none() || raw.on.is_some());
-    let kinds = [edge, raw.clock.is_some(), raw.input.is_some(), raw.end.is_some()];
+    let kinds = [edge, raw.clock.is_some(), raw.input.is_some(), raw.timers.is_some(), raw.end.is_some()];
     match kinds.iter().filter(|k| **k).count() {
         0 => {
-            return err(line, "unknown kind of line: expected one of \"sq\", \"clock\", \"input\" or \"end\"");
+            return err(
+                line,
+                "unknown kind of line: expected one of \"sq\", \"clock\", \"input\", \"timers\" or \"end\"",
+            );
         }
         1 => {}
         _ => {
-            return err(line, "a line has exactly one of \"sq\", \"clock\", \"input\" or \"end\"");
+            return err(line, "a line has exactly one of \"sq\", \"clock\", \"input\", \"timers\" or \"end\"");
         }
     }
     let record = if let (true, Some(sq)) = (edge, &raw.sq) {
@@ -650,6 +666,11 @@ fn parse_json_entry(version: u32, line: usize, text: &str) -> Result<Entry, Trac
             return err(line, "\"end\" can only be true");
         }
         Record::End
+    } else if let Some(timers) = raw.timers {
+        if !timers {
+            return err(line, "\"timers\" can only be true");
+        }
+        Record::Timers
     } else {
         Record::Input(parse_input(line, &raw)?)
     };
@@ -717,6 +738,10 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
         "opponent" => Input::Opponent { ply: ply(line, raw)?, uci: uci(line, raw)?, eval: eval(line, raw)? },
         "hint" => Input::Hint { ply: ply(line, raw)?, uci: uci(line, raw)? },
         "draw_offer" => Input::DrawOffer { side: color(line, "side", need(line, "side", &raw.side)?)? },
+        "clock_connected" => match raw.connected {
+            Some(connected) => Input::ClockConnected(connected),
+            None => return err(line, "clock_connected needs \"connected\": true or false"),
+        },
         "engine_level" => {
             let level = raw.level.as_ref().and_then(|n| n.as_u64()).and_then(|n| u8::try_from(n).ok());
             match level {
@@ -994,6 +1019,7 @@ pub fn format_entry(s: &mut String, e: &Entry) {
         }
         Record::Edge { sq, on, .. } => write!(s, r#"{{"t": {t}, "sq": "{sq}", "on": {on}}}"#),
         Record::Clock(c) => write!(s, r#"{{"t": {t}, "clock": "{}"}}"#, side_str(c)),
+        Record::Timers => write!(s, r#"{{"t": {t}, "timers": true}}"#),
         Record::End => write!(s, r#"{{"t": {t}, "end": true}}"#),
         Record::Input(input) => match input {
             Input::Promote(role) => write!(s, r#"{{"t": {t}, "input": "promote", "piece": "{}"}}"#, role.char()),
@@ -1049,6 +1075,9 @@ pub fn format_entry(s: &mut String, e: &Entry) {
             Input::EngineLevel(level) => write!(s, r#"{{"t": {t}, "input": "engine_level", "level": {level}}}"#),
             Input::DrawOffer { side } => {
                 write!(s, r#"{{"t": {t}, "input": "draw_offer", "side": "{}"}}"#, side_str(side))
+            }
+            Input::ClockConnected(connected) => {
+                write!(s, r#"{{"t": {t}, "input": "clock_connected", "connected": {connected}}}"#)
             }
             Input::Request(r) => {
                 let _ = write!(s, r#"{{"t": {t}, "input": "request", "what": "{}""#, r.as_str());

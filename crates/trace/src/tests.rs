@@ -67,6 +67,9 @@ fn errors_name_the_line() {
         (format!("{HEADER}\n{{\"t\": 5, \"input\": \"promote\", \"piece\": \"k\"}}\n"), 2, "promotes"),
         (format!("{HEADER}\n{{\"t\": 5, \"input\": \"teleport\"}}\n"), 2, "unknown input"),
         (format!("{HEADER}\n{{\"t\": 5, \"clock\": \"white\", \"end\": true}}\n"), 2, "exactly one"),
+        (format!("{HEADER}\n{{\"t\": 5, \"timers\": true, \"end\": true}}\n"), 2, "exactly one"),
+        (format!("{HEADER}\n{{\"t\": 5, \"timers\": false}}\n"), 2, "can only be true"),
+        (format!("{HEADER}\n{{\"t\": 5, \"input\": \"clock_connected\"}}\n"), 2, "\"connected\""),
         (format!("{HEADER}\nnot json\n"), 2, "not a JSON object"),
         ("{\"variant\": \"standard\"}\n".to_string(), 1, "tactus_trace"),
         ("{\"tactus_trace\": 3}\n".to_string(), 1, "version 3 is not supported"),
@@ -168,6 +171,8 @@ fn arb_record() -> impl Strategy<Value = Record> {
         })),
         (0u8..=10).prop_map(|level| Record::Input(Input::EngineLevel(level))),
         side.clone().prop_map(|side| Record::Input(Input::DrawOffer { side })),
+        any::<bool>().prop_map(|connected| Record::Input(Input::ClockConnected(connected))),
+        Just(Record::Timers),
         (
             prop_oneof![Just(GameResult::WhiteWins), Just(GameResult::BlackWins), Just(GameResult::Draw)],
             prop_oneof![
@@ -200,6 +205,7 @@ proptest! {
             format!(r#"{{"t": {t_text}, "sq": "{sq}", "on": {on}}}"#),
             format!(r#"{{"t": {t_text}, "sq": "{sq}", "on": {on}, "piece": "{letter}"}}"#),
             format!(r#"{{"t": {t_text}, "clock": "{side}"}}"#),
+            format!(r#"{{"t": {t_text}, "timers": {on}}}"#),
         ] {
             prop_assert_eq!(parse_entry_in(version, 7, &text), parse_json_entry(version, 7, &text), "{}", text);
         }
@@ -253,7 +259,7 @@ proptest! {
     #[test]
     fn jsonish_lines_never_panic(
         lines in proptest::collection::vec(
-            proptest::string::string_regex(r#"\{("(t|sq|on|clock|input|piece|end|side|claim|ms|what|role|rank|file)": ?(-?[0-9]{1,22}(\.[0-9])?|"[a-z0-9/\-]{0,6}"|true|false|null|\[\]|\{\}),? ?){0,5}\}"#).unwrap(),
+            proptest::string::string_regex(r#"\{("(t|sq|on|clock|input|piece|end|timers|connected|side|claim|ms|what|role|rank|file)": ?(-?[0-9]{1,22}(\.[0-9])?|"[a-z0-9/\-]{0,6}"|true|false|null|\[\]|\{\}),? ?){0,5}\}"#).unwrap(),
             0..20)
     ) {
         let _ = read_str(&format!("{HEADER}\n{}", lines.join("\n")));

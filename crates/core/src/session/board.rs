@@ -180,6 +180,7 @@ impl Session {
             }
         }
         self.resolve_press(t, false);
+        self.complete_made(t);
     }
 
     /// Withdraws what was announced for the plies from `ahead` on.

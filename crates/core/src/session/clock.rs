@@ -136,7 +136,8 @@ impl Session {
             | Input::Opponent { .. }
             | Input::Hint { .. }
             | Input::EngineLevel(_)
-            | Input::DrawOffer { .. } => {}
+            | Input::DrawOffer { .. }
+            | Input::ClockConnected(_) => {}
         }
     }
 

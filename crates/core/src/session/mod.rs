@@ -29,6 +29,7 @@
 //!   │ Restoring │  board back to the position
 //!   └───────────┘
 //!   engine on move: its choice (Input::Opponent) ──▶ Carrying ── board holds still on it ──▶ completed
+//!   no clock at the board (Input::ClockConnected): Open ── board holds still on a move (4.7) ──▶ completed
 //!   any phase ── mate, stalemate, dead position, flag, 7.5.5, result, end of record ──▶ Over
 //! ```
 //!
@@ -92,6 +93,16 @@ enum Phase {
     Over,
 }
 
+/// What completes the move of the player to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CompletedBy {
+    /// A clock is at the board: its press completes the move (6.2.1).
+    Press,
+    /// No clock to press (a DGT board without its clock): the move made
+    /// (4.7) is complete once the board has held still on it.
+    HeldStill,
+}
+
 /// The timers, in the order they run when due at the same instant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Timer {
@@ -117,6 +128,8 @@ pub struct Session {
     sensors: Sensors,
     watch: Watch,
     phase: Phase,
+    /// Until the board says there is no clock to press, the press.
+    completed_by: CompletedBy,
     /// When the board will have held still long enough to announce.
     settle_at: Option<Ms>,
     check: BoardCheck,
@@ -167,6 +180,7 @@ impl Session {
             time_control,
             clock,
             phase: Phase::Open,
+            completed_by: CompletedBy::Press,
             settle_at: None,
             check: BoardCheck::default(),
             illegal: ByColor::new_with(|_| 0),
@@ -334,6 +348,8 @@ impl Session {
                     self.rearm_warnings(t);
                 }
             }
+            // The timers due by `t` ran above, as they did in the live game.
+            Record::Timers => {}
             Record::End => self.on_end(t),
         }
     }
@@ -395,6 +411,7 @@ impl Session {
                 self.engine_level = Some(level);
                 self.emit(t, EventKind::EngineLevel { level });
             }
+            Input::ClockConnected(connected) => self.on_clock_connected(t, connected),
             Input::Pause
             | Input::Resume
             | Input::SetClock { .. }

@@ -4,12 +4,14 @@
 //! waits a short grace for the move to land, the mover's clock stopped at the
 //! press. And the opponent may already have replied (1.3, 6.2.2): the press
 //! completes the mover's move, and the reply goes on as the opponent's ply.
+//! Without a clock to press (a DGT board with no DGT clock on it), the move
+//! made (4.7) is complete once the board holds still on it.
 
 use shakmaty::{Color, Position};
 use tactus_clock::Clock;
 
 use super::watch::{Completion, Shown};
-use super::{Phase, Session};
+use super::{CompletedBy, Phase, Session};
 use crate::event::{Article, ClaimKind, EventKind, Ms};
 
 /// A press waiting for the piece still in the hand.
@@ -171,8 +173,49 @@ impl Session {
             self.phase = Phase::Open;
             return times;
         }
-        let clock_ms = self.clock.as_mut().and_then(|c| c.press(t, side).ok()).map(|p| p.remaining_ms);
-        (clock_ms, self.clock.as_ref().map(|c| c.remaining(!side, t)))
+        let held_still = self.completed_by == CompletedBy::HeldStill;
+        let clock_ms = self.clock.as_mut().and_then(|c| {
+            if held_still && c.running().is_none() {
+                // Stopped (6.11), with no press to come that would restart
+                // it: the move still hands it over, so that it restarts for
+                // the side on move.
+                c.resume(t);
+                let press = c.press(t, side);
+                c.pause(t);
+                press.ok()
+            } else {
+                c.press(t, side).ok()
+            }
+        });
+        (clock_ms.map(|p| p.remaining_ms), self.clock.as_ref().map(|c| c.remaining(!side, t)))
+    }
+
+    /// The board says whether a clock is there to press: without one, a move
+    /// is complete once the board holds still on it — at once, for one the
+    /// board already holds still on.
+    pub(super) fn on_clock_connected(&mut self, t: Ms, connected: bool) {
+        self.completed_by = if connected { CompletedBy::Press } else { CompletedBy::HeldStill };
+        self.complete_made(t);
+    }
+
+    /// No clock to press: the moves the board holds still on are complete,
+    /// in order. Not the engine's, which its own phase completes, nor a
+    /// move while the position is being put back.
+    pub(super) fn complete_made(&mut self, t: Ms) {
+        while self.completed_by == CompletedBy::HeldStill
+            && matches!(self.phase, Phase::Open)
+            && !self.engine_on_move()
+            && self.settle_at.is_none()
+            && self.sensors.idle()
+        {
+            let completion = match self.watch.shown() {
+                Shown::Moves(moves) if moves.len() == 1 => self.watch.take_shown(),
+                Shown::Moves(_) => self.watch.take_made(),
+                Shown::Position | Shown::Hands => None,
+            };
+            let Some(c) = completion else { return };
+            self.complete(t, c);
+        }
     }
 
     /// A waiting press that completed nothing: the clock as it was before it.

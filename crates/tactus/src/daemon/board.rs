@@ -19,7 +19,7 @@ use tactus_core::{Device, EventKind};
 use tactus_trace::{Entry, Header, Input, Record};
 use tokio::sync::mpsc;
 
-use super::dgt_board::DgtBoard;
+use super::dgt_board::{ClockOnBoard, DgtBoard};
 use super::game::{GameTime, Incoming};
 use super::source::Source;
 use crate::config::{BoardKind, Config};
@@ -188,8 +188,11 @@ pub fn start(
             (Box::new(board), None)
         }
         OpenBoard::Dgt(board) => {
-            let white_on_left = cfg.clock.white == crate::config::ClockSide::Left;
-            let thread = board.start(assume, white_on_left, tx, stop)?;
+            let clock = ClockOnBoard {
+                white_on_left: cfg.clock.white == crate::config::ClockSide::Left,
+                sole: cfg.clock.device == crate::config::ClockDevice::None,
+            };
+            let thread = board.start(assume, clock, tx, stop)?;
             return Ok(BoardThreads { threads: vec![thread] });
         }
         OpenBoard::Matrix { matrix, .. } => {
@@ -239,13 +242,14 @@ pub fn start(
 }
 
 /// How many of a trace's entries the journal already holds, in order; the
-/// pauses and resumes the daemon added at each recovery are passed over.
+/// pauses and resumes the daemon added at each recovery, and where its
+/// timers ran, are passed over.
 pub fn already_played(trace: &[Entry], journal: &[Entry]) -> usize {
     let mut played = 0;
     for j in journal {
         if trace.get(played).is_some_and(|e| e.record == j.record) {
             played += 1;
-        } else if !matches!(j.record, Record::Input(Input::Pause | Input::Resume)) {
+        } else if !matches!(j.record, Record::Input(Input::Pause | Input::Resume) | Record::Timers) {
             break;
         }
     }
@@ -262,8 +266,10 @@ mod tests {
         let e = |t, on| Entry { t, record: Record::Edge { sq: Square::E2, on, piece: None } };
         let pause = |t| Entry { t, record: Record::Input(Input::Pause) };
         let resume = |t| Entry { t, record: Record::Input(Input::Resume) };
+        let timers = |t| Entry { t, record: Record::Timers };
         let trace = [e(1, false), e(2, true), e(3, false), e(4, true)];
         assert_eq!(already_played(&trace, &[e(1, false), pause(1), resume(1), e(2, true)]), 2);
+        assert_eq!(already_played(&trace, &[e(1, false), e(2, true), timers(3), e(3, false)]), 3);
         assert_eq!(already_played(&trace, &[]), 0);
     }
 

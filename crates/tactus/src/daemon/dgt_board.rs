@@ -1,12 +1,14 @@
 //! A DGT e-Board as the game's board: its field updates become the square
 //! edges the core recognises moves from, the levers of a DGT clock on it
 //! become the presses, and a board turned half a turn is found from the
-//! starting position (tactus-dgt's reader). The core sees occupancy, as
-//! from any board: its recogniser already rules out the squares a sliding
-//! piece passes over and the scan's out-of-order reports, since a move is
-//! announced only once the board holds still on it. The piece the board
-//! says was put down goes with each edge that fills a square, into the
-//! journal (trace format version 2).
+//! starting position (tactus-dgt's reader). Most boards have no clock on
+//! them: the board says so when asked (and when one is plugged in or out),
+//! and without one a move is complete once the board holds still on it.
+//! The core sees occupancy, as from any board: its recogniser already
+//! rules out the squares a sliding piece passes over and the scan's
+//! out-of-order reports, since a move is announced only once the board
+//! holds still on it. The piece the board says was put down goes with each
+//! edge that fills a square, into the journal (trace format version 2).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -78,17 +80,17 @@ impl DgtBoard {
 
     /// Follows the board on a thread of its own until `stop`. `assume` is
     /// what the game believes the board shows: where the board differs, the
-    /// edges are sent first. `white_on_left`: the clock's faces.
+    /// edges are sent first. `clock`: how a DGT clock on it is read.
     pub fn start(
         self,
         assume: Bitboard,
-        white_on_left: bool,
+        clock: ClockOnBoard,
         tx: mpsc::Sender<Incoming>,
         stop: Arc<AtomicBool>,
     ) -> std::io::Result<JoinHandle<()>> {
         std::thread::Builder::new().name("dgt-board".into()).spawn(move || {
             let DgtBoard { link, events, placement } = self;
-            let mut follow = Follow::new(assume, white_on_left);
+            let mut follow = Follow::new(assume, clock);
             let mut out = Vec::new();
             follow.placement(&placement, Instant::now(), &mut out);
             while !stop.load(Ordering::Relaxed) {
@@ -112,17 +114,30 @@ fn occupancy(placement: &Placement) -> Bitboard {
     Square::ALL.into_iter().filter(|&sq| placement.get(sq) != Occupant::Empty).collect()
 }
 
+/// How a DGT clock on the board is read.
+#[derive(Debug, Clone, Copy)]
+pub struct ClockOnBoard {
+    /// White's face is the left one.
+    pub white_on_left: bool,
+    /// It is the only clock the game can have (no clock device is
+    /// configured): whether the board has one decides what completes a
+    /// move, its press or the board holding still.
+    pub sole: bool,
+}
+
 /// The board's reports turned into the game's inputs.
 struct Follow {
     shows: Bitboard,
     /// What the board last reported on each square, in true squares, once
     /// it has reported a whole board.
     seen: Option<Placement>,
+    /// Whether a clock is plugged in, once the board has said.
+    connected: Option<bool>,
     /// The clock's lever, once a clock has reported.
     right_high: Option<bool>,
     /// Whether the clock ran, once a clock has reported.
     running: Option<bool>,
-    white_on_left: bool,
+    clock: ClockOnBoard,
     /// When the last edge was sent as happening.
     last: Option<Instant>,
     /// The board stopped answering and has not answered since.
@@ -217,13 +232,14 @@ impl Promotions {
 
 impl Follow {
     /// Following a board the game believes shows `assume`.
-    fn new(assume: Bitboard, white_on_left: bool) -> Follow {
+    fn new(assume: Bitboard, clock: ClockOnBoard) -> Follow {
         Follow {
             shows: assume,
             seen: None,
+            connected: None,
             right_high: None,
             running: None,
-            white_on_left,
+            clock,
             last: None,
             lost: false,
             promotions: Promotions::default(),
@@ -248,7 +264,21 @@ impl Follow {
                 self.promote(promotion, at, out);
             }
             ReaderEvent::Placement { placement, at } => self.placement(&placement, at, out),
-            ReaderEvent::Clock { times, at } if times.status & STATUS_NO_CLOCK == 0 => {
+            ReaderEvent::Clock { times, at } => {
+                let connected = times.status & STATUS_NO_CLOCK == 0;
+                if self.clock.sole && self.connected != Some(connected) {
+                    // Said once the board has told, then as it changes (a
+                    // clock plugged in, or its battery dead): what completes
+                    // a move follows.
+                    out.push(Incoming::At(at, Record::Input(Input::ClockConnected(connected))));
+                }
+                self.connected = Some(connected);
+                if !connected {
+                    // A clock plugged in again is read afresh.
+                    self.running = None;
+                    self.right_high = None;
+                    return;
+                }
                 let running = times.status & STATUS_RUNNING != 0;
                 let right_high = times.status & STATUS_RIGHT_HIGH != 0;
                 if running && self.running != Some(true) {
@@ -259,7 +289,7 @@ impl Follow {
                     // A face at 0:00 tells nothing: a clock in a mode that
                     // shows no time, or one never set.
                     let (white, black) =
-                        if self.white_on_left { (times.left, times.right) } else { (times.right, times.left) };
+                        if self.clock.white_on_left { (times.left, times.right) } else { (times.right, times.left) };
                     let ms = |face: tactus_dgt::protocol::Face| u64::try_from(face.time.ms()).unwrap_or(0);
                     if ms(white) > 0 && ms(black) > 0 {
                         let set = Input::SetClock { white_ms: ms(white), black_ms: ms(black) };
@@ -273,7 +303,7 @@ impl Follow {
                 }
                 if self.right_high.is_some_and(|was| was != right_high) {
                     // The right lever went up: the left player pressed.
-                    let left = if self.white_on_left { Color::White } else { Color::Black };
+                    let left = if self.clock.white_on_left { Color::White } else { Color::Black };
                     let side = if right_high { left } else { !left };
                     out.push(Incoming::At(at, Record::Clock(side)));
                 }
@@ -371,6 +401,11 @@ mod tests {
     use shakmaty::Piece;
     use tactus_dgt::protocol::{ClockTimes, Face, Hms};
 
+    /// A clock on the board with White's face on the left, and no clock besides.
+    const WHITE_LEFT: ClockOnBoard = ClockOnBoard { white_on_left: true, sole: true };
+    /// The same, White's face on the right.
+    const WHITE_RIGHT: ClockOnBoard = ClockOnBoard { white_on_left: false, sole: true };
+
     /// The edges sent, with their times from `t0`.
     fn edges(out: &[Incoming], t0: Instant) -> Vec<(Duration, Square, bool)> {
         out.iter()
@@ -395,7 +430,7 @@ mod tests {
         ] {
             start.set(sq, occupant);
         }
-        let mut follow = Follow::new(occupancy(&start), true);
+        let mut follow = Follow::new(occupancy(&start), WHITE_LEFT);
         let mut out = Vec::new();
         follow.placement(&start, t0, &mut out);
         let mut said = |follow: &mut Follow, sq, occupant| {
@@ -433,7 +468,7 @@ mod tests {
     fn a_piece_put_where_another_stood_is_the_square_emptied_then_filled() {
         let t0 = Instant::now();
         let start = Placement::start();
-        let mut follow = Follow::new(occupancy(&start), true);
+        let mut follow = Follow::new(occupancy(&start), WHITE_LEFT);
         let mut out = Vec::new();
         follow.placement(&start, t0, &mut out);
         assert!(out.is_empty(), "the board shows what the game believes");
@@ -480,7 +515,7 @@ mod tests {
     fn a_square_filled_says_which_piece_was_put_down_but_not_a_magic_one() {
         let t0 = Instant::now();
         let start = Placement::start();
-        let mut follow = Follow::new(occupancy(&start), true);
+        let mut follow = Follow::new(occupancy(&start), WHITE_LEFT);
         let mut out = Vec::new();
         follow.placement(&start, t0, &mut out);
         let white = |role| Occupant::Piece(Piece { color: Color::White, role });
@@ -553,10 +588,11 @@ mod tests {
 
     #[test]
     fn the_clock_started_and_stopped_with_its_button_resumes_and_pauses_the_game() {
-        let mut follow = Follow::new(Bitboard::EMPTY, true);
+        let mut follow = Follow::new(Bitboard::EMPTY, WHITE_LEFT);
         let mut out = Vec::new();
         follow.event(report(false, false, false), &mut out);
-        assert_eq!(records(&mut out), [], "a stopped clock");
+        let plugged_in = Record::Input(Input::ClockConnected(true));
+        assert_eq!(records(&mut out), [plugged_in], "a stopped clock, plugged in");
         follow.event(report(true, false, false), &mut out);
         let left_white = Record::Input(Input::SetClock { white_ms: 182_000, black_ms: 187_000 });
         assert_eq!(
@@ -572,19 +608,46 @@ mod tests {
         assert_eq!(records(&mut out), [left_white, Record::Input(Input::Resume)]);
         // A clock that shows no time sets nothing.
         let blank = ClockTimes { right: Face::default(), left: Face::default(), status: STATUS_RUNNING };
-        let mut blank_follow = Follow::new(Bitboard::EMPTY, true);
+        let mut blank_follow = Follow::new(Bitboard::EMPTY, WHITE_LEFT);
         blank_follow.event(ReaderEvent::Clock { times: blank, at: Instant::now() }, &mut out);
-        assert_eq!(records(&mut out), [Record::Input(Input::Resume)]);
+        assert_eq!(records(&mut out), [plugged_in, Record::Input(Input::Resume)]);
         // Black's flag fell and the clock stopped itself: the game rules it.
         follow.event(report(false, true, true), &mut out);
         assert_eq!(records(&mut out), []);
         // A clock found running when first heard runs the game's clocks.
-        let mut follow = Follow::new(Bitboard::EMPTY, false);
+        let mut follow = Follow::new(Bitboard::EMPTY, WHITE_RIGHT);
         follow.event(report(true, true, false), &mut out);
         let right_white = Record::Input(Input::SetClock { white_ms: 187_000, black_ms: 182_000 });
-        assert_eq!(records(&mut out), [right_white, Record::Input(Input::Resume)]);
+        assert_eq!(records(&mut out), [plugged_in, right_white, Record::Input(Input::Resume)]);
         follow.event(report(true, false, false), &mut out);
         assert_eq!(records(&mut out), [Record::Clock(Color::White)], "White, on the right, pressed");
+    }
+
+    #[test]
+    fn a_board_without_a_clock_says_so_and_says_when_one_is_plugged_in_or_out() {
+        let no_clock = || ReaderEvent::Clock { times: ClockTimes::no_clock(), at: Instant::now() };
+        let connected = |c| Record::Input(Input::ClockConnected(c));
+        let mut follow = Follow::new(Bitboard::EMPTY, WHITE_LEFT);
+        let mut out = Vec::new();
+        follow.event(no_clock(), &mut out);
+        assert_eq!(records(&mut out), [connected(false)], "the board's answer: no clock");
+        follow.event(no_clock(), &mut out);
+        assert_eq!(records(&mut out), [], "said once");
+        // A running clock plugged in: its times, and it runs the game's.
+        follow.event(report(true, false, false), &mut out);
+        let times = Record::Input(Input::SetClock { white_ms: 182_000, black_ms: 187_000 });
+        assert_eq!(records(&mut out), [connected(true), times, Record::Input(Input::Resume)]);
+        // Its battery dead, then back with the other lever up: no press is
+        // made of a lever read afresh.
+        follow.event(no_clock(), &mut out);
+        assert_eq!(records(&mut out), [connected(false)]);
+        follow.event(report(true, true, false), &mut out);
+        assert_eq!(records(&mut out), [connected(true), times, Record::Input(Input::Resume)]);
+        // With a clock device besides, a clock on the board decides nothing.
+        let mut follow = Follow::new(Bitboard::EMPTY, ClockOnBoard { white_on_left: true, sole: false });
+        follow.event(no_clock(), &mut out);
+        follow.event(report(true, false, false), &mut out);
+        assert_eq!(records(&mut out), [times, Record::Input(Input::Resume)]);
     }
 }
 

@@ -20,7 +20,7 @@ use tactus_dgt::protocol::{BoardParser, ClockTimes, Orientation};
 use tactus_dgt::reader::{BoardReader, OrientationMode, ReaderEvent, ReaderOut};
 use tactus_trace::{Entry, Header, Input, Ms, Record};
 
-use super::Follow;
+use super::{ClockOnBoard, Follow};
 use crate::config::{BoardKind, ClockSide, Config, Speed, TimeControlText};
 use crate::daemon::game::{GameTime, Incoming};
 
@@ -195,11 +195,12 @@ fn read_times(reports: &[Option<ClockTimes>], increment_s: i64) -> Vec<f64> {
 
 /// The game task's part, without its I/O: the session the daemon sets up
 /// for a DGT board (`daemon::policy_of`, `daemon::header_of`, the policy
-/// recorded in the header), the pause a sensor board's game begins with
-/// (`GameTask::begin`), inputs stamped never before what the game has seen
-/// (`game::stamp`), timers run at their deadlines before a later input
-/// (`GameTask::run`, `tick`), and the mate search's verdict taken as an
-/// input. What it takes is journaled as the journal would hold it.
+/// recorded in the header), the pause a sensor board's game begins with and
+/// no clock to press until the board tells of one (`GameTask::begin`),
+/// inputs stamped never before what the game has seen (`game::stamp`),
+/// timers run at their deadlines before a later input (`GameTask::run`,
+/// `tick`), and the mate search's verdict taken as an input. What it takes,
+/// and what its timers did, is journaled as the journal would hold it.
 struct GameLoop {
     header: Header,
     /// The policy's time warnings, which the header does not record.
@@ -208,8 +209,6 @@ struct GameLoop {
     time: GameTime,
     last_t: Ms,
     journal: Vec<Entry>,
-    /// When timers last announced something (the journal's `said` mark).
-    said_t: Ms,
     events: Vec<Event>,
     /// Inputs that came after the game was over (the daemon waits for the
     /// starting position then, and gives them to no game).
@@ -231,11 +230,11 @@ impl GameLoop {
             time,
             last_t: 0,
             journal: Vec::new(),
-            said_t: 0,
             events,
             after_end: Vec::new(),
         };
         game.take_entry(Entry { t: 0, record: Record::Input(Input::Pause) });
+        game.take_entry(Entry { t: 0, record: Record::Input(Input::ClockConnected(false)) });
         Ok(game)
     }
 
@@ -250,7 +249,8 @@ impl GameLoop {
         self.take_entry(entry);
     }
 
-    /// The timers due by `t`, each at its deadline.
+    /// The timers due by `t`, each at its deadline; as `GameTask::announce`
+    /// has it, a `timers` line for what they said (a game they ended, its end).
     fn run_timers(&mut self, t: Ms) {
         while !self.session.finished()
             && let Some(due) = self.session.next_deadline().filter(|due| *due <= t)
@@ -263,8 +263,8 @@ impl GameLoop {
             }
             let before = self.events.len();
             self.events.extend(self.session.drain());
-            if self.events.len() > before {
-                self.said_t = t;
+            if self.events.len() > before && !self.session.finished() {
+                self.journal.push(Entry { t, record: Record::Timers });
             }
             self.answer_mate_question();
         }
@@ -324,8 +324,8 @@ fn play(name: &str) -> Result<Played, String> {
     let mut game = GameLoop::new(&cfg, GameTime { start: t0, base: 0, speed: Speed::REAL_TIME })?;
     let mut reader = BoardReader::new(OrientationMode::Detect);
     reader.opened(t0, &mut ReaderOut::default());
-    // As board::start and DgtBoard::start have it.
-    let white_on_left = cfg.clock.white == ClockSide::Left;
+    // As board::start and DgtBoard::start have it: no clock device.
+    let clock = ClockOnBoard { white_on_left: cfg.clock.white == ClockSide::Left, sole: true };
     let mut follow: Option<Follow> = None;
     let mut orientation = Orientation::Normal;
     let mut inputs = Vec::new();
@@ -353,7 +353,7 @@ fn play(name: &str) -> Result<Played, String> {
                 // assuming the game's position.
                 None => {
                     if let ReaderEvent::Placement { placement, at } = event {
-                        let mut f = Follow::new(game.session.occupancy(), white_on_left);
+                        let mut f = Follow::new(game.session.occupancy(), clock);
                         f.placement(&placement, at, &mut inputs);
                         follow = Some(f);
                     }
@@ -466,7 +466,7 @@ fn check(name: &str) -> (Played, Said, Vec<String>) {
         assert!(on_the_way, "{name}: {} corrected to {}, not on its way", first.san, then.san);
     }
     assert_eq!(s.observations, s.corrections.len(), "{name}: an observation for each correction");
-    // The journal replays to what was said, as `tactus replay --say`
+    // The journal alone replays to what was said, as `tactus replay --say`
     // replays it (the time warnings given, which the header does not hold).
     let trace = played.game.trace().unwrap_or_else(|e| panic!("{e}"));
     let policy_for = |header: &Header| tactus_core::Policy {
@@ -477,13 +477,7 @@ fn check(name: &str) -> (Played, Said, Vec<String>) {
         let replayed = tactus_core::replay::replay_with(trace, policy_for)
             .unwrap_or_else(|e| panic!("{name}: {what} does not replay: {e}"));
         assert!(replayed.error.is_none(), "{name}: {what}: {:?}", replayed.error);
-        let (mut session, mut events) = (replayed.session, replayed.events);
-        // What timers said after the last entry, as recovery has it.
-        if !session.finished() {
-            session.advance(played.game.said_t);
-            events.extend(session.drain());
-        }
-        events
+        replayed.events
     };
     let live = &played.game.events;
     let same = |replayed: &[Event], what: &str| {
@@ -606,6 +600,9 @@ mod promotions_and_losses {
     use shakmaty::{Bitboard, Color, Piece, Role, Square};
     use tactus_dgt::protocol::{Occupant, Placement};
 
+    /// A DGT clock on the board, White's face on the left, and no other.
+    const CLOCK: ClockOnBoard = ClockOnBoard { white_on_left: true, sole: true };
+
     fn game_from(fen: &str) -> (GameLoop, Instant, Follow) {
         let mut cfg = Config::default();
         cfg.board.kind = BoardKind::Dgt;
@@ -614,7 +611,7 @@ mod promotions_and_losses {
         let t0 = Instant::now();
         let game = GameLoop::new(&cfg, GameTime { start: t0, base: 0, speed: Speed::REAL_TIME }).unwrap();
         // As the daemon starts following: from the whole board.
-        let mut follow = Follow::new(game.session.occupancy(), true);
+        let mut follow = Follow::new(game.session.occupancy(), CLOCK);
         let shown = Placement::from_board(game.session.game().position().board());
         let mut none = Vec::new();
         follow.placement(&shown, t0, &mut none);
@@ -630,9 +627,9 @@ mod promotions_and_losses {
         Occupant::Piece(Piece { color, role })
     }
 
-    /// The clocks started at 0.5 s, what the board reports (`board`, given
-    /// the time of a second), the presses (second, side), and the clocks
-    /// stopped at `end` s: the moves completed.
+    /// The DGT clock found and started at 0.5 s, what the board reports
+    /// (`board`, given the time of a second), the presses (second, side),
+    /// and the clocks stopped at `end` s: the moves completed.
     fn completed(
         (game, t0, follow): &mut (GameLoop, Instant, Follow),
         board: impl FnOnce(&mut Follow, &dyn Fn(f64) -> Instant, &mut Vec<Incoming>),
@@ -641,7 +638,10 @@ mod promotions_and_losses {
     ) -> Vec<String> {
         let t0 = *t0;
         let s = |secs: f64| t0 + Duration::from_secs_f64(secs);
-        let mut out = vec![Incoming::At(s(0.5), Record::Input(Input::Resume))];
+        let mut out = vec![
+            Incoming::At(s(0.5), Record::Input(Input::ClockConnected(true))),
+            Incoming::At(s(0.5), Record::Input(Input::Resume)),
+        ];
         board(follow, &s, &mut out);
         out.extend(presses.iter().map(|&(secs, side)| Incoming::At(s(secs), Record::Clock(side))));
         out.push(Incoming::At(s(end), Record::Input(Input::Pause)));
@@ -708,7 +708,7 @@ mod promotions_and_losses {
     /// again. The players hear "board lost" once for one loss.
     #[test]
     fn one_loss_of_the_board_is_said_once() {
-        let mut follow = Follow::new(Bitboard::EMPTY, true);
+        let mut follow = Follow::new(Bitboard::EMPTY, CLOCK);
         let mut out = Vec::new();
         follow.event(ReaderEvent::Lost { reason: "the board did not answer for 6s".into() }, &mut out);
         follow.event(ReaderEvent::Lost { reason: "/dev/rfcomm0 is gone".into() }, &mut out);

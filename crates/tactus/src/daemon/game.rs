@@ -126,6 +126,10 @@ pub struct Setup {
     pub state_dir: PathBuf,
     /// A sensor board plays game after game; a simulated one plays one.
     pub real_board: bool,
+    /// A clock is there to press: a clock device, or a simulated board's
+    /// presses. Without one a move is complete once the board holds still
+    /// on it — unless the board says otherwise (a DGT clock plugged in).
+    pub clock_connected: bool,
     pub speed: Speed,
     /// Draw the board when asked (a person watches the terminal).
     pub draw_board: bool,
@@ -231,6 +235,9 @@ pub struct GameTask {
     setup: Setup,
     phase: Phase,
     games: u32,
+    /// Whether a clock is there to press, as last said: each game begins
+    /// with it.
+    clock_connected: bool,
 }
 
 /// An opened game: a new one, or one recovered with the entries its
@@ -300,13 +307,7 @@ pub async fn open(setup: &Setup, shows: Option<Bitboard>, out: &mut Outputs) -> 
             session.handle(*entry);
             past.extend(session.drain());
         }
-        let mut last_t = journal::last_t(&r.entries);
-        if r.said_t > last_t && !session.finished() {
-            // What timers announced after the last entry was said already.
-            session.advance(r.said_t);
-            past.extend(session.drain());
-            last_t = r.said_t;
-        }
+        let last_t = journal::last_t(&r.entries);
         let start = setup.start_occupancy()?;
         let set_aside = match &r.source {
             None => Some("its journal does not name the board it was played on".to_string()),
@@ -429,6 +430,7 @@ impl GameTask {
             clock,
             time,
             last_t: opened.last_t,
+            clock_connected: setup.clock_connected,
             setup,
             phase: Phase::Playing,
             games: 1,
@@ -514,7 +516,12 @@ impl GameTask {
                 return Ok(());
             }
         };
-        self.take_entry(Entry { t: self.last_t, record: Record::Input(input) }).await
+        self.take_entry(Entry { t: self.last_t, record: Record::Input(input) }).await?;
+        if !recovered && !self.clock_connected {
+            let input = Input::ClockConnected(false);
+            self.take_entry(Entry { t: self.last_t, record: Record::Input(input) }).await?;
+        }
+        Ok(())
     }
 
     fn show_clock(&self) {
@@ -551,6 +558,7 @@ impl GameTask {
                         }
                     }
                 }
+                Record::Input(Input::ClockConnected(connected)) => self.clock_connected = connected,
                 Record::Input(input @ (Input::SetClock { .. } | Input::Pause | Input::Resume)) => {
                     // The latest of each kind counts.
                     let running = |i: &Input| matches!(i, Input::Pause | Input::Resume);
@@ -593,6 +601,9 @@ impl GameTask {
             }
         }
         self.last_t = entry.t;
+        if let Record::Input(Input::ClockConnected(connected)) = entry.record {
+            self.clock_connected = connected;
+        }
         self.journal()?.append(entry).await?;
         self.session.handle(entry);
         // The engine thinks while the journal reaches the disk.
@@ -607,7 +618,8 @@ impl GameTask {
         self.announce(false).await
     }
 
-    /// The core's timers, due at game time `due`.
+    /// The core's timers, due at game time `due`. What they lead to is
+    /// journaled as any input's is (`announce`): a `timers` line, or the end.
     async fn tick(&mut self, due: Ms) -> anyhow::Result<()> {
         let t = due.max(self.last_t);
         self.last_t = t;
@@ -621,15 +633,18 @@ impl GameTask {
         self.announce(true).await
     }
 
-    /// Publishes what the core has to say, once what led to it is on disk.
+    /// Publishes what the core has to say, once what led to it is on disk:
+    /// for what timers said, that they ran up to now (a game they ended
+    /// has its `end` already), so that the journal alone replays, and a
+    /// restart recovers, to the game as it stands — saying nothing twice.
     async fn announce(&mut self, timer: bool) -> anyhow::Result<()> {
         let events: Vec<Event> = self.session.drain().collect();
         if !events.is_empty() {
             let journal = self.journal()?;
-            journal.sync().await?;
-            if timer {
-                journal.said(self.last_t).await?;
+            if timer && !self.session.finished() {
+                journal.append(Entry { t: self.last_t, record: Record::Timers }).await?;
             }
+            journal.sync().await?;
             if self.setup.draw_board {
                 for e in &events {
                     if let EventKind::Position { fen } = &e.kind
@@ -851,6 +866,7 @@ mod tests {
             source: Source::of(&cfg, None),
             state_dir: dir.clone(),
             real_board: true,
+            clock_connected: true,
             speed: Speed::REAL_TIME,
             draw_board: false,
             status_line: false,
@@ -902,17 +918,27 @@ mod tests {
         }
     }
 
-    /// Black starts the clocks; 1. f3 e5 2. g4 Qh4#; then the pieces go
-    /// back, the last from 11.5 s on, with `before_last` just before it.
-    fn fools_mate_then_set_up_again(before_last: Vec<Incoming>) -> Vec<Incoming> {
+    /// Black starts the clocks; 1. f3 e5 2. g4 Qh4#, each move pressed
+    /// (`pressed`) or not (then the time asked after the mate, which a
+    /// queue of inputs all waiting gives to the game the mate ends); then
+    /// the pieces go back, the last from 11.5 s on, with `before_last` just
+    /// before it.
+    fn fools_mate_then_set_up_again(pressed: bool, before_last: Vec<Incoming>) -> Vec<Incoming> {
         use shakmaty::Square::*;
         let edge = |t, sq, on| Incoming::Exact(Entry { t, record: Record::Edge { sq, on, piece: None } });
         let press = |t, side| Incoming::Exact(Entry { t, record: Record::Clock(side) });
-        let mut inputs = vec![press(100, Color::Black)];
+        let mut inputs = if pressed { vec![press(100, Color::Black)] } else { Vec::new() };
         let moves = [(F2, F3, Color::White), (E7, E5, Color::Black), (G2, G4, Color::White), (D8, H4, Color::Black)];
         for (i, (from, to, side)) in moves.into_iter().enumerate() {
             let t = 1000 * (i as u64 + 1);
-            inputs.extend([edge(t, from, false), edge(t + 200, to, true), press(t + 800, side)]);
+            inputs.extend([edge(t, from, false), edge(t + 200, to, true)]);
+            if pressed {
+                inputs.push(press(t + 800, side));
+            }
+        }
+        if !pressed {
+            let time = tactus_trace::Request::Time;
+            inputs.push(Incoming::Exact(Entry { t: 4800, record: Record::Input(Input::Request(time)) }));
         }
         let mut before_last = Some(before_last);
         for (i, (from, to, _)) in moves.into_iter().rev().enumerate() {
@@ -926,8 +952,9 @@ mod tests {
     }
 
     /// `inputs` played in a 180+2 game on a sensor board, game after game,
-    /// with its state in `dir`: the events written, as JSON Lines.
-    fn played_on_a_sensor_board(dir: &std::path::Path, inputs: Vec<Incoming>) -> String {
+    /// with a clock to press or none (`clock_connected`), its state in
+    /// `dir`: the events written, as JSON Lines.
+    fn played_on_a_sensor_board(dir: &std::path::Path, clock_connected: bool, inputs: Vec<Incoming>) -> String {
         let _ = std::fs::remove_dir_all(dir);
         let cfg = crate::config::Config::default();
         let speed = Speed::try_from(1000.0).unwrap();
@@ -937,6 +964,7 @@ mod tests {
             source: Source::of(&cfg, None),
             state_dir: dir.to_path_buf(),
             real_board: true,
+            clock_connected,
             speed,
             draw_board: false,
             status_line: false,
@@ -967,7 +995,7 @@ mod tests {
     #[test]
     fn a_sensor_board_plays_game_after_game() {
         let dir = std::env::temp_dir().join(format!("tactus-game-next-{}", std::process::id()));
-        let text = played_on_a_sensor_board(&dir, fools_mate_then_set_up_again(Vec::new()));
+        let text = played_on_a_sensor_board(&dir, true, fools_mate_then_set_up_again(true, Vec::new()));
         let kinds: Vec<String> = text
             .lines()
             .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["event"].as_str().unwrap().to_string())
@@ -1003,7 +1031,7 @@ mod tests {
         let input = |t, input| Incoming::Exact(Entry { t, record: Record::Input(input) });
         let clock =
             vec![input(11_400, Input::SetClock { white_ms: 60_000, black_ms: 60_000 }), input(11_400, Input::Resume)];
-        let text = played_on_a_sensor_board(&dir, fools_mate_then_set_up_again(clock));
+        let text = played_on_a_sensor_board(&dir, true, fools_mate_then_set_up_again(true, clock));
         let events: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         let second = events.iter().rposition(|e| e["event"] == "start").expect("a second game starts");
         let after: Vec<&serde_json::Value> = events[second..].iter().collect();
@@ -1012,6 +1040,26 @@ mod tests {
             "the next game takes the times of the clock the players started: {after:#?}"
         );
         assert!(after.iter().any(|e| e["event"] == "resumed"), "and its clock runs: {after:#?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A board with no clock to press: each game begins saying so, and its
+    /// moves complete as the board holds still, game after game.
+    #[test]
+    fn a_board_without_a_clock_plays_game_after_game() {
+        let dir = std::env::temp_dir().join(format!("tactus-game-no-clock-{}", std::process::id()));
+        let text = played_on_a_sensor_board(&dir, false, fools_mate_then_set_up_again(false, Vec::new()));
+        let events: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let completed: Vec<&str> =
+            events.iter().filter(|e| e["event"] == "complete").map(|e| e["san"].as_str().unwrap()).collect();
+        assert_eq!(completed, ["f3", "e5", "g4", "Qh4#"], "no press, yet each move completed");
+        assert!(events.iter().any(|e| e["event"] == "game_over" && e["result"] == "0-1"), "{text}");
+        assert_eq!(events.iter().filter(|e| e["event"] == "start").count(), 2, "a second game starts: {text}");
+        for game in std::fs::read_dir(dir.join("games")).unwrap() {
+            let (_, entries) = tactus_trace::read_str(&std::fs::read_to_string(game.unwrap().path()).unwrap()).unwrap();
+            let no_clock = Record::Input(Input::ClockConnected(false));
+            assert!(entries.iter().take(2).any(|e| e.record == no_clock), "each game begins without a clock");
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -1,21 +1,17 @@
 //! The journal is the trace: every raw edge, press and input of the current
 //! game is appended to its trace file in `STATE/games/`, and synced to disk
-//! before anything it leads to is announced. Its header names the board it
-//! comes from ([`Source`]). After a crash or a power cut the unfinished
-//! game is the one named in `STATE/current`; replaying its trace puts the
-//! game back.
-//!
-//! What a timer announced (a move once the board held still, a flag fall)
-//! has no line of its own in a trace: the game time up to which timers
-//! were announced is kept beside it, in `NAME.said`, so that a restart does
-//! not say it again.
+//! before anything it leads to is announced — and so is what the game's
+//! timers did (a `timers` line: they ran up to then; a flag fall's `end`).
+//! Its header names the board it comes from ([`Source`]). After a crash or
+//! a power cut the unfinished game is the one named in `STATE/current`;
+//! replaying its trace puts the game back as it stood, having said what it
+//! said, so a restart says nothing again.
 //!
 //! The file work happens on a thread of its own ([`JournalThread`]): the
 //! async runtime, serving HTTP and MQTT, never waits for the disk.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Seek, Write};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -28,7 +24,6 @@ pub struct Journal {
     path: PathBuf,
     state_dir: PathBuf,
     out: TraceWriter<File>,
-    said: File,
     unsynced: bool,
 }
 
@@ -39,8 +34,6 @@ pub struct Recovered {
     /// The board it names; `None` for a journal of an older tactus.
     pub source: Option<Source>,
     pub entries: Vec<Entry>,
-    /// Game time up to which timers' announcements were made.
-    pub said_t: Ms,
     /// Bytes of a torn last line that were cut off.
     pub cut: usize,
 }
@@ -51,10 +44,6 @@ fn is_json(line: &str) -> bool {
 
 fn current_file(state_dir: &Path) -> PathBuf {
     state_dir.join("current")
-}
-
-fn said_file(journal: &Path) -> PathBuf {
-    journal.with_extension("").with_extension("said")
 }
 
 /// Writes `contents` to `path` so that a crash leaves either the old or the
@@ -96,12 +85,11 @@ impl Journal {
             .with_context(|| format!("cannot create {}", path.display()))?;
         file.write_all(&header_line(header, source)?)?;
         file.sync_all()?;
-        let said = File::create(said_file(&path))?;
         File::open(&games)?.sync_all()?;
         write_atomically(&current_file(state_dir), format!("games/{name}.trace.jsonl\n").as_bytes())?;
         // The entries in the header's version: a DGT game's with its pieces.
         let out = TraceWriter::appending(file, header);
-        Ok(Journal { path, state_dir: state_dir.to_path_buf(), out, said, unsynced: false })
+        Ok(Journal { path, state_dir: state_dir.to_path_buf(), out, unsynced: false })
     }
 
     /// The unfinished game, if there is one. A line torn by a power cut at
@@ -142,11 +130,8 @@ impl Journal {
         let mut out = TraceWriter::appending(file, &header);
         out.get_mut().seek(io::SeekFrom::End(0))?;
         out.get_mut().sync_all()?;
-        let said_path = said_file(&path);
-        let said_t = fs::read_to_string(&said_path).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0);
-        let said = OpenOptions::new().create(true).truncate(false).write(true).open(&said_path)?;
-        let journal = Journal { path, state_dir: state_dir.to_path_buf(), out, said, unsynced: false };
-        Ok(Some(Recovered { journal, header, source, entries, said_t, cut }))
+        let journal = Journal { path, state_dir: state_dir.to_path_buf(), out, unsynced: false };
+        Ok(Some(Recovered { journal, header, source, entries, cut }))
     }
 
     pub fn path(&self) -> &Path {
@@ -167,13 +152,6 @@ impl Journal {
         Ok(())
     }
 
-    /// Records that timers' events up to game time `t` have been announced.
-    /// One short record rewritten in place: a sector is written whole.
-    pub fn said(&mut self, t: Ms) -> io::Result<()> {
-        self.said.write_all_at(format!("{t:>20}\n").as_bytes(), 0)?;
-        self.said.sync_data()
-    }
-
     /// The game is over, or set aside: it is no longer the one to recover.
     /// The trace stays where it is.
     pub fn close(mut self) -> io::Result<PathBuf> {
@@ -190,13 +168,12 @@ impl Journal {
 enum Command {
     Append(Entry),
     Sync(oneshot::Sender<io::Result<()>>),
-    Said(Ms, oneshot::Sender<io::Result<()>>),
     Close(oneshot::Sender<io::Result<PathBuf>>),
 }
 
 /// A journal on its own thread. Appends are queued (a bounded queue: a
-/// slow disk slows the game, never memory); syncs and marks answer once
-/// they are on disk. A write that failed is reported by the next sync.
+/// slow disk slows the game, never memory); syncs answer once what was
+/// appended is on disk. A write that failed is reported by the next sync.
 pub struct JournalThread {
     tx: mpsc::Sender<Command>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -229,9 +206,6 @@ impl JournalThread {
                         };
                         let _ = reply.send(result);
                     }
-                    Command::Said(t, reply) => {
-                        let _ = reply.send(j.said(t));
-                    }
                     Command::Close(reply) => {
                         let result = match (failed.take(), journal.take()) {
                             (Some(e), _) => Err(e),
@@ -259,12 +233,6 @@ impl JournalThread {
     pub async fn sync(&self) -> anyhow::Result<()> {
         let (reply, answer) = oneshot::channel();
         self.tx.send(Command::Sync(reply)).await.map_err(|_| self.gone())?;
-        answer.await.map_err(|_| self.gone())?.with_context(|| format!("journal {}", self.path.display()))
-    }
-
-    pub async fn said(&self, t: Ms) -> anyhow::Result<()> {
-        let (reply, answer) = oneshot::channel();
-        self.tx.send(Command::Said(t, reply)).await.map_err(|_| self.gone())?;
         answer.await.map_err(|_| self.gone())?.with_context(|| format!("journal {}", self.path.display()))
     }
 
@@ -328,14 +296,12 @@ mod tests {
         j.append(&Entry { t: 10, record: Record::Edge { sq: Square::E2, on: false, piece: None } }).unwrap();
         j.append(&Entry { t: 20, record: Record::Clock(Color::White) }).unwrap();
         j.sync().unwrap();
-        j.said(25).unwrap();
         let path = j.path().to_path_buf();
         drop(j);
         let mut f = OpenOptions::new().append(true).open(&path).unwrap();
         f.write_all(br#"{"t": 30, "sq": "e"#).unwrap();
         let r = Journal::recover(&d).unwrap().unwrap();
         assert_eq!(r.entries.len(), 2);
-        assert_eq!(r.said_t, 25);
         assert_eq!(r.source, Some(source()), "the header names the board");
         assert!(r.cut > 0);
         let mut j = r.journal;
@@ -404,12 +370,10 @@ mod tests {
             let j = JournalThread::start(j).unwrap();
             j.append(Entry { t: 10, record: Record::Clock(Color::White) }).await.unwrap();
             j.sync().await.unwrap();
-            j.said(12).await.unwrap();
             j.close().await.unwrap()
         });
         let (_, entries) = tactus_trace::read_str(&fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(entries.len(), 1);
-        assert_eq!(fs::read_to_string(said_file(&path)).unwrap().trim(), "12");
         assert!(!d.join("current").exists());
     }
 }

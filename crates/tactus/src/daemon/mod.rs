@@ -339,6 +339,8 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         source,
         state_dir: cfg.state.dir.clone(),
         real_board: !sim,
+        // A simulated board's presses are typed or in its trace.
+        clock_connected: sim || cfg.clock.device != ClockDevice::None,
         speed,
         draw_board: opts.terminal,
         status_line: opts.terminal && !typed_at_terminal,
