@@ -68,6 +68,12 @@ pub enum Sense {
     /// The board has nothing more to say: the trace's `end` line, or its last
     /// line, or the end of typed input. A scanner never sends it.
     End,
+    /// A board playing a recording knows its next line: nothing is sensed
+    /// before `next`. The daemon's timers may run up to that instant and no
+    /// further until the board speaks again, so that a thread scheduled late
+    /// never lets a timer overtake an edge the recording holds before it. A
+    /// live board cannot promise this and never sends it.
+    Quiet { next: Instant },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

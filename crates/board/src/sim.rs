@@ -215,6 +215,9 @@ fn play(
     let mut last = tb.start;
     for e in entries {
         let at = tb.at(e.t);
+        if at > last && tx.send(Sensed { at: last, what: Sense::Quiet { next: at } }).is_err() {
+            return Ok(());
+        }
         if tb.speed.is_finite() {
             if !wait(clock, at, stop) {
                 return Ok(());
@@ -459,7 +462,8 @@ mod tests {
 {"t": 3600001, "sq": "e4", "on": false}
 "#;
 
-    fn play_trace(text: &str, speed: f64) -> (Timebase, Vec<Sensed>) {
+    /// Everything a trace's board sends, its promises of quiet included.
+    fn play_all(text: &str, speed: f64) -> (Timebase, Vec<Sensed>) {
         let (header, entries) = tactus_trace::read_str(text).unwrap();
         let clock = ManualClock::new(Instant::now());
         let board = SimBoard::from_entries(header, entries, speed).unwrap().with_clock(clock);
@@ -467,6 +471,34 @@ mod tests {
         let (tx, rx) = mpsc::sync_channel(4096);
         Box::new(board).run(tx, Arc::new(AtomicBool::new(false))).unwrap();
         (tb, rx.try_iter().collect())
+    }
+
+    /// What a trace's board senses.
+    fn play_trace(text: &str, speed: f64) -> (Timebase, Vec<Sensed>) {
+        let (tb, all) = play_all(text, speed);
+        (tb, all.into_iter().filter(|s| !matches!(s.what, Sense::Quiet { .. })).collect())
+    }
+
+    #[test]
+    fn a_trace_promises_quiet_until_each_next_line() {
+        for speed in [1.0, 1000.0, f64::INFINITY] {
+            let (tb, all) = play_all(TRACE, speed);
+            let mut promised = None;
+            for s in &all {
+                match s.what {
+                    Sense::Quiet { next } => promised = Some(next),
+                    _ => {
+                        // Every line after the first instant was promised,
+                        // to the instant it is sensed at.
+                        if s.at > tb.start {
+                            assert_eq!(promised, Some(s.at), "speed {speed}: {:?}", s.what);
+                        }
+                    }
+                }
+            }
+            let quiets = all.iter().filter(|s| matches!(s.what, Sense::Quiet { .. })).count();
+            assert_eq!(quiets, 6, "one for each line at a later instant than the one before (speed {speed})");
+        }
     }
 
     #[test]

@@ -65,8 +65,8 @@ fn collect(child: &mut Child, done: Arc<Mutex<BTreeMap<u64, String>>>) -> std::t
 /// The game the journal holds, replayed: SAN per ply.
 fn journaled(state: &Path) -> Vec<String> {
     // The game being played is named in `current`; a finished one is the
-    // newest (a kill between creating a journal and naming it leaves an
-    // empty one behind). A kill before the board was open left none.
+    // newest (a kill between creating a journal and naming it leaves one
+    // with its header only). A kill before the board was open left none.
     let path = match std::fs::read_to_string(state.join("current")) {
         Ok(name) => state.join(name.trim()),
         Err(_) => {
@@ -539,4 +539,75 @@ fn every_question_is_answered_by_a_typed_command_and_by_the_clocks_buttons() {
     }
     drop(stdin); // the typed board ends: the daemon stops
     assert!(child.wait().unwrap().success());
+}
+
+/// What a game's record is made of: each move, completion, ruling, penalty
+/// and the result, with its game time.
+fn record_of(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| {
+            ["move", "complete", "irregularity", "penalty", "game_over"].contains(&e["event"].as_str().unwrap_or(""))
+        })
+        .map(|e| {
+            format!(
+                "{} t={} ply={} san={} article={} side={}",
+                e["event"], e["t"], e["ply"], e["san"], e["article"], e["side"]
+            )
+        })
+        .collect()
+}
+
+/// A trace is the board's own time: played by the daemon at any speed, on a
+/// loaded machine or not, it makes the game a replay makes — a timer (the
+/// press's grace, a flag) never runs ahead of an edge the board has still
+/// to deliver. At 10,000 times real time a millisecond of the wall clock is
+/// ten seconds of the game, so a board thread scheduled a little late would
+/// have the timers overtake it.
+#[test]
+fn a_trace_played_at_any_speed_makes_the_game_a_replay_makes() {
+    // The machine kept busy, as a loaded Pi or CI is: the board's thread is
+    // then often scheduled late.
+    let busy = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let spinners: Vec<_> = (0..2 * cores)
+        .map(|_| {
+            let busy = busy.clone();
+            std::thread::spawn(move || {
+                while busy.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            })
+        })
+        .collect();
+    let _stop = StopOnDrop(busy);
+    for rel in ["irregular/irregular-0002.trace.jsonl", "blitz/blitz-0001.trace.jsonl", "blitz/blitz-0004.trace.jsonl"]
+    {
+        let trace = fixture(rel);
+        let replay = tactus_core::replay::replay(
+            std::io::BufReader::new(std::fs::File::open(&trace).unwrap()),
+            tactus_core::Policy::default(),
+        )
+        .unwrap();
+        let want: Vec<Value> = replay.events.iter().map(|e| serde_json::to_value(e).unwrap()).collect();
+        for speed in ["10000", "1000"] {
+            let state = tempdir("any-speed");
+            let mut child = daemon(&trace, speed, &state);
+            let events = collect(&mut child, Arc::new(Mutex::new(BTreeMap::new())));
+            assert!(child.wait().unwrap().success());
+            let got = events.join().unwrap();
+            assert_eq!(record_of(&got), record_of(&want), "{rel} at {speed}× plays as its replay");
+        }
+    }
+    drop(_stop);
+    spinners.into_iter().for_each(|s| s.join().unwrap());
+}
+
+/// Ends the busy threads however the test ends.
+struct StopOnDrop(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
 }

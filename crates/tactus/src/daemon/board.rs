@@ -214,6 +214,13 @@ pub fn start(
                 Sense::Clock(side) => Record::Clock(side),
                 Sense::Input(input) => Record::Input(input),
                 Sense::End => Record::End,
+                Sense::Quiet { next } => {
+                    let Some(tb) = timebase else { continue };
+                    if tx.blocking_send(Incoming::Quiet(tb.ms(next))).is_err() {
+                        return;
+                    }
+                    continue;
+                }
                 Sense::Fault(fault) => {
                     // Reported, never turned into moves: the scanner masks it.
                     tracing::warn!("board: {fault}");

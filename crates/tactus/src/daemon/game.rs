@@ -53,6 +53,30 @@ pub enum Incoming {
     /// What a device says about itself (lost, back): published, not
     /// journaled — it is no input to the game.
     Notice(Instant, EventKind),
+    /// A board playing a recording says nothing before this game time.
+    Quiet(Ms),
+}
+
+/// Whose time the game's timers follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BoardTime {
+    /// A live board: the wall clock. What it senses comes as it happens.
+    Live,
+    /// A board playing a recording: the recording's own time. Its thread may
+    /// be scheduled late, so a timer runs only before the next line it has
+    /// promised (`quiet_before`), never ahead of a line still on its way —
+    /// the game is the one a replay makes, at any speed, on any machine.
+    Recorded { quiet_before: Ms },
+}
+
+impl BoardTime {
+    /// Whether a timer due at `due` may run now that the wall clock is there.
+    fn lets_run(self, due: Ms) -> bool {
+        match self {
+            BoardTime::Live => true,
+            BoardTime::Recorded { quiet_before } => due < quiet_before,
+        }
+    }
 }
 
 /// Where the events go as JSON Lines.
@@ -238,6 +262,7 @@ pub struct GameTask {
     /// Whether a clock is there to press, as last said: each game begins
     /// with it.
     clock_connected: bool,
+    board_time: BoardTime,
 }
 
 /// An opened game: a new one, or one recovered with the entries its
@@ -414,7 +439,7 @@ pub(super) fn stamp(msg: Incoming, session: &Session, time: &GameTime, last_t: M
         }
         Incoming::At(at, record) => Entry { t: time.t(at).max(last_t), record },
         Incoming::Exact(entry) => Entry { t: entry.t.max(last_t), ..entry },
-        Incoming::Notice(..) => return None,
+        Incoming::Notice(..) | Incoming::Quiet(_) => return None,
     })
 }
 
@@ -431,6 +456,11 @@ impl GameTask {
             time,
             last_t: opened.last_t,
             clock_connected: setup.clock_connected,
+            // Until its thread promises quiet, a recording may say anything.
+            board_time: match setup.source.trace {
+                Some(_) => BoardTime::Recorded { quiet_before: opened.last_t },
+                None => BoardTime::Live,
+            },
             setup,
             phase: Phase::Playing,
             games: 1,
@@ -536,6 +566,12 @@ impl GameTask {
 
     /// One input: journaled, then the core, then the world.
     async fn take(&mut self, msg: Incoming) -> anyhow::Result<()> {
+        if let Incoming::Quiet(t) = msg {
+            if let BoardTime::Recorded { quiet_before } = &mut self.board_time {
+                *quiet_before = t;
+            }
+            return Ok(());
+        }
         if let Incoming::Notice(at, kind) = msg {
             // Said and shown in any phase; the game's time is not advanced.
             let event = Event { t: self.time.t(at).max(self.last_t), kind };
@@ -545,7 +581,7 @@ impl GameTask {
         if let Phase::Between { shows, clock } = &mut self.phase {
             let record = match msg {
                 Incoming::At(_, record) | Incoming::Exact(Entry { record, .. }) => record,
-                Incoming::PauseButton(_) | Incoming::Notice(..) => return Ok(()),
+                Incoming::PauseButton(_) | Incoming::Notice(..) | Incoming::Quiet(_) => return Ok(()),
             };
             match record {
                 Record::Edge { sq, on, .. } => {
@@ -571,7 +607,7 @@ impl GameTask {
         }
         self.input_at = match msg {
             Incoming::At(at, _) | Incoming::PauseButton(at) | Incoming::Notice(at, _) => at,
-            Incoming::Exact(_) => Instant::now(),
+            Incoming::Exact(_) | Incoming::Quiet(_) => Instant::now(),
         };
         let Some(entry) = stamp(msg, &self.session, &self.time, self.last_t) else { return Ok(()) };
         self.take_entry(entry).await?;
@@ -733,7 +769,7 @@ impl GameTask {
                 self.phase = Phase::Between { shows: self.session.occupancy(), clock: Vec::new() };
             }
             let deadline = match self.phase {
-                Phase::Playing => self.session.next_deadline(),
+                Phase::Playing => self.session.next_deadline().filter(|&due| self.board_time.lets_run(due)),
                 Phase::Between { .. } => None,
             };
             let wake = deadline.map(|d| self.time.instant(d));
@@ -742,7 +778,11 @@ impl GameTask {
             tokio::select! {
                 msg = inputs.recv(), if inputs_open => match msg {
                     Some(msg) => self.take(msg).await?,
-                    None if self.mate.asked.is_some() => inputs_open = false,
+                    None if self.mate.asked.is_some() => {
+                        // A recording that ended has nothing more to say.
+                        inputs_open = false;
+                        self.board_time = BoardTime::Live;
+                    }
                     None => return Ok(Ended::InputClosed),
                 },
                 Some(control) = controls.recv() => self.control(control).await?,

@@ -78,13 +78,21 @@ impl Journal {
         let games = state_dir.join("games");
         fs::create_dir_all(&games).with_context(|| format!("cannot create {}", games.display()))?;
         let path = games.join(format!("{name}.trace.jsonl"));
+        // Written whole beside it, then renamed into place: a journal is
+        // never seen without its header, whenever the power goes.
+        let partial = games.join(format!(".{name}.partial"));
         let mut file = OpenOptions::new()
-            .create_new(true)
+            .create(true)
+            .truncate(true)
             .write(true)
-            .open(&path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
+            .open(&partial)
+            .with_context(|| format!("cannot create {}", partial.display()))?;
         file.write_all(&header_line(header, source)?)?;
         file.sync_all()?;
+        if path.exists() {
+            anyhow::bail!("cannot create {}: it exists", path.display());
+        }
+        fs::rename(&partial, &path).with_context(|| format!("cannot create {}", path.display()))?;
         File::open(&games)?.sync_all()?;
         write_atomically(&current_file(state_dir), format!("games/{name}.trace.jsonl\n").as_bytes())?;
         // The entries in the header's version: a DGT game's with its pieces.
