@@ -116,6 +116,16 @@ pub mod opt_piece {
     }
 }
 
+pub mod role {
+    use super::*;
+    pub fn serialize<S: Serializer>(r: &Role, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_char(r.char())
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Role, D::Error> {
+        opt_role::deserialize(d)?.ok_or_else(|| D::Error::custom("a piece letter"))
+    }
+}
+
 pub mod opt_role {
     use super::*;
     pub fn serialize<S: Serializer>(r: &Option<Role>, s: S) -> Result<S::Ok, S::Error> {
