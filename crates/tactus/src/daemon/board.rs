@@ -211,6 +211,14 @@ pub fn start(
                 Sense::Clock(side) => Record::Clock(side),
                 Sense::Input(input) => Record::Input(input),
                 Sense::End => Record::End,
+                // Said, not journaled: it is no input to the game.
+                Sense::NotUnderstood(typed) => {
+                    let notice = EventKind::NotUnderstood { typed };
+                    if tx.blocking_send(Incoming::Notice(sensed.at, notice)).is_err() {
+                        return;
+                    }
+                    continue;
+                }
                 Sense::Fault(fault) => {
                     // Reported, never turned into moves: the scanner masks it.
                     tracing::warn!("board: {fault}");
