@@ -267,6 +267,8 @@ export interface PiecesEvent extends At {
   event: 'pieces';
   side: Side;
   role?: string;
+  /** For one kind: where the board shows those pieces, when it differs from the game. */
+  board?: Square[];
   pieces: Placed[];
 }
 

@@ -598,6 +598,10 @@ pub enum EventKind {
         #[serde(with = "serde_chess::opt_role", default, skip_serializing_if = "Option::is_none")]
         role: Option<Role>,
         pieces: Vec<Placed>,
+        /// For one kind: where the board shows those pieces, when that
+        /// differs from the game.
+        #[serde(with = "serde_chess::opt_squares", default, skip_serializing_if = "Option::is_none")]
+        board: Option<Vec<Square>>,
     },
     /// On request: what stands on a rank, file a to h.
     #[serde(rename = "rank")]

@@ -48,7 +48,7 @@ pub fn answer(pos: &Chess, last: Option<&MoveInfo>, clocks: &Clocks<'_>, questio
         Request::Pieces { side, role } => {
             let roles = role.map_or(ROLES.to_vec(), |r| vec![r]);
             let pieces = roles.iter().flat_map(|&role| placed(board.by_piece(Piece { color: side, role }))).collect();
-            EventKind::Pieces { side, role, pieces }
+            EventKind::Pieces { side, role, pieces, board: None }
         }
         Request::Rank(rank) => EventKind::OnRank { rank, pieces: placed(board.occupied() & Bitboard::from_rank(rank)) },
         Request::File(file) => EventKind::OnFile { file, pieces: placed(board.occupied() & Bitboard::from_file(file)) },

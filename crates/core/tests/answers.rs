@@ -139,6 +139,20 @@ fn a_square_is_answered_as_the_board_shows_it_where_it_differs_from_the_game() {
     assert_eq!(square(&g, mark), (Some(pawn), Some(OnBoard::Empty)));
     let mark = ask(&mut g, Request::Square(sq("d2")));
     assert_eq!(square(&g, mark), (Some(pawn), None), "where they agree, the game alone");
+    let mark = ask(&mut g, Request::Pieces { side: Color::White, role: Some(shakmaty::Role::Pawn) });
+    let board = g.events[mark..].iter().find_map(|e| match &e.kind {
+        EventKind::Pieces { board, .. } => Some(board.clone()),
+        _ => None,
+    });
+    let on_board: Vec<_> = ["a2", "b2", "c2", "d2", "f2", "g2", "h2", "e4"].map(sq).into();
+    let mut on_board = on_board;
+    on_board.sort();
+    assert_eq!(board, Some(Some(on_board)), "the pawns as the board shows them");
+    let mark = ask(&mut g, Request::Pieces { side: Color::White, role: Some(shakmaty::Role::Knight) });
+    assert!(
+        g.count(mark, |k| matches!(k, EventKind::Pieces { board: None, .. })) == 1,
+        "the knights stand as in the game"
+    );
 
     // The engine's knight put on a wrong square while its move is carried out.
     let mut g = Game::new(Some(Color::Black));

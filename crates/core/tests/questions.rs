@@ -58,7 +58,9 @@ fn every_question_is_answered_from_the_game_being_played() {
     let events = play(Some("40/5400+30:1800+30"), &script);
     let got = answers(&events);
     assert_eq!(got.len(), 6, "{got:?}");
-    let EventKind::Pieces { side: Color::White, role: Some(Role::Knight), pieces } = got[0] else { panic!("{got:?}") };
+    let EventKind::Pieces { side: Color::White, role: Some(Role::Knight), pieces, .. } = got[0] else {
+        panic!("{got:?}")
+    };
     let squares: Vec<Square> = pieces.iter().map(|p| p.sq).collect();
     assert_eq!(squares, [Square::B1, Square::F3]);
     let EventKind::OnRank { rank: Rank::Fourth, pieces } = got[1] else { panic!("{got:?}") };

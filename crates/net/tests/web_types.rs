@@ -174,7 +174,12 @@ fn every_kind() -> Vec<Event> {
             EventKind::Position { fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into() },
             EventKind::LastMove { mv: mv(full) },
             EventKind::TimeWarning { side: Color::White, remaining_ms: 60_000 },
-            EventKind::Pieces { side: Color::Black, role: full.then_some(Role::Knight), pieces: vec![placed] },
+            EventKind::Pieces {
+                side: Color::Black,
+                role: full.then_some(Role::Knight),
+                pieces: vec![placed],
+                board: full.then(|| vec![Square::C3]),
+            },
             EventKind::OnRank { rank: Rank::Fourth, pieces: vec![placed] },
             EventKind::OnFile { file: File::E, pieces: if full { vec![placed] } else { Vec::new() } },
             EventKind::OnSquare {

@@ -190,8 +190,18 @@ impl Words {
             EventKind::TimeWarning { side, remaining_ms } => {
                 one(self.said(&lex.time_warning, *side, scene, &[("time", &lex.duration(*remaining_ms))]))
             }
-            EventKind::Pieces { side, role: Some(role), pieces } => one(self.kind(*side, *role, pieces, scene)),
-            EventKind::Pieces { side, role: None, pieces } => self.army(*side, pieces, scene),
+            EventKind::Pieces { side, role: Some(role), pieces, board } => {
+                let said = self.kind(*side, *role, pieces, scene);
+                one(match board {
+                    Some(squares) if squares.is_empty() => format!("{said} {}", lex.kind_on_board[1]),
+                    Some(squares) => {
+                        let list = self.squares_in_runs(squares);
+                        format!("{said} {}", fill(lex.kind_on_board[0], &[("list", &list)]))
+                    }
+                    None => said,
+                })
+            }
+            EventKind::Pieces { side, role: None, pieces, .. } => self.army(*side, pieces, scene),
             EventKind::OnRank { rank, pieces } => self.line(Line::Rank(*rank), pieces, scene),
             EventKind::OnFile { file, pieces } => self.line(Line::File(*file), pieces, scene),
             EventKind::OnSquare { sq, piece, board } => one(self.on_square(*sq, *piece, *board, scene)),

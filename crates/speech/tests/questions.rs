@@ -57,7 +57,7 @@ fn where_are_my_pieces_in_every_language() {
 fn no_pieces_of_a_kind_is_said_in_each_language_s_case() {
     // Take the white bishops off: "no bishops" needs the genitive plural in
     // Russian and Polish.
-    let none = EventKind::Pieces { side: Color::White, role: Some(Role::Bishop), pieces: vec![] };
+    let none = EventKind::Pieces { side: Color::White, role: Some(Role::Bishop), pieces: vec![], board: None };
     let say = |choice: &str, listener| chunks(choice, listener, Readout::BySide, none.clone()).join(" ");
     assert_eq!(say("en:natural", Some(Color::White)), "You have no bishops.");
     assert_eq!(say("de:natural", None), "Weiß hat keine Läufer.");

@@ -126,11 +126,36 @@ impl Session {
         };
         let last = self.game.played.last().map(|p| &p.info);
         if let Some(mut kind) = crate::query::answer(self.game.position(), last, &clocks, what) {
-            if let EventKind::OnSquare { sq, board, .. } = &mut kind {
-                *board = self.on_board(*sq);
+            match &mut kind {
+                EventKind::OnSquare { sq, board, .. } => {
+                    *board = self.board_differs().into_iter().find(|(at, _)| at == sq).map(|(_, shows)| shows);
+                }
+                EventKind::Pieces { side, role: Some(role), pieces, board } => {
+                    *board = self.kind_on_board(role.of(*side), pieces);
+                }
+                _ => {}
             }
             self.emit(t, kind);
         }
+    }
+
+    /// Where the board shows `piece`, when that differs from where the
+    /// game has the pieces of its kind (`pieces`).
+    fn kind_on_board(&self, piece: Piece, pieces: &[crate::event::Placed]) -> Option<Vec<Square>> {
+        let differs = self.board_differs();
+        let concerned =
+            |(sq, shows): &(Square, OnBoard)| *shows == OnBoard::Piece(piece) || pieces.iter().any(|p| p.sq == *sq);
+        if !differs.iter().any(concerned) {
+            return None;
+        }
+        let mut on_board: Vec<Square> = pieces
+            .iter()
+            .map(|p| p.sq)
+            .filter(|sq| !differs.iter().any(|(at, _)| at == sq))
+            .chain(differs.iter().filter(|(_, shows)| *shows == OnBoard::Piece(piece)).map(|(sq, _)| *sq))
+            .collect();
+        on_board.sort();
+        Some(on_board)
     }
 
     /// Why the engine cannot give a hint now, if it cannot.
@@ -148,33 +173,45 @@ impl Session {
         }
     }
 
-    /// What the board shows on `sq`, where that differs from the game: the
-    /// guide's account while the engine's move is carried out; else the
-    /// position after the moves the board shows, while a ply is being made;
-    /// else what the fix for the board says stands there.
-    fn on_board(&self, sq: Square) -> Option<OnBoard> {
+    /// The squares where the board differs from the game, and what it shows
+    /// there: the guide's account while the engine's move is carried out;
+    /// else the position after the moves the board shows, while a ply is
+    /// being made; else the squares it reads otherwise, a piece where the
+    /// fix for the board says which.
+    fn board_differs(&self) -> Vec<(Square, OnBoard)> {
         let of = |piece: Option<Piece>| piece.map_or(OnBoard::Empty, OnBoard::Piece);
-        let game = self.game.position().board().piece_at(sq);
-        let shown = if let Phase::Carrying(c) = &self.phase {
-            match c.exec().found(sq) {
+        let game = self.game.position().board();
+        let shown: Box<dyn Fn(Square) -> OnBoard + '_> = if let Phase::Carrying(c) = &self.phase {
+            Box::new(|sq| match c.exec().found(sq) {
                 Found::Empty => OnBoard::Empty,
                 Found::Piece(p) => OnBoard::Piece(p),
                 Found::Unknown => OnBoard::Unknown,
-            }
+            })
         } else if let (Phase::Open | Phase::Pressed(_), Shown::Moves(moves)) = (&self.phase, self.watch.shown()) {
             let mut pos = self.game.position().clone();
             for mv in moves {
                 pos.play_unchecked(mv);
             }
-            of(pos.board().piece_at(sq))
-        } else if self.board().contains(sq) == game.is_some() {
-            return None;
-        } else if game.is_some() {
-            OnBoard::Empty
+            Box::new(move |sq| of(pos.board().piece_at(sq)))
         } else {
-            let (_, _, fix) = crate::recognise::board_fix(self.game.position().board(), self.board());
-            fix.iter().find(|f| f.from == Some(sq)).and_then(|f| f.piece).map_or(OnBoard::Unknown, OnBoard::Piece)
+            let board = self.board();
+            let (_, _, fix) = crate::recognise::board_fix(game, board);
+            Box::new(move |sq| match (board.contains(sq), game.piece_at(sq)) {
+                (false, _) => OnBoard::Empty,
+                (true, Some(p)) => OnBoard::Piece(p),
+                (true, None) => fix
+                    .iter()
+                    .find(|f| f.from == Some(sq))
+                    .and_then(|f| f.piece)
+                    .map_or(OnBoard::Unknown, OnBoard::Piece),
+            })
         };
-        (shown != of(game)).then_some(shown)
+        Square::ALL
+            .into_iter()
+            .filter_map(|sq| {
+                let shows = shown(sq);
+                (shows != of(game.piece_at(sq))).then_some((sq, shows))
+            })
+            .collect()
     }
 }

@@ -275,6 +275,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     file_pieces: "Linie {file}: {list}.",
     square_piece: "{square}: {piece}.",
     square_empty: "{square}: leer.",
+    kind_on_board: ["Auf dem Brett: {list}.", "Auf dem Brett: keine."],
     square_differs: "{square}: auf dem Brett {board}, in der Partie {game}.",
     empty: "leer",
     vacant: "leer",

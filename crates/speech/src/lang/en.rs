@@ -260,6 +260,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     file_pieces: "File {file}: {list}.",
     square_piece: "{square}: {piece}.",
     square_empty: "{square}: empty.",
+    kind_on_board: ["On the board: {list}.", "On the board: none."],
     square_differs: "{square}: on the board, {board}; in the game, {game}.",
     empty: "empty",
     vacant: "empty",

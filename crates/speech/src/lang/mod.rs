@@ -306,6 +306,9 @@ pub(crate) struct Lexicon {
     /// `{square}`, `{piece}`.
     pub square_piece: &'static str,
     pub square_empty: &'static str,
+    /// After the pieces of one kind, where the board shows them otherwise:
+    /// `[{list} of squares, none]`.
+    pub kind_on_board: [&'static str; 2],
     /// A square where the board differs from the game: `{square}`,
     /// `{board}`, `{game}`, each a piece (nominative) or `vacant`.
     pub square_differs: &'static str,

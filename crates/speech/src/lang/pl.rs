@@ -290,6 +290,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     file_pieces: "Linia pionowa {file}: {list}.",
     square_piece: "{square}: {piece}.",
     square_empty: "{square}: puste.",
+    kind_on_board: ["Na szachownicy: {list}.", "Na szachownicy: brak."],
     square_differs: "{square}: na szachownicy {board}, w partii {game}.",
     empty: "pusta",
     vacant: "pusto",

@@ -276,6 +276,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     file_pieces: "Вертикаль {file}: {list}.",
     square_piece: "{square}: {piece}.",
     square_empty: "{square}: пусто.",
+    kind_on_board: ["На доске: {list}.", "На доске их нет."],
     square_differs: "{square}: на доске {board}, в партии {game}.",
     empty: "пусто",
     vacant: "пусто",

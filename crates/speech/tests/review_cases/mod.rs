@@ -244,6 +244,9 @@ fn against_the_engine(out: &mut Vec<Case>) {
     let m = g.mark();
     g.ask(Request::Square(Square::C3));
     out.push(g.case("square, the board differs", m));
+    let m = g.mark();
+    g.ask(Request::Pieces { side: Color::White, role: Some(Role::Knight) });
+    out.push(g.case("pieces of a kind, the board differs", m));
     g.feed(300, Record::Clock(Color::White));
     g.engine("d5a5");
     let m = g.mark();
