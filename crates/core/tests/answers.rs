@@ -54,6 +54,25 @@ fn a_hint_the_engine_cannot_give_is_answered_with_why() {
     assert_eq!(not_now(&g, mark), [NotNow::CarryOutFirst]);
 }
 
+/// A press while the engine is on move completes nothing: it is told what
+/// the game waits for.
+#[test]
+fn a_press_while_the_engine_is_on_move_is_answered() {
+    let mut g = Game::new(Some(Color::Black));
+    g.press(Color::Black);
+    g.carry("e2", "e4");
+    g.press(Color::White);
+    let mark = g.events.len();
+    g.press(Color::White);
+    assert_eq!(not_now(&g, mark), [NotNow::EngineThinking]);
+    g.choose("e7e5");
+    let mark = g.events.len();
+    g.press(Color::White);
+    assert_eq!(not_now(&g, mark), [NotNow::CarryOutFirst]);
+    g.carry("e7", "e5");
+    assert_eq!(g.sans(), ["e4", "e5"]);
+}
+
 #[test]
 fn the_promotion_selector_is_answered_with_its_piece() {
     let mut g = Game::new(None);
