@@ -1,6 +1,9 @@
 //! Russian. Annex D names in the Cyrillic of the Russian text of the Laws
-//! (Анна … Хектор, айнс … ахт, кёниг … бауэр), declined as Russian declines
-//! masculine loanwords for pieces (взять шпрингера); «даме» stays as it is.
+//! in force (2023, D.2.1: Анна, Белла, Цезарь, Давид … Хектор, айнс … ахт,
+//! «Кюрце Рошаде», кёниг … бауэр) — not the 2001 handbook's «Дэвид», «айн»,
+//! «Кюрц Рокад» — declined as Russian declines masculine loanwords for
+//! pieces (взять шпрингера); «даме» stays as it is, so the piece a pawn
+//! becomes is named after a colon («превращение: даме»), not after «в».
 //! The terms are the Laws': «невозможный ход» (7.5), «тронул» (4.3),
 //! «заявить о нарушении» (4.8), «потребовать ничью» (9.2), «флажок» (6.8);
 //! players are addressed with «вы».
