@@ -267,6 +267,8 @@ export interface PiecesEvent extends At {
   event: 'pieces';
   side: Side;
   role?: string;
+  /** For one kind: where the board shows those pieces, when it differs from the game. */
+  board?: Square[];
   pieces: Placed[];
 }
 
@@ -284,11 +286,18 @@ export interface FileEvent extends At {
   pieces: Placed[];
 }
 
-/** On request: what stands on a square; no `piece` when it is empty. */
+/** What the board shows on a square where it differs from the game. */
+export type OnBoard = 'empty' | 'unknown' | { piece: Piece };
+
+/**
+ * On request: what stands on a square; no `piece` when it is empty; `board`
+ * when the board shows otherwise.
+ */
 export interface SquareEvent extends At {
   event: 'square';
   sq: Square;
   piece?: Piece;
+  board?: OnBoard;
 }
 
 /** One side's way to the next time control. */
@@ -318,6 +327,8 @@ export interface OpponentMoveEvent extends At, MoveInfo {
   steps: Fix[];
   /** Only in a game no arbiter supervises. */
   eval?: EngineEval;
+  /** Asked for again with part of the move done: the steps still to do. */
+  left?: Fix[];
 }
 
 /** What went wrong while the engine's move was carried out. */
@@ -325,7 +336,8 @@ export type Slip =
   | { problem: 'not_that_one'; sq: Square; piece: Piece; instead?: Fix }
   | { problem: 'misplaced'; sq: Square; piece?: Piece; belongs?: Square }
   | { problem: 'missing'; sq: Square; piece: Piece }
-  | { problem: 'other_move'; san: string; uci: string };
+  | { problem: 'other_move'; san: string; uci: string }
+  | { problem: 'halfway'; next: Fix };
 
 /** The engine's move carried out wrongly: what is wrong, and the fix. */
 export interface OpponentFixEvent extends At {
@@ -376,10 +388,41 @@ export interface DeviceBackEvent extends At {
   device: Device;
 }
 
-/** A draw offered (9.1.2): by the engine with its move, or by a player. */
+/**
+ * A draw offered (9.1.2): by the engine with its move, or by a player;
+ * `irregular` when not made after the offerer's move (9.1.2.1).
+ */
 export interface DrawOfferEvent extends At {
   event: 'draw_offer';
   side: Side;
+  irregular?: boolean;
+}
+
+/** The promotion selector was set to this piece (`q`, `r`, `b`, `n`). */
+export interface PromotionChoiceEvent extends At {
+  event: 'promotion_choice';
+  role: string;
+}
+
+/** Why an input changes nothing now. */
+export type NotNow =
+  | 'no_move_yet'
+  | 'carry_out_first'
+  | 'engine_thinking'
+  | 'no_engine'
+  | 'nothing_to_claim'
+  | 'game_over';
+
+/** An input or a question that changes nothing now, and why. */
+export interface NotNowEvent extends At {
+  event: 'not_now';
+  why: NotNow;
+}
+
+/** A typed command the daemon did not understand. */
+export interface NotUnderstoodEvent extends At {
+  event: 'not_understood';
+  typed: string;
 }
 
 /** The side offered a draw declined it by making its move (9.1.2.3). */
@@ -425,7 +468,10 @@ export type CoreEvent =
   | DrawDeclinedEvent
   | DeviceLostEvent
   | DeviceBackEvent
-  | EngineLevelEvent;
+  | EngineLevelEvent
+  | PromotionChoiceEvent
+  | NotNowEvent
+  | NotUnderstoodEvent;
 
 /** What the arbiter's record of a board keeps (`irregularities` in the API). */
 export type Ruling = IrregularityEvent | PenaltyEvent | ClaimableEvent | ObservationEvent;

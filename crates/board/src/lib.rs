@@ -65,6 +65,9 @@ pub enum Sense {
     Input(tactus_trace::Input),
     /// A sensor or wiring fault, or its end.
     Fault(Fault),
+    /// A typed command that was not understood (the simulated board), as
+    /// typed: answered on the feedback stream, and to be said.
+    NotUnderstood(String),
     /// The board has nothing more to say: the trace's `end` line, or its last
     /// line, or the end of typed input. A scanner never sends it.
     End,

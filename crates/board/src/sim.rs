@@ -13,7 +13,8 @@
 //!
 //! # Typing
 //!
-//! One command a line, stamped when it is read:
+//! One command a line, stamped when it is read; one not understood is
+//! answered on the feedback stream and sent as [`Sense::NotUnderstood`]:
 //!
 //! ```text
 //! e2-          lift from e2          e2+          place on e2
@@ -421,6 +422,10 @@ fn typed(
             }
             Err(e) => {
                 let _ = writeln!(feedback, "? {e}");
+                let typed = Sense::NotUnderstood(line.trim().to_owned());
+                if tx.send(Sensed { at: clock.now().max(last), what: typed }).is_err() {
+                    return Ok(());
+                }
                 continue;
             }
         };
@@ -675,6 +680,17 @@ mod tests {
     #[test]
     fn typing_mistakes_are_answered_and_skipped_and_input_end_ends() {
         let (got, feedback) = type_in("e9-\nfly\npromote k\nclaim grey fifty\nhelp\ne2-\n");
+        let not_understood: Vec<&Sense> =
+            got.iter().map(|(_, s)| s).filter(|s| matches!(s, Sense::NotUnderstood(_))).collect();
+        assert_eq!(
+            not_understood,
+            ["e9-", "fly", "promote k", "claim grey fifty"]
+                .map(|t| Sense::NotUnderstood(t.into()))
+                .iter()
+                .collect::<Vec<_>>(),
+            "each mistake is sent on, to be said"
+        );
+        let got: Vec<_> = got.into_iter().filter(|(_, s)| !matches!(s, Sense::NotUnderstood(_))).collect();
         assert_eq!(got.len(), 2);
         assert_eq!(got[1].1, Sense::End);
         assert!(feedback.contains("? \"e9\" is not a square"), "{feedback}");

@@ -225,6 +225,40 @@ pub enum Slip {
     },
     /// The board shows another legal move of the engine's side, refused.
     OtherMove { san: String, uci: String },
+    /// The board holds still on part of the engine's move that reads as a
+    /// legal move of its own (castling begun with the rook): `next`, the
+    /// step still to do.
+    Halfway { next: Fix },
+}
+
+/// What the board shows on a square where it differs from the game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnBoard {
+    Empty,
+    Piece(#[serde(with = "serde_chess::piece")] Piece),
+    /// A piece that came from outside the board, or whose kind the sensors
+    /// cannot tell.
+    Unknown,
+}
+
+/// Why an input or a question changes nothing now; said, so that the
+/// player knows it was heard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotNow {
+    /// The last move was asked for before any was played.
+    NoMoveYet,
+    /// The engine's move is to be carried out on the board first.
+    CarryOutFirst,
+    /// The engine is on move and has not chosen yet.
+    EngineThinking,
+    /// A hint was asked for and no engine plays.
+    NoEngine,
+    /// An illegal move was claimed (A.5.2) and none stands to be claimed.
+    NothingToClaim,
+    /// The game is over: only questions are answered, until a new game.
+    GameOver,
 }
 
 /// Why a ruling was made, as data a voice can phrase.
@@ -456,6 +490,9 @@ pub enum EventKind {
         /// How the engine saw it; only in a game no arbiter supervises.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         eval: Option<EngineEval>,
+        /// Asked for again with part of the move done: the steps still to do.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        left: Option<Vec<Fix>>,
     },
     /// The engine's suggestion for the player on move, as asked for.
     Hint {
@@ -489,6 +526,10 @@ pub enum EventKind {
     DrawOffer {
         #[serde(with = "serde_chess::color")]
         side: Color,
+        /// Not made between the offerer's move and their press (9.1.2.1):
+        /// valid all the same.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        irregular: bool,
     },
     /// `side` declined the draw offered to it by making its move (9.1.2.3).
     DrawDeclined {
@@ -561,6 +602,10 @@ pub enum EventKind {
         #[serde(with = "serde_chess::opt_role", default, skip_serializing_if = "Option::is_none")]
         role: Option<Role>,
         pieces: Vec<Placed>,
+        /// For one kind: where the board shows those pieces, when that
+        /// differs from the game.
+        #[serde(with = "serde_chess::opt_squares", default, skip_serializing_if = "Option::is_none")]
+        board: Option<Vec<Square>>,
     },
     /// On request: what stands on a rank, file a to h.
     #[serde(rename = "rank")]
@@ -583,11 +628,28 @@ pub enum EventKind {
         sq: Square,
         #[serde(with = "serde_chess::opt_piece", default, skip_serializing_if = "Option::is_none")]
         piece: Option<Piece>,
+        /// What the board shows there, when it differs from the game.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        board: Option<OnBoard>,
     },
     /// On request: each side's way to the next time control.
     MovesToControl {
         white: ToControl,
         black: ToControl,
+    },
+    /// The promotion selector was set: the piece a pawn promotes to.
+    PromotionChoice {
+        #[serde(with = "serde_chess::role")]
+        role: Role,
+    },
+    /// An input or a question that changes nothing now, and why.
+    NotNow {
+        why: NotNow,
+    },
+    /// A typed command the daemon did not understand: said by the daemon,
+    /// not the game.
+    NotUnderstood {
+        typed: String,
     },
 }
 

@@ -330,15 +330,20 @@ impl Execution {
         faults
     }
 
+    /// What stands on `sq`, as followed here.
+    pub fn found(&self, sq: Square) -> Found {
+        match self.on[sq as usize] {
+            None => Found::Empty,
+            Some(id) => self.pieces[usize::from(id)].piece.map_or(Found::Unknown, Found::Piece),
+        }
+    }
+
     /// Every square that differs from the position after the move.
     pub fn wrong_squares(&self) -> Vec<WrongSquare> {
         Square::ALL
             .into_iter()
             .filter_map(|sq| {
-                let found = match self.on[sq as usize] {
-                    None => Found::Empty,
-                    Some(id) => self.pieces[usize::from(id)].piece.map_or(Found::Unknown, Found::Piece),
-                };
+                let found = self.found(sq);
                 let expected = self.after.piece_at(sq);
                 let right = match (expected, found) {
                     (None, Found::Empty) => true,

@@ -48,11 +48,11 @@ pub fn answer(pos: &Chess, last: Option<&MoveInfo>, clocks: &Clocks<'_>, questio
         Request::Pieces { side, role } => {
             let roles = role.map_or(ROLES.to_vec(), |r| vec![r]);
             let pieces = roles.iter().flat_map(|&role| placed(board.by_piece(Piece { color: side, role }))).collect();
-            EventKind::Pieces { side, role, pieces }
+            EventKind::Pieces { side, role, pieces, board: None }
         }
         Request::Rank(rank) => EventKind::OnRank { rank, pieces: placed(board.occupied() & Bitboard::from_rank(rank)) },
         Request::File(file) => EventKind::OnFile { file, pieces: placed(board.occupied() & Bitboard::from_file(file)) },
-        Request::Square(sq) => EventKind::OnSquare { sq, piece: board.piece_at(sq) },
+        Request::Square(sq) => EventKind::OnSquare { sq, piece: board.piece_at(sq), board: None },
         Request::MovesToControl => EventKind::MovesToControl {
             white: to_control(clocks.control, clocks.white_moves),
             black: to_control(clocks.control, clocks.black_moves),
@@ -135,8 +135,11 @@ mod tests {
         let EventKind::OnFile { pieces, .. } = ask(Request::File(File::E)) else { panic!() };
         let said: Vec<(Square, char)> = pieces.iter().map(|p| (p.sq, p.piece.char())).collect();
         assert_eq!(said, [(sq("e1"), 'K'), (sq("e4"), 'P'), (sq("e5"), 'p'), (sq("e8"), 'k')]);
-        assert_eq!(ask(Request::Square(sq("c6"))), EventKind::OnSquare { sq: sq("c6"), piece: Piece::from_char('n') });
-        assert_eq!(ask(Request::Square(sq("d5"))), EventKind::OnSquare { sq: sq("d5"), piece: None });
+        assert_eq!(
+            ask(Request::Square(sq("c6"))),
+            EventKind::OnSquare { sq: sq("c6"), piece: Piece::from_char('n'), board: None }
+        );
+        assert_eq!(ask(Request::Square(sq("d5"))), EventKind::OnSquare { sq: sq("d5"), piece: None, board: None });
         let EventKind::OnRank { pieces, .. } = ask(Request::Rank(Rank::Third)) else { panic!() };
         assert_eq!(squares(&pieces), [sq("f3")]);
     }

@@ -70,6 +70,19 @@ pub mod squares {
     }
 }
 
+pub mod opt_squares {
+    use super::*;
+    pub fn serialize<S: Serializer>(sqs: &Option<Vec<Square>>, s: S) -> Result<S::Ok, S::Error> {
+        match sqs {
+            Some(sqs) => super::squares::serialize(sqs, s),
+            None => s.serialize_none(),
+        }
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<Square>>, D::Error> {
+        Option::<Vec<String>>::deserialize(d)?.map(|v| v.iter().map(|s| parse_square(s)).collect()).transpose()
+    }
+}
+
 pub mod color {
     use super::*;
     pub fn serialize<S: Serializer>(c: &Color, s: S) -> Result<S::Ok, S::Error> {
@@ -113,6 +126,16 @@ pub mod opt_piece {
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Piece>, D::Error> {
         Option::<String>::deserialize(d)?.map(|s| parse_piece(&s)).transpose()
+    }
+}
+
+pub mod role {
+    use super::*;
+    pub fn serialize<S: Serializer>(r: &Role, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_char(r.char())
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Role, D::Error> {
+        opt_role::deserialize(d)?.ok_or_else(|| D::Error::custom("a piece letter"))
     }
 }
 

@@ -17,7 +17,7 @@ fn an_offer_made_with_the_move_stands_through_the_press_and_is_accepted() {
     g.carry("e2", "e4");
     g.input(Input::DrawOffer { side: Color::White });
     g.press(Color::White);
-    assert_eq!(g.count(0, |k| matches!(k, EventKind::DrawOffer { side: Color::White })), 1);
+    assert_eq!(g.count(0, |k| matches!(k, EventKind::DrawOffer { side: Color::White, irregular: false })), 1);
     assert!(g.over().is_none());
     g.input(Input::DrawOffer { side: Color::Black });
     assert_eq!(g.over(), Some((GameResult::Draw.as_str().to_string(), EndReason::Agreement)));
@@ -37,7 +37,7 @@ fn the_opponents_move_declines_the_offer_and_a_later_offer_is_a_new_one() {
     // Black's offer now is an offer of its own, not an acceptance.
     g.input(Input::DrawOffer { side: Color::Black });
     assert!(g.over().is_none());
-    assert_eq!(g.count(0, |k| matches!(k, EventKind::DrawOffer { side: Color::Black })), 1);
+    assert_eq!(g.count(0, |k| matches!(k, EventKind::DrawOffer { side: Color::Black, .. })), 1);
     // Offering twice is not accepting one's own offer.
     g.input(Input::DrawOffer { side: Color::Black });
     assert!(g.over().is_none());

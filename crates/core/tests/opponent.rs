@@ -89,6 +89,10 @@ impl Game {
             .collect()
     }
 
+    fn count_since(&self, from: usize, f: impl Fn(&EventKind) -> bool) -> usize {
+        self.since(from).iter().filter(|e| f(&e.kind)).count()
+    }
+
     fn no_rulings(&self) {
         for e in &self.events {
             assert!(
@@ -446,4 +450,101 @@ fn the_engines_view_is_shown_only_where_no_arbiter_supervises() {
             assert_eq!(e.line, ["e5", "Nf3", "Nc6"]);
         }
     }
+}
+
+/// The rook moved first in castling reads as a rook move of its own: the
+/// player is told the king's step, not that the rook move is another move
+/// to put "back" (issue 20, 1).
+#[test]
+fn castling_begun_with_the_rook_is_told_the_kings_step() {
+    let fen = "r3k2r/pppqbppp/2np1n2/4p3/4P3/2NP1N2/PPPQBPPP/R3K2R b KQkq - 0 8";
+    for engine_override in [false, true] {
+        let mut g = Game::new(Some(fen), BLACK, engine_override);
+        g.choose("e8g8");
+        let mark = g.events.len();
+        g.lift("h8");
+        g.place("f8");
+        g.wait(500);
+        let king = step(piece('k'), Some("e8"), Some("g8"));
+        assert_eq!(g.slips(mark), vec![Slip::Halfway { next: king }], "override {engine_override}");
+        assert!(g.completed().is_empty(), "the rook alone is no move of the player's (override {engine_override})");
+        g.lift("e8");
+        g.place("g8");
+        g.wait(500);
+        assert_eq!(g.completed(), ["O-O"]);
+        g.no_rulings();
+    }
+}
+
+/// 1.e4 e5 2.Qh5 Nc6, the engine's knight move pending.
+fn queen_out_knight_chosen() -> Game {
+    let mut g = Game::new(None, BLACK, false);
+    g.lift("e2");
+    g.place("e4");
+    g.press(WHITE);
+    g.choose("e7e5");
+    g.lift("e7");
+    g.place("e5");
+    g.wait(500);
+    g.lift("d1");
+    g.place("h5");
+    g.press(WHITE);
+    g.choose("b8c6");
+    g
+}
+
+/// Setting the board back while the engine's move is pending is a
+/// take-back: the player's own piece in the hand is not told "not that
+/// one" on the way (issue 20, 2).
+#[test]
+fn a_take_back_under_way_is_not_told_as_a_slip() {
+    let mut g = queen_out_knight_chosen();
+    let mark = g.events.len();
+    g.lift("h5");
+    // The queen travels back at a human pace.
+    g.wait(1500);
+    g.place("d1");
+    g.wait(1000);
+    assert_eq!(g.slips(mark), vec![], "no slip told before the take-back");
+    assert_eq!(g.count_since(mark, |k| matches!(k, EventKind::TakeBack { .. })), 1);
+    let played: Vec<&str> = g.session.game().played.iter().map(|p| p.info.san.as_str()).collect();
+    assert_eq!(played, ["e4", "e5"]);
+}
+
+/// An own piece held while the engine's move waits is told after a while.
+#[test]
+fn an_own_piece_held_long_is_not_that_one() {
+    let mut g = queen_out_knight_chosen();
+    let mark = g.events.len();
+    g.lift("h5");
+    g.wait(1000);
+    assert_eq!(g.slips(mark), vec![]);
+    g.wait(4000);
+    let instead = Some(step(piece('n'), Some("b8"), Some("c6")));
+    assert_eq!(g.slips(mark), vec![Slip::NotThatOne { sq: sq("h5"), piece: piece('Q').unwrap(), instead }]);
+    // The engine's own pieces are told at once.
+    g.place("h5");
+    g.wait(500);
+    let mark = g.events.len();
+    g.lift("g8");
+    g.wait(500);
+    assert!(matches!(g.slips(mark).as_slice(), [Slip::NotThatOne { .. }]), "{:?}", g.slips(mark));
+}
+
+/// The engine's move asked for again mid-move gives the steps still to
+/// do, not those done (issue 20, 6).
+#[test]
+fn the_engines_move_asked_for_mid_move_gives_the_steps_left() {
+    let mut g = Game::new(Some("r3k2r/pppqbppp/2np1n2/4p3/4P3/2NP1N2/PPPQBPPP/R3K2R b KQkq - 0 8"), BLACK, false);
+    g.choose("e8g8");
+    g.lift("e8");
+    g.place("g8");
+    g.wait(500);
+    let mark = g.events.len();
+    g.feed(100, Record::Input(Input::Request(tactus_trace::Request::LastMove)));
+    let left = g.since(mark).iter().find_map(|e| match &e.kind {
+        EventKind::OpponentMove { left, steps, .. } => Some((left.clone(), steps.len())),
+        _ => None,
+    });
+    assert_eq!(left, Some((Some(vec![step(piece('r'), Some("h8"), Some("f8"))]), 2)));
 }

@@ -58,15 +58,19 @@ fn every_question_is_answered_from_the_game_being_played() {
     let events = play(Some("40/5400+30:1800+30"), &script);
     let got = answers(&events);
     assert_eq!(got.len(), 6, "{got:?}");
-    let EventKind::Pieces { side: Color::White, role: Some(Role::Knight), pieces } = got[0] else { panic!("{got:?}") };
+    let EventKind::Pieces { side: Color::White, role: Some(Role::Knight), pieces, .. } = got[0] else {
+        panic!("{got:?}")
+    };
     let squares: Vec<Square> = pieces.iter().map(|p| p.sq).collect();
     assert_eq!(squares, [Square::B1, Square::F3]);
     let EventKind::OnRank { rank: Rank::Fourth, pieces } = got[1] else { panic!("{got:?}") };
     assert_eq!(pieces.iter().map(|p| p.sq).collect::<Vec<_>>(), [Square::E4]);
     let EventKind::OnFile { file: File::E, pieces } = got[2] else { panic!("{got:?}") };
     assert_eq!(pieces.len(), 4);
-    assert!(matches!(got[3], EventKind::OnSquare { sq: Square::F3, piece: Some(p) } if p.role == Role::Knight));
-    assert!(matches!(got[4], EventKind::OnSquare { sq: Square::D5, piece: None }));
+    assert!(
+        matches!(got[3], EventKind::OnSquare { sq: Square::F3, piece: Some(p), board: None } if p.role == Role::Knight)
+    );
+    assert!(matches!(got[4], EventKind::OnSquare { sq: Square::D5, piece: None, board: None }));
     assert!(matches!(got[5], EventKind::LastMove { mv } if mv.san == "Nf3"));
 }
 

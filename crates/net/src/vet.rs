@@ -146,17 +146,17 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
             }
             EventKind::BoardMismatch { missing, extra, fix }
         }
-        EventKind::OpponentMove { mut mv, steps, eval } => {
+        EventKind::OpponentMove { mut mv, steps, eval, left } => {
             uci(&mv.uci)?;
             mv.san = clean(&mv.san, 32);
-            if steps.len() > 8 {
+            if steps.len() > 8 || left.as_ref().is_some_and(|l| l.len() > 8) {
                 return Err("an engine move of more steps than any move has".into());
             }
             let eval = eval.map(|e| EngineEval {
                 line: e.line.iter().take(tactus_trace::PV_MAX).map(|m| clean(m, 32)).collect(),
                 ..e
             });
-            EventKind::OpponentMove { mv, steps, eval }
+            EventKind::OpponentMove { mv, steps, eval, left }
         }
         EventKind::OpponentFix { ply, slip, fix } => {
             if fix.len() > 128 {
@@ -177,6 +177,7 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
             EventKind::Hint { mv }
         }
         EventKind::DeviceLost { device, detail } => EventKind::DeviceLost { device, detail: clean(&detail, MAX_TEXT) },
+        EventKind::NotUnderstood { typed } => EventKind::NotUnderstood { typed: clean(&typed, MAX_TEXT) },
         EventKind::TakeBack { ply, taken, white_ms, black_ms } => {
             if taken.is_empty() || taken.len() > MAX_TAKEN {
                 return Err("a take-back of no moves, or of more moves than a game has".into());
@@ -224,7 +225,9 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
         | EventKind::Resumed
         | EventKind::DeviceBack { .. }
         | EventKind::DrawOffer { .. }
-        | EventKind::DrawDeclined { .. }) => kind,
+        | EventKind::DrawDeclined { .. }
+        | EventKind::PromotionChoice { .. }
+        | EventKind::NotNow { .. }) => kind,
     };
     Ok(Event { t: ev.t, kind })
 }

@@ -17,7 +17,7 @@ use common::{Events, get, played, request};
 use shakmaty::{Color, File, Piece, Rank, Role, Square};
 use tactus_core::{
     Article, Attempt, CastleSide, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, Fix, Irregularity,
-    MoveInfo, Placed, Reason, Slip, ToControl,
+    MoveInfo, NotNow, OnBoard, Placed, Reason, Slip, ToControl,
 };
 use tactus_net::{AppState, BoardFeed, Hall, HomeAway, SharedHall, Tags, Team, TeamMatch, serve};
 use tactus_sim::Profile;
@@ -68,6 +68,9 @@ fn kind_name(k: &EventKind) -> &'static str {
         EventKind::DeviceLost { .. } => "device_lost",
         EventKind::DeviceBack { .. } => "device_back",
         EventKind::DrawDeclined { .. } => "draw_declined",
+        EventKind::PromotionChoice { .. } => "promotion_choice",
+        EventKind::NotNow { .. } => "not_now",
+        EventKind::NotUnderstood { .. } => "not_understood",
     }
 }
 
@@ -171,10 +174,21 @@ fn every_kind() -> Vec<Event> {
             EventKind::Position { fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into() },
             EventKind::LastMove { mv: mv(full) },
             EventKind::TimeWarning { side: Color::White, remaining_ms: 60_000 },
-            EventKind::Pieces { side: Color::Black, role: full.then_some(Role::Knight), pieces: vec![placed] },
+            EventKind::Pieces {
+                side: Color::Black,
+                role: full.then_some(Role::Knight),
+                pieces: vec![placed],
+                board: full.then(|| vec![Square::C3]),
+            },
             EventKind::OnRank { rank: Rank::Fourth, pieces: vec![placed] },
             EventKind::OnFile { file: File::E, pieces: if full { vec![placed] } else { Vec::new() } },
-            EventKind::OnSquare { sq: Square::E4, piece: full.then_some(placed.piece) },
+            EventKind::OnSquare {
+                sq: Square::E4,
+                piece: full.then_some(placed.piece),
+                board: full.then_some(OnBoard::Piece(placed.piece)),
+            },
+            EventKind::OnSquare { sq: Square::E5, piece: None, board: Some(OnBoard::Unknown) },
+            EventKind::OnSquare { sq: Square::E6, piece: full.then_some(placed.piece), board: Some(OnBoard::Empty) },
             EventKind::MovesToControl {
                 white: ToControl { moves: 20, left: full.then_some(20), added_ms: full.then_some(1_800_000) },
                 black: ToControl { moves: 19, left: None, added_ms: None },
@@ -183,15 +197,20 @@ fn every_kind() -> Vec<Event> {
                 mv: mv(full),
                 steps: vec![fix(true), fix(false)],
                 eval: full.then(|| EngineEval { cp: Some(35), mate: None, line: vec!["Nf6".into(), "Nc3".into()] }),
+                left: full.then(|| vec![fix(false)]),
             },
             EventKind::OpponentMove {
                 mv: mv(full),
                 steps: vec![],
                 eval: full.then(|| EngineEval { cp: None, mate: Some(-3), line: vec![] }),
+                left: None,
             },
             EventKind::Hint { mv: mv(full) },
             EventKind::EngineLevel { level: 3 },
-            EventKind::DrawOffer { side: Color::Black },
+            EventKind::DrawOffer { side: Color::Black, irregular: full },
+            EventKind::PromotionChoice { role: Role::Knight },
+            EventKind::NotNow { why: if full { NotNow::CarryOutFirst } else { NotNow::GameOver } },
+            EventKind::NotUnderstood { typed: "z9".into() },
             EventKind::DeviceLost { device: Device::Board, detail: "/dev/rfcomm0: no answer within 2 s".into() },
             EventKind::DeviceBack { device: Device::Clock },
             EventKind::DrawDeclined { side: Color::White },
@@ -221,6 +240,7 @@ fn every_kind() -> Vec<Event> {
                 slip: Slip::OtherMove { san: "Nc6".into(), uci: "b8c6".into() },
                 fix: vec![fix(true)],
             },
+            EventKind::OpponentFix { ply: 8, slip: Slip::Halfway { next: fix(true) }, fix: vec![fix(true)] },
         ]);
     }
     kinds.into_iter().enumerate().map(|(i, kind)| Event { t: i as u64 * 1000, kind }).collect()

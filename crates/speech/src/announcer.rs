@@ -29,7 +29,8 @@ pub enum Kind {
     /// A time warning for one side.
     Warning(Color),
     /// An answer to a question about the board (position, pieces, a rank,
-    /// a file, a square, the last move, the time control), one chunk of it.
+    /// a file, a square, the last move, the time control), one chunk of it;
+    /// or the answer to a press that changes nothing now.
     Readout,
 }
 
@@ -48,7 +49,10 @@ impl Kind {
             | EventKind::OnFile { .. }
             | EventKind::OnSquare { .. }
             | EventKind::MovesToControl { .. }
-            | EventKind::Hint { .. } => Kind::Readout,
+            | EventKind::Hint { .. }
+            | EventKind::PromotionChoice { .. }
+            | EventKind::NotNow { .. }
+            | EventKind::NotUnderstood { .. } => Kind::Readout,
             _ => Kind::Ruling,
         }
     }

@@ -15,11 +15,11 @@ use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Rank, Role, Square};
 use tactus_core::{
-    Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, Placed, Reason, Slip,
-    ToControl,
+    Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, NotNow, OnBoard, Placed,
+    Reason, Slip, ToControl,
 };
 
-use crate::lang::{Case, Gender, Lexicon, Persons, fill, lexicon, side_index};
+use crate::lang::{Case, Lexicon, Persons, fill, gender_index, lexicon, side_index};
 use crate::scene::Scene;
 use crate::{Lang, Style};
 
@@ -123,10 +123,16 @@ impl Words {
                 if let (Some(w), Some(b)) = (white_ms, black_ms) {
                     out.push(format!("{}.", sentence(&self.times(*w, *b, scene))));
                 }
-                one(out.join(" "))
+                let mut chunks = vec![out.join(" ")];
+                // A position set up on the board is described: the players
+                // cannot take it for granted.
+                if !*chess960 && !is_standard_start(fen) {
+                    chunks.extend(self.position(fen, scene));
+                }
+                chunks
             }
             EventKind::Touch { sq, piece, ply, .. } => {
-                one(fill(lex.touch, &[("piece", &self.touched(*piece, *sq, *ply))]))
+                one(fill(lex.touch, &[("piece", &self.touched(*piece, *sq, *ply, scene))]))
             }
             EventKind::Move { mv, correction } => {
                 // A castling begun with the rook was announced as a rook
@@ -160,7 +166,7 @@ impl Words {
             EventKind::Claimable { claim, side, .. } => {
                 one(self.said(&lex.claimable, *side, scene, &[("claim", lex.claims[claim_index(*claim)])]))
             }
-            EventKind::BoardMismatch { missing, extra, fix } => one(self.mismatch(missing, extra, fix)),
+            EventKind::BoardMismatch { missing, extra, fix } => one(self.mismatch(missing, extra, fix, scene)),
             EventKind::BoardOk => one(lex.board_ok.to_owned()),
             EventKind::SensorFault { sq, .. } => one(fill(lex.sensor_fault, &[("square", &self.square(*sq))])),
             EventKind::SensorOk { sq } => one(fill(lex.sensor_ok, &[("square", &self.square(*sq))])),
@@ -179,51 +185,112 @@ impl Words {
             }
             EventKind::Position { fen } => self.position(fen, scene),
             EventKind::LastMove { mv } => {
-                one(self.said(&lex.last_move, mv.side, scene, &[("move", &self.move_text(mv))]))
+                one(self.said(&lex.last_move, mv.side, scene, &[("move", &self.long_move(mv))]))
             }
             EventKind::TimeWarning { side, remaining_ms } => {
                 one(self.said(&lex.time_warning, *side, scene, &[("time", &lex.duration(*remaining_ms))]))
             }
-            EventKind::Pieces { side, role: Some(role), pieces } => one(self.kind(*side, *role, pieces, scene)),
-            EventKind::Pieces { side, role: None, pieces } => self.army(*side, pieces, scene),
-            EventKind::OnRank { rank, pieces } => self.line(lex.rank_pieces, ("rank", &self.rank(*rank)), pieces),
-            EventKind::OnFile { file, pieces } => self.line(lex.file_pieces, ("file", &self.file(*file)), pieces),
-            // Not capitalised: a square is written "d5" wherever it stands.
-            EventKind::OnSquare { sq, piece: Some(piece) } => one(fill(
-                lex.square_piece,
-                &[("square", &self.square(*sq)), ("piece", &self.coloured(*piece, Case::Nom))],
-            )),
-            EventKind::OnSquare { sq, piece: None } => one(fill(lex.square_empty, &[("square", &self.square(*sq))])),
+            EventKind::Pieces { side, role: Some(role), pieces, board } => {
+                let said = self.kind(*side, *role, pieces, scene);
+                one(match board {
+                    Some(squares) if squares.is_empty() => format!("{said} {}", lex.kind_on_board[1]),
+                    Some(squares) => {
+                        let list = self.squares_in_runs(squares);
+                        format!("{said} {}", fill(lex.kind_on_board[0], &[("list", &list)]))
+                    }
+                    None => said,
+                })
+            }
+            EventKind::Pieces { side, role: None, pieces, .. } => self.army(*side, pieces, scene),
+            EventKind::OnRank { rank, pieces } => self.line(Line::Rank(*rank), pieces, scene),
+            EventKind::OnFile { file, pieces } => self.line(Line::File(*file), pieces, scene),
+            EventKind::OnSquare { sq, piece, board } => one(self.on_square(*sq, *piece, *board, scene)),
             EventKind::MovesToControl { white, black } => one(self.moves_to_control(*white, *black, scene)),
-            EventKind::OpponentMove { mv, steps, .. } => one(self.opponent_move(mv, steps)),
-            EventKind::OpponentFix { slip, fix, .. } => one(self.slip(slip, fix)),
-            EventKind::Hint { mv } => one(fill(lex.hint, &[("move", &self.move_text(mv))])),
+            EventKind::OpponentMove { mv, steps, left, .. } => one(self.opponent_move(mv, steps, left.as_deref())),
+            EventKind::OpponentFix { slip, fix, .. } => one(self.slip(slip, fix, scene)),
+            EventKind::Hint { mv } => one(fill(lex.hint, &[("move", &self.long_move(mv))])),
             EventKind::EngineLevel { level } => one(fill(lex.engine_level, &[("level", &level.to_string())])),
             EventKind::DeviceLost { device, .. } => one(lex.device_lost[device_index(*device)].to_owned()),
             EventKind::DeviceBack { device } => one(lex.device_back[device_index(*device)].to_owned()),
-            EventKind::DrawOffer { side } => one(self.said(&lex.draw_offer, *side, scene, &[])),
+            EventKind::DrawOffer { side, irregular: false } => one(self.said(&lex.draw_offer, *side, scene, &[])),
+            EventKind::DrawOffer { side, irregular: true } => {
+                one(self.said(&lex.draw_offer_irregular, *side, scene, &[]))
+            }
             EventKind::DrawDeclined { side } => one(self.said(&lex.draw_declined, *side, scene, &[])),
             EventKind::TakeBack { taken, white_ms, black_ms, .. } => {
                 let moves: Vec<String> = taken.iter().map(|san| self.san(san)).collect();
-                let mut said = fill(lex.take_back, &[("moves", &moves.join(", "))]);
+                let template = lex.take_back[usize::from(taken.len() > 1)];
+                let mut said = fill(template, &[("moves", &moves.join(", "))]);
                 if let (Some(w), Some(b)) = (white_ms, black_ms) {
                     said = format!("{said} {}.", sentence(&self.times(*w, *b, scene)));
                 }
                 one(said)
             }
+            EventKind::PromotionChoice { role } => {
+                let blanks = self.piece_blanks(role.of(Color::White), false, None);
+                one(fill(lex.promotion_choice, &pairs(&blanks)))
+            }
+            EventKind::NotNow { why } => one(lex.not_now[not_now_index(*why)].to_owned()),
+            EventKind::NotUnderstood { typed } => one(fill(lex.not_understood, &[("typed", typed)])),
         }
     }
 
-    /// "The engine plays knight f6, from g8." — and, for a move of more than
-    /// one step, every step in order.
-    fn opponent_move(&self, mv: &MoveInfo, steps: &[Fix]) -> String {
+    /// "Engine: knight g8 to f6." — the move from square to square, each
+    /// square said once. Its steps only where they are not the usual ones
+    /// (castling in Chess960); asked for again mid-move, the steps left.
+    fn opponent_move(&self, mv: &MoveInfo, steps: &[Fix], left: Option<&[Fix]>) -> String {
         let lex = self.lex;
-        let said = fill(lex.opponent_move, &[("move", &self.move_text(mv)), ("from", &self.square(mv.from))]);
-        if steps.len() < 2 {
-            return said;
+        let mut said = fill(lex.engine_move, &[("move", &self.long_move(mv))]);
+        if mv.castle.is_some() && !usual_castling(steps) {
+            said = format!("{said} {}.", sentence(&self.steps(steps)));
         }
+        if let Some(left) = left.filter(|l| !l.is_empty()) {
+            said = format!("{said} {}", fill(lex.left, &[("steps", &self.steps(left))]));
+        }
+        said
+    }
+
+    /// Steps of the engine's move, in order, as one clause.
+    fn steps(&self, steps: &[Fix]) -> String {
         let list: Vec<String> = steps.iter().filter_map(|f| self.step(f)).collect();
-        format!("{said} {}.", sentence(&list.join(lex.then)))
+        list.join(self.lex.then)
+    }
+
+    /// A move said from its square to its square: "bishop c8 takes e6,
+    /// check", "e7 to e8, promotes to queen", "short castling".
+    fn long_move(&self, mv: &MoveInfo) -> String {
+        let lex = self.lex;
+        let body = match mv.castle {
+            Some(side) => {
+                let names = if self.style == Style::AnnexD { &lex.annex_castles } else { &lex.castles };
+                names[usize::from(side == tactus_core::CastleSide::Queen)].to_owned()
+            }
+            None => {
+                let mut parts = Vec::with_capacity(5);
+                if mv.piece.role != Role::Pawn {
+                    parts.push(self.piece(mv.piece.role, Case::Nom).to_owned());
+                }
+                parts.push(self.square(mv.from));
+                parts.push(if mv.capture.is_some() { lex.takes } else { lex.to }.to_owned());
+                parts.push(self.square(mv.to));
+                if mv.en_passant {
+                    parts.push(lex.en_passant.to_owned());
+                }
+                let said = parts.join(" ");
+                match mv.promotion {
+                    Some(role) => self.promoted(&said, role),
+                    None => said,
+                }
+            }
+        };
+        with_suffix(lex, body, suffix_of(mv))
+    }
+
+    /// A move and the piece its pawn becomes.
+    fn promoted(&self, said: &str, role: Role) -> String {
+        let mut blanks = vec![("move", said.to_owned())];
+        blanks.extend(self.piece_blanks(role.of(Color::White), false, None));
+        fill(self.lex.promotion, &pairs(&blanks))
     }
 
     /// One step of carrying out the engine's move.
@@ -235,55 +302,73 @@ impl Words {
             (Some(_), None) => lex.step_remove,
             (None, None) => return None,
         };
-        let mut blanks: Vec<(&str, String)> = self.piece_or_generic(f.piece).into();
+        let mut blanks = self.piece_or_generic(f.piece);
         blanks.extend(f.from.map(|s| ("from", self.square(s))));
         blanks.extend(f.to.map(|s| ("to", self.square(s))));
-        let all: Vec<(&str, &str)> = blanks.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        Some(fill(template, &all))
+        Some(fill(template, &pairs(&blanks)))
     }
 
     /// What went wrong carrying out the engine's move, and how to fix it.
-    fn slip(&self, slip: &Slip, fix: &[Fix]) -> String {
+    fn slip(&self, slip: &Slip, fix: &[Fix], scene: &Scene) -> String {
         let lex = self.lex;
         let with = |template: &str, piece: Option<Piece>, squares: &[(&str, Square)]| {
-            let mut blanks: Vec<(&str, String)> = self.piece_or_generic(piece).into();
+            let mut blanks = self.piece_or_generic(piece);
             blanks.extend(squares.iter().map(|(k, sq)| (*k, self.square(*sq))));
-            let all: Vec<(&str, &str)> = blanks.iter().map(|(k, v)| (*k, v.as_str())).collect();
-            sentence(&fill(template, &all))
+            sentence(&fill(template, &pairs(&blanks)))
         };
         match slip {
             Slip::NotThatOne { sq, piece, instead } => {
-                let mut out = with(lex.not_that_one, Some(*piece), &[("sq", *sq)]);
-                if let Some(step) = instead.as_ref().and_then(|f| self.step(f)) {
-                    out = format!("{out} {}", fill(lex.instead, &[("step", &step)]));
+                let put_back = with(lex.not_that_one, Some(*piece), &[("sq", *sq)]);
+                match instead.as_ref().and_then(|f| self.step(f)) {
+                    Some(step) => format!("{put_back}{}{step}.", lex.then),
+                    None => format!("{put_back}."),
                 }
-                out
             }
             Slip::Misplaced { sq, piece, belongs: Some(to) } => {
                 with(lex.misplaced, *piece, &[("sq", *sq), ("belongs", *to)])
             }
             Slip::Misplaced { sq, piece, belongs: None } => with(lex.misplaced_off, *piece, &[("sq", *sq)]),
             Slip::Missing { sq, piece } => with(lex.missing_piece, Some(*piece), &[("sq", *sq)]),
-            Slip::OtherMove { san, .. } => {
-                let out = fill(lex.other_move, &[("move", &self.san(san))]);
-                match self.fixes(fix) {
-                    Some(fixes) => format!("{out} {}.", sentence(&fixes)),
-                    None => out,
-                }
+            Slip::OtherMove { san, uci } => {
+                // Said without its check: the move does not stand.
+                let played = SanPlus::from_ascii(san.as_bytes())
+                    .map(|sp| self.san_words(&sp.san, None, false))
+                    .unwrap_or_else(|_| san.clone());
+                let out = fill(lex.other_move, &[("move", &played)]);
+                // The piece moved goes back where it came from; the rest
+                // are the engine's move, carried forward.
+                let (from, to) = uci_squares(uci);
+                let steps: Vec<String> = fix
+                    .iter()
+                    .filter_map(|f| {
+                        if f.from.is_some() && f.from == to && f.to == from { self.fix(f, scene) } else { self.step(f) }
+                    })
+                    .collect();
+                if steps.is_empty() { out } else { format!("{out} {}.", sentence(&steps.join(lex.then))) }
             }
+            Slip::Halfway { next } => match self.step(next) {
+                Some(step) => fill(lex.halfway, &[("step", &step)]),
+                None => String::new(),
+            },
         }
     }
 
     /// The blanks for a piece, or for "the piece" when it is not known.
-    fn piece_or_generic(&self, piece: Option<Piece>) -> [(&'static str, String); 4] {
+    fn piece_or_generic(&self, piece: Option<Piece>) -> Vec<(&'static str, String)> {
         match piece {
-            Some(p) => self.piece_blanks(p, false),
-            None => [
-                ("piece", self.lex.generic[0].to_owned()),
-                ("piece_acc", self.lex.generic[1].to_owned()),
-                ("piece_gen", self.lex.generic[2].to_owned()),
-                ("the_piece", format!("{}{}", self.lex.the[1], self.lex.generic[1])),
-            ],
+            Some(p) => self.piece_blanks(p, false, None),
+            None => {
+                let lex = self.lex;
+                let (g, the) = (&lex.generic, lex.the[1]);
+                vec![
+                    ("piece", g[0].to_owned()),
+                    ("piece_acc", g[1].to_owned()),
+                    ("piece_gen", g[2].to_owned()),
+                    ("the_piece", format!("{the}{}", g[1])),
+                    ("the_piece_nom", format!("{}{}", lex.the_nom[1], g[0])),
+                    ("a_piece", format!("{}{}", lex.a[1], g[1])),
+                ]
+            }
         }
     }
 
@@ -323,13 +408,7 @@ impl Words {
     }
 
     fn move_text(&self, mv: &MoveInfo) -> String {
-        let suffix = if mv.mate {
-            Some(Suffix::Checkmate)
-        } else if mv.check {
-            Some(Suffix::Check)
-        } else {
-            None
-        };
+        let suffix = suffix_of(mv);
         match SanPlus::from_ascii(mv.san.as_bytes()) {
             Ok(sp) => self.san_words(&sp.san, suffix, mv.en_passant),
             // No SAN (a malformed record): say piece, from, to.
@@ -362,18 +441,7 @@ impl Words {
                 }
                 let said = parts.join(" ");
                 match promotion {
-                    Some(p) => fill(
-                        lex.promotion,
-                        &[
-                            ("move", &said),
-                            ("piece", self.piece(p, Case::Nom)),
-                            ("piece_acc", self.piece(p, Case::Acc)),
-                            (
-                                "a_piece",
-                                &format!("{}{}", lex.a[gender_index(self.names().gender(p))], self.piece(p, Case::Acc)),
-                            ),
-                        ],
-                    ),
+                    Some(p) => self.promoted(&said, p),
                     None => said,
                 }
             }
@@ -395,23 +463,46 @@ impl Words {
         if self.style == Style::AnnexD { &self.lex.annex_pieces } else { &self.lex.pieces }
     }
 
-    /// "black knight", "чёрную ладью", "czarnej wieży".
-    fn coloured(&self, piece: Piece, case: Case) -> String {
+    /// "black knight", "чёрную ладью", "czarnej wieży"; to a listener,
+    /// "your knight", "ладью соперника".
+    fn coloured(&self, piece: Piece, case: Case, listener: Option<Color>) -> String {
         let gender = self.names().gender(piece.role);
-        format!("{} {}", self.lex.adjective(piece.color, case, gender), self.piece(piece.role, case))
+        let name = self.piece(piece.role, case);
+        match listener {
+            None => format!("{} {name}", self.lex.adjective(piece.color, case, gender)),
+            Some(l) => fill(self.lex.whose(piece.color == l, case, gender), &[("piece", name)]),
+        }
+    }
+
+    /// Pieces of one kind and side, in the plural: "black pawns", "your pawns".
+    fn coloured_plural(&self, piece: Piece, listener: Option<Color>) -> String {
+        let name = self.names().plural[piece.role as usize - 1];
+        match listener {
+            None => format!("{} {name}", self.lex.adjectives_plural[side_index(piece.color)]),
+            Some(l) => fill(self.lex.whose_plural[usize::from(piece.color != l)], &[("pieces", name)]),
+        }
     }
 
     /// The blanks a template may use for a piece: `{piece}` (nominative),
     /// `{piece_acc}`, `{piece_gen}`, `{the_piece}` (definite, accusative),
-    /// with the piece's colour when `coloured`.
-    fn piece_blanks(&self, piece: Piece, coloured: bool) -> [(&'static str, String); 4] {
-        let form = |case| if coloured { self.coloured(piece, case) } else { self.piece(piece.role, case).to_owned() };
-        let the = self.lex.the[gender_index(self.names().gender(piece.role))];
-        [
+    /// `{the_piece_nom}`, `{a_piece}` (indefinite, accusative), with the
+    /// piece's colour when `coloured` — to a listener, whose it is; an own
+    /// piece's "your" stands instead of the article.
+    fn piece_blanks(&self, piece: Piece, coloured: bool, listener: Option<Color>) -> Vec<(&'static str, String)> {
+        let form = |case| {
+            if coloured { self.coloured(piece, case, listener) } else { self.piece(piece.role, case).to_owned() }
+        };
+        let g = gender_index(self.names().gender(piece.role));
+        let own = coloured && listener == Some(piece.color);
+        let lex = self.lex;
+        let (the, the_nom) = if own { ("", "") } else { (lex.the[g], lex.the_nom[g]) };
+        vec![
             ("piece", form(Case::Nom)),
             ("piece_acc", form(Case::Acc)),
             ("piece_gen", form(Case::Gen)),
             ("the_piece", format!("{the}{}", form(Case::Acc))),
+            ("the_piece_nom", format!("{the_nom}{}", form(Case::Nom))),
+            ("a_piece", format!("{}{}", lex.a[g], form(Case::Acc))),
         ]
     }
 
@@ -440,13 +531,34 @@ impl Words {
 
     /// A touched piece: the mover's own piece plainly, the opponent's with
     /// its colour, since touching it means it must be captured (4.3.2).
-    fn touched(&self, piece: Piece, sq: Square, ply: u32) -> String {
+    fn touched(&self, piece: Piece, sq: Square, ply: u32, scene: &Scene) -> String {
         // Ply 1 is White's first move (the event contract).
         let mover = if ply % 2 == 1 { Color::White } else { Color::Black };
         if piece.color == mover {
             format!("{} {}", self.piece(piece.role, Case::Nom), self.square(sq))
         } else {
-            format!("{} {}", self.coloured(piece, Case::Nom), self.square(sq))
+            format!("{} {}", self.coloured(piece, Case::Nom, scene.listener), self.square(sq))
+        }
+    }
+
+    /// What stands on a square; where the board differs from the game, both.
+    fn on_square(&self, sq: Square, piece: Option<Piece>, board: Option<OnBoard>, scene: &Scene) -> String {
+        let lex = self.lex;
+        // Not capitalised: a square is written "d5" wherever it stands.
+        let square = self.square(sq);
+        let name = |p: Option<Piece>| p.map(|p| self.coloured(p, Case::Nom, scene.listener));
+        match (board, name(piece)) {
+            (Some(board), game) => {
+                let board = match board {
+                    OnBoard::Empty => lex.vacant.to_owned(),
+                    OnBoard::Piece(p) => self.coloured(p, Case::Nom, scene.listener),
+                    OnBoard::Unknown => lex.a_piece.to_owned(),
+                };
+                let game = game.unwrap_or_else(|| lex.vacant.to_owned());
+                fill(lex.square_differs, &[("square", &square), ("board", &board), ("game", &game)])
+            }
+            (None, Some(name)) => fill(lex.square_piece, &[("square", &square), ("piece", &name)]),
+            (None, None) => fill(lex.square_empty, &[("square", &square)]),
         }
     }
 
@@ -457,7 +569,7 @@ impl Words {
         let with = |t: &Persons, piece: Option<(Placed, bool)>, extra: &[(&str, &str)]| {
             let mut blanks: Vec<(&str, String)> = Vec::new();
             if let Some((p, coloured)) = piece {
-                blanks.extend(self.piece_blanks(p.piece, coloured));
+                blanks.extend(self.piece_blanks(p.piece, coloured, scene.listener));
                 blanks.push(("sq", self.square(p.sq)));
             }
             let mut all: Vec<(&str, &str)> = blanks.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -477,7 +589,7 @@ impl Words {
             },
             (_, Reason::Displaced) => {
                 let head = with(&lex.displaced, None, &[]);
-                match self.fixes(&irr.fix) {
+                match self.fixes(&irr.fix, scene) {
                     Some(fixes) => format!("{head} {}.", sentence(&fixes)),
                     None => head,
                 }
@@ -527,16 +639,14 @@ impl Words {
     /// result says so.
     fn what_next(&self, irr: &Irregularity, scene: &Scene) -> Option<String> {
         let lex = self.lex;
-        let mut steps: Vec<String> = self.fixes(&irr.fix).into_iter().collect();
+        let mut steps: Vec<String> = self.fixes(&irr.fix, scene).into_iter().collect();
         let second = scene.illegal[side_index(irr.side)] >= 1;
         if !second {
             steps.push(match irr.touched.filter(|t| t.piece.color == irr.side) {
                 Some(t) => {
-                    let blanks = self.piece_blanks(t.piece, false);
-                    let sq = self.square(t.sq);
-                    let mut all: Vec<(&str, &str)> = blanks.iter().map(|(k, v)| (*k, v.as_str())).collect();
-                    all.push(("sq", &sq));
-                    self.person(&lex.moves_again_touched, irr.side, scene, &all)
+                    let mut blanks = self.piece_blanks(t.piece, false, None);
+                    blanks.push(("sq", self.square(t.sq)));
+                    self.person(&lex.moves_again_touched, irr.side, scene, &pairs(&blanks))
                 }
                 None => self.person(&lex.moves_again, irr.side, scene, &[]),
             });
@@ -545,34 +655,27 @@ impl Words {
     }
 
     /// The steps that put the board right, as one clause.
-    fn fixes(&self, fix: &[Fix]) -> Option<String> {
-        let steps: Vec<String> = fix.iter().filter_map(|f| self.fix(f)).collect();
+    fn fixes(&self, fix: &[Fix], scene: &Scene) -> Option<String> {
+        let steps: Vec<String> = fix.iter().filter_map(|f| self.fix(f, scene)).collect();
         (!steps.is_empty()).then(|| steps.join("; "))
     }
 
-    fn fix(&self, f: &Fix) -> Option<String> {
+    fn fix(&self, f: &Fix, scene: &Scene) -> Option<String> {
         let lex = self.lex;
-        // A piece to put back may be either side's: say its colour.
-        let coloured = f.from.is_none();
-        let mut blanks: Vec<(&str, String)> = match f.piece {
-            Some(p) => self.piece_blanks(p, coloured).into(),
-            None => vec![
-                ("piece", lex.generic[0].to_owned()),
-                ("piece_acc", lex.generic[1].to_owned()),
-                ("piece_gen", lex.generic[2].to_owned()),
-                ("the_piece", format!("{}{}", lex.the[1], lex.generic[1])),
-            ],
-        };
-        blanks.extend(f.from.map(|s| ("from", self.square(s))));
-        blanks.extend(f.to.map(|s| ("to", self.square(s))));
         let template = match (f.from, f.to) {
             (Some(_), Some(_)) => lex.fix_move,
             (None, Some(_)) => lex.fix_put,
             (Some(_), None) => lex.fix_remove,
             (None, None) => return None,
         };
-        let all: Vec<(&str, &str)> = blanks.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        Some(fill(template, &all))
+        // A piece to put back may be either side's: say its colour.
+        let mut blanks = match f.piece {
+            Some(p) => self.piece_blanks(p, f.from.is_none(), scene.listener),
+            None => self.piece_or_generic(None),
+        };
+        blanks.extend(f.from.map(|s| ("from", self.square(s))));
+        blanks.extend(f.to.map(|s| ("to", self.square(s))));
+        Some(fill(template, &pairs(&blanks)))
     }
 
     fn penalty(&self, article: Article, side: Color, ms: i64, scene: &Scene) -> String {
@@ -656,16 +759,16 @@ impl Words {
         format!("{}; {then}.", sentence(&head))
     }
 
-    fn mismatch(&self, missing: &[Placed], extra: &[Square], fix: &[Fix]) -> String {
+    fn mismatch(&self, missing: &[Placed], extra: &[Square], fix: &[Fix], scene: &Scene) -> String {
         let lex = self.lex;
         let mut out = vec![lex.board_differs.to_owned()];
-        match self.fixes(fix) {
+        match self.fixes(fix, scene) {
             Some(fixes) => out.push(format!("{}.", sentence(&fixes))),
             None => {
                 if !missing.is_empty() {
                     let list: Vec<String> = missing
                         .iter()
-                        .map(|p| format!("{} {}", self.coloured(p.piece, Case::Nom), self.square(p.sq)))
+                        .map(|p| format!("{} {}", self.coloured(p.piece, Case::Nom, scene.listener), self.square(p.sq)))
                         .collect();
                     out.push(fill(lex.missing, &[("list", &list.join(", "))]));
                 }
@@ -697,30 +800,46 @@ impl Words {
         let lex = self.lex;
         let names = self.names();
         let i = role as usize - 1;
-        let list: Vec<String> = pieces.iter().map(|p| self.square(p.sq)).collect();
-        let (name, your) = match list.len() {
+        let squares: Vec<Square> = pieces.iter().map(|p| p.sq).collect();
+        let (name, your) = match squares.len() {
             0 => return self.said(&lex.no_kind, side, scene, &[("none", names.none[i])]),
             1 => (names.nom[i], lex.your[gender_index(names.gender(role))]),
             _ => (names.plural[i], lex.your[2]),
         };
-        self.said(&lex.kind, side, scene, &[("name", name), ("your", your), ("list", &list.join(", "))])
+        let list = self.squares_in_runs(&squares);
+        self.said(&lex.kind, side, scene, &[("name", name), ("your", your), ("list", &list)])
+    }
+
+    /// Squares in the order given, three or more side by side on a rank
+    /// said as a run: "a2 to d2, f2, h2".
+    fn squares_in_runs(&self, squares: &[Square]) -> String {
+        let said = runs(squares, |a, b| a.rank() == b.rank() && b.file() as u32 == a.file() as u32 + 1)
+            .into_iter()
+            .map(|run| match run {
+                [one] => self.square(*one),
+                [first, .., last] if run.len() >= 3 => {
+                    fill(self.lex.run, &[("first", &self.square(*first)), ("last", &self.square(*last))])
+                }
+                _ => run.iter().map(|s| self.square(*s)).collect::<Vec<_>>().join(", "),
+            })
+            .collect::<Vec<_>>();
+        said.join(", ")
     }
 
     /// One side's army, a kind of piece a chunk: "White: king g1.",
-    /// "Queen d1.", "Rooks a1, f1." …
+    /// "Queen d1.", "Rooks a1, f1.", "Pawns a2 to h2." …
     fn army(&self, side: Color, pieces: &[Placed], scene: &Scene) -> Vec<String> {
         let names = self.names();
         let groups: Vec<String> = ROLES
             .iter()
             .filter_map(|&role| {
-                let squares: Vec<String> =
-                    pieces.iter().filter(|p| p.piece.role == role).map(|p| self.square(p.sq)).collect();
+                let squares: Vec<Square> = pieces.iter().filter(|p| p.piece.role == role).map(|p| p.sq).collect();
                 let name = match squares.len() {
                     0 => return None,
                     1 => names.get(role, Case::Nom),
                     _ => names.plural[role as usize - 1],
                 };
-                Some(format!("{name} {}", squares.join(", ")))
+                Some(format!("{name} {}", self.squares_in_runs(&squares)))
             })
             .collect();
         let mut chunks = Vec::with_capacity(groups.len());
@@ -734,17 +853,75 @@ impl Words {
         chunks
     }
 
-    /// What stands on a rank or a file, at most four pieces a chunk:
-    /// "Rank 4: white pawn e4, black knight f4.", or "Rank 5: empty."
-    fn line(&self, template: &str, name: (&str, &str), pieces: &[Placed]) -> Vec<String> {
+    /// What stands on a rank or a file, at most four groups a chunk. The
+    /// line is named once, so each piece is said by its file (on a rank)
+    /// or its rank (on a file); a colour once for the pieces of that colour
+    /// that follow it; pieces of one kind that follow each other together,
+    /// three side by side as a run: "Rank 2: white pawns a to c, e to h,
+    /// knight f." — or "Rank 5: empty."
+    fn line(&self, line: Line, pieces: &[Placed], scene: &Scene) -> Vec<String> {
         const PER_CHUNK: usize = 4;
-        let said: Vec<String> =
-            pieces.iter().map(|p| format!("{} {}", self.coloured(p.piece, Case::Nom), self.square(p.sq))).collect();
-        let mut groups = said.chunks(PER_CHUNK).map(|g| g.join(", "));
-        let first = groups.next().unwrap_or_else(|| self.lex.empty.to_owned());
-        let mut chunks = vec![fill(template, &[name, ("list", &first)])];
-        chunks.extend(groups.map(|g| format!("{}.", sentence(&g))));
+        let (template, name) = match line {
+            Line::Rank(r) => (self.lex.rank_pieces, ("rank", self.rank(r))),
+            Line::File(f) => (self.lex.file_pieces, ("file", self.file(f))),
+        };
+        // Where a square is along the line: its file on a rank, its rank on
+        // a file — or the square, where a letter alone is not heard as one.
+        let letters_alone = self.lex.letters_alone || matches!(self.style, Style::AnnexD | Style::Nato);
+        let coordinate = |sq: Square| match line {
+            Line::Rank(_) if letters_alone => self.file(sq.file()),
+            Line::Rank(_) => self.square(sq),
+            Line::File(_) => self.rank(sq.rank()),
+        };
+        let index = |sq: Square| match line {
+            Line::Rank(_) => sq.file() as u32,
+            Line::File(_) => sq.rank() as u32,
+        };
+        let mut groups = Vec::new();
+        let mut colour = None;
+        for run in runs(pieces, |a, b| a.piece == b.piece) {
+            let piece = run[0].piece;
+            let side_by_side = runs(run, |a, b| index(a.sq) + 1 == index(b.sq));
+            let at: Vec<String> = side_by_side
+                .iter()
+                .map(|r| match r {
+                    [first, .., last] if r.len() >= 3 => {
+                        fill(self.lex.run, &[("first", &coordinate(first.sq)), ("last", &coordinate(last.sq))])
+                    }
+                    _ => r.iter().map(|p| coordinate(p.sq)).collect::<Vec<_>>().join(", "),
+                })
+                .collect();
+            let at = at.join(", ");
+            let named = match (run.len(), colour == Some(piece.color)) {
+                (1, false) => self.coloured(piece, Case::Nom, scene.listener),
+                (1, true) => self.piece(piece.role, Case::Nom).to_owned(),
+                (_, false) => self.coloured_plural(piece, scene.listener),
+                (_, true) => self.names().plural[piece.role as usize - 1].to_owned(),
+            };
+            colour = Some(piece.color);
+            groups.push(format!("{named} {at}"));
+        }
+        let mut said = groups.chunks(PER_CHUNK).map(|g| g.join(", "));
+        let first = said.next().unwrap_or_else(|| self.lex.empty.to_owned());
+        let mut chunks = vec![fill(template, &[(name.0, &name.1), ("list", &first)])];
+        chunks.extend(said.map(|g| format!("{}.", sentence(&g))));
         chunks
+    }
+
+    /// Ranks with nothing on them, from the 8th down: "Ranks 6 to 3: empty."
+    fn empty_ranks(&self, ranks: &[Rank]) -> String {
+        let lex = self.lex;
+        match ranks {
+            [one] => fill(lex.rank_pieces, &[("rank", &self.rank(*one)), ("list", lex.empty)]),
+            [first, .., last] if lex.rank_runs && ranks.len() >= 3 => {
+                let list = fill(lex.run, &[("first", &self.rank(*first)), ("last", &self.rank(*last))]);
+                fill(lex.empty_ranks, &[("list", &list)])
+            }
+            _ => {
+                let list: Vec<String> = ranks.iter().map(|r| self.rank(*r)).collect();
+                fill(lex.empty_ranks, &[("list", &list.join(", "))])
+            }
+        }
     }
 
     fn position(&self, fen: &str, scene: &Scene) -> Vec<String> {
@@ -768,9 +945,20 @@ impl Words {
                 }
             }
             Readout::ByRank => {
+                let mut empty = Vec::new();
                 for &rank in Rank::ALL.iter().rev() {
                     let pieces = placed(board.occupied() & Bitboard::from_rank(rank));
-                    out.extend(self.line(self.lex.rank_pieces, ("rank", &self.rank(rank)), &pieces));
+                    if pieces.is_empty() {
+                        empty.push(rank);
+                        continue;
+                    }
+                    if !empty.is_empty() {
+                        out.push(self.empty_ranks(&std::mem::take(&mut empty)));
+                    }
+                    out.extend(self.line(Line::Rank(rank), &pieces, scene));
+                }
+                if !empty.is_empty() {
+                    out.push(self.empty_ranks(&empty));
                 }
             }
         }
@@ -788,6 +976,69 @@ impl Words {
             .collect();
         Some(names.join(", "))
     }
+}
+
+/// A rank or a file, read out.
+#[derive(Debug, Clone, Copy)]
+enum Line {
+    Rank(Rank),
+    File(File),
+}
+
+/// Splits `items` into runs of neighbours, `next(a, b)` saying whether `b`
+/// continues a run that ends in `a`.
+fn runs<T>(items: &[T], next: impl Fn(&T, &T) -> bool) -> Vec<&[T]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=items.len() {
+        if i == items.len() || !next(&items[i - 1], &items[i]) {
+            if i > start {
+                out.push(&items[start..i]);
+            }
+            start = i;
+        }
+    }
+    out
+}
+
+/// The blanks as `fill` takes them.
+fn pairs<'a>(blanks: &'a [(&'a str, String)]) -> Vec<(&'a str, &'a str)> {
+    blanks.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
+fn suffix_of(mv: &MoveInfo) -> Option<Suffix> {
+    if mv.mate {
+        Some(Suffix::Checkmate)
+    } else if mv.check {
+        Some(Suffix::Check)
+    } else {
+        None
+    }
+}
+
+/// Castling's king and rook going where they go in standard chess: the
+/// player needs no steps for it.
+fn usual_castling(steps: &[Fix]) -> bool {
+    let file = |sq: Option<Square>| sq.map(|s| s.file());
+    steps.iter().all(|f| match f.piece.map(|p| p.role) {
+        Some(Role::King) => file(f.from) == Some(File::E) && matches!(file(f.to), Some(File::G | File::C)),
+        Some(Role::Rook) => {
+            matches!((file(f.from), file(f.to)), (Some(File::H), Some(File::F)) | (Some(File::A), Some(File::D)))
+        }
+        _ => false,
+    })
+}
+
+/// The squares a move in UCI leaves and reaches.
+fn uci_squares(uci: &str) -> (Option<Square>, Option<Square>) {
+    let square = |s: Option<&str>| s.and_then(|s| Square::from_ascii(s.as_bytes()).ok());
+    (square(uci.get(0..2)), square(uci.get(2..4)))
+}
+
+/// Whether `fen` is the standard starting position, White to move.
+fn is_standard_start(fen: &str) -> bool {
+    let mut fields = fen.split_whitespace();
+    (fields.next(), fields.next()) == (Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"), Some("w"))
 }
 
 fn with_suffix(lex: &Lexicon, body: String, suffix: Option<Suffix>) -> String {
@@ -816,10 +1067,14 @@ fn join_sentences(first: String, second: Option<String>) -> String {
     }
 }
 
-fn gender_index(g: Gender) -> usize {
-    match g {
-        Gender::M => 0,
-        Gender::F => 1,
+fn not_now_index(why: NotNow) -> usize {
+    match why {
+        NotNow::NoMoveYet => 0,
+        NotNow::CarryOutFirst => 1,
+        NotNow::EngineThinking => 2,
+        NotNow::NoEngine => 3,
+        NotNow::NothingToClaim => 4,
+        NotNow::GameOver => 5,
     }
 }
 

@@ -1,6 +1,6 @@
-//! The engine's move for a blind player: said at once with the square its
-//! piece stands on, multi-step moves spelled out in order, and what went
-//! wrong while carrying it out — in every language.
+//! The engine's move for a blind player: said at once from its square to
+//! its square, each square once; its steps only where the move does not
+//! say them; and what went wrong while carrying it out — in every language.
 
 use shakmaty::{Color, Piece, Square};
 use tactus_core::{Event, EventKind, Fix, MoveInfo, Slip};
@@ -37,51 +37,77 @@ fn contains_all(text: &str, words: &[&str]) {
 }
 
 #[test]
-fn a_one_step_move_is_said_with_the_square_its_piece_stands_on() {
+fn a_one_step_move_is_said_from_its_square_to_its_square() {
     let nf6 = mv(None, "e4 Nf6");
     let steps = vec![step('n', Some("g8"), Some("f6"))];
-    let kind = || EventKind::OpponentMove { mv: nf6.clone(), steps: steps.clone(), eval: None };
-    assert_eq!(said("en:natural", kind()), "The engine plays knight f6, from g8.");
-    contains_all(&said("en:annex-d", kind()), &["Springer", "Felix sechs", "Gustav acht"]);
-    contains_all(&said("de:natural", kind()), &["Die Engine spielt", "Springer", "von g8"]);
-    contains_all(&said("ru:natural", kind()), &["Ход движка", "с поля g8"]);
-    contains_all(&said("pl:natural", kind()), &["Komputer gra", "z pola g8"]);
+    let kind = || EventKind::OpponentMove { mv: nf6.clone(), steps: steps.clone(), eval: None, left: None };
+    assert_eq!(said("en:natural", kind()), "Engine: knight g8 to f6.");
+    assert_eq!(said("en:annex-d", kind()), "Engine: Springer Gustav acht to Felix sechs.");
+    assert_eq!(said("de:natural", kind()), "Engine: Springer g8 nach f6.");
+    assert_eq!(said("ru:natural", kind()), "Ход движка: конь g8 на f6.");
+    assert_eq!(said("pl:natural", kind()), "Ruch komputera: skoczek g8 na f6.");
 }
 
+/// Each square once, and the steps only where they are not what the move
+/// says already (issue 20, 5).
 #[test]
-fn a_capture_castling_and_a_promotion_are_spelled_out_step_by_step() {
+fn a_capture_castling_and_a_promotion_are_said_once_without_their_steps() {
     let exd5 = mv(None, "e4 d5 exd5");
     let capture = EventKind::OpponentMove {
         mv: exd5,
         steps: vec![step('p', Some("d5"), None), step('P', Some("e4"), Some("d5"))],
         eval: None,
+        left: None,
     };
-    assert_eq!(
-        said("en:natural", capture.clone()),
-        "The engine plays e takes d5, from e4. Take the pawn off d5; then move the pawn from e4 to d5."
-    );
-    contains_all(&said("de:natural", capture.clone()), &["Bauer von d5 entfernen; dann Bauer von e4 nach d5"]);
-    contains_all(&said("ru:natural", capture.clone()), &["Уберите пешку с d5; затем переставьте пешку с e4 на d5"]);
-    contains_all(&said("pl:natural", capture), &["Zdjąć piona z d5; potem przestawić piona z e4 na d5"]);
+    assert_eq!(said("en:natural", capture.clone()), "Engine: e4 takes d5.");
+    assert_eq!(said("de:natural", capture.clone()), "Engine: e4 schlägt d5.");
+    assert_eq!(said("ru:natural", capture.clone()), "Ход движка: e4 бьёт d5.");
+    assert_eq!(said("pl:natural", capture), "Ruch komputera: e4 bije d5.");
 
     let castle = mv(Some("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1"), "O-O");
     let castle = EventKind::OpponentMove {
         mv: castle,
         steps: vec![step('k', Some("e8"), Some("g8")), step('r', Some("h8"), Some("f8"))],
         eval: None,
+        left: None,
     };
-    assert!(said("en:natural", castle).ends_with("Move the king from e8 to g8; then move the rook from h8 to f8."));
+    assert_eq!(said("en:natural", castle.clone()), "Engine: short castling.");
+    assert_eq!(said("ru:natural", castle), "Ход движка: короткая рокировка.");
 
     let promotion = mv(Some("8/4P1k1/8/8/8/8/6K1/8 w - - 0 1"), "e8=N+");
     let promotion = EventKind::OpponentMove {
         mv: promotion,
         steps: vec![step('P', Some("e7"), None), step('N', None, Some("e8"))],
         eval: None,
+        left: None,
     };
-    assert!(
-        said("en:natural", promotion).ends_with("Take the pawn off e7; then put the knight on e8."),
-        "the piece to put on is named"
-    );
+    assert_eq!(said("en:natural", promotion.clone()), "Engine: e7 to e8, promotes to knight, check.");
+    assert_eq!(said("ru:annex-d", promotion), "Ход движка: Ева зибен на Ева ахт, превращение: шпрингер, шах.");
+}
+
+#[test]
+fn castling_off_its_usual_squares_says_where_king_and_rook_go() {
+    // Chess960, king c1 and rook b1: the king stays, the rook goes to d1.
+    let mut castle = mv(Some("1r2k3/8/8/8/8/8/8/1R2K3 w - - 0 1"), "Rd1");
+    castle.san = "O-O-O".into();
+    castle.castle = Some(tactus_core::CastleSide::Queen);
+    let kind =
+        EventKind::OpponentMove { mv: castle, steps: vec![step('R', Some("b1"), Some("d1"))], eval: None, left: None };
+    assert_eq!(said("en:natural", kind.clone()), "Engine: long castling. Move the rook from b1 to d1.");
+    assert_eq!(said("pl:natural", kind), "Ruch komputera: długa roszada. Przestaw wieżę z b1 na d1.");
+}
+
+#[test]
+fn asked_for_again_mid_move_it_gives_the_steps_left() {
+    let castle = mv(Some("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1"), "O-O");
+    let kind = EventKind::OpponentMove {
+        mv: castle,
+        steps: vec![step('k', Some("e8"), Some("g8")), step('r', Some("h8"), Some("f8"))],
+        eval: None,
+        left: Some(vec![step('r', Some("h8"), Some("f8"))]),
+    };
+    assert_eq!(said("en:natural", kind.clone()), "Engine: short castling. Still to do: move the rook from h8 to f8.");
+    assert_eq!(said("de:natural", kind), "Engine: kurze Rochade. Noch zu tun: den Turm von h8 nach f8 ziehen.");
 }
 
 #[test]
@@ -92,22 +118,24 @@ fn slips_say_what_is_wrong_and_how_to_fix_it() {
         fix: vec![step('n', Some("g6"), Some("f6"))],
     };
     assert_eq!(said("en:natural", misplaced.clone()), "The knight belongs on f6, not on g6.");
-    assert_eq!(said("de:natural", misplaced.clone()), "Springer gehört auf f6, nicht auf g6.");
+    assert_eq!(said("de:natural", misplaced.clone()), "Der Springer gehört auf f6, nicht auf g6.");
     assert_eq!(said("ru:natural", misplaced.clone()), "Место коня — на f6, а не на g6.");
     assert_eq!(said("pl:natural", misplaced), "Skoczek ma stać na f6, nie na g6.");
 
-    let not_that_one = EventKind::OpponentFix {
+    let not_that_one = |piece| EventKind::OpponentFix {
         ply: 2,
-        slip: Slip::NotThatOne {
-            sq: sq("b8"),
-            piece: p('n').unwrap(),
-            instead: Some(step('n', Some("g8"), Some("f6"))),
-        },
+        slip: Slip::NotThatOne { sq: sq("b8"), piece, instead: Some(step('n', Some("g8"), Some("f6"))) },
         fix: vec![],
     };
+    let knight = p('n').unwrap();
     assert_eq!(
-        said("en:natural", not_that_one),
-        "Not that one: put the knight back on b8. The move is: move the knight from g8 to f6."
+        said("en:natural", not_that_one(knight)),
+        "Not that one: put the knight back on b8; then move the knight from g8 to f6."
+    );
+    assert_eq!(
+        said("pl:natural", not_that_one(p('p').unwrap())),
+        "Nie ta bierka: postaw piona z powrotem na b8; potem przestaw skoczka z g8 na f6.",
+        "a pawn is a bierka, not a figura; orders in the imperative"
     );
 
     let other = EventKind::OpponentFix {
@@ -115,16 +143,27 @@ fn slips_say_what_is_wrong_and_how_to_fix_it() {
         slip: Slip::OtherMove { san: "Nc6".into(), uci: "b8c6".into() },
         fix: vec![step('n', Some("c6"), Some("b8")), step('n', Some("g8"), Some("f6"))],
     };
-    let text = said("en:natural", other);
-    assert!(text.starts_with("That is knight c6, not the engine's move."), "{text}");
-    contains_all(&text, &["c6 back on b8", "g8 back on f6"]);
+    assert_eq!(
+        said("en:natural", other),
+        "That is not the engine's move: knight c6. Put the knight from c6 back on b8; then move the knight from g8 to f6."
+    );
+
+    let halfway = EventKind::OpponentFix {
+        ply: 2,
+        slip: Slip::Halfway { next: step('k', Some("e8"), Some("g8")) },
+        fix: vec![step('k', Some("e8"), Some("g8"))],
+    };
+    assert_eq!(said("en:natural", halfway.clone()), "Now move the king from e8 to g8.");
+    assert_eq!(said("de:annex-d", halfway.clone()), "Jetzt den König von Eva acht nach Gustav acht ziehen.");
+    assert_eq!(said("ru:natural", halfway.clone()), "Теперь переставьте короля с e8 на g8.");
+    assert_eq!(said("pl:natural", halfway), "Teraz przestaw króla z e8 na g8.");
 }
 
 #[test]
 fn a_hint_and_the_engines_level_are_said() {
     let nf3 = mv(None, "Nf3");
-    assert_eq!(said("en:natural", EventKind::Hint { mv: nf3.clone() }), "Hint: knight f3.");
-    contains_all(&said("de:natural", EventKind::Hint { mv: nf3.clone() }), &["Tipp", "Springer f3"]);
+    assert_eq!(said("en:natural", EventKind::Hint { mv: nf3.clone() }), "Hint: knight g1 to f3.");
+    contains_all(&said("de:natural", EventKind::Hint { mv: nf3.clone() }), &["Tipp", "Springer g1 nach f3"]);
     contains_all(&said("ru:natural", EventKind::Hint { mv: nf3.clone() }), &["Подсказка", "f3"]);
     contains_all(&said("pl:natural", EventKind::Hint { mv: nf3 }), &["Podpowiedź", "f3"]);
     assert_eq!(said("en:natural", EventKind::EngineLevel { level: 4 }), "Engine level 4.");
@@ -142,10 +181,10 @@ fn moves_taken_back_and_draw_offers_are_said_in_every_language() {
     let en = said("en:natural", back());
     assert!(en.starts_with("Taken back: knight f3, knight c6."), "{en}");
     contains_all(&said("de:natural", back()), &["Zurückgenommen", "Springer f3", "Springer c6"]);
-    contains_all(&said("ru:natural", back()), &["Взяты назад"]);
-    contains_all(&said("pl:natural", back()), &["Cofnięte"]);
+    contains_all(&said("ru:natural", back()), &["Ходы взяты назад: конь f3, конь c6."]);
+    contains_all(&said("pl:natural", back()), &["Cofnięto posunięcia: skoczek f3, skoczek c6."]);
     // The listener plays White: the engine's offer is the opponent's.
-    let offer = || EventKind::DrawOffer { side: Color::Black };
+    let offer = || EventKind::DrawOffer { side: Color::Black, irregular: false };
     assert_eq!(said("en:natural", offer()), "Your opponent offers a draw.");
     assert_eq!(said("de:natural", offer()), "Ihr Gegner bietet Remis an.");
     assert_eq!(said("ru:natural", offer()), "Соперник предлагает ничью.");

@@ -113,7 +113,7 @@ fn a_new_question_replaces_the_answer_being_read() {
     rig.hear(position());
     let (first, _) = rig.begins();
     assert_eq!(first, "White: king e1.");
-    rig.hear(EventKind::OnSquare { sq: "d5".parse().unwrap(), piece: None });
+    rig.hear(EventKind::OnSquare { sq: "d5".parse().unwrap(), piece: None, board: None });
     assert_eq!(rig.said.recv().unwrap().1, Played::Cut);
     assert_eq!(rig.ends(), ("d5: empty.".to_owned(), Played::Whole));
     assert!(rig.finish().is_empty());

@@ -1,6 +1,7 @@
 //! Heard as meant: every word of every style — files, ranks, pieces (each
-//! case, the plurals), castlings — and the phrases that put file letters in
-//! context, in every language, run through espeak-ng exactly as tactus
+//! case, the plurals), castlings — the phrases that put file letters in
+//! context, and every text of the native review (`tests/review/`), in every
+//! language, run through espeak-ng exactly as tactus
 //! sends it (`spoken`, the language's voice, UTF-8 on standard input), and
 //! the phonemes checked: against the committed `tests/phonemes/LANG.tsv`
 //! (reviewed by ear and by eye: what changed and why is in the report), and
@@ -10,6 +11,8 @@
 //! Raspberry Pi OS ship it) and fails without it.
 //! `UPDATE_PHONEMES=1 cargo test -p tactus-speech --test phonemes` writes the
 //! files anew; review the diff.
+
+mod review_cases;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -63,9 +66,11 @@ fn dir() -> PathBuf {
 fn table(lang: Lang) -> String {
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     let mut lines = Vec::new();
+    let cases = review_cases::cases();
     for style in Style::ALL {
         let words = Words::new(lang, style);
-        for written in items(&words) {
+        let reviewed = cases.iter().map(|case| review_cases::heard(case, lang, style));
+        for written in items(&words).into_iter().chain(reviewed) {
             let sent = spoken(lang, &written);
             let said = seen.entry(sent.clone()).or_insert_with(|| phonemes(lang, &sent)).clone();
             lines.push(format!("{style}\t{written}\t{sent}\t{said}"));
@@ -165,6 +170,7 @@ fn plain_words_the_voices_stress_wrongly() {
     assert!(heard(Lang::Ru, "ферзей").ends_with("z;'ej"));
     assert!(heard(Lang::Ru, "ладей").ends_with("d;'ej"));
     assert_eq!(heard(Lang::De, "Hotel"), "ho:t'El");
+    assert_eq!(heard(Lang::De, "Engine"), "'EndZIn", "the English word, as German players say it");
     assert_eq!(heard(Lang::De, "Charlie"), "tS'arli:");
     assert_eq!(heard(Lang::Pl, "Charlie"), "tS'aRli");
 }

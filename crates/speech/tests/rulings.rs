@@ -84,7 +84,7 @@ fn an_illegal_move_names_the_side_and_what_happens_next() {
     );
     assert_eq!(
         last("de:natural", None, illegal_knight()),
-        "Schwarz: regelwidriger Zug — der König stünde im Schach. Springer von e4 zurück auf c3; Schwarz zieht noch einmal."
+        "Schwarz: regelwidriger Zug — der König stünde im Schach. Den Springer von e4 zurück auf c3 stellen; Schwarz zieht noch einmal."
     );
     assert_eq!(
         last("ru:natural", None, illegal_knight()),
@@ -92,7 +92,7 @@ fn an_illegal_move_names_the_side_and_what_happens_next() {
     );
     assert_eq!(
         last("pl:natural", None, illegal_knight()),
-        "Nieprawidłowe posunięcie czarnych — król byłby szachowany. Przestawić skoczka z e4 z powrotem na c3; czarne ponownie wykonują posunięcie."
+        "Nieprawidłowe posunięcie czarnych — król byłby szachowany. Przestaw skoczka z e4 z powrotem na c3; czarne ponownie wykonują posunięcie."
     );
     // To the player of Black, and to the player of White.
     assert_eq!(

@@ -48,7 +48,10 @@ fn natural_styles_read_like_a_commentator() {
 fn promotions_name_the_new_piece() {
     let fen = Some("8/4P1k1/8/8/8/8/8/4K3 w - - 0 1");
     let e8q = || mv(fen, "e8=Q");
-    assert_eq!(said_move("ru:natural", e8q()), "пешка e8, превращается в ферзя");
+    // The new piece in the nominative after a colon: «превращение: даме»
+    // reads as well as «превращение: ферзь», where «в даме» would not.
+    assert_eq!(said_move("ru:natural", e8q()), "пешка e8, превращение: ферзь");
+    assert_eq!(said_move("ru:annex-d", e8q()), "бауэр Ева ахт, превращение: даме");
     assert_eq!(said_move("pl:natural", e8q()), "pion e8, promocja na hetmana");
     assert_eq!(said_move("de:natural", e8q()), "Bauer e8, Umwandlung in eine Dame");
     assert_eq!(said_move("en:natural", e8q()), "pawn e8, promotes to queen");

@@ -22,6 +22,15 @@ pub struct Args {
     /// How many times to replay the whole set for the throughput figure.
     #[arg(long, default_value_t = 20)]
     repeat: u32,
+    /// Instead: the words and seconds of what a blind player hears (needs espeak-ng).
+    #[arg(long)]
+    speech: bool,
+    /// With --speech: the style the four languages are measured in.
+    #[arg(long, default_value = "natural", requires = "speech")]
+    style: tactus_speech::Style,
+    /// With --speech: espeak-ng's rate, in words a minute.
+    #[arg(long, default_value_t = 160, requires = "speech")]
+    rate: u32,
 }
 
 fn traces_in(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
@@ -71,6 +80,11 @@ fn percentile(sorted: &[u64], p: f64) -> u64 {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.speech {
+        let settings = tactus_speech::VoiceSettings { speed: args.rate, ..Default::default() };
+        crate::speech_bench::run(&mut std::io::stdout().lock(), args.style, &settings)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut paths = Vec::new();
     for dir in &args.dirs {
         traces_in(dir, &mut paths)?;

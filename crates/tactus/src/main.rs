@@ -12,6 +12,7 @@ mod relay;
 mod replay_cmd;
 mod say;
 mod sink;
+mod speech_bench;
 mod terminal;
 
 use std::process::ExitCode;

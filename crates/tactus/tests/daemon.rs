@@ -611,3 +611,44 @@ impl Drop for StopOnDrop {
         self.0.store(false, std::sync::atomic::Ordering::Relaxed);
     }
 }
+
+/// The game stays open for questions after it ends, until the input ends
+/// (issue 20, 6); a typing mistake is said, not only written to standard
+/// error (issue 20, 3).
+#[test]
+fn questions_are_answered_after_the_end_and_a_typing_mistake_is_said() {
+    use std::io::Write as _;
+
+    let state = tempdir("after-the-end");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .arg("run")
+        .arg("--config")
+        .arg(empty_config())
+        .args(["--board", "sim", "--state-dir"])
+        .arg(&state)
+        .args(["--voice", "none", "--events", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let events = EventStream::of(&mut child);
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "z9").unwrap();
+    assert_eq!(events.next("not_understood")["typed"], "z9");
+    // Fool's mate, each move pressed once the board has shown it.
+    for (line, san, side) in [("f2f3", "f3", "w"), ("e7e5", "e5", "b"), ("g2g4", "g4", "w"), ("d8h4", "Qh4#", "b")] {
+        writeln!(stdin, "{line}").unwrap();
+        assert_eq!(events.next("move")["san"], san);
+        writeln!(stdin, "{side}").unwrap();
+    }
+    assert_eq!(events.next("game_over")["reason"], "checkmate");
+    writeln!(stdin, "request last").unwrap();
+    assert_eq!(events.next("last_move")["san"], "Qh4#", "the last move, asked after the end");
+    writeln!(stdin, "request square h4").unwrap();
+    assert_eq!(events.next("square")["piece"], "q");
+    writeln!(stdin, "promote n").unwrap();
+    assert_eq!(events.next("not_now")["why"], "game_over");
+    drop(stdin); // the typed board ends: the daemon stops
+    assert!(child.wait().unwrap().success());
+}

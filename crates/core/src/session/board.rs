@@ -5,6 +5,7 @@
 
 use shakmaty::{Bitboard, Move, Position, Square};
 
+use super::opponent::Telling;
 use super::watch::Shown;
 use super::{Phase, Session};
 use crate::debounce::{Change, Debouncer};
@@ -159,7 +160,7 @@ impl Session {
             // The engine's move (or another legal one) shown is carried on;
             // only a board that shows no move can be an earlier position.
             if !(shown == Shown::Hands && self.take_back_shown(t)) {
-                self.carry_on(t, false);
+                self.carry_on(t, Telling::Settled);
             }
             return;
         }
@@ -254,6 +255,10 @@ impl Session {
 
     pub(super) fn on_mismatch(&mut self, t: Ms) {
         self.check.due = None;
+        if self.carrying() {
+            // A slip that waited to be told (`Telling::Settled`).
+            return self.carry_on(t, Telling::Waited);
+        }
         let deepest = self.watch.deepest().position().board().clone();
         let (missing, extra, fix) = recognise::board_fix(&deepest, self.board());
         self.check.reported = true;

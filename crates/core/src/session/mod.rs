@@ -317,6 +317,9 @@ impl Session {
         self.advance(entry.t);
         self.now = self.now.max(entry.t);
         if self.finished() {
+            if let Record::Input(input) = entry.record {
+                self.after_the_end(entry.t, input);
+            }
             return;
         }
         let t = entry.t;
@@ -393,10 +396,22 @@ impl Session {
         self.check = BoardCheck::default();
     }
 
+    /// The game is over: questions are still answered, until a new game;
+    /// what a player presses is told it changes nothing. The engine's own
+    /// inputs are its late answers, dropped.
+    fn after_the_end(&mut self, t: Ms, input: Input) {
+        match input {
+            Input::Request(what) => self.on_request(t, what),
+            Input::Verdict { .. } | Input::Opponent { .. } | Input::Hint { .. } => {}
+            _ => self.emit(t, EventKind::NotNow { why: crate::event::NotNow::GameOver }),
+        }
+    }
+
     fn on_input(&mut self, t: Ms, input: Input) {
         match input {
             Input::Promote(role) => {
                 self.watch.select_promotion(role);
+                self.emit(t, EventKind::PromotionChoice { role });
                 self.reread(t);
             }
             Input::Claim { side, claim } => self.on_claim(t, side, claim),

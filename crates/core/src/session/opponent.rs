@@ -18,6 +18,19 @@ use crate::guide::{Execution, Fault, Guidance, Step};
 use crate::policy::Supervision;
 use crate::recognise;
 
+/// Why what the board shows is told now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Telling {
+    /// The board held still: a slip is told once; a piece of the player's
+    /// own in the hand waits for the mismatch time, since a take-back may
+    /// be under way.
+    Settled,
+    /// The board stayed so for the mismatch time.
+    Waited,
+    /// The player asked: told again.
+    Asked,
+}
+
 /// The engine's move, chosen and being carried out on the board.
 #[derive(Debug, Clone)]
 pub(super) struct Carrying {
@@ -32,6 +45,12 @@ pub(super) struct Carrying {
     /// Whether the clocks ran when the engine chose (and the arbiter has not
     /// stopped them since): they run again when the move stands.
     pub(super) clock_ran: bool,
+}
+
+impl Carrying {
+    pub(super) fn exec(&self) -> &Execution {
+        &self.exec
+    }
 }
 
 impl Session {
@@ -70,14 +89,14 @@ impl Session {
         let info = self.game.describe(mv);
         // An arbiter's game shows no engine's view of it.
         let eval = eval.filter(|_| self.policy.supervision == Supervision::Unsupervised).map(|e| self.eval(e));
-        self.emit(t, EventKind::OpponentMove { mv: info, steps: steps.clone(), eval: eval.clone() });
+        self.emit(t, EventKind::OpponentMove { mv: info, steps: steps.clone(), eval: eval.clone(), left: None });
         let mut carrying = Carrying { mv, exec, steps: steps.clone(), eval, told: None, clock_ran };
         // Hands may already be at work on the board.
         carrying.exec.observe(self.board());
         self.phase = Phase::Carrying(Box::new(carrying));
         self.check.due = None;
         self.reread(t);
-        self.carry_on(t, false);
+        self.carry_on(t, Telling::Settled);
     }
 
     /// A debounced square change while the move is carried out.
@@ -91,51 +110,75 @@ impl Session {
         }
     }
 
-    /// The board held still (or the choice just came, or the player asked):
-    /// completes the engine's move if the board shows it, else tells what
-    /// is wrong — once, or again when `asked`.
-    pub(super) fn carry_on(&mut self, t: Ms, asked: bool) {
+    /// The board held still (or the choice just came, or the player asked,
+    /// or it stayed wrong a while): completes the engine's move if the board
+    /// shows it, else tells what is wrong — see [`Telling`].
+    pub(super) fn carry_on(&mut self, t: Ms, telling: Telling) {
         let Phase::Carrying(c) = &self.phase else { return };
         let still = self.settle_at.is_none() && self.sensors.idle();
         let chosen = c.mv;
+        let guidance = c.exec.guidance();
+        // Part of the engine's move that reads as a move of its own (the
+        // rook first in castling) is under way, not the player's override.
+        let halfway = matches!(guidance, Guidance::Next(_));
         match self.watch.shown() {
             Shown::Moves(moves) if still && moves[0] == chosen => return self.complete_carried(t, moves.len()),
-            Shown::Moves(moves) if still && self.policy.engine_override => {
+            Shown::Moves(moves) if still && self.policy.engine_override && !halfway => {
                 return self.complete_carried(t, moves.len());
             }
             _ => {}
         }
-        let slip = match c.exec.guidance() {
-            Guidance::Done | Guidance::Next(_) => None,
-            Guidance::Fix(fault) => Some(slip_of(fault, &c.steps)),
-            Guidance::OtherMove { played } => {
-                let info = self.game.describe(played);
-                Some(Slip::OtherMove { san: info.san, uci: info.uci })
-            }
+        let other_shown = match self.watch.shown() {
+            Shown::Moves(moves) if still && moves[0] != chosen => Some(moves[0]),
+            _ => None,
         };
-        let slip = match (slip, self.watch.shown()) {
+        let slip = match guidance {
             // The board shows another legal move although the hands' order
             // was not followed (a piece slid): still a different move.
-            (None, Shown::Moves(moves)) if still && moves[0] != chosen => {
-                let info = self.game.describe(moves[0]);
-                Some(Slip::OtherMove { san: info.san, uci: info.uci })
+            Guidance::Done => other_shown.map(|played| self.other_move(played)),
+            Guidance::Next(_) => {
+                other_shown.and_then(|_| fixes(&c.exec.steps()).first().map(|&next| Slip::Halfway { next }))
             }
-            (slip, _) => slip,
+            Guidance::Fix(fault) => Some(slip_of(fault, &c.steps)),
+            Guidance::OtherMove { played } => Some(self.other_move(played)),
         };
+        let engine = self.game.turn();
         let Phase::Carrying(c) = &mut self.phase else { return };
         let Some(slip) = slip else {
             c.told = None;
             return;
         };
-        if !still || (!asked && c.told.as_ref() == Some(&slip)) {
+        if !still || (telling != Telling::Asked && c.told.as_ref() == Some(&slip)) {
+            return;
+        }
+        // Asked for, the move is said again with the steps left: the next
+        // step of a move half done is among them.
+        if telling == Telling::Asked && matches!(slip, Slip::Halfway { .. }) {
+            return;
+        }
+        // A piece of the player's own in the hand may be a take-back under
+        // way: told only if the board stays so.
+        let own_lifted = matches!(slip, Slip::NotThatOne { piece, .. } if piece.color != engine);
+        if own_lifted && telling == Telling::Settled {
+            self.check.due = Some(t + self.policy.mismatch_ms);
             return;
         }
         c.told = Some(slip.clone());
-        let mut after = self.game.position().clone();
-        after.play_unchecked(chosen);
-        let (_, _, fix) = recognise::board_fix(after.board(), self.board());
+        let fix = match &slip {
+            Slip::Halfway { .. } => fixes(&c.exec.steps()),
+            _ => {
+                let mut after = self.game.position().clone();
+                after.play_unchecked(chosen);
+                recognise::board_fix(after.board(), self.board()).2
+            }
+        };
         let ply = self.game.ply();
         self.emit(t, EventKind::OpponentFix { ply, slip, fix });
+    }
+
+    fn other_move(&self, played: Move) -> Slip {
+        let info = self.game.describe(played);
+        Slip::OtherMove { san: info.san, uci: info.uci }
     }
 
     /// The board shows a move of the engine's side: the engine's clock runs
@@ -163,12 +206,14 @@ impl Session {
         self.emit(t, EventKind::Hint { mv });
     }
 
-    /// The engine's move said again, with what is wrong on the board now.
+    /// The engine's move said again, with the steps still to do when some
+    /// are done, and what is wrong on the board now.
     pub(super) fn repeat_opponent_move(&mut self, t: Ms) {
         let Phase::Carrying(c) = &self.phase else { return };
         let (info, steps, eval) = (self.game.describe(c.mv), c.steps.clone(), c.eval.clone());
-        self.emit(t, EventKind::OpponentMove { mv: info, steps, eval });
-        self.carry_on(t, true);
+        let left = Some(fixes(&c.exec.steps())).filter(|left| *left != steps);
+        self.emit(t, EventKind::OpponentMove { mv: info, steps, eval, left });
+        self.carry_on(t, Telling::Asked);
     }
 }
 

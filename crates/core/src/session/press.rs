@@ -12,7 +12,7 @@ use tactus_clock::Clock;
 
 use super::watch::{Completion, Shown};
 use super::{CompletedBy, Phase, Session};
-use crate::event::{Article, ClaimKind, EventKind, Ms};
+use crate::event::{Article, ClaimKind, EventKind, Ms, NotNow};
 
 /// A press waiting for the piece still in the hand.
 #[derive(Debug, Clone)]
@@ -54,6 +54,16 @@ impl Session {
             let paused = self.clock.as_ref().is_some_and(|c| c.running().is_none());
             if paused && side != self.game.turn() && !self.carrying() {
                 self.on_clock_input(t, tactus_trace::Input::Resume);
+                return;
+            }
+            // Any other press is answered: what the game waits for.
+            let why = match &self.phase {
+                Phase::Carrying(c) if !c.exec().is_done() => Some(NotNow::CarryOutFirst),
+                Phase::Carrying(_) => None,
+                _ => Some(NotNow::EngineThinking),
+            };
+            if let Some(why) = why {
+                self.emit(t, EventKind::NotNow { why });
             }
             return;
         }

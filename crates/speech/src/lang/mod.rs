@@ -100,6 +100,14 @@ pub(crate) struct Lexicon {
     /// `[colour][case][gender]`, cases in the order of `Case`: "white",
     /// "weißen", "белого", "białej".
     pub adjectives: [[[&'static str; 2]; 3]; 2],
+    /// `[White, Black]` before a plural, without an article: "weiße".
+    pub adjectives_plural: [&'static str; 2],
+    /// A piece said to a listener, `[own, opponent's][case][gender]`, in
+    /// the order of `Case`: templates of `{piece}` ("your {piece}",
+    /// "{piece} соперника"); an own piece takes no article besides.
+    pub whose: [[[&'static str; 2]; 3]; 2],
+    /// The same before a plural, `{pieces}`.
+    pub whose_plural: [&'static str; 2],
     /// Definite article before an accusative piece, by gender ("the ", "den ").
     pub the: [&'static str; 2],
     /// Definite article before a nominative piece, by gender ("der ", "die ").
@@ -114,6 +122,19 @@ pub(crate) struct Lexicon {
     pub annex_files: [&'static str; 8],
     pub rank_words: [&'static str; 8],
     pub annex_ranks: [&'static str; 8],
+    /// Between a move's two squares: "knight g8 to f6".
+    pub to: &'static str,
+    /// Squares or lines in a row, `{first}`, `{last}`: "a2 to d2".
+    pub run: &'static str,
+    /// Whether a file's letter said alone is heard as one: not where "a" is
+    /// also a word ("и, а", "a" in Polish); pieces on a rank are then said
+    /// with their squares in the letter styles.
+    pub letters_alone: bool,
+    /// Whether ranks in a row are said as a `run`; else they are listed
+    /// (a Slavic range needs ordinals the voice does not make).
+    pub rank_runs: bool,
+    /// Ranks with nothing on them, `{list}`.
+    pub empty_ranks: &'static str,
     /// King side, queen side.
     pub castles: [&'static str; 2],
     pub annex_castles: [&'static str; 2],
@@ -174,19 +195,21 @@ pub(crate) struct Lexicon {
     pub extra: &'static str,
     pub board_ok: &'static str,
 
-    /// The engine's move: `{move}`, `{from}` (the square its piece stands on).
-    pub opponent_move: &'static str,
-    /// Steps of a move carried out for the engine, as `fix_*`.
+    /// The engine's move, `{move}`: from its square to its square.
+    pub engine_move: &'static str,
+    /// The engine's move asked for again mid-move: `{steps}` still to do.
+    pub left: &'static str,
+    /// Steps of a move carried out for the engine, as `fix_*` (and
+    /// `{a_piece}`, a promotion's new piece).
     pub step_move: &'static str,
     pub step_put: &'static str,
     pub step_remove: &'static str,
     /// Joins the steps: "; then ".
     pub then: &'static str,
-    /// A piece not of the engine's move lifted: `{piece}`…, `{sq}`.
+    /// A piece not of the engine's move lifted: `{piece}`…, `{sq}`; the
+    /// step expected instead follows after `then`.
     pub not_that_one: &'static str,
-    /// What to do instead: `{step}`.
-    pub instead: &'static str,
-    /// A piece on a wrong square: `{piece}`…, `{sq}`, `{belongs}`.
+    /// A piece on a wrong square: `{piece}`…, `{the_piece_nom}`, `{sq}`, `{belongs}`.
     pub misplaced: &'static str,
     /// A piece that must come off the board: `{piece}`…, `{sq}`.
     pub misplaced_off: &'static str,
@@ -194,18 +217,29 @@ pub(crate) struct Lexicon {
     pub missing_piece: &'static str,
     /// Another legal move than the engine's: `{move}`.
     pub other_move: &'static str,
+    /// Part of the engine's move done that reads as another move: `{step}`, the next.
+    pub halfway: &'static str,
     /// The engine's suggestion: `{move}`.
     pub hint: &'static str,
     /// The engine's level set: `{level}`.
     pub engine_level: &'static str,
-    /// Moves taken back against the engine: `{moves}`, in the order played.
-    pub take_back: &'static str,
+    /// Moves taken back against the engine, `[one, more]`: `{moves}`, in
+    /// the order played.
+    pub take_back: [&'static str; 2],
     /// A device not answering, and answering again: `[board, clock, engine]`.
     pub device_lost: [&'static str; 3],
     pub device_back: [&'static str; 3],
     /// A draw offered (9.1.2), and declined by the move of the side offered it.
     pub draw_offer: Persons,
+    /// A draw offered at another time than after the offerer's move (9.1.2.1).
+    pub draw_offer_irregular: Persons,
     pub draw_declined: Persons,
+    /// The promotion selector set: `{piece}`, `{piece_acc}`, `{a_piece}`.
+    pub promotion_choice: &'static str,
+    /// Why an input changes nothing, in the order of `NotNow`.
+    pub not_now: [&'static str; 6],
+    /// A typed command not understood: `{typed}`.
+    pub not_understood: &'static str,
     /// `{square}`: a sensor taken to be stuck, and believed again.
     pub sensor_fault: &'static str,
     pub sensor_ok: &'static str,
@@ -272,7 +306,17 @@ pub(crate) struct Lexicon {
     /// `{square}`, `{piece}`.
     pub square_piece: &'static str,
     pub square_empty: &'static str,
+    /// After the pieces of one kind, where the board shows them otherwise:
+    /// `[{list} of squares, none]`.
+    pub kind_on_board: [&'static str; 2],
+    /// A square where the board differs from the game: `{square}`,
+    /// `{board}`, `{game}`, each a piece (nominative) or `vacant`.
+    pub square_differs: &'static str,
     pub empty: &'static str,
+    /// An empty square in `square_differs`.
+    pub vacant: &'static str,
+    /// A piece the sensors cannot tell, in `square_differs`.
+    pub a_piece: &'static str,
 }
 
 pub(crate) fn lexicon(lang: Lang) -> &'static Lexicon {
@@ -286,16 +330,12 @@ pub(crate) fn lexicon(lang: Lang) -> &'static Lexicon {
 
 impl Lexicon {
     pub fn adjective(&self, color: Color, case: Case, gender: Gender) -> &'static str {
-        let k = match case {
-            Case::Nom => 0,
-            Case::Acc => 1,
-            Case::Gen => 2,
-        };
-        let g = match gender {
-            Gender::M => 0,
-            Gender::F => 1,
-        };
-        self.adjectives[side_index(color)][k][g]
+        self.adjectives[side_index(color)][case_index(case)][gender_index(gender)]
+    }
+
+    /// "your {piece}" or the opponent's, for the listener.
+    pub fn whose(&self, own: bool, case: Case, gender: Gender) -> &'static str {
+        self.whose[usize::from(!own)][case_index(case)][gender_index(gender)]
     }
 
     /// "1 hour 23 minutes", "45 minutes 10 seconds", "8 seconds": hours and
@@ -317,6 +357,21 @@ impl Lexicon {
     /// "1 minute", "22 секунды", "5 posunięć".
     pub fn count(&self, n: u64, unit: &Unit) -> String {
         format!("{n} {}", unit[(self.plural)(n)])
+    }
+}
+
+fn case_index(case: Case) -> usize {
+    match case {
+        Case::Nom => 0,
+        Case::Acc => 1,
+        Case::Gen => 2,
+    }
+}
+
+pub(crate) fn gender_index(gender: Gender) -> usize {
+    match gender {
+        Gender::M => 0,
+        Gender::F => 1,
     }
 }
 
@@ -463,8 +518,9 @@ mod tests {
         for lang in Lang::ALL {
             let lex = lexicon(lang);
             let e = &lex.endings;
-            let all: [&Persons; 34] = [
+            let all: [&Persons; 35] = [
                 &lex.last_move,
+                &lex.draw_offer_irregular,
                 &lex.illegal,
                 &lex.no_move,
                 &lex.moves_again,

@@ -1,6 +1,9 @@
 //! Russian. Annex D names in the Cyrillic of the Russian text of the Laws
-//! (Анна … Хектор, айнс … ахт, кёниг … бауэр), declined as Russian declines
-//! masculine loanwords for pieces (взять шпрингера); «даме» stays as it is.
+//! in force (2023, D.2.1: Анна, Белла, Цезарь, Давид … Хектор, айнс … ахт,
+//! «Кюрце Рошаде», кёниг … бауэр) — not the 2001 handbook's «Дэвид», «айн»,
+//! «Кюрц Рокад» — declined as Russian declines masculine loanwords for
+//! pieces (взять шпрингера); «даме» stays as it is, so the piece a pawn
+//! becomes is named after a colon («превращение: даме»), not after «в».
 //! The terms are the Laws': «невозможный ход» (7.5), «тронул» (4.3),
 //! «заявить о нарушении» (4.8), «потребовать ничью» (9.2), «флажок» (6.8);
 //! players are addressed with «вы».
@@ -32,6 +35,12 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         [["белый", "белая"], ["белого", "белую"], ["белого", "белой"]],
         [["чёрный", "чёрная"], ["чёрного", "чёрную"], ["чёрного", "чёрной"]],
     ],
+    adjectives_plural: ["белые", "чёрные"],
+    whose: [
+        [["ваш {piece}", "ваша {piece}"], ["вашего {piece}", "вашу {piece}"], ["вашего {piece}", "вашей {piece}"]],
+        [["{piece} соперника"; 2]; 3],
+    ],
+    whose_plural: ["ваши {pieces}", "{pieces} соперника"],
     the: [""; 2],
     the_nom: [""; 2],
     a: [""; 2],
@@ -41,6 +50,11 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     annex_files: ["Анна", "Белла", "Цезарь", "Давид", "Ева", "Феликс", "Густав", "Хектор"],
     rank_words: ["один", "два", "три", "четыре", "пять", "шесть", "семь", "восемь"],
     annex_ranks: ["айнс", "цвай", "драй", "фир", "фюнф", "зекс", "зибен", "ахт"],
+    to: "на",
+    run: "от {first} до {last}",
+    letters_alone: false,
+    rank_runs: false,
+    empty_ranks: "Горизонтали {list} пусты.",
     castles: ["короткая рокировка", "длинная рокировка"],
     annex_castles: ["Кюрце Рошаде", "Ланге Рошаде"],
     sides: [["белые", "белых", "белым"], ["чёрные", "чёрных", "чёрным"]],
@@ -50,10 +64,10 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     mate: "мат",
     en_passant: "на проходе",
     or: "или",
-    promotion: "{move}, превращается в {piece_acc}",
+    promotion: "{move}, превращение: {piece}",
     correction: "исправление: {move}",
     withdrawn: "ход отменён: {move}",
-    last_move: ["последний ход {side_gen}: {move}", "ваш последний ход: {move}", "последний ход соперника: {move}"],
+    last_move: ["последний ход {side_gen}: {move}.", "ваш последний ход: {move}.", "последний ход соперника: {move}."],
     touch: "тронута фигура: {piece}",
 
     illegal: [
@@ -120,20 +134,21 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     missing: "Не хватает: {list}.",
     extra: "Лишние фигуры на {list}.",
     board_ok: "Позиция на доске снова совпадает с партией.",
-    opponent_move: "Ход движка: {move}, с поля {from}.",
+    engine_move: "Ход движка: {move}.",
+    left: "Осталось: {steps}.",
     step_move: "переставьте {piece_acc} с {from} на {to}",
     step_put: "поставьте {piece_acc} на {to}",
     step_remove: "уберите {piece_acc} с {from}",
     then: "; затем ",
-    not_that_one: "Не та фигура: поставьте {piece_acc} обратно на {sq}.",
-    instead: "Нужный ход: {step}.",
+    not_that_one: "Не та фигура: поставьте {piece_acc} обратно на {sq}",
     misplaced: "Место {piece_gen} — на {belongs}, а не на {sq}.",
-    misplaced_off: "Уберите {piece_acc} с {sq} с доски.",
+    misplaced_off: "Снимите с доски {piece_acc} на {sq}.",
     missing_piece: "Место {piece_gen} — на {sq}.",
-    other_move: "Это ход {move}, а не ход движка.",
+    other_move: "Это не ход движка: {move}.",
+    halfway: "Теперь {step}.",
     hint: "Подсказка: {move}.",
     engine_level: "Уровень движка: {level}.",
-    take_back: "Взяты назад: {moves}.",
+    take_back: ["Ход взят назад: {moves}.", "Ходы взяты назад: {moves}."],
     device_lost: [
         "Доска не отвечает: проверьте кабель или соединение.",
         "Часы не отвечают; партия продолжается, время ведётся здесь.",
@@ -141,7 +156,22 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     ],
     device_back: ["Доска снова отвечает.", "Часы снова отвечают.", "Движок снова отвечает."],
     draw_offer: ["{side} предлагают ничью.", "Вы предлагаете ничью.", "Соперник предлагает ничью."],
+    draw_offer_irregular: [
+        "{side} предлагают ничью. Предложение действует, хотя делать его следует после своего хода, до нажатия часов.",
+        "Вы предлагаете ничью. Предложение действует, хотя делать его следует после своего хода, до нажатия часов.",
+        "Соперник предлагает ничью. Предложение действует, хотя делать его следует после своего хода, до нажатия часов.",
+    ],
     draw_declined: ["{side} отклоняют ничью.", "Вы отклоняете ничью.", "Соперник отклоняет ничью."],
+    promotion_choice: "Превращение: {piece}.",
+    not_now: [
+        "Ходов ещё не было.",
+        "Сначала выполните ход движка.",
+        "Движок ещё думает.",
+        "В этой партии движок не играет.",
+        "Заявлять не о чем: невозможного хода не было.",
+        "Партия окончена; можно только задавать вопросы.",
+    ],
+    not_understood: "Команда не понята: {typed}.",
     sensor_fault: "Датчик на поле {square}, похоже, залип; партия продолжается без него, пока он не изменится.",
     sensor_ok: "Датчик на поле {square} снова работает.",
 
@@ -250,7 +280,11 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     file_pieces: "Вертикаль {file}: {list}.",
     square_piece: "{square}: {piece}.",
     square_empty: "{square}: пусто.",
+    kind_on_board: ["На доске: {list}.", "На доске их нет."],
+    square_differs: "{square}: на доске {board}, в партии {game}.",
     empty: "пусто",
+    vacant: "пусто",
+    a_piece: "фигура",
 };
 
 /// The declined Annex D words the Russian voice stresses on the ending

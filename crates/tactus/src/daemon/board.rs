@@ -221,6 +221,14 @@ pub fn start(
                     }
                     continue;
                 }
+                // Said, not journaled: it is no input to the game.
+                Sense::NotUnderstood(typed) => {
+                    let notice = EventKind::NotUnderstood { typed };
+                    if tx.blocking_send(Incoming::Notice(sensed.at, notice)).is_err() {
+                        return;
+                    }
+                    continue;
+                }
                 Sense::Fault(fault) => {
                     // Reported, never turned into moves: the scanner masks it.
                     tracing::warn!("board: {fault}");

@@ -176,15 +176,16 @@ pub enum Ended {
     Stopped,
     /// A simulated board's trace or typed input ran out.
     InputClosed,
-    /// A simulated board's game is over.
+    /// A simulated board's game is over and its input has ended.
     GameOver,
 }
 
-/// Between two games on a sensor board: what the board shows.
+/// Between two games: what the board shows.
 enum Phase {
     Playing,
-    /// The last game is over and closed; the next begins once the board
-    /// shows the starting position.
+    /// The last game is over and closed, and still answers questions; on a
+    /// sensor board the next begins once the board shows the starting
+    /// position.
     Between {
         shows: Bitboard,
         /// The clock's own inputs meanwhile (a DGT clock started, or set,
@@ -263,6 +264,8 @@ pub struct GameTask {
     /// with it.
     clock_connected: bool,
     board_time: BoardTime,
+    /// The board said it has nothing more to say (a simulated board's `end`).
+    board_done: bool,
 }
 
 /// An opened game: a new one, or one recovered with the entries its
@@ -464,6 +467,7 @@ impl GameTask {
             setup,
             phase: Phase::Playing,
             games: 1,
+            board_done: false,
         }
     }
 
@@ -572,6 +576,9 @@ impl GameTask {
             }
             return Ok(());
         }
+        if matches!(&msg, Incoming::At(_, Record::End) | Incoming::Exact(Entry { record: Record::End, .. })) {
+            self.board_done = true;
+        }
         if let Incoming::Notice(at, kind) = msg {
             // Said and shown in any phase; the game's time is not advanced.
             let event = Event { t: self.time.t(at).max(self.last_t), kind };
@@ -579,12 +586,13 @@ impl GameTask {
             return Ok(());
         }
         if let Phase::Between { shows, clock } = &mut self.phase {
-            let record = match msg {
-                Incoming::At(_, record) | Incoming::Exact(Entry { record, .. }) => record,
+            let (t, record) = match msg {
+                Incoming::At(at, record) => (self.time.t(at).max(self.last_t), record),
+                Incoming::Exact(Entry { t, record }) => (t.max(self.last_t), record),
                 Incoming::PauseButton(_) | Incoming::Notice(..) | Incoming::Quiet(_) => return Ok(()),
             };
             match record {
-                Record::Edge { sq, on, .. } => {
+                Record::Edge { sq, on, .. } if self.setup.real_board => {
                     shows.set(sq, on);
                     if *shows == self.setup.start_occupancy()? {
                         let clock = std::mem::take(clock);
@@ -601,6 +609,8 @@ impl GameTask {
                     clock.retain(|kept| if running(&input) { !running(kept) } else { running(kept) });
                     clock.push(input);
                 }
+                // A player's question or button: the game that ended answers.
+                Record::Input(input) => self.after_the_end(Entry { t, record: Record::Input(input) }).await,
                 _ => {}
             }
             return Ok(());
@@ -652,6 +662,15 @@ impl GameTask {
             }
         }
         self.announce(false).await
+    }
+
+    /// An input to the game that is over: answered (a question) or told it
+    /// changes nothing; not journaled, the journal is closed.
+    async fn after_the_end(&mut self, entry: Entry) {
+        self.last_t = entry.t;
+        self.session.handle(entry);
+        let events: Vec<Event> = self.session.drain().collect();
+        self.out.publish(&events).await;
     }
 
     /// The core's timers, due at game time `due`. What they lead to is
@@ -763,10 +782,12 @@ impl GameTask {
             }
             if matches!(self.phase, Phase::Playing) && self.session.finished() {
                 self.close_game().await?;
-                if !self.setup.real_board {
-                    return Ok(Ended::GameOver);
-                }
                 self.phase = Phase::Between { shows: self.session.occupancy(), clock: Vec::new() };
+            }
+            // A simulated board's game is over and its input has ended: no
+            // more questions can come.
+            if (!inputs_open || self.board_done) && matches!(self.phase, Phase::Between { .. }) {
+                return Ok(Ended::GameOver);
             }
             let deadline = match self.phase {
                 Phase::Playing => self.session.next_deadline().filter(|&due| self.board_time.lets_run(due)),
@@ -778,7 +799,7 @@ impl GameTask {
             tokio::select! {
                 msg = inputs.recv(), if inputs_open => match msg {
                     Some(msg) => self.take(msg).await?,
-                    None if self.mate.asked.is_some() => {
+                    None if self.mate.asked.is_some() || matches!(self.phase, Phase::Between { .. }) => {
                         // A recording that ended has nothing more to say.
                         inputs_open = false;
                         self.board_time = BoardTime::Live;
