@@ -21,9 +21,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rumqttc::{
-    AsyncClient, ConnectReturnCode, ConnectionError, EventLoop, MqttOptions, Packet, Publish, QoS, SubscribeFilter,
-};
+use rumqttc::v5::mqttbytes::QoS;
+use rumqttc::v5::mqttbytes::v5::{ConnectReturnCode, Filter, Packet, Publish};
+use rumqttc::v5::{AsyncClient, ConnectionError, Event as MqttEvent, EventLoop, MqttOptions, Request};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tactus_core::Event;
@@ -41,10 +41,9 @@ use crate::http::{Control, check_arbiter_input};
 pub const QUEUE_CAPACITY: usize = 1024;
 
 /// Large enough for the retained state of a long game with its rulings.
-pub(crate) const MAX_PACKET: usize = 4 << 20;
-
-/// How long to wait before connecting again after the broker went away.
-pub(crate) const RECONNECT: Duration = Duration::from_millis(500);
+/// The broker is told (MQTT 5's Maximum Packet Size) and passes over
+/// anything larger rather than send it.
+pub(crate) const MAX_PACKET: u32 = 4 << 20;
 
 /// States published and not yet heard back that a board remembers.
 const UNECHOED_KEPT: usize = 256;
@@ -219,7 +218,12 @@ impl HallLink {
     pub(crate) fn options(&self, client_id: String) -> Result<MqttOptions, MqttError> {
         let mut opts = MqttOptions::new(client_id, self.broker.host.clone(), self.broker.port);
         opts.set_keep_alive(Duration::from_secs(10));
-        opts.set_max_packet_size(MAX_PACKET, MAX_PACKET);
+        // MQTT 5 tells the broker the largest packet we take, and the broker
+        // must pass over a larger message instead of sending it (MQTT 5.0,
+        // 3.1.2.11.4). MQTT 3.1.1 has no such word: a client could only
+        // drop the connection, and a huge retained message came back with
+        // every reconnection.
+        opts.set_max_packet_size(Some(MAX_PACKET));
         if let Some(login) = &self.login {
             opts.set_credentials(login.username.clone(), login.password.clone());
         }
@@ -234,6 +238,48 @@ impl HallLink {
             opts.set_transport(rumqttc::Transport::tls_with_config(tls));
         }
         Ok(opts)
+    }
+}
+
+/// The first wait before connecting again, after a connection that lasted.
+const RETRY_FIRST: Duration = Duration::from_millis(500);
+
+/// The longest wait between attempts; a connection that lasts this long
+/// counts as good, and the next failure is retried after [`RETRY_FIRST`].
+const RETRY_MAX: Duration = Duration::from_secs(15);
+
+/// When to try the broker again: soon after a connection that lasted,
+/// then twice as long after each attempt that fails or whose connection
+/// ends at once (a broker that closes on us must not be hammered), up to
+/// [`RETRY_MAX`]. Each wait is drawn from 80 % to 120 % of its step, so
+/// that a hall's boards do not all come back in the same instant.
+#[derive(Debug)]
+pub(crate) struct Backoff {
+    step: Duration,
+    connected_at: Option<Instant>,
+}
+
+impl Default for Backoff {
+    fn default() -> Backoff {
+        Backoff { step: RETRY_FIRST, connected_at: None }
+    }
+}
+
+impl Backoff {
+    /// The broker took the connection.
+    pub fn connected(&mut self) {
+        self.connected_at = Some(Instant::now());
+    }
+
+    /// The connection failed or ended: how long to wait before the next attempt.
+    pub fn failed(&mut self) -> Duration {
+        if self.connected_at.take().is_some_and(|at| at.elapsed() >= RETRY_MAX) {
+            self.step = RETRY_FIRST;
+        }
+        let step = self.step;
+        self.step = (self.step * 2).min(RETRY_MAX);
+        let spread = crate::auth::random_id() % 401;
+        step * (800 + spread as u32) / 1000
     }
 }
 
@@ -316,7 +362,19 @@ struct Queued {
     payload: Vec<u8>,
 }
 
+/// Where the publisher's connection to the broker stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LinkState {
+    /// Not connected yet, and no attempt has failed.
+    Connecting,
+    Up,
+    /// The last attempt failed, or the connection ended: nothing handed to
+    /// the client now reaches the broker until it is back.
+    Down,
+}
+
 struct Outbox {
+    link: LinkState,
     feed: BoardFeed,
     queue: VecDeque<Queued>,
     /// The retained state is behind the feed.
@@ -383,6 +441,7 @@ impl BoardPublisher {
         let epoch = next_epoch();
         let shared = Arc::new(Shared {
             outbox: Mutex::new(Outbox {
+                link: LinkState::Connecting,
                 feed: BoardFeed { epoch, ..BoardFeed::new(board) },
                 queue: VecDeque::new(),
                 state_due: true,
@@ -474,25 +533,37 @@ impl BoardPublisher {
     }
 
     /// Waits until every change so far has been handed to the MQTT client,
-    /// at most `timeout`; false if it had not.
+    /// at most `timeout`; false if it had not. It does not wait for a
+    /// broker that is away: then it is false at once.
     pub async fn flush(&self, timeout: Duration) -> bool {
         let done = async {
             loop {
                 {
                     let out = self.shared.lock();
                     if out.queue.is_empty() && !out.state_due && out.sent_seq == out.feed.seq {
-                        return;
+                        return true;
+                    }
+                    if out.link == LinkState::Down {
+                        return false;
                     }
                 }
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
         };
-        tokio::time::timeout(timeout, done).await.is_ok()
+        tokio::time::timeout(timeout, done).await.unwrap_or(false)
     }
 
-    /// Flushes (for at most `timeout`), disconnects and stops.
+    /// Flushes (for at most `timeout`, and not at all while the broker is
+    /// away), disconnects and stops.
     pub async fn shutdown(self, timeout: Duration) {
-        self.flush(timeout).await;
+        if !self.flush(timeout).await {
+            let out = self.shared.lock();
+            if out.link == LinkState::Down {
+                let unsent = out.queue.len();
+                warn!(board = %out.feed.id, "mqtt: the broker is away: {unsent} changes and the board's last state were not sent");
+                return;
+            }
+        }
         // Give the client a moment to write what it was handed.
         tokio::time::sleep(Duration::from_millis(50)).await;
         let _ = self.client.try_disconnect();
@@ -569,25 +640,29 @@ impl Link {
     /// (a restarted broker may have lost it) and renews the subscriptions on
     /// every connection, and passes controls on.
     async fn connection(self, mut eventloop: EventLoop, controls: Option<mpsc::Sender<Control>>) {
-        let mut down = false;
+        let mut backoff = Backoff::default();
         loop {
             match eventloop.poll().await {
-                Ok(rumqttc::Event::Incoming(Packet::ConnAck(_))) => {
+                Ok(MqttEvent::Incoming(Packet::ConnAck(_))) => {
                     info!(board = %self.board, "connected to the MQTT broker {}", self.hall_link.broker);
-                    down = false;
-                    self.shared.lock().state_due = true;
+                    backoff.connected();
+                    {
+                        let mut out = self.shared.lock();
+                        out.link = LinkState::Up;
+                        out.state_due = true;
+                    }
                     self.shared.wake.notify_one();
                     let client = self.client.clone();
                     // One request for both: once the broker passes on one,
                     // both are in place.
-                    let mut topics = vec![SubscribeFilter::new(self.state.clone(), QoS::AtLeastOnce)];
+                    let mut topics = vec![Filter::new(self.state.clone(), QoS::AtLeastOnce)];
                     if controls.is_some() {
-                        topics.push(SubscribeFilter::new(self.control.clone(), QoS::AtLeastOnce));
+                        topics.push(Filter::new(self.control.clone(), QoS::AtLeastOnce));
                     }
                     tokio::spawn(async move { client.subscribe_many(topics).await });
                 }
-                Ok(rumqttc::Event::Incoming(Packet::Publish(p))) if p.topic == self.state => self.watch_state(&p),
-                Ok(rumqttc::Event::Incoming(Packet::Publish(p))) if p.topic == self.control => {
+                Ok(MqttEvent::Incoming(Packet::Publish(p))) if p.topic == self.state.as_bytes() => self.watch_state(&p),
+                Ok(MqttEvent::Incoming(Packet::Publish(p))) if p.topic == self.control.as_bytes() => {
                     let Some(controls) = &controls else { continue };
                     match self.take_control(&p) {
                         Ok(input) => {
@@ -602,13 +677,32 @@ impl Link {
                 }
                 Ok(other) => debug!(board = %self.board, "mqtt: {other:?}"),
                 Err(e) => {
-                    if !down {
+                    let was = std::mem::replace(&mut self.shared.lock().link, LinkState::Down);
+                    if was != LinkState::Down {
                         warn!(board = %self.board, "{}; retrying", describe(&e, &self.hall_link));
-                        down = true;
                     }
-                    tokio::time::sleep(RECONNECT).await;
+                    self.drop_stale(&mut eventloop);
+                    tokio::time::sleep(backoff.failed()).await;
                 }
             }
+        }
+    }
+
+    /// What the client still held for a connection that ended is stale:
+    /// the state published again on connecting carries every change, and
+    /// the subscriptions are renewed. Kept, it would grow with every
+    /// connection that ends before it is sent.
+    fn drop_stale(&self, eventloop: &mut EventLoop) {
+        let before = eventloop.pending.len();
+        let changes = eventloop
+            .pending
+            .iter()
+            .filter(|r| matches!(r, Request::Publish(p) if p.topic == self.events.as_bytes()))
+            .count();
+        eventloop.pending.retain(|r| !matches!(r, Request::Publish(_) | Request::Subscribe(_)));
+        self.shared.dropped.fetch_add(changes as u64, Ordering::Relaxed);
+        if before > 0 {
+            debug!(board = %self.board, "mqtt: {} requests of the last connection dropped", before - eventloop.pending.len());
         }
     }
 
@@ -684,7 +778,7 @@ impl Link {
             return Err("it was retained by the broker (controls never are)".into());
         }
         let key = self.hall_link.key.as_ref().ok_or("no hall key")?;
-        let opened = key.open(&p.topic, &p.payload).map_err(|e| e.to_string())?;
+        let opened = key.open(&self.control, &p.payload).map_err(|e| e.to_string())?;
         let (Some(epoch), Some(from), Some(n)) = (opened.number("epoch"), opened.number("from"), opened.number("n"))
         else {
             return Err("its seal lacks the board's run, the sender or the counter".into());

@@ -16,7 +16,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rumqttc::{AsyncClient, EventLoop, Packet, Publish, QoS};
+use rumqttc::v5::mqttbytes::QoS;
+use rumqttc::v5::mqttbytes::v5::{Packet, Publish};
+use rumqttc::v5::{AsyncClient, Event as MqttEvent, EventLoop, Request};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tracing::{debug, info, warn};
@@ -24,12 +26,16 @@ use tracing::{debug, info, warn};
 use crate::auth::{HallKey, Refusals, random_id, unchecked_body};
 use crate::feed::{Applied, BoardFeed, Change, Hall};
 use crate::http::Control;
-use crate::mqtt::{Envelope, HallLink, MqttError, RECONNECT, check_name, control_payload, describe, topic, unix_ms};
+use crate::mqtt::{Backoff, Envelope, HallLink, MqttError, check_name, control_payload, describe, topic, unix_ms};
 use crate::sse::SharedHall;
 use crate::vet;
 
 /// How many boards a relay follows unless told otherwise.
 pub const MAX_BOARDS: usize = 256;
+
+/// The arbiter's controls kept for the broker while it is away; older ones
+/// are dropped (an arbiter acts again on what the page shows).
+const PENDING_CONTROLS: usize = 64;
 
 /// What a relay may hold.
 #[derive(Debug, Clone, Copy)]
@@ -49,6 +55,8 @@ impl Default for RelayOptions {
 /// What the relay has received, for logs and the benchmark.
 #[derive(Debug, Default)]
 pub struct RelayStats {
+    /// Connections the broker took.
+    pub connections: AtomicU64,
     /// Messages on the hall's topics.
     pub messages: AtomicU64,
     /// Changes and states that changed the hall.
@@ -157,10 +165,13 @@ struct Follower {
 impl Follower {
     async fn follow(self, mut eventloop: EventLoop, client: AsyncClient) {
         let mut down = false;
+        let mut backoff = Backoff::default();
         loop {
             match eventloop.poll().await {
-                Ok(rumqttc::Event::Incoming(Packet::ConnAck(_))) => {
+                Ok(MqttEvent::Incoming(Packet::ConnAck(_))) => {
                     info!(hall = %self.hall, "relay connected to the MQTT broker {}", self.link.broker);
+                    self.stats.connections.fetch_add(1, Ordering::Relaxed);
+                    backoff.connected();
                     down = false;
                     // A clean session forgets subscriptions: renew them. Retained
                     // states come first, on subscribing.
@@ -174,14 +185,19 @@ impl Follower {
                         }
                     });
                 }
-                Ok(rumqttc::Event::Incoming(Packet::Publish(p))) => self.receive(&p),
+                Ok(MqttEvent::Incoming(Packet::Publish(p))) => self.receive(&p),
                 Ok(other) => debug!(hall = %self.hall, "mqtt: {other:?}"),
                 Err(e) => {
                     if !down {
                         warn!(hall = %self.hall, "{}; retrying", describe(&e, &self.link));
                         down = true;
                     }
-                    tokio::time::sleep(RECONNECT).await;
+                    // The subscriptions are renewed on connecting; the
+                    // controls not yet sent go on, the newest few.
+                    eventloop.pending.retain(|r| matches!(r, Request::Publish(_)));
+                    let stale = eventloop.pending.len().saturating_sub(PENDING_CONTROLS);
+                    eventloop.pending.drain(..stale);
+                    tokio::time::sleep(backoff.failed()).await;
                 }
             }
         }
@@ -200,11 +216,14 @@ impl Follower {
     /// logged and counted, never fatal.
     fn receive(&self, p: &Publish) {
         self.stats.messages.fetch_add(1, Ordering::Relaxed);
-        let mut levels = p.topic.split('/');
+        let Ok(topic) = std::str::from_utf8(&p.topic) else {
+            return self.malformed(&String::from_utf8_lossy(&p.topic), "a topic that is not UTF-8");
+        };
+        let mut levels = topic.split('/');
         let (Some("tactus"), Some(h), Some(board), Some(leaf), None) =
             (levels.next(), levels.next(), levels.next(), levels.next(), levels.next())
         else {
-            return self.malformed(&p.topic, "not a tactus/<hall>/<board>/<leaf> topic");
+            return self.malformed(topic, "not a tactus/<hall>/<board>/<leaf> topic");
         };
         if h != self.hall || !matches!(leaf, "state" | "events") {
             // Not subscribed: nothing else is for the relay.
@@ -218,7 +237,7 @@ impl Follower {
             return self.refuse(board, leaf, "a board name must be plain (letters, digits, '-', '_')");
         }
         let body = match &self.link.key {
-            Some(key) => match key.open(&p.topic, &p.payload) {
+            Some(key) => match key.open(topic, &p.payload) {
                 Ok(opened) => opened.body,
                 Err(e) => return self.refuse(board, leaf, e),
             },
@@ -235,7 +254,7 @@ impl Follower {
         let applied = if leaf == "state" {
             let claimed = match serde_json::from_slice::<BoardFeed>(body) {
                 Ok(feed) => feed,
-                Err(e) => return self.malformed(&p.topic, e),
+                Err(e) => return self.malformed(topic, e),
             };
             if let Err(e) = vet::numbers(claimed.epoch, claimed.seq, unix_ms()) {
                 return self.refuse(board, leaf, e);
@@ -247,7 +266,7 @@ impl Follower {
         } else {
             let e = match serde_json::from_slice::<Envelope<Change>>(body) {
                 Ok(e) => e,
-                Err(e) => return self.malformed(&p.topic, e),
+                Err(e) => return self.malformed(topic, e),
             };
             if let Err(why) = vet::numbers(e.epoch, e.seq, unix_ms()) {
                 return self.refuse(board, leaf, why);

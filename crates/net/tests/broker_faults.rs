@@ -1,0 +1,111 @@
+//! What a hall's broker may hold or do that no board asked for, through a
+//! real mosquitto (`apt-get install mosquitto`) of each test's own: a
+//! message far larger than any board sends, retained on the hall's topics;
+//! boards invented by whoever can publish there; the broker going away and
+//! coming back while a game goes on. Whatever happens, the relay goes on
+//! serving the real boards, and nothing reconnects in a loop.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Game, Mosquitto, eventually, played};
+use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
+use tactus_net::{BoardPublisher, Broker, Hall, HallKey, HallLink, RelayOptions, Tags, relay};
+use tactus_sim::Profile;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// More than any board's state (a long game's is well under 1 MB), and more
+/// than a client takes in one packet.
+const FIVE_MB: usize = 5 << 20;
+
+fn link(port: u16, key: bool) -> HallLink {
+    let link = HallLink::new(Broker::new("127.0.0.1", port));
+    if key { link.with_key(HallKey::from_bytes(b"the broker fault tests' hall key").unwrap()) } else { link }
+}
+
+/// Publishes one message as a stranger would, and returns once the broker
+/// has it (its PUBACK).
+async fn stranger_publishes(port: u16, topic: &str, retain: bool, payload: Vec<u8>) {
+    let mut opts = MqttOptions::new(format!("stranger-{}", std::process::id()), "127.0.0.1", port);
+    opts.set_max_packet_size(FIVE_MB * 2, FIVE_MB * 2);
+    let (client, mut eventloop) = AsyncClient::new(opts, 8);
+    client.publish(topic, QoS::AtLeastOnce, retain, payload).await.unwrap();
+    let acked = async {
+        loop {
+            if let Event::Incoming(Packet::PubAck(_)) = eventloop.poll().await.expect("the broker takes it") {
+                return;
+            }
+        }
+    };
+    tokio::time::timeout(WAIT, acked).await.expect("the broker acknowledges the message");
+    let _ = client.disconnect().await;
+}
+
+fn publish(board: &BoardPublisher, game: &Game, events: std::ops::Range<usize>) {
+    if events.start == 0 {
+        board.set_tags(Tags::from(&game.header));
+    }
+    for ev in &game.events[events] {
+        board.event(ev);
+    }
+}
+
+fn pgn_of(board: &str, game: &Game, events: usize) -> String {
+    let mut hall = Hall::new("club");
+    hall.set_tags(board, Tags::from(&game.header));
+    for ev in &game.events[..events] {
+        hall.apply(board, ev);
+    }
+    hall.games_pgn()
+}
+
+/// 5 MB retained on a state topic of the hall, a stranger's board's and
+/// the real board's own: the relay and the board connect once, and every
+/// update of the real board reaches the relay.
+async fn a_huge_retained_message_is_passed_over(key: bool) {
+    let mosquitto = Mosquitto::start();
+    let link = link(mosquitto.port, key);
+    let huge = |fill: u8| {
+        let mut payload = Vec::with_capacity(FIVE_MB);
+        if key {
+            // A seal's first line: the size is what counts, not the seal.
+            payload.extend_from_slice(b"tactus-auth1 mac=");
+            payload.extend_from_slice(&[b'0'; 64]);
+            payload.push(b'\n');
+        }
+        payload.resize(FIVE_MB, fill);
+        payload
+    };
+    stranger_publishes(mosquitto.port, "tactus/club/ghost/state", true, huge(b'x')).await;
+    stranger_publishes(mosquitto.port, "tactus/club/b1/state", true, huge(b'y')).await;
+
+    let relay = relay(&link, Hall::new("club"), RelayOptions::default()).unwrap();
+    let board = BoardPublisher::start(&link, "club", "b1", None).unwrap();
+    let game = played(91, 40, false, Profile::Realistic, Some("5400+30"));
+    let half = game.events.len() / 2;
+    publish(&board, &game, 0..half);
+    assert!(board.flush(WAIT).await);
+    let want = pgn_of("b1", &game, half);
+    eventually(WAIT, "the first half of the game in the relay", async || relay.hall.read(Hall::games_pgn) == want)
+        .await;
+    publish(&board, &game, half..game.events.len());
+    assert!(board.flush(WAIT).await);
+    let want = pgn_of("b1", &game, game.events.len());
+    eventually(WAIT, "the whole game in the relay", async || relay.hall.read(Hall::games_pgn) == want).await;
+
+    assert_eq!(mosquitto.connections("tactus-relay-club"), 1, "the relay connected once, and stayed");
+    assert_eq!(mosquitto.connections("tactus-club-b1"), 1, "the board connected once, and stayed");
+    assert_eq!(relay.hall.read(|h| h.len()), 1, "only the real board");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_retained_message_without_a_hall_key_is_passed_over() {
+    a_huge_retained_message_is_passed_over(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_retained_message_with_a_hall_key_is_passed_over() {
+    a_huge_retained_message_is_passed_over(true).await;
+}
