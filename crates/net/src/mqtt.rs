@@ -45,6 +45,9 @@ pub const QUEUE_CAPACITY: usize = 1024;
 /// anything larger rather than send it.
 pub(crate) const MAX_PACKET: u32 = 4 << 20;
 
+/// Messages a board keeps for the broker across a lost connection.
+const UNSENT_KEPT: usize = 256;
+
 /// States published and not yet heard back that a board remembers.
 const UNECHOED_KEPT: usize = 256;
 
@@ -281,6 +284,18 @@ impl Backoff {
         let spread = crate::auth::random_id() % 401;
         step * (800 + spread as u32) / 1000
     }
+}
+
+/// Bounds what a client keeps to send again once its connection ended:
+/// subscriptions are dropped (they are made again on every connection),
+/// and of the rest the newest `keep`. Returns what was dropped.
+pub(crate) fn trim_pending(eventloop: &mut EventLoop, keep: usize) -> Vec<Request> {
+    let (renewed, mut kept): (VecDeque<Request>, VecDeque<Request>) =
+        eventloop.pending.drain(..).partition(|r| matches!(r, Request::Subscribe(_) | Request::Unsubscribe(_)));
+    let mut dropped: Vec<Request> = renewed.into();
+    dropped.extend(kept.drain(..kept.len().saturating_sub(keep)));
+    eventloop.pending = kept;
+    dropped
 }
 
 /// Says why the broker could not be reached, in words an operator can act on.
@@ -681,29 +696,22 @@ impl Link {
                     if was != LinkState::Down {
                         warn!(board = %self.board, "{}; retrying", describe(&e, &self.hall_link));
                     }
-                    self.drop_stale(&mut eventloop);
+                    self.trim_unsent(&mut eventloop);
                     tokio::time::sleep(backoff.failed()).await;
                 }
             }
         }
     }
 
-    /// What the client still held for a connection that ended is stale:
-    /// the state published again on connecting carries every change, and
-    /// the subscriptions are renewed. Kept, it would grow with every
-    /// connection that ends before it is sent.
-    fn drop_stale(&self, eventloop: &mut EventLoop) {
-        let before = eventloop.pending.len();
-        let changes = eventloop
-            .pending
-            .iter()
-            .filter(|r| matches!(r, Request::Publish(p) if p.topic == self.events.as_bytes()))
-            .count();
-        eventloop.pending.retain(|r| !matches!(r, Request::Publish(_) | Request::Subscribe(_)));
-        self.shared.dropped.fetch_add(changes as u64, Ordering::Relaxed);
-        if before > 0 {
-            debug!(board = %self.board, "mqtt: {} requests of the last connection dropped", before - eventloop.pending.len());
-        }
+    /// What the client held for a connection that ended is sent again on
+    /// the next, oldest first, as QoS 1 wants; the newest [`UNSENT_KEPT`]
+    /// of it, so that it cannot grow with every connection that ends
+    /// before it is sent (the state published on connecting carries every
+    /// change dropped). The subscriptions are renewed anyway.
+    fn trim_unsent(&self, eventloop: &mut EventLoop) {
+        let dropped = trim_pending(eventloop, UNSENT_KEPT);
+        let changes = dropped.iter().filter(|r| matches!(r, Request::Publish(p) if p.topic == self.events.as_bytes()));
+        self.shared.dropped.fetch_add(changes.count() as u64, Ordering::Relaxed);
     }
 
     /// The board's own state topic: what it published comes back, in order,

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use common::{Game, Mosquitto, eventually, played};
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
-use tactus_net::{BoardPublisher, Broker, Hall, HallKey, HallLink, RelayOptions, Tags, relay};
+use tactus_net::{BoardFeed, BoardPublisher, Broker, Hall, HallKey, HallLink, RelayOptions, Tags, relay};
 use tactus_sim::Profile;
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -25,22 +25,35 @@ fn link(port: u16, key: bool) -> HallLink {
     if key { link.with_key(HallKey::from_bytes(b"the broker fault tests' hall key").unwrap()) } else { link }
 }
 
-/// Publishes one message as a stranger would, and returns once the broker
-/// has it (its PUBACK).
-async fn stranger_publishes(port: u16, topic: &str, retain: bool, payload: Vec<u8>) {
+/// Publishes messages as a stranger would, retained, and returns once the
+/// broker has them all (their PUBACKs).
+async fn stranger_publishes(port: u16, messages: impl IntoIterator<Item = (String, Vec<u8>)>) {
     let mut opts = MqttOptions::new(format!("stranger-{}", std::process::id()), "127.0.0.1", port);
     opts.set_max_packet_size(FIVE_MB * 2, FIVE_MB * 2);
-    let (client, mut eventloop) = AsyncClient::new(opts, 8);
-    client.publish(topic, QoS::AtLeastOnce, retain, payload).await.unwrap();
-    let acked = async {
-        loop {
-            if let Event::Incoming(Packet::PubAck(_)) = eventloop.poll().await.expect("the broker takes it") {
-                return;
+    let (client, mut eventloop) = AsyncClient::new(opts, 16);
+    let (acked_tx, mut acked) = tokio::sync::watch::channel(0usize);
+    let poll = tokio::spawn(async move {
+        while let Ok(event) = eventloop.poll().await {
+            if let Event::Incoming(Packet::PubAck(_)) = event {
+                acked_tx.send_modify(|n| *n += 1);
             }
         }
-    };
-    tokio::time::timeout(WAIT, acked).await.expect("the broker acknowledges the message");
-    let _ = client.disconnect().await;
+    });
+    let mut sent = 0;
+    for (topic, payload) in messages {
+        client.publish(topic, QoS::AtLeastOnce, true, payload).await.unwrap();
+        sent += 1;
+    }
+    tokio::time::timeout(WAIT, acked.wait_for(|n| *n == sent)).await.expect("the broker takes every message").unwrap();
+    poll.abort();
+}
+
+/// A board's state as a stranger would invent it: valid, and nobody's.
+fn invented(hall: &str, board: &str) -> (String, Vec<u8>) {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
+    let tags = Tags { white: Some(format!("Nobody {board}")), ..Tags::default() };
+    let feed = BoardFeed { epoch: now, seq: 1, tags, ..BoardFeed::new(board) };
+    (format!("tactus/{hall}/{board}/state"), serde_json::to_vec(&feed).unwrap())
 }
 
 fn publish(board: &BoardPublisher, game: &Game, events: std::ops::Range<usize>) {
@@ -78,8 +91,8 @@ async fn a_huge_retained_message_is_passed_over(key: bool) {
         payload.resize(FIVE_MB, fill);
         payload
     };
-    stranger_publishes(mosquitto.port, "tactus/club/ghost/state", true, huge(b'x')).await;
-    stranger_publishes(mosquitto.port, "tactus/club/b1/state", true, huge(b'y')).await;
+    let messages = [("tactus/club/ghost/state", huge(b'x')), ("tactus/club/b1/state", huge(b'y'))];
+    stranger_publishes(mosquitto.port, messages.map(|(topic, payload)| (topic.to_string(), payload))).await;
 
     let relay = relay(&link, Hall::new("club"), RelayOptions::default()).unwrap();
     let board = BoardPublisher::start(&link, "club", "b1", None).unwrap();
@@ -108,4 +121,38 @@ async fn a_huge_retained_message_without_a_hall_key_is_passed_over() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_huge_retained_message_with_a_hall_key_is_passed_over() {
     a_huge_retained_message_is_passed_over(true).await;
+}
+
+/// Without a hall key, a relay cannot tell a board from a stranger's
+/// invention: more boards invented than it holds must not keep a real
+/// board out, and inventing more must not push out a board that plays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn boards_invented_without_a_hall_key_do_not_keep_real_boards_out() {
+    let mosquitto = Mosquitto::start();
+    let link = link(mosquitto.port, false);
+    let max = tactus_net::relay::MAX_BOARDS;
+    let invent = |from: usize| (from..from + max + 44).map(|i| invented("club", &format!("fake{i}")));
+    stranger_publishes(mosquitto.port, invent(0)).await;
+    let relay = relay(&link, Hall::new("club"), RelayOptions::default()).unwrap();
+    let heard = |n: u64| {
+        let stats = relay.stats.clone();
+        async move || stats.messages.load(std::sync::atomic::Ordering::Relaxed) >= n
+    };
+    eventually(WAIT, "the relay to hear of every invented board", heard(max as u64 + 44)).await;
+    assert_eq!(relay.hall.read(|h| h.len()), max, "the hall is full");
+
+    let board = BoardPublisher::start(&link, "club", "b1", None).unwrap();
+    let game = played(92, 40, false, Profile::Realistic, Some("5400+30"));
+    publish(&board, &game, 0..game.events.len());
+    assert!(board.flush(WAIT).await);
+    let want = pgn_of("b1", &game, game.events.len());
+    let real_game = || relay.hall.read(|h| h.game_pgn("b1")) == Some(want.clone());
+    eventually(WAIT, "the real board's game in the relay", async || real_game()).await;
+
+    // The stranger invents as many again: the board that played stays.
+    let before = relay.stats.messages.load(std::sync::atomic::Ordering::Relaxed);
+    stranger_publishes(mosquitto.port, invent(max + 44)).await;
+    eventually(WAIT, "the relay to hear of the new inventions", heard(before + max as u64 + 44)).await;
+    assert!(real_game(), "the real board keeps its place");
+    assert_eq!(relay.hall.read(|h| h.len()), max, "and the hall holds no more than it may");
 }
