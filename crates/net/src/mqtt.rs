@@ -270,13 +270,13 @@ impl Default for Backoff {
 
 impl Backoff {
     /// The broker took the connection.
-    pub fn connected(&mut self) {
-        self.connected_at = Some(Instant::now());
+    pub fn connected(&mut self, now: Instant) {
+        self.connected_at = Some(now);
     }
 
     /// The connection failed or ended: how long to wait before the next attempt.
-    pub fn failed(&mut self) -> Duration {
-        if self.connected_at.take().is_some_and(|at| at.elapsed() >= RETRY_MAX) {
+    pub fn failed(&mut self, now: Instant) -> Duration {
+        if self.connected_at.take().is_some_and(|at| now.duration_since(at) >= RETRY_MAX) {
             self.step = RETRY_FIRST;
         }
         let step = self.step;
@@ -542,6 +542,11 @@ impl BoardPublisher {
         self.shared.refused.count()
     }
 
+    /// Whether the broker has the connection now.
+    pub fn connected(&self) -> bool {
+        self.shared.lock().link == LinkState::Up
+    }
+
     /// The board as published.
     pub fn feed(&self) -> BoardFeed {
         self.shared.lock().feed.clone()
@@ -660,7 +665,7 @@ impl Link {
             match eventloop.poll().await {
                 Ok(MqttEvent::Incoming(Packet::ConnAck(_))) => {
                     info!(board = %self.board, "connected to the MQTT broker {}", self.hall_link.broker);
-                    backoff.connected();
+                    backoff.connected(Instant::now());
                     {
                         let mut out = self.shared.lock();
                         out.link = LinkState::Up;
@@ -697,7 +702,7 @@ impl Link {
                         warn!(board = %self.board, "{}; retrying", describe(&e, &self.hall_link));
                     }
                     self.trim_unsent(&mut eventloop);
-                    tokio::time::sleep(backoff.failed()).await;
+                    tokio::time::sleep(backoff.failed(Instant::now())).await;
                 }
             }
         }
@@ -824,6 +829,25 @@ mod tests {
         assert!("".parse::<Broker>().is_err());
         assert!("http://host".parse::<Broker>().is_err());
         assert_eq!(Broker::new("::1", 1885).to_string(), "[::1]:1885");
+    }
+
+    #[test]
+    fn retries_back_off_until_a_connection_lasts() {
+        let start = Instant::now();
+        let mut backoff = Backoff::default();
+        let within = |wait: Duration, step: Duration| wait >= step * 4 / 5 && wait <= step * 6 / 5;
+        let mut step = RETRY_FIRST;
+        for _ in 0..8 {
+            let wait = backoff.failed(start);
+            assert!(within(wait, step), "{wait:?} for a step of {step:?}");
+            step = (step * 2).min(RETRY_MAX);
+        }
+        // A connection the broker closes at once does not start again from the first step…
+        backoff.connected(start);
+        assert!(within(backoff.failed(start + Duration::from_secs(1)), RETRY_MAX));
+        // …one that lasted does.
+        backoff.connected(start);
+        assert!(within(backoff.failed(start + RETRY_MAX), RETRY_FIRST));
     }
 
     #[test]

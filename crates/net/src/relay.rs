@@ -187,7 +187,7 @@ impl Follower {
                 Ok(MqttEvent::Incoming(Packet::ConnAck(_))) => {
                     info!(hall = %self.hall, "relay connected to the MQTT broker {}", self.link.broker);
                     self.stats.connections.fetch_add(1, Ordering::Relaxed);
-                    backoff.connected();
+                    backoff.connected(Instant::now());
                     down = false;
                     // A clean session forgets subscriptions: renew them. Retained
                     // states come first, on subscribing.
@@ -213,7 +213,7 @@ impl Follower {
                     if controls > 0 {
                         warn!(hall = %self.hall, "{controls} arbiter's controls were not sent: the broker was away too long");
                     }
-                    tokio::time::sleep(backoff.failed()).await;
+                    tokio::time::sleep(backoff.failed(Instant::now())).await;
                 }
             }
         }

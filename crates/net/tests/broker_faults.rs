@@ -156,3 +156,45 @@ async fn boards_invented_without_a_hall_key_do_not_keep_real_boards_out() {
     assert!(real_game(), "the real board keeps its place");
     assert_eq!(relay.hall.read(|h| h.len()), max, "and the hall holds no more than it may");
 }
+
+/// The broker killed in the middle of a game and started again: the game
+/// goes on meanwhile, the board and the relay come back on their own (once
+/// each, no loop), and the relay has every move; with the broker away, a
+/// board shuts down without waiting for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_broker_killed_and_restarted_mid_game() {
+    let mosquitto = Mosquitto::start();
+    let port = mosquitto.port;
+    let link = link(port, true);
+    let relay = relay(&link, Hall::new("club"), RelayOptions::default()).unwrap();
+    let board = BoardPublisher::start(&link, "club", "b1", None).unwrap();
+    let game = played(93, 60, false, Profile::Realistic, Some("5400+30"));
+    let (third, two_thirds, all) = (game.events.len() / 3, 2 * game.events.len() / 3, game.events.len());
+    publish(&board, &game, 0..third);
+    assert!(board.flush(WAIT).await);
+    let want = pgn_of("b1", &game, third);
+    eventually(WAIT, "the first third in the relay", async || relay.hall.read(Hall::games_pgn) == want).await;
+
+    drop(mosquitto);
+    eventually(WAIT, "the board to notice the broker is away", async || !board.connected()).await;
+    publish(&board, &game, third..two_thirds);
+    let mosquitto = Mosquitto::on(port);
+    publish(&board, &game, two_thirds..all);
+    eventually(WAIT, "the board to connect again", async || board.connected()).await;
+    assert!(board.flush(WAIT).await);
+    let want = pgn_of("b1", &game, all);
+    eventually(WAIT, "the whole game in the relay", async || relay.hall.read(Hall::games_pgn) == want).await;
+    assert_eq!(mosquitto.connections("tactus-relay-club"), 1, "the relay came back once");
+    assert_eq!(mosquitto.connections("tactus-club-b1"), 1, "the board came back once");
+
+    // Away again, with more changes than the client takes while it cannot
+    // send: the board stops at once, whatever time it was given.
+    drop(mosquitto);
+    eventually(WAIT, "the board to notice the broker is away again", async || !board.connected()).await;
+    for _ in 0..4 {
+        publish(&board, &game, 0..all);
+    }
+    tokio::time::timeout(WAIT, board.shutdown(Duration::from_secs(3600)))
+        .await
+        .expect("a board with its broker away shuts down without waiting for it");
+}
