@@ -39,10 +39,10 @@ pub struct Control {
 }
 
 /// The most time an arbiter may set on a clock: 9:59:59, what a chess
-/// clock can show.
-pub const MAX_CLOCK_SET_MS: u64 = 10 * 3_600_000 - 1000;
+/// clock can show (a trace's range, `tactus_trace::range::CLOCK_MS`).
+pub const MAX_CLOCK_SET_MS: u64 = *tactus_trace::range::CLOCK_MS.values.end();
 /// The most time one penalty or addition may give (FIDE's are minutes).
-pub const MAX_ADDED_MS: u64 = 3_600_000;
+pub const MAX_ADDED_MS: u64 = *tactus_trace::range::ADDED_MS.values.end();
 
 /// Checks an arbiter's action as the board will take it, from the page or
 /// over MQTT: only the actions of `API.md`, with values in range.
