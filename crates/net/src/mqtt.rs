@@ -90,18 +90,45 @@ impl FromStr for Broker {
             None => (false, s),
         };
         let default_port = if tls { 8883 } else { 1883 };
-        // `[::1]:1883`, `host:1883`, or a bare host.
-        let (host, port) = match rest.rsplit_once(':') {
-            Some((host, port)) if !host.is_empty() && (!host.contains(':') || host.ends_with(']')) => {
-                (host.trim_start_matches('[').trim_end_matches(']'), port.parse().map_err(|_| bad())?)
+        // `[::1]:1883`, `[::1]`, `::1` (no port), `host:1883`, or a bare host.
+        let (host, port) = if let Some(bracketed) = rest.strip_prefix('[') {
+            let (address, after) = bracketed.split_once(']').ok_or_else(bad)?;
+            address.parse::<std::net::Ipv6Addr>().map_err(|_| bad())?;
+            let port = match after {
+                "" => default_port,
+                after => port(after.strip_prefix(':').ok_or_else(bad)?).ok_or_else(bad)?,
+            };
+            (address, port)
+        } else if rest.parse::<std::net::Ipv6Addr>().is_ok() {
+            (rest, default_port)
+        } else {
+            match rest.split_once(':') {
+                Some((host, p)) => (host, port(p).ok_or_else(bad)?),
+                None => (rest, default_port),
             }
-            _ => (rest.trim_start_matches('[').trim_end_matches(']'), default_port),
         };
-        if host.is_empty() || host.contains(char::is_whitespace) || host.contains('/') {
+        if !(host.contains(':') || is_host_name(host)) {
             return Err(bad());
         }
         Ok(Broker { host: host.to_string(), port, tls })
     }
+}
+
+/// A port a broker can listen on: 1 to 65535.
+fn port(text: &str) -> Option<u16> {
+    text.parse().ok().filter(|&p| p > 0)
+}
+
+/// A host name (RFC 1123) or an IPv4 address: dot-separated labels of
+/// letters, digits and inner hyphens, each at most 63, 253 in all.
+fn is_host_name(host: &str) -> bool {
+    host.len() <= 253
+        && host.split('.').all(|label| {
+            (1..=63).contains(&label.len())
+                && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        })
 }
 
 impl fmt::Display for Broker {
@@ -121,7 +148,9 @@ impl fmt::Display for Broker {
 pub enum MqttError {
     #[error("{what} {name:?} cannot be part of an MQTT topic: use letters, digits, '-' or '_' (at most 64)")]
     Name { what: &'static str, name: String },
-    #[error("{0:?} is not a broker address: expected host, host:port or mqtts://host:port (e.g. 127.0.0.1:1883)")]
+    #[error(
+        "{0:?} is not a broker address: expected host, host:port or mqtts://host:port, a host name or IP address and a port from 1 to 65535 (e.g. 127.0.0.1:1883)"
+    )]
     Broker(String),
     #[error("{path}: cannot read the broker's certificate authorities: {reason}")]
     CaFile { path: PathBuf, reason: String },
@@ -825,9 +854,31 @@ mod tests {
         let tls: Broker = "mqtts://mqtt.club.example".parse().unwrap();
         assert_eq!((tls.host.as_str(), tls.port, tls.tls), ("mqtt.club.example", 8883, true));
         assert_eq!(tls.to_string(), "mqtts://mqtt.club.example:8883");
-        assert!("host:port".parse::<Broker>().is_err());
-        assert!("".parse::<Broker>().is_err());
-        assert!("http://host".parse::<Broker>().is_err());
+        assert_eq!("::1".parse(), Ok(Broker::new("::1", 1883)));
+        assert_eq!("[fe80::1]".parse(), Ok(Broker::new("fe80::1", 1883)));
+        assert_eq!("hall-3.club.example:65535".parse(), Ok(Broker::new("hall-3.club.example", 65535)));
+        for bad in [
+            "host:port",
+            "",
+            "http://host",
+            "::::",
+            "[::::]:1883",
+            "[::1",
+            "[::1]1883",
+            "host:0",
+            "host:65536",
+            "host:",
+            ":1883",
+            "a b:1",
+            "-host",
+            "host-.example",
+            "two..dots",
+            "under_score",
+            "host/x",
+            "mqtts://",
+        ] {
+            assert!(bad.parse::<Broker>().is_err(), "{bad:?}");
+        }
         assert_eq!(Broker::new("::1", 1885).to_string(), "[::1]:1885");
     }
 
