@@ -239,6 +239,14 @@ fn config_values_out_of_range_name_file_line_key_and_range() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(flag) && err.contains(want), "{flag} {value}: {err}");
     }
+    for boards in ["0", "10001"] {
+        let out = tactus()
+            .args(["relay", "--broker", "127.0.0.1:1", "--hall", "h", "--max-boards", boards])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--max-boards {boards}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("1..=10000"), "--max-boards {boards}");
+    }
 }
 
 /// A trace whose arbiter set a clock to 2^64 − 1 ms replayed as a clock
