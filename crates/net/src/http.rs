@@ -349,12 +349,11 @@ const GRACE: Duration = Duration::from_secs(5);
 /// The connections are served on a thread of their own, with a runtime of
 /// its own: a crowd of clients never delays the caller's tasks (the
 /// daemon's game and clock), and what they cost is allocated in that
-/// thread's own heap (glibc gives each thread an arena), so once they are
-/// gone it is free in one piece and goes back to the system. Served on the
-/// caller's thread, it was freed between the game's own allocations, and
-/// glibc kept it: 1,000 slow clients left 13–23 MB behind, round after
-/// round (`benches/http_load.rs`). Dropping the returned future stops the
-/// thread too.
+/// thread's own heap (glibc gives each thread an arena), not between the
+/// game's allocations, where glibc kept it once freed: 1,000 slow clients
+/// left 13–23 MB behind, more round after round (`benches/http_load.rs`);
+/// now they cost about 2 MB at their peak, kept for the next crowd. Dropping
+/// the returned future stops the thread too.
 pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
     let listener = listener.into_std()?;
     let (done_tx, done) = tokio::sync::oneshot::channel();
