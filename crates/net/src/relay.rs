@@ -265,7 +265,7 @@ impl Follower {
             return self.refuse(board, leaf, why);
         }
         let applied = match vetted {
-            Vetted::State(feed) => self.shared.replace(feed),
+            Vetted::State(feed) => self.shared.replace(*feed),
             Vetted::Change { epoch, seq, change } => self.shared.change_numbered(board, epoch, seq, &change),
         };
         self.places.heard(board, now);
@@ -289,7 +289,7 @@ impl Follower {
                 return None;
             }
             match vet::state(board, claimed) {
-                Ok(feed) => Some(Vetted::State(feed)),
+                Ok(feed) => Some(Vetted::State(Box::new(feed))),
                 Err(e) => {
                     self.refuse(board, leaf, e);
                     None
@@ -343,7 +343,7 @@ impl Follower {
 
 /// A message that passed the checks.
 enum Vetted {
-    State(BoardFeed),
+    State(Box<BoardFeed>),
     Change { epoch: u64, seq: u64, change: Change },
 }
 
