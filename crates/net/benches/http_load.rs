@@ -6,17 +6,20 @@
 //!
 //! Measured meanwhile: the latency of ordinary requests (`GET /api/hall`,
 //! each on a new connection), how many of them failed, how late the 10 ms
-//! timer fired, the server's open files, and its memory (VmRSS, VmHWM). The
-//! server runs in its own process; so do the slow clients, 250 a process
-//! (as a Pi's default of 1,024 files a process would have it).
+//! timer fired, the server's open files, and its memory (VmRSS) idle,
+//! under the load and after it, round after round: what the clients cost
+//! must be given back once they are gone. The server runs in its own
+//! process; so do the slow clients, 250 a process (as a Pi's default of
+//! 1,024 files a process would have it).
 //!
 //! The server runs twice: with Linux's default limit of 1,024 open files
 //! (a daemon started by hand; it then holds at most 768 connections) and
 //! with the 4,096 the systemd unit gives it (2,048 connections), set with
 //! `prlimit` (util-linux).
 //!
-//! `cargo bench -p tactus-net --bench http_load`; `SLOW` (1000) and
-//! `SECONDS` (30) set the load. `cargo test --benches` runs a short smoke run.
+//! `cargo bench -p tactus-net --bench http_load`; `SLOW` (1000), `SECONDS`
+//! (30) and `ROUNDS` (5) set the load. `cargo test --benches` runs a short
+//! smoke run.
 
 use std::io::{BufRead, BufReader, Write as _};
 use std::net::SocketAddr;
@@ -168,13 +171,22 @@ fn bench() {
     let full = std::env::args().any(|a| a == "--bench");
     let slow = env_or("SLOW", if full { 1000 } else { 100 }) as usize;
     let seconds = env_or("SECONDS", if full { 30 } else { 3 });
-    println!("http_load: {slow} slow clients (half silent, half trickling a byte a second, back at once when closed)");
+    let rounds = env_or("ROUNDS", if full { 5 } else { 2 }) as usize;
+    println!(
+        "http_load: {slow} slow clients (half silent, half trickling a byte a second, back at once when closed), \
+         {rounds} rounds of {seconds} s"
+    );
     for files in [1024, 4096] {
-        run(files, slow, seconds);
+        run(files, slow, seconds, rounds);
     }
 }
 
-fn run(files: usize, slow: usize, seconds: u64) {
+/// The server's resident memory (VmRSS) in kB.
+fn rss_kb(pid: u32) -> u64 {
+    vm(pid, "VmRSS:").trim_end_matches(" kB").trim().parse().unwrap_or(0)
+}
+
+fn run(files: usize, slow: usize, seconds: u64, rounds: usize) {
     let me = std::env::current_exe().unwrap();
     let prlimit = ["/usr/bin/prlimit", "/bin/prlimit"].into_iter().find(|p| std::path::Path::new(p).exists());
     let prlimit = prlimit.expect("prlimit (util-linux) sets the server's limit on open files");
@@ -201,40 +213,51 @@ fn run(files: usize, slow: usize, seconds: u64) {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let quiet = rt.block_on(sample(addr, Duration::from_secs(2)));
     let quiet_clock = last_clock.lock().unwrap().clone();
-    let idle_rss = vm(server.id(), "VmRSS:");
-
-    let mut attackers = Vec::new();
-    for start in (0..slow).step_by(PER_PROCESS) {
-        let n = PER_PROCESS.min(slow - start);
-        attackers.push(
-            Command::new(&me)
-                .env(ROLE, format!("slow:{port},{n}"))
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .spawn()
-                .unwrap(),
-        );
-    }
-    // Let them all connect and start trickling.
-    std::thread::sleep(Duration::from_secs(3));
-    let loaded = rt.block_on(sample(addr, Duration::from_secs(seconds)));
-    let rss = vm(server.id(), "VmRSS:");
-    let hwm = vm(server.id(), "VmHWM:");
-    let clock = last_clock.lock().unwrap().clone();
-    for mut a in attackers {
-        drop(a.stdin.take());
-        let _ = a.kill();
-        let _ = a.wait();
-    }
-    drop(server.stdin.take());
-    let _ = server.wait();
-
-    println!("  server with {files} open files allowed, {seconds} s:");
+    let idle = rss_kb(server.id());
+    println!("  server with {files} open files allowed:");
     println!("    without them: {}", quiet.summary());
     println!("      clock: {}", quiet_clock.trim_start_matches("clock "));
-    println!("    with them:    {}", loaded.summary());
-    println!("      clock: {}", clock.trim_start_matches("clock "));
-    println!("    server memory: VmRSS {idle_rss} before, {rss} under load (peak VmHWM {hwm})");
+    println!("    server memory (VmRSS), idle: {idle} kB");
+
+    for round in 1..=rounds {
+        let mut attackers = Vec::new();
+        for start in (0..slow).step_by(PER_PROCESS) {
+            let n = PER_PROCESS.min(slow - start);
+            attackers.push(
+                Command::new(&me)
+                    .env(ROLE, format!("slow:{port},{n}"))
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::null())
+                    .spawn()
+                    .unwrap(),
+            );
+        }
+        // Let them all connect and start trickling.
+        std::thread::sleep(Duration::from_secs(3));
+        let loaded = rt.block_on(sample(addr, Duration::from_secs(seconds)));
+        let during = rss_kb(server.id());
+        let clock = last_clock.lock().unwrap().clone();
+        for mut a in attackers {
+            drop(a.stdin.take());
+            let _ = a.kill();
+            let _ = a.wait();
+        }
+        // Their connections close with their processes; the server sees
+        // each end at its next read. Ordinary requests meanwhile.
+        let after_sample = rt.block_on(sample(addr, Duration::from_secs(3)));
+        let after = rss_kb(server.id());
+        println!("    round {round}: with them: {}", loaded.summary());
+        println!("      clock: {}", clock.trim_start_matches("clock "));
+        println!(
+            "      VmRSS {during} kB during, {after} kB after ({:+} kB on idle; {} requests after, {} failed)",
+            after as i64 - idle as i64,
+            after_sample.latencies.len(),
+            after_sample.failures.len()
+        );
+    }
+    println!("    peak VmHWM {}", vm(server.id(), "VmHWM:"));
+    drop(server.stdin.take());
+    let _ = server.wait();
 }
 
 struct Sample {

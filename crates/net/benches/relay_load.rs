@@ -12,7 +12,9 @@
 //! `cargo bench -p tactus-net --bench relay_load`; `BOARDS` (1000),
 //! `SECONDS` (60), `THINK_MS` (mean time per move per board, 2000) and
 //! `POLL_MS` (the client's poll interval, 10: a sampling delay of up to that
-//! much is in every figure) set the load. Needs `mosquitto`
+//! much is in every figure) set the load; `RETAINED_MB` (0) leaves a message
+//! that large retained on a state topic of the hall first, as a stranger
+//! could, and the relay's connections are counted. Needs `mosquitto`
 //! (`apt-get install mosquitto`).
 
 use std::collections::HashMap;
@@ -71,7 +73,8 @@ fn relay_process(broker_port: u16) {
         tokio::task::spawn_blocking(|| std::io::stdin().lines().count()).await.unwrap();
         let s = &relay.stats;
         println!(
-            "stats messages={} applied={} stale={} malformed={} refused={}",
+            "stats connections={} messages={} applied={} stale={} malformed={} refused={}",
+            s.connections.load(Ordering::Relaxed),
             s.messages.load(Ordering::Relaxed),
             s.applied.load(Ordering::Relaxed),
             s.stale.load(Ordering::Relaxed),
@@ -114,6 +117,21 @@ fn mosquitto() -> (Mosquitto, u16) {
         std::thread::sleep(Duration::from_millis(20));
     }
     (Mosquitto(child, dir), port)
+}
+
+/// Leaves a message of `bytes` retained on a state topic of the hall, as a
+/// stranger could, before the relay starts: every (re)subscription meets it.
+async fn retain_a_huge_message(port: u16, bytes: usize) {
+    use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
+    let mut opts = MqttOptions::new("relay-load-stranger", "127.0.0.1", port);
+    opts.set_max_packet_size(bytes + 1024, bytes + 1024);
+    let (client, mut eventloop) = AsyncClient::new(opts, 4);
+    client.publish(format!("tactus/{HALL}/ghost/state"), QoS::AtLeastOnce, true, vec![b'x'; bytes]).await.unwrap();
+    loop {
+        if let Event::Incoming(Packet::PubAck(_)) = eventloop.poll().await.expect("the broker takes the message") {
+            break;
+        }
+    }
 }
 
 /// A game with blitz-like thinking times, through the simulated board and the core.
@@ -178,6 +196,10 @@ async fn run(boards: usize, duration: Duration, think: u64, poll: Duration) {
 
     let (_mosquitto, port) = mosquitto();
     let broker = link(port);
+    let retained_mb = env_or("RETAINED_MB", 0) as usize;
+    if retained_mb > 0 {
+        retain_a_huge_message(port, retained_mb << 20).await;
+    }
     let mut child = Command::new(std::env::current_exe().unwrap())
         .env(CHILD, port.to_string())
         .env("BOARDS", boards.to_string())
@@ -268,6 +290,9 @@ async fn run(boards: usize, duration: Duration, think: u64, poll: Duration) {
     latencies.sort_by(f64::total_cmp);
     let secs = duration.as_secs_f64();
     println!("relay load: {boards} boards through mosquitto into one relay, {secs:.0} s of play");
+    if retained_mb > 0 {
+        println!("  with a {retained_mb} MB message retained on tactus/{HALL}/ghost/state all along");
+    }
     println!("  moves published {total} ({:.0}/s), seen in /games.pgn {}", total as f64 / secs, latencies.len());
     println!(
         "  board complete -> move in the relay's /games.pgn: p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",

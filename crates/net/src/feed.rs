@@ -797,6 +797,17 @@ impl Hall {
         self.boards.get(board).map(|b| &b.feed)
     }
 
+    /// Whether a team match lists the board: it is in the hall from the start.
+    pub fn listed(&self, board: &str) -> bool {
+        self.matches.iter().any(|m| m.boards().iter().any(|b| b == board))
+    }
+
+    /// Stops showing a board (a relay making room for another); a board a
+    /// team match lists stays. Whether it was removed.
+    pub fn remove(&mut self, board: &str) -> bool {
+        !self.listed(board) && self.boards.remove(board).is_some()
+    }
+
     pub fn feeds(&self) -> impl Iterator<Item = &BoardFeed> {
         self.boards.values().map(|b| &b.feed)
     }

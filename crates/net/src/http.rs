@@ -39,10 +39,10 @@ pub struct Control {
 }
 
 /// The most time an arbiter may set on a clock: 9:59:59, what a chess
-/// clock can show.
-pub const MAX_CLOCK_SET_MS: u64 = 10 * 3_600_000 - 1000;
+/// clock can show (a trace's range, `tactus_trace::range::CLOCK_MS`).
+pub const MAX_CLOCK_SET_MS: u64 = *tactus_trace::range::CLOCK_MS.values.end();
 /// The most time one penalty or addition may give (FIDE's are minutes).
-pub const MAX_ADDED_MS: u64 = 3_600_000;
+pub const MAX_ADDED_MS: u64 = *tactus_trace::range::ADDED_MS.values.end();
 
 /// Checks an arbiter's action as the board will take it, from the page or
 /// over MQTT: only the actions of `API.md`, with values in range.
@@ -345,7 +345,37 @@ const GRACE: Duration = Duration::from_secs(5);
 /// requests in flight (for at most a few seconds). Holds at most
 /// [`Limits::max_connections`] connections, closes those that do not send a
 /// request head in time, and bounds every request's body and answer.
+///
+/// The connections are served on a thread of their own, with a runtime of
+/// its own: a crowd of clients never delays the caller's tasks (the
+/// daemon's game and clock), and what they cost is allocated in that
+/// thread's own heap (glibc gives each thread an arena), not between the
+/// game's allocations, where glibc kept it once freed: 1,000 slow clients
+/// left 13–23 MB behind, more round after round (`benches/http_load.rs`);
+/// now they cost about 2 MB at their peak, kept for the next crowd. Dropping
+/// the returned future stops the thread too.
 pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
+    let listener = listener.into_std()?;
+    let (done_tx, done) = tokio::sync::oneshot::channel();
+    // Dropped with this future: the thread stops serving.
+    let (_serving, dropped) = tokio::sync::oneshot::channel::<()>();
+    std::thread::Builder::new().name("tactus-http".into()).spawn(move || {
+        let served = tokio::runtime::Builder::new_current_thread().enable_all().build().and_then(|rt| {
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener)?;
+                tokio::select! {
+                    served = accept(listener, state) => served,
+                    _ = dropped => Ok(()),
+                }
+            })
+        });
+        let _ = done_tx.send(served);
+    })?;
+    done.await.unwrap_or_else(|_| Err(std::io::Error::other("the HTTP thread ended")))
+}
+
+/// Takes connections until the state's [`Shutdown`], on the HTTP thread.
+async fn accept(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
     let shutdown = state.shutdown.clone();
     let limits = state.limits;
     let router = state.router();
@@ -390,14 +420,114 @@ pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::i
     Ok(())
 }
 
+/// The largest request head taken; past it, 431. A browser's is a few
+/// hundred bytes.
+pub const MAX_HEAD: usize = 16 * 1024;
+
 async fn connection(
-    stream: tokio::net::TcpStream,
+    mut stream: tokio::net::TcpStream,
     slot: Arc<Slot>,
     router: Router,
     limits: Limits,
     shutdown: Shutdown,
     connections: Arc<Connections>,
 ) {
+    // hyper gives a connection buffers of 8 KiB and more as it starts
+    // reading: a client gets them only once its first request head is in.
+    // Until then it costs the bytes it sent, so that a crowd of clients
+    // that say nothing, or trickle, costs little.
+    let first = tokio::select! {
+        head = tokio::time::timeout(limits.header_timeout, first_head(&mut stream)) => head.ok().and_then(Result::ok),
+        // Closed to make room: the socket closes as the connection drops.
+        () = slot.evict.notified() => None,
+        () = shutdown.wait() => None,
+    };
+    if let Some(head) = first {
+        // Boxed: the task of a client still sending its head holds none of
+        // hyper's state.
+        Box::pin(serve_connection(Prefixed { head, at: 0, stream }, &slot, router, limits, shutdown)).await;
+    }
+    connections.release(slot.id);
+}
+
+/// Reads until the end of the first request head (or [`MAX_HEAD`] bytes).
+async fn first_head(stream: &mut tokio::net::TcpStream) -> std::io::Result<Vec<u8>> {
+    let mut head = Vec::new();
+    loop {
+        stream.readable().await?;
+        head.reserve(512);
+        let scanned = head.len().saturating_sub(3);
+        match stream.try_read_buf(&mut head) {
+            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+            Err(e) => return Err(e),
+        }
+        let new = &head[scanned..];
+        let ended = new.windows(4).any(|w| w == b"\r\n\r\n") || new.windows(2).any(|w| w == b"\n\n");
+        if ended || head.len() >= MAX_HEAD {
+            return Ok(head);
+        }
+    }
+}
+
+/// A connection whose first bytes were read already: they are read again
+/// first, then the stream.
+struct Prefixed {
+    head: Vec<u8>,
+    at: usize,
+    stream: tokio::net::TcpStream,
+}
+
+impl tokio::io::AsyncRead for Prefixed {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        if self.at < self.head.len() {
+            let n = buf.remaining().min(self.head.len() - self.at);
+            buf.put_slice(&self.head[self.at..self.at + n]);
+            self.at += n;
+            if self.at == self.head.len() {
+                self.head = Vec::new();
+                self.at = 0;
+            }
+            return Poll::Ready(Ok(()));
+        }
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Prefixed {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+/// Answers the connection's requests with hyper until it ends, is closed to
+/// make room, or the server stops.
+async fn serve_connection(io: Prefixed, slot: &Arc<Slot>, router: Router, limits: Limits, shutdown: Shutdown) {
     let service_slot = slot.clone();
     let service = hyper::service::service_fn(move |request: axum::http::Request<hyper::body::Incoming>| {
         let busy = Busy::new(&service_slot);
@@ -415,8 +545,8 @@ async fn connection(
         .timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
         .keep_alive(true)
-        .max_buf_size(64 * 1024);
-    let conn = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+        .max_buf_size(MAX_HEAD);
+    let conn = builder.serve_connection(hyper_util::rt::TokioIo::new(io), service);
     tokio::pin!(conn);
     tokio::select! {
         _ = conn.as_mut() => {}
@@ -427,7 +557,6 @@ async fn connection(
             let _ = tokio::time::timeout(GRACE, conn).await;
         }
     }
-    connections.release(slot.id);
 }
 
 fn error(status: StatusCode, message: impl Into<String>) -> Response {

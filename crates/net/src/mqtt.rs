@@ -21,9 +21,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rumqttc::{
-    AsyncClient, ConnectReturnCode, ConnectionError, EventLoop, MqttOptions, Packet, Publish, QoS, SubscribeFilter,
-};
+use rumqttc::v5::mqttbytes::QoS;
+use rumqttc::v5::mqttbytes::v5::{ConnectReturnCode, Filter, Packet, Publish};
+use rumqttc::v5::{AsyncClient, ConnectionError, Event as MqttEvent, EventLoop, MqttOptions, Request};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tactus_core::Event;
@@ -41,10 +41,12 @@ use crate::http::{Control, check_arbiter_input};
 pub const QUEUE_CAPACITY: usize = 1024;
 
 /// Large enough for the retained state of a long game with its rulings.
-pub(crate) const MAX_PACKET: usize = 4 << 20;
+/// The broker is told (MQTT 5's Maximum Packet Size) and passes over
+/// anything larger rather than send it.
+pub(crate) const MAX_PACKET: u32 = 4 << 20;
 
-/// How long to wait before connecting again after the broker went away.
-pub(crate) const RECONNECT: Duration = Duration::from_millis(500);
+/// Messages a board keeps for the broker across a lost connection.
+const UNSENT_KEPT: usize = 256;
 
 /// States published and not yet heard back that a board remembers.
 const UNECHOED_KEPT: usize = 256;
@@ -88,18 +90,45 @@ impl FromStr for Broker {
             None => (false, s),
         };
         let default_port = if tls { 8883 } else { 1883 };
-        // `[::1]:1883`, `host:1883`, or a bare host.
-        let (host, port) = match rest.rsplit_once(':') {
-            Some((host, port)) if !host.is_empty() && (!host.contains(':') || host.ends_with(']')) => {
-                (host.trim_start_matches('[').trim_end_matches(']'), port.parse().map_err(|_| bad())?)
+        // `[::1]:1883`, `[::1]`, `::1` (no port), `host:1883`, or a bare host.
+        let (host, port) = if let Some(bracketed) = rest.strip_prefix('[') {
+            let (address, after) = bracketed.split_once(']').ok_or_else(bad)?;
+            address.parse::<std::net::Ipv6Addr>().map_err(|_| bad())?;
+            let port = match after {
+                "" => default_port,
+                after => port(after.strip_prefix(':').ok_or_else(bad)?).ok_or_else(bad)?,
+            };
+            (address, port)
+        } else if rest.parse::<std::net::Ipv6Addr>().is_ok() {
+            (rest, default_port)
+        } else {
+            match rest.split_once(':') {
+                Some((host, p)) => (host, port(p).ok_or_else(bad)?),
+                None => (rest, default_port),
             }
-            _ => (rest.trim_start_matches('[').trim_end_matches(']'), default_port),
         };
-        if host.is_empty() || host.contains(char::is_whitespace) || host.contains('/') {
+        if !(host.contains(':') || is_host_name(host)) {
             return Err(bad());
         }
         Ok(Broker { host: host.to_string(), port, tls })
     }
+}
+
+/// A port a broker can listen on: 1 to 65535.
+fn port(text: &str) -> Option<u16> {
+    text.parse().ok().filter(|&p| p > 0)
+}
+
+/// A host name (RFC 1123) or an IPv4 address: dot-separated labels of
+/// letters, digits and inner hyphens, each at most 63, 253 in all.
+fn is_host_name(host: &str) -> bool {
+    host.len() <= 253
+        && host.split('.').all(|label| {
+            (1..=63).contains(&label.len())
+                && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        })
 }
 
 impl fmt::Display for Broker {
@@ -119,7 +148,9 @@ impl fmt::Display for Broker {
 pub enum MqttError {
     #[error("{what} {name:?} cannot be part of an MQTT topic: use letters, digits, '-' or '_' (at most 64)")]
     Name { what: &'static str, name: String },
-    #[error("{0:?} is not a broker address: expected host, host:port or mqtts://host:port (e.g. 127.0.0.1:1883)")]
+    #[error(
+        "{0:?} is not a broker address: expected host, host:port or mqtts://host:port, a host name or IP address and a port from 1 to 65535 (e.g. 127.0.0.1:1883)"
+    )]
     Broker(String),
     #[error("{path}: cannot read the broker's certificate authorities: {reason}")]
     CaFile { path: PathBuf, reason: String },
@@ -219,7 +250,12 @@ impl HallLink {
     pub(crate) fn options(&self, client_id: String) -> Result<MqttOptions, MqttError> {
         let mut opts = MqttOptions::new(client_id, self.broker.host.clone(), self.broker.port);
         opts.set_keep_alive(Duration::from_secs(10));
-        opts.set_max_packet_size(MAX_PACKET, MAX_PACKET);
+        // MQTT 5 tells the broker the largest packet we take, and the broker
+        // must pass over a larger message instead of sending it (MQTT 5.0,
+        // 3.1.2.11.4). MQTT 3.1.1 has no such word: a client could only
+        // drop the connection, and a huge retained message came back with
+        // every reconnection.
+        opts.set_max_packet_size(Some(MAX_PACKET));
         if let Some(login) = &self.login {
             opts.set_credentials(login.username.clone(), login.password.clone());
         }
@@ -235,6 +271,60 @@ impl HallLink {
         }
         Ok(opts)
     }
+}
+
+/// The first wait before connecting again, after a connection that lasted.
+const RETRY_FIRST: Duration = Duration::from_millis(500);
+
+/// The longest wait between attempts; a connection that lasts this long
+/// counts as good, and the next failure is retried after [`RETRY_FIRST`].
+const RETRY_MAX: Duration = Duration::from_secs(15);
+
+/// When to try the broker again: soon after a connection that lasted,
+/// then twice as long after each attempt that fails or whose connection
+/// ends at once (a broker that closes on us must not be hammered), up to
+/// [`RETRY_MAX`]. Each wait is drawn from 80 % to 120 % of its step, so
+/// that a hall's boards do not all come back in the same instant.
+#[derive(Debug)]
+pub(crate) struct Backoff {
+    step: Duration,
+    connected_at: Option<Instant>,
+}
+
+impl Default for Backoff {
+    fn default() -> Backoff {
+        Backoff { step: RETRY_FIRST, connected_at: None }
+    }
+}
+
+impl Backoff {
+    /// The broker took the connection.
+    pub fn connected(&mut self, now: Instant) {
+        self.connected_at = Some(now);
+    }
+
+    /// The connection failed or ended: how long to wait before the next attempt.
+    pub fn failed(&mut self, now: Instant) -> Duration {
+        if self.connected_at.take().is_some_and(|at| now.duration_since(at) >= RETRY_MAX) {
+            self.step = RETRY_FIRST;
+        }
+        let step = self.step;
+        self.step = (self.step * 2).min(RETRY_MAX);
+        let spread = crate::auth::random_id() % 401;
+        step * (800 + spread as u32) / 1000
+    }
+}
+
+/// Bounds what a client keeps to send again once its connection ended:
+/// subscriptions are dropped (they are made again on every connection),
+/// and of the rest the newest `keep`. Returns what was dropped.
+pub(crate) fn trim_pending(eventloop: &mut EventLoop, keep: usize) -> Vec<Request> {
+    let (renewed, mut kept): (VecDeque<Request>, VecDeque<Request>) =
+        eventloop.pending.drain(..).partition(|r| matches!(r, Request::Subscribe(_) | Request::Unsubscribe(_)));
+    let mut dropped: Vec<Request> = renewed.into();
+    dropped.extend(kept.drain(..kept.len().saturating_sub(keep)));
+    eventloop.pending = kept;
+    dropped
 }
 
 /// Says why the broker could not be reached, in words an operator can act on.
@@ -316,7 +406,19 @@ struct Queued {
     payload: Vec<u8>,
 }
 
+/// Where the publisher's connection to the broker stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LinkState {
+    /// Not connected yet, and no attempt has failed.
+    Connecting,
+    Up,
+    /// The last attempt failed, or the connection ended: nothing handed to
+    /// the client now reaches the broker until it is back.
+    Down,
+}
+
 struct Outbox {
+    link: LinkState,
     feed: BoardFeed,
     queue: VecDeque<Queued>,
     /// The retained state is behind the feed.
@@ -383,6 +485,7 @@ impl BoardPublisher {
         let epoch = next_epoch();
         let shared = Arc::new(Shared {
             outbox: Mutex::new(Outbox {
+                link: LinkState::Connecting,
                 feed: BoardFeed { epoch, ..BoardFeed::new(board) },
                 queue: VecDeque::new(),
                 state_due: true,
@@ -468,31 +571,48 @@ impl BoardPublisher {
         self.shared.refused.count()
     }
 
+    /// Whether the broker has the connection now.
+    pub fn connected(&self) -> bool {
+        self.shared.lock().link == LinkState::Up
+    }
+
     /// The board as published.
     pub fn feed(&self) -> BoardFeed {
         self.shared.lock().feed.clone()
     }
 
     /// Waits until every change so far has been handed to the MQTT client,
-    /// at most `timeout`; false if it had not.
+    /// at most `timeout`; false if it had not. It does not wait for a
+    /// broker that is away: then it is false at once.
     pub async fn flush(&self, timeout: Duration) -> bool {
         let done = async {
             loop {
                 {
                     let out = self.shared.lock();
                     if out.queue.is_empty() && !out.state_due && out.sent_seq == out.feed.seq {
-                        return;
+                        return true;
+                    }
+                    if out.link == LinkState::Down {
+                        return false;
                     }
                 }
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
         };
-        tokio::time::timeout(timeout, done).await.is_ok()
+        tokio::time::timeout(timeout, done).await.unwrap_or(false)
     }
 
-    /// Flushes (for at most `timeout`), disconnects and stops.
+    /// Flushes (for at most `timeout`, and not at all while the broker is
+    /// away), disconnects and stops.
     pub async fn shutdown(self, timeout: Duration) {
-        self.flush(timeout).await;
+        if !self.flush(timeout).await {
+            let out = self.shared.lock();
+            if out.link == LinkState::Down {
+                let unsent = out.queue.len();
+                warn!(board = %out.feed.id, "mqtt: the broker is away: {unsent} changes and the board's last state were not sent");
+                return;
+            }
+        }
         // Give the client a moment to write what it was handed.
         tokio::time::sleep(Duration::from_millis(50)).await;
         let _ = self.client.try_disconnect();
@@ -569,25 +689,29 @@ impl Link {
     /// (a restarted broker may have lost it) and renews the subscriptions on
     /// every connection, and passes controls on.
     async fn connection(self, mut eventloop: EventLoop, controls: Option<mpsc::Sender<Control>>) {
-        let mut down = false;
+        let mut backoff = Backoff::default();
         loop {
             match eventloop.poll().await {
-                Ok(rumqttc::Event::Incoming(Packet::ConnAck(_))) => {
+                Ok(MqttEvent::Incoming(Packet::ConnAck(_))) => {
                     info!(board = %self.board, "connected to the MQTT broker {}", self.hall_link.broker);
-                    down = false;
-                    self.shared.lock().state_due = true;
+                    backoff.connected(Instant::now());
+                    {
+                        let mut out = self.shared.lock();
+                        out.link = LinkState::Up;
+                        out.state_due = true;
+                    }
                     self.shared.wake.notify_one();
                     let client = self.client.clone();
                     // One request for both: once the broker passes on one,
                     // both are in place.
-                    let mut topics = vec![SubscribeFilter::new(self.state.clone(), QoS::AtLeastOnce)];
+                    let mut topics = vec![Filter::new(self.state.clone(), QoS::AtLeastOnce)];
                     if controls.is_some() {
-                        topics.push(SubscribeFilter::new(self.control.clone(), QoS::AtLeastOnce));
+                        topics.push(Filter::new(self.control.clone(), QoS::AtLeastOnce));
                     }
                     tokio::spawn(async move { client.subscribe_many(topics).await });
                 }
-                Ok(rumqttc::Event::Incoming(Packet::Publish(p))) if p.topic == self.state => self.watch_state(&p),
-                Ok(rumqttc::Event::Incoming(Packet::Publish(p))) if p.topic == self.control => {
+                Ok(MqttEvent::Incoming(Packet::Publish(p))) if p.topic == self.state.as_bytes() => self.watch_state(&p),
+                Ok(MqttEvent::Incoming(Packet::Publish(p))) if p.topic == self.control.as_bytes() => {
                     let Some(controls) = &controls else { continue };
                     match self.take_control(&p) {
                         Ok(input) => {
@@ -602,14 +726,26 @@ impl Link {
                 }
                 Ok(other) => debug!(board = %self.board, "mqtt: {other:?}"),
                 Err(e) => {
-                    if !down {
+                    let was = std::mem::replace(&mut self.shared.lock().link, LinkState::Down);
+                    if was != LinkState::Down {
                         warn!(board = %self.board, "{}; retrying", describe(&e, &self.hall_link));
-                        down = true;
                     }
-                    tokio::time::sleep(RECONNECT).await;
+                    self.trim_unsent(&mut eventloop);
+                    tokio::time::sleep(backoff.failed(Instant::now())).await;
                 }
             }
         }
+    }
+
+    /// What the client held for a connection that ended is sent again on
+    /// the next, oldest first, as QoS 1 wants; the newest [`UNSENT_KEPT`]
+    /// of it, so that it cannot grow with every connection that ends
+    /// before it is sent (the state published on connecting carries every
+    /// change dropped). The subscriptions are renewed anyway.
+    fn trim_unsent(&self, eventloop: &mut EventLoop) {
+        let dropped = trim_pending(eventloop, UNSENT_KEPT);
+        let changes = dropped.iter().filter(|r| matches!(r, Request::Publish(p) if p.topic == self.events.as_bytes()));
+        self.shared.dropped.fetch_add(changes.count() as u64, Ordering::Relaxed);
     }
 
     /// The board's own state topic: what it published comes back, in order,
@@ -684,7 +820,7 @@ impl Link {
             return Err("it was retained by the broker (controls never are)".into());
         }
         let key = self.hall_link.key.as_ref().ok_or("no hall key")?;
-        let opened = key.open(&p.topic, &p.payload).map_err(|e| e.to_string())?;
+        let opened = key.open(&self.control, &p.payload).map_err(|e| e.to_string())?;
         let (Some(epoch), Some(from), Some(n)) = (opened.number("epoch"), opened.number("from"), opened.number("n"))
         else {
             return Err("its seal lacks the board's run, the sender or the counter".into());
@@ -718,10 +854,51 @@ mod tests {
         let tls: Broker = "mqtts://mqtt.club.example".parse().unwrap();
         assert_eq!((tls.host.as_str(), tls.port, tls.tls), ("mqtt.club.example", 8883, true));
         assert_eq!(tls.to_string(), "mqtts://mqtt.club.example:8883");
-        assert!("host:port".parse::<Broker>().is_err());
-        assert!("".parse::<Broker>().is_err());
-        assert!("http://host".parse::<Broker>().is_err());
+        assert_eq!("::1".parse(), Ok(Broker::new("::1", 1883)));
+        assert_eq!("[fe80::1]".parse(), Ok(Broker::new("fe80::1", 1883)));
+        assert_eq!("hall-3.club.example:65535".parse(), Ok(Broker::new("hall-3.club.example", 65535)));
+        for bad in [
+            "host:port",
+            "",
+            "http://host",
+            "::::",
+            "[::::]:1883",
+            "[::1",
+            "[::1]1883",
+            "host:0",
+            "host:65536",
+            "host:",
+            ":1883",
+            "a b:1",
+            "-host",
+            "host-.example",
+            "two..dots",
+            "under_score",
+            "host/x",
+            "mqtts://",
+        ] {
+            assert!(bad.parse::<Broker>().is_err(), "{bad:?}");
+        }
         assert_eq!(Broker::new("::1", 1885).to_string(), "[::1]:1885");
+    }
+
+    #[test]
+    fn retries_back_off_until_a_connection_lasts() {
+        let start = Instant::now();
+        let mut backoff = Backoff::default();
+        let within = |wait: Duration, step: Duration| wait >= step * 4 / 5 && wait <= step * 6 / 5;
+        let mut step = RETRY_FIRST;
+        for _ in 0..8 {
+            let wait = backoff.failed(start);
+            assert!(within(wait, step), "{wait:?} for a step of {step:?}");
+            step = (step * 2).min(RETRY_MAX);
+        }
+        // A connection the broker closes at once does not start again from the first step…
+        backoff.connected(start);
+        assert!(within(backoff.failed(start + Duration::from_secs(1)), RETRY_MAX));
+        // …one that lasted does.
+        backoff.connected(start);
+        assert!(within(backoff.failed(start + RETRY_MAX), RETRY_FIRST));
     }
 
     #[test]

@@ -13,10 +13,14 @@
 //! [`RelayOptions::max_boards`] boards are followed. Without a hall key it
 //! says so: it cannot tell the boards from strangers.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
-use rumqttc::{AsyncClient, EventLoop, Packet, Publish, QoS};
+use rumqttc::v5::mqttbytes::QoS;
+use rumqttc::v5::mqttbytes::v5::{Packet, Publish};
+use rumqttc::v5::{AsyncClient, Event as MqttEvent, EventLoop, Request};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tracing::{debug, info, warn};
@@ -24,19 +28,27 @@ use tracing::{debug, info, warn};
 use crate::auth::{HallKey, Refusals, random_id, unchecked_body};
 use crate::feed::{Applied, BoardFeed, Change, Hall};
 use crate::http::Control;
-use crate::mqtt::{Envelope, HallLink, MqttError, RECONNECT, check_name, control_payload, describe, topic, unix_ms};
+use crate::mqtt::{
+    Backoff, Envelope, HallLink, MqttError, check_name, control_payload, describe, topic, trim_pending, unix_ms,
+};
 use crate::sse::SharedHall;
 use crate::vet;
 
 /// How many boards a relay follows unless told otherwise.
 pub const MAX_BOARDS: usize = 256;
 
+/// The arbiter's controls kept for the broker while it is away; older ones
+/// are dropped (an arbiter acts again on what the page shows).
+const PENDING_CONTROLS: usize = 64;
+
 /// What a relay may hold.
 #[derive(Debug, Clone, Copy)]
 pub struct RelayOptions {
-    /// Boards beyond this many (the boards of the team matches included)
-    /// are refused: a stranger inventing boards cannot grow the hall
-    /// without bound.
+    /// The most boards followed, the boards of the team matches included,
+    /// so that a stranger inventing boards cannot grow the hall without
+    /// bound. When the hall is full, a new board takes the place of the one
+    /// heard from least lately, if that one has been quiet (a board that a
+    /// team match lists keeps its place); else it is refused.
     pub max_boards: usize,
 }
 
@@ -49,6 +61,8 @@ impl Default for RelayOptions {
 /// What the relay has received, for logs and the benchmark.
 #[derive(Debug, Default)]
 pub struct RelayStats {
+    /// Connections the broker took.
+    pub connections: AtomicU64,
     /// Messages on the hall's topics.
     pub messages: AtomicU64,
     /// Changes and states that changed the hall.
@@ -60,6 +74,8 @@ pub struct RelayStats {
     /// Messages refused: without a valid seal, out of bounds, or from a
     /// board beyond the cap. Logged, at most one line per ten seconds.
     pub refused: Refusals,
+    /// Boards that made room for another (see [`RelayOptions::max_boards`]).
+    pub replaced: Refusals,
 }
 
 /// A running relay.
@@ -103,13 +119,20 @@ pub fn relay(link: &HallLink, hall: Hall, options: RelayOptions) -> Result<Relay
     // Several relays may follow one hall: each needs its own client id.
     let client_id = format!("tactus-relay-{name}-{:016x}", random_id());
     let (client, eventloop) = AsyncClient::new(link.options(client_id)?, 256);
+    let listed = hall.matches().iter().flat_map(|m| m.boards().iter().cloned()).collect();
     let shared = SharedHall::new(hall.trusting(link.key.is_some()));
     let stats = Arc::new(RelayStats::default());
     if link.key.is_none() {
         warn!(hall = %name, "{UNTRUSTED}");
     }
-    let follower =
-        Follower { link: link.clone(), hall: name.clone(), shared: shared.clone(), stats: stats.clone(), options };
+    let follower = Follower {
+        link: link.clone(),
+        hall: name.clone(),
+        shared: shared.clone(),
+        stats: stats.clone(),
+        options,
+        places: Places::keeping(listed),
+    };
     let mut tasks = vec![tokio::spawn(follower.follow(eventloop, client.clone()))];
     let controls = link.key.clone().map(|key| {
         let (tx, rx) = mpsc::channel(64);
@@ -152,15 +175,19 @@ struct Follower {
     shared: SharedHall,
     stats: Arc<RelayStats>,
     options: RelayOptions,
+    places: Places,
 }
 
 impl Follower {
-    async fn follow(self, mut eventloop: EventLoop, client: AsyncClient) {
+    async fn follow(mut self, mut eventloop: EventLoop, client: AsyncClient) {
         let mut down = false;
+        let mut backoff = Backoff::default();
         loop {
             match eventloop.poll().await {
-                Ok(rumqttc::Event::Incoming(Packet::ConnAck(_))) => {
+                Ok(MqttEvent::Incoming(Packet::ConnAck(_))) => {
                     info!(hall = %self.hall, "relay connected to the MQTT broker {}", self.link.broker);
+                    self.stats.connections.fetch_add(1, Ordering::Relaxed);
+                    backoff.connected(Instant::now());
                     down = false;
                     // A clean session forgets subscriptions: renew them. Retained
                     // states come first, on subscribing.
@@ -174,14 +201,19 @@ impl Follower {
                         }
                     });
                 }
-                Ok(rumqttc::Event::Incoming(Packet::Publish(p))) => self.receive(&p),
+                Ok(MqttEvent::Incoming(Packet::Publish(p))) => self.receive(&p),
                 Ok(other) => debug!(hall = %self.hall, "mqtt: {other:?}"),
                 Err(e) => {
                     if !down {
                         warn!(hall = %self.hall, "{}; retrying", describe(&e, &self.link));
                         down = true;
                     }
-                    tokio::time::sleep(RECONNECT).await;
+                    let dropped = trim_pending(&mut eventloop, PENDING_CONTROLS);
+                    let controls = dropped.iter().filter(|r| matches!(r, Request::Publish(_))).count();
+                    if controls > 0 {
+                        warn!(hall = %self.hall, "{controls} arbiter's controls were not sent: the broker was away too long");
+                    }
+                    tokio::time::sleep(backoff.failed(Instant::now())).await;
                 }
             }
         }
@@ -198,13 +230,16 @@ impl Follower {
 
     /// Applies one message; one that is malformed or cannot be trusted is
     /// logged and counted, never fatal.
-    fn receive(&self, p: &Publish) {
+    fn receive(&mut self, p: &Publish) {
         self.stats.messages.fetch_add(1, Ordering::Relaxed);
-        let mut levels = p.topic.split('/');
+        let Ok(topic) = std::str::from_utf8(&p.topic) else {
+            return self.malformed(&String::from_utf8_lossy(&p.topic), "a topic that is not UTF-8");
+        };
+        let mut levels = topic.split('/');
         let (Some("tactus"), Some(h), Some(board), Some(leaf), None) =
             (levels.next(), levels.next(), levels.next(), levels.next(), levels.next())
         else {
-            return self.malformed(&p.topic, "not a tactus/<hall>/<board>/<leaf> topic");
+            return self.malformed(topic, "not a tactus/<hall>/<board>/<leaf> topic");
         };
         if h != self.hall || !matches!(leaf, "state" | "events") {
             // Not subscribed: nothing else is for the relay.
@@ -218,47 +253,186 @@ impl Follower {
             return self.refuse(board, leaf, "a board name must be plain (letters, digits, '-', '_')");
         }
         let body = match &self.link.key {
-            Some(key) => match key.open(&p.topic, &p.payload) {
+            Some(key) => match key.open(topic, &p.payload) {
                 Ok(opened) => opened.body,
                 Err(e) => return self.refuse(board, leaf, e),
             },
             None => unchecked_body(&p.payload),
         };
-        let (known, count) = self.shared.read(|h| (h.feed(board).is_some(), h.len()));
-        if !known && count >= self.options.max_boards {
-            return self.refuse(
-                board,
-                leaf,
-                format_args!("this relay follows at most {} boards (--max-boards)", self.options.max_boards),
-            );
+        let Some(vetted) = self.vet(topic, board, leaf, body) else { return };
+        let now = Instant::now();
+        if let Err(why) = self.make_room(board, now) {
+            return self.refuse(board, leaf, why);
         }
-        let applied = if leaf == "state" {
+        let applied = match vetted {
+            Vetted::State(feed) => self.shared.replace(*feed),
+            Vetted::Change { epoch, seq, change } => self.shared.change_numbered(board, epoch, seq, &change),
+        };
+        self.places.heard(board, now);
+        let counter = if applied == Applied::Stale { &self.stats.stale } else { &self.stats.applied };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A message's state or change, checked; `None` (logged and counted)
+    /// when it is malformed or out of bounds.
+    fn vet(&self, topic: &str, board: &str, leaf: &str, body: &[u8]) -> Option<Vetted> {
+        if leaf == "state" {
             let claimed = match serde_json::from_slice::<BoardFeed>(body) {
                 Ok(feed) => feed,
-                Err(e) => return self.malformed(&p.topic, e),
+                Err(e) => {
+                    self.malformed(topic, e);
+                    return None;
+                }
             };
             if let Err(e) = vet::numbers(claimed.epoch, claimed.seq, unix_ms()) {
-                return self.refuse(board, leaf, e);
+                self.refuse(board, leaf, e);
+                return None;
             }
             match vet::state(board, claimed) {
-                Ok(feed) => self.shared.replace(feed),
-                Err(e) => return self.refuse(board, leaf, e),
+                Ok(feed) => Some(Vetted::State(Box::new(feed))),
+                Err(e) => {
+                    self.refuse(board, leaf, e);
+                    None
+                }
             }
         } else {
             let e = match serde_json::from_slice::<Envelope<Change>>(body) {
                 Ok(e) => e,
-                Err(e) => return self.malformed(&p.topic, e),
+                Err(e) => {
+                    self.malformed(topic, e);
+                    return None;
+                }
             };
             if let Err(why) = vet::numbers(e.epoch, e.seq, unix_ms()) {
-                return self.refuse(board, leaf, why);
+                self.refuse(board, leaf, why);
+                return None;
             }
             let chess960 = self.shared.read(|h| h.feed(board).is_some_and(|f| f.chess960));
             match vet::change(e.change, chess960) {
-                Ok(change) => self.shared.change_numbered(board, e.epoch, e.seq, &change),
-                Err(why) => return self.refuse(board, leaf, why),
+                Ok(change) => Some(Vetted::Change { epoch: e.epoch, seq: e.seq, change }),
+                Err(why) => {
+                    self.refuse(board, leaf, why);
+                    None
+                }
             }
+        }
+    }
+
+    /// A place for `board` in the hall: it has one, or there is one free,
+    /// or the board with the least traffic makes room (see [`Places`]).
+    fn make_room(&mut self, board: &str, now: Instant) -> Result<(), String> {
+        let max = self.options.max_boards;
+        let (known, count) = self.shared.read(|h| (h.feed(board).is_some(), h.len()));
+        if known || count < max {
+            return Ok(());
+        }
+        let Some(quiet) = self.places.replaceable(now) else {
+            return Err(format!(
+                "this relay follows at most {max} boards (--max-boards), and all of them have been heard from lately"
+            ));
         };
-        let counter = if applied == Applied::Stale { &self.stats.stale } else { &self.stats.applied };
-        counter.fetch_add(1, Ordering::Relaxed);
+        let quiet = quiet.to_string();
+        self.shared.remove(&quiet);
+        self.places.forget(&quiet);
+        self.stats.replaced.warn(|| {
+            format!("hall {}: board {quiet:?}, heard from least lately, made room for board {board:?}", self.hall)
+        });
+        Ok(())
+    }
+}
+
+/// A message that passed the checks.
+enum Vetted {
+    State(Box<BoardFeed>),
+    Change { epoch: u64, seq: u64, change: Change },
+}
+
+/// How long a board's traffic takes to count half as much.
+const TRAFFIC_HALF_LIFE: Duration = Duration::from_secs(600);
+
+/// How much a board has been heard from lately: each message that passed
+/// the checks counts one, halving every [`TRAFFIC_HALF_LIFE`].
+#[derive(Debug, Clone, Copy)]
+struct Traffic {
+    level: f64,
+    at: Instant,
+}
+
+impl Traffic {
+    fn now(&self, now: Instant) -> f64 {
+        let halvings = now.saturating_duration_since(self.at).as_secs_f64() / TRAFFIC_HALF_LIFE.as_secs_f64();
+        self.level * 0.5f64.powf(halvings)
+    }
+}
+
+/// The places of a full hall go to the boards heard from most lately, so
+/// that boards invented once (or a finished game long quiet) cannot keep a
+/// real board out: a board heard from for the first time takes the place
+/// of the board with the least traffic, if that is less than its own one
+/// message now. A board that a team match lists keeps its place. A stranger
+/// who keeps inventing boards only displaces them, and the boards that play
+/// stay; only the hall key keeps strangers out altogether.
+#[derive(Debug, Default)]
+struct Places {
+    /// The boards of the hall that were heard from (at most `max_boards`).
+    traffic: HashMap<String, Traffic>,
+    /// The boards that keep their place: the team matches'.
+    listed: HashSet<String>,
+}
+
+impl Places {
+    fn keeping(listed: HashSet<String>) -> Places {
+        Places { traffic: HashMap::new(), listed }
+    }
+
+    fn heard(&mut self, board: &str, now: Instant) {
+        match self.traffic.get_mut(board) {
+            Some(t) => *t = Traffic { level: t.now(now) + 1.0, at: now },
+            None => {
+                self.traffic.insert(board.to_string(), Traffic { level: 1.0, at: now });
+            }
+        }
+    }
+
+    /// The board that a board heard from now for the first time may
+    /// replace: the one with the least traffic, if less than one message
+    /// now; never a listed one.
+    fn replaceable(&self, now: Instant) -> Option<&str> {
+        self.traffic
+            .iter()
+            .map(|(id, t)| (id, t.now(now)))
+            .filter(|(id, level)| *level < 1.0 && !self.listed.contains(*id))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(id, _)| id.as_str())
+    }
+
+    fn forget(&mut self, board: &str) {
+        self.traffic.remove(board);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_board_heard_from_least_makes_room_but_not_for_nothing() {
+        let start = Instant::now();
+        let mut places = Places::keeping(["match-1".to_string()].into());
+        places.heard("invented", start);
+        places.heard("match-1", start);
+        for i in 0..10 {
+            places.heard("playing", start + Duration::from_secs(i * 30));
+        }
+        let later = start + Duration::from_secs(300);
+        assert_eq!(places.replaceable(later), Some("invented"), "not match-1: a listed board stays");
+        // Heard from this instant, once: it does not make room for another heard once.
+        places.forget("invented");
+        places.heard("new", later);
+        assert_eq!(places.replaceable(later), None);
+        // A game long over counts for less and less.
+        let hours = later + Duration::from_secs(4 * 3600);
+        places.heard("new", hours);
+        assert_eq!(places.replaceable(hours), Some("playing"));
     }
 }

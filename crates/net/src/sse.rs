@@ -110,6 +110,17 @@ impl SharedHall {
         applied
     }
 
+    /// Stops showing a board (see [`Hall::remove`]); the pages fetch the
+    /// hall again.
+    pub fn remove(&self, board: &str) -> bool {
+        let mut hall = self.lock();
+        let removed = hall.remove(board);
+        if removed {
+            self.reset(None);
+        }
+        removed
+    }
+
     /// Records an arbiter's ruling the core does not see (a rejected claim);
     /// `None` when there is no such board.
     pub fn note(&self, board: &str, text: &str) -> Option<ArbiterNote> {

@@ -414,6 +414,31 @@ async fn silent_and_trickling_clients_are_closed_and_never_crowd_out_others() {
     .await;
 }
 
+/// A head that comes in pieces is answered; one larger than the server
+/// takes (a client filling the connection's buffer) is refused with 431,
+/// and a body sent with its head still reaches the action.
+#[tokio::test]
+async fn request_heads_are_taken_in_pieces_and_bounded() {
+    use tokio::io::AsyncWriteExt;
+    let s = server(|st| st).await;
+    with_game(&s.hall, "1", 47);
+    let mut pieces = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    for piece in ["GET /api/ga", "me/1 HTTP/1.0\r\nHo", "st: x\r\n", "\r\n"] {
+        pieces.write_all(piece.as_bytes()).await.unwrap();
+        pieces.flush().await.unwrap();
+        tokio::task::yield_now().await;
+    }
+    let reply = until_closed(&mut pieces).await;
+    assert!(reply.starts_with("HTTP/1.0 200") && reply.contains("\"id\":\"1\""), "{reply}");
+
+    let mut huge = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let head =
+        format!("GET /games.pgn HTTP/1.1\r\nHost: x\r\nX-Filler: {}\r\n\r\n", "f".repeat(tactus_net::http::MAX_HEAD));
+    let _ = huge.write_all(head.as_bytes()).await;
+    let reply = until_closed(&mut huge).await;
+    assert!(reply.starts_with("HTTP/1.1 431"), "{reply}");
+}
+
 #[tokio::test]
 async fn the_client_holding_the_most_connections_makes_room_first() {
     let limits = Limits { max_connections: 8, header_timeout: Duration::from_secs(60), ..Limits::default() };

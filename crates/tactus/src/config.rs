@@ -108,7 +108,7 @@ impl fmt::Display for Speed {
 pub struct BoardConfig {
     pub kind: BoardKind,
     /// Scans per second of a sensor matrix.
-    #[serde(deserialize_with = "scan_rate")]
+    #[serde(deserialize_with = "ranged::board_scan_hz")]
     pub scan_hz: u32,
     /// `sim`: a trace to play (absent: lifts and places typed at the terminal).
     pub sim_trace: Option<PathBuf>,
@@ -121,10 +121,12 @@ pub struct BoardConfig {
     /// `mcp23017`, `hall`: the I²C bus (`/dev/i2c-N`).
     pub i2c_bus: u8,
     /// `mcp23017`: the expander's address.
+    #[serde(deserialize_with = "ranged::board_i2c_address")]
     pub i2c_address: u16,
     /// `hall`: the address of the expander of each rank, rank 1 first.
     pub hall_addresses: [u16; 8],
     /// Microseconds to let a column's pull-up recharge after a row that pulled it low.
+    #[serde(deserialize_with = "ranged::board_settle_us")]
     pub settle_us: u64,
     /// The calibration: the square under each (row, column) wire pair, row
     /// by row; absent: a1 … h8 in wire order.
@@ -192,7 +194,21 @@ pub struct TimeControlText(pub String);
 impl FromStr for TimeControlText {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        tactus_clock::TimeControl::parse(s).map_err(|e| e.to_string())?;
+        use tactus_clock::{Bonus, System};
+        let control = tactus_clock::TimeControl::parse(s).map_err(|e| e.to_string())?;
+        // White's clock runs from the start (6.6): at 0:00, the flag falls
+        // before the first move. A delay, or byo-yomi's periods, give time.
+        let no_time = control.as_ref().is_some_and(|c| match c.system() {
+            System::Periods { periods, byoyomi } => {
+                periods[0].time_ms == 0 && byoyomi.is_none() && !matches!(periods[0].bonus, Bonus::Delay(_))
+            }
+            System::Hourglass { ms } | System::Gong { ms } => *ms == 0,
+        });
+        if no_time {
+            return Err(format!(
+                "{s:?} starts the clocks at 0:00, so White's flag falls before the first move: give a start time (\"300\" is five minutes), or \"-\" for no clock"
+            ));
+        }
         Ok(TimeControlText(s.to_string()))
     }
 }
@@ -213,10 +229,13 @@ pub struct GameConfig {
     pub start_fen: Option<String>,
     pub supervision: Supervision,
     /// Milliseconds a sensor reading must hold to count.
+    #[serde(deserialize_with = "ranged::game_debounce_ms")]
     pub debounce_ms: u64,
     /// Milliseconds a board must hold still before its move is announced.
+    #[serde(deserialize_with = "ranged::game_settle_ms")]
     pub settle_ms: u64,
     /// Milliseconds a clock press waits for a piece still in the hand to land.
+    #[serde(deserialize_with = "ranged::game_press_grace_ms")]
     pub press_grace_ms: u64,
 }
 
@@ -256,6 +275,7 @@ pub struct VoiceConfig {
     #[serde(deserialize_with = "parsed")]
     pub say: Choice,
     /// Words per minute.
+    #[serde(deserialize_with = "ranged::voice_rate")]
     pub rate: u32,
     /// An espeak-ng voice instead of the language's own (e.g. `de+f3`).
     pub espeak_voice: Option<String>,
@@ -265,6 +285,7 @@ pub struct VoiceConfig {
     /// first) or `by-rank` (rank 8 down to 1).
     pub readout: Readout,
     /// Seconds left at which a player is warned.
+    #[serde(deserialize_with = "ranged::voice_time_warnings")]
     pub time_warnings: Vec<u64>,
 }
 
@@ -312,6 +333,7 @@ pub struct ClockConfig {
     /// The serial device; default `/dev/tactus-clock` (open) or `/dev/tactus-dgt` (dgt3000).
     pub path: Option<PathBuf>,
     /// Default 115200 (open) or 9600 (dgt3000).
+    #[serde(deserialize_with = "ranged::clock_baud")]
     pub baud: Option<u32>,
     /// dgt3000: the side of White's face.
     pub white: ClockSide,
@@ -359,14 +381,17 @@ pub struct EngineSettings {
     pub path: Option<PathBuf>,
     pub plays: EngineSide,
     /// 0 (first games: loses to a beginner) to 10 (full strength).
+    #[serde(deserialize_with = "ranged::engine_level")]
     pub level: u8,
     /// A Polyglot opening book.
     pub book: Option<PathBuf>,
     /// The book is used for this many plies of the game.
+    #[serde(deserialize_with = "ranged::engine_book_plies")]
     pub book_plies: u32,
     /// Syzygy tablebases, for an engine that offers `SyzygyPath`.
     pub syzygy: Option<PathBuf>,
     /// Thinking time per move at full strength when the game has no clock (ms).
+    #[serde(deserialize_with = "ranged::engine_think_ms")]
     pub think_ms: u64,
     /// A different legal move made for the engine's side is the player's
     /// own choice for it, not a slip to fix.
@@ -430,7 +455,9 @@ impl fmt::Display for BrokerAddr {
 pub struct MqttConfig {
     #[serde(deserialize_with = "parsed_opt")]
     pub broker: Option<BrokerAddr>,
+    #[serde(deserialize_with = "plain_name")]
     pub hall: String,
+    #[serde(deserialize_with = "plain_name")]
     pub board_id: String,
     /// The hall key shared by the hall's boards and relays (a file only the
     /// service may read); absent: nothing is sealed and MQTT control is off.
@@ -471,10 +498,127 @@ where
     parsed(d).map(Some)
 }
 
-fn scan_rate<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-    match u32::deserialize(d)? {
-        hz @ 1..=2000 => Ok(hz),
-        hz => Err(serde::de::Error::custom(format!("scans per second from 1 to 2000, not {hz}"))),
+/// A hall's or a board's name on the broker (and in URLs and file names):
+/// empty for the default, else letters, digits, `-`, `_`, at most 64.
+fn plain_name<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let name = String::deserialize(d)?;
+    let plain = name.len() <= 64 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if plain {
+        Ok(name)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "{name:?} is not a plain name: letters, digits, '-' or '_', at most 64 (it names MQTT topics and URLs)"
+        )))
+    }
+}
+
+/// The range of every number in the file: a value outside is an error
+/// that names the file, the line, the key and the range (see [`parse`]).
+pub mod ranged {
+    use serde::{Deserialize, Deserializer};
+    use tactus_trace::range as trace;
+
+    /// A key's allowed values, and what they count.
+    #[derive(Debug)]
+    pub struct Range {
+        pub key: &'static str,
+        pub lo: i64,
+        pub hi: i64,
+        pub what: &'static str,
+    }
+
+    impl Range {
+        /// What is wrong with `v`, if anything.
+        pub fn check(&self, v: i64) -> Result<(), String> {
+            if (self.lo..=self.hi).contains(&v) { Ok(()) } else { Err(self.refuse(&v.to_string())) }
+        }
+
+        fn refuse(&self, v: &str) -> String {
+            format!("{v} is out of range: {} to {} {}", self.lo, self.hi, self.what)
+        }
+    }
+
+    /// Every numeric key but those whose type says its range (`sim_speed`)
+    /// and the pin tables, which their board checks whole.
+    pub const RANGES: &[Range] = &[
+        Range { key: "board.scan_hz", lo: 1, hi: 2000, what: "scans a second" },
+        Range { key: "board.i2c_address", lo: 0x20, hi: 0x27, what: "(0x20 to 0x27: an MCP23017's A2 A1 A0 straps)" },
+        Range { key: "board.settle_us", lo: 0, hi: 1000, what: "µs for a pull-up to recharge" },
+        Range {
+            key: "game.debounce_ms",
+            lo: *trace::DEBOUNCE_MS.values.start() as i64,
+            hi: *trace::DEBOUNCE_MS.values.end() as i64,
+            what: trace::DEBOUNCE_MS.means,
+        },
+        Range {
+            key: "game.settle_ms",
+            lo: *trace::SETTLE_MS.values.start() as i64,
+            hi: *trace::SETTLE_MS.values.end() as i64,
+            what: trace::SETTLE_MS.means,
+        },
+        Range {
+            key: "game.press_grace_ms",
+            lo: *trace::PRESS_GRACE_MS.values.start() as i64,
+            hi: *trace::PRESS_GRACE_MS.values.end() as i64,
+            what: trace::PRESS_GRACE_MS.means,
+        },
+        Range { key: "voice.rate", lo: 80, hi: 450, what: "words a minute (what espeak-ng speaks)" },
+        Range { key: "voice.time_warnings", lo: 1, hi: 35_999, what: "seconds left (a clock shows at most 9:59:59)" },
+        Range { key: "clock.baud", lo: 1200, hi: 4_000_000, what: "baud" },
+        Range { key: "engine.level", lo: 0, hi: 10, what: "(0 first games, 10 full strength)" },
+        Range { key: "engine.book_plies", lo: 0, hi: 200, what: "plies (no book goes deeper)" },
+        Range { key: "engine.think_ms", lo: 1, hi: 600_000, what: "ms a move, ten minutes at most" },
+    ];
+
+    /// How many warnings `voice.time_warnings` may list.
+    pub const MAX_WARNINGS: usize = 10;
+
+    pub fn of(key: &str) -> &'static Range {
+        RANGES.iter().find(|r| r.key == key).expect("every ranged key is in RANGES")
+    }
+
+    fn value<'de, D: Deserializer<'de>, T: TryFrom<i64>>(d: D, key: &str) -> Result<T, D::Error> {
+        let range = of(key);
+        let v = i64::deserialize(d)?;
+        range.check(v).map_err(serde::de::Error::custom)?;
+        T::try_from(v).map_err(|_| serde::de::Error::custom(range.refuse(&v.to_string())))
+    }
+
+    macro_rules! keys {
+        ($($name:ident: $t:ty = $key:literal;)*) => {
+            $(pub fn $name<'de, D: Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                value(d, $key)
+            })*
+        };
+    }
+
+    keys! {
+        board_scan_hz: u32 = "board.scan_hz";
+        board_i2c_address: u16 = "board.i2c_address";
+        board_settle_us: u64 = "board.settle_us";
+        game_debounce_ms: u64 = "game.debounce_ms";
+        game_settle_ms: u64 = "game.settle_ms";
+        game_press_grace_ms: u64 = "game.press_grace_ms";
+        voice_rate: u32 = "voice.rate";
+        engine_level: u8 = "engine.level";
+        engine_book_plies: u32 = "engine.book_plies";
+        engine_think_ms: u64 = "engine.think_ms";
+    }
+
+    pub fn clock_baud<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+        value(d, "clock.baud").map(Some)
+    }
+
+    pub fn voice_time_warnings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+        let range = of("voice.time_warnings");
+        let seconds = Vec::<i64>::deserialize(d)?;
+        if seconds.len() > MAX_WARNINGS {
+            return Err(serde::de::Error::custom(format!("{} warnings: at most {MAX_WARNINGS}", seconds.len())));
+        }
+        seconds
+            .into_iter()
+            .map(|v| range.check(v).map(|()| v.unsigned_abs()).map_err(serde::de::Error::custom))
+            .collect()
     }
 }
 
@@ -536,7 +680,14 @@ fn describe(path: &Path, text: &str, e: &toml::de::Error) -> String {
     let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
     let key = key_at(text, line);
     match key {
-        Some(key) => format!("{}:{line}: key `{key}`: {}", path.display(), e.message()),
+        Some(key) => {
+            let message = e.message();
+            // A number the file cannot even hold (past 2^63) fails before
+            // its range is checked: say the range all the same.
+            let range = ranged::RANGES.iter().find(|r| r.key == key && !message.contains("out of range"));
+            let range = range.map_or(String::new(), |r| format!(" (the range is {} to {} {})", r.lo, r.hi, r.what));
+            format!("{}:{line}: key `{key}`: {message}{range}", path.display())
+        }
         None => format!("{}:{line}: {}", path.display(), e.message()),
     }
 }
@@ -626,10 +777,15 @@ impl Config {
                     .into(),
             });
         }
-        if self.engine.level > 10 {
+        // Flags set these on top of the file: checked again.
+        ranged::of("engine.level")
+            .check(self.engine.level.into())
+            .map_err(|message| KeyError { key: "engine.level", message })?;
+        if self.http.listen.is_some_and(|a| a.port() == 0) {
             return Err(KeyError {
-                key: "engine.level",
-                message: format!("{} is not a level: 0 (first games) to 10 (full strength)", self.engine.level),
+                key: "http.listen",
+                message: "port 0 would listen on a port chosen at random, that no one can find: give one (e.g. 127.0.0.1:8080)"
+                    .into(),
             });
         }
         Ok(())
@@ -754,6 +910,88 @@ mod tests {
         for (text, want) in cases {
             let e = parse(Path::new("t.toml"), text).unwrap_err().to_string();
             assert!(e.starts_with(want), "{text:?}: {e}");
+        }
+    }
+
+    /// Every number has a range, and a time control, a broker and the
+    /// names on the broker must make sense: out of it, the error names the
+    /// file, the line, the key and the range (`settle_ms` = 2^63 - 1 once
+    /// announced a move 3 ms after the placement; `baud = 0`,
+    /// `time_control = "0"` and `broker = "::::"` were taken).
+    #[test]
+    fn values_out_of_range_name_file_line_key_and_range() {
+        let cases = [
+            (
+                "[game]\nsettle_ms = 9223372036854775807\n",
+                "t.toml:2: key `game.settle_ms`: 9223372036854775807 is out of range: 0 to 10000 ms",
+            ),
+            ("[game]\nsettle_ms = 18446744073709551615\n", "t.toml:2: key `game.settle_ms`:"),
+            ("[game]\ndebounce_ms = 1001\n", "t.toml:2: key `game.debounce_ms`: 1001 is out of range: 0 to 1000 ms"),
+            ("[game]\npress_grace_ms = -1\n", "t.toml:2: key `game.press_grace_ms`: -1 is out of range: 0 to 10000 ms"),
+            ("[game]\ntime_control = \"0\"\n", "t.toml:2: key `game.time_control`: \"0\" starts the clocks at 0:00"),
+            (
+                "[game]\ntime_control = \"0+5\"\n",
+                "t.toml:2: key `game.time_control`: \"0+5\" starts the clocks at 0:00",
+            ),
+            ("[game]\ntime_control = \"*0\"\n", "t.toml:2: key `game.time_control`:"),
+            ("[clock]\nbaud = 0\n", "t.toml:2: key `clock.baud`: 0 is out of range: 1200 to 4000000 baud"),
+            ("[clock]\nbaud = 99999999999\n", "t.toml:2: key `clock.baud`: 99999999999 is out of range"),
+            ("[mqtt]\nbroker = \"::::\"\n", "t.toml:2: key `mqtt.broker`: \"::::\" is not a broker address"),
+            ("[mqtt]\nbroker = \"hall:0\"\n", "t.toml:2: key `mqtt.broker`:"),
+            ("[mqtt]\nhall = \"a/b\"\n", "t.toml:2: key `mqtt.hall`: \"a/b\" is not a plain name"),
+            ("[mqtt]\nboard_id = \"#\"\n", "t.toml:2: key `mqtt.board_id`:"),
+            ("[http]\nlisten = \"127.0.0.1:0\"\n", "t.toml:2: key `http.listen`: port 0"),
+            (
+                "[board]\nscan_hz = 2001\n",
+                "t.toml:2: key `board.scan_hz`: 2001 is out of range: 1 to 2000 scans a second",
+            ),
+            (
+                "[board]\nscan_hz = \"fast\"\n",
+                "t.toml:2: key `board.scan_hz`: invalid type: string \"fast\", expected i64 (the range is 1 to 2000",
+            ),
+            ("[board]\ni2c_address = 0x40\n", "t.toml:2: key `board.i2c_address`: 64 is out of range"),
+            (
+                "[board]\nsettle_us = 1000000\n",
+                "t.toml:2: key `board.settle_us`: 1000000 is out of range: 0 to 1000 µs",
+            ),
+            ("[voice]\nrate = 0\n", "t.toml:2: key `voice.rate`: 0 is out of range: 80 to 450 words a minute"),
+            (
+                "[voice]\ntime_warnings = [60, 0]\n",
+                "t.toml:2: key `voice.time_warnings`: 0 is out of range: 1 to 35999 seconds",
+            ),
+            ("[voice]\ntime_warnings = [9223372036854775807]\n", "t.toml:2: key `voice.time_warnings`:"),
+            (
+                "[voice]\ntime_warnings = [1,2,3,4,5,6,7,8,9,10,11]\n",
+                "t.toml:2: key `voice.time_warnings`: 11 warnings: at most 10",
+            ),
+            ("[engine]\nlevel = 11\n", "t.toml:2: key `engine.level`: 11 is out of range: 0 to 10"),
+            ("[engine]\nlevel = 256\n", "t.toml:2: key `engine.level`: 256 is out of range: 0 to 10"),
+            ("[engine]\nbook_plies = 100000\n", "t.toml:2: key `engine.book_plies`: 100000 is out of range: 0 to 200"),
+            ("[engine]\nthink_ms = 0\n", "t.toml:2: key `engine.think_ms`: 0 is out of range: 1 to 600000 ms"),
+        ];
+        for (text, want) in cases {
+            let e = parse(Path::new("t.toml"), text).unwrap_err().to_string();
+            assert!(e.starts_with(want), "{text:?}: {e}");
+        }
+        // The edges of the ranges are in them.
+        let edges = "[board]\nscan_hz = 2000\nsettle_us = 1000\ni2c_address = 0x27\n\
+                     [game]\nsettle_ms = 10000\ndebounce_ms = 0\npress_grace_ms = 10000\ntime_control = \"0s5\"\n\
+                     [voice]\nrate = 450\ntime_warnings = [35999, 1]\n[clock]\nbaud = 1200\n\
+                     [engine]\nlevel = 10\nbook_plies = 0\nthink_ms = 600000\n\
+                     [mqtt]\nbroker = \"[::1]:65535\"\nhall = \"club_1\"\nboard_id = \"b-1\"\n";
+        let c = parse(Path::new("t.toml"), edges).unwrap();
+        assert_eq!((c.game.settle_ms, c.clock.baud(), c.voice.time_warnings), (10_000, 1200, vec![35_999, 1]));
+        // Every ranged key is a key of the file.
+        for r in ranged::RANGES {
+            let (table, key) = r.key.split_once('.').unwrap();
+            assert!(
+                parse(Path::new("t.toml"), &format!("[{table}]\n{key} = \"x\"\n"))
+                    .unwrap_err()
+                    .to_string()
+                    .contains("the range is"),
+                "{}",
+                r.key
+            );
         }
     }
 

@@ -53,10 +53,16 @@ pub struct Args {
     /// The built web page (default web/dist, or /usr/share/tactus/web).
     #[arg(long)]
     web: Option<PathBuf>,
-    /// The most boards followed, those of the team matches included; boards
-    /// beyond are refused (and logged).
-    #[arg(long, default_value_t = tactus_net::relay::MAX_BOARDS)]
-    max_boards: usize,
+    /// The most boards followed (1 to 10000), those of the team matches
+    /// included. When all places are taken, a new board takes the place of
+    /// the board heard from least lately (never a team match's), else it is
+    /// refused (and logged).
+    #[arg(
+        long,
+        default_value_t = tactus_net::relay::MAX_BOARDS as u64,
+        value_parser = clap::value_parser!(u64).range(1..=10_000)
+    )]
+    max_boards: u64,
 }
 
 #[derive(Deserialize)]
@@ -101,23 +107,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         (None, None) => None,
     };
-    anyhow::ensure!(args.max_boards > 0, "--max-boards must be at least 1");
+    // Within 1 to 10,000 (clap checked): a usize on any machine.
+    let max_boards = args.max_boards as usize;
     let mut hall = Hall::new(&args.hall);
     if let Some(path) = &args.teams {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
         let matches = teams(path, &text)?;
         let listed: usize = matches.iter().map(|m| m.boards().len()).sum();
         anyhow::ensure!(
-            listed <= args.max_boards,
-            "{}: the matches list {listed} boards, more than --max-boards {}",
+            listed <= max_boards,
+            "{}: the matches list {listed} boards, more than --max-boards {max_boards}",
             path.display(),
-            args.max_boards
         );
         hall = hall.with_matches(matches);
     }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
-        let options = RelayOptions { max_boards: args.max_boards };
+        let options = RelayOptions { max_boards };
         let relay = tactus_net::relay(&link, hall, options).map_err(|e| anyhow::anyhow!("relay: {e}"))?;
         let listener = tokio::net::TcpListener::bind(&args.http)
             .await

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
+mod common;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -476,4 +478,91 @@ fn chromium_shows_the_engines_view_in_a_game_no_arbiter_supervises() {
     let page = read_page(port, "/board/b1");
     let shown = page["engine"].as_str().unwrap();
     assert!(shown.starts_with("Engine: ") && shown.contains(" after "), "{page}");
+}
+
+/// The moves a relay shows for a board, once it shows the board.
+fn relayed_moves(port: u16, board: &str) -> Option<usize> {
+    let game: Value = serde_json::from_str(&get(port, &format!("/api/game/{board}"))?).ok()?;
+    game["moves"].as_array().map(Vec::len)
+}
+
+/// The broker killed in the middle of a game and started again: the game
+/// goes on meanwhile (the daemon's events keep coming), the relay has every
+/// move once the broker is back, having connected again once; and with the
+/// broker dead, SIGTERM ends the daemon within 2 s.
+#[test]
+fn a_game_goes_on_while_the_broker_is_away_and_the_relay_catches_up() {
+    let dir = tempdir("broker-away");
+    let (broker_port, relay_port) = (free_port(), free_port());
+    let broker = mosquitto(broker_port, &dir);
+    let address = format!("127.0.0.1:{broker_port}");
+    let key = secret(&dir, "hall.key", "the club's hall key, shared by its boards\n");
+    let relay_log = dir.join("relay.log");
+    let _relay = Guard(
+        Command::new(env!("CARGO_BIN_EXE_tactus"))
+            .args(["relay", "--broker", &address, "--hall", "club", "--http", &format!("127.0.0.1:{relay_port}")])
+            .arg("--hall-key")
+            .arg(&key)
+            .stderr(std::fs::File::create(&relay_log).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    let mut daemon = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .arg("run")
+        .arg("--config")
+        .arg(no_config(&dir))
+        .args(["--board", "sim", "--voice", "none", "--hall", "club", "--mqtt", &address, "--board-id", "b1"])
+        .args(["--time-control", "5400+30", "--events", "-"])
+        .arg("--hall-key")
+        .arg(&key)
+        .arg("--state-dir")
+        .arg(dir.join("state"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(dir.join("daemon.log")).unwrap())
+        .spawn()
+        .unwrap();
+    let events = common::EventStream::of(&mut daemon);
+    let mut stdin = daemon.stdin.take().unwrap();
+    let mut daemon = Guard(daemon);
+    let mut play = |lift_place: &str, press: &str| {
+        writeln!(stdin, "{lift_place}\n{press}").unwrap();
+        stdin.flush().unwrap();
+        events.next("complete");
+    };
+    let relayed = |n: usize| {
+        wait_for(&format!("{n} moves in the relay"), Duration::from_secs(30), || {
+            relayed_moves(relay_port, "b1") == Some(n)
+        })
+    };
+    play("e2 e4", "w");
+    relayed(1);
+
+    drop(broker);
+    play("e7 e5", "b");
+    play("g1 f3", "w");
+    let broker = mosquitto(broker_port, &dir);
+    relayed(3);
+    let connections =
+        std::fs::read_to_string(&relay_log).unwrap().matches("relay connected to the MQTT broker").count();
+    assert_eq!(connections, 2, "the relay connected, and connected again once the broker was back");
+
+    // Away again, for more moves than the MQTT client takes while it
+    // cannot send (64 changes): the board's own queue holds the rest.
+    drop(broker);
+    let moves = [
+        "b8 c6", "f1 c4", "f8 c5", "d2 d3", "d7 d6", "b1 c3", "g8 f6", "h2 h3", "h7 h6", "a2 a3", "a7 a6", "c1 e3",
+        "c8 e6", "d1 d2", "d8 d7", "a1 b1", "a8 b8", "b2 b4", "b7 b5", "g2 g3", "g7 g6", "a3 a4", "a6 a5",
+    ];
+    for (i, m) in moves.into_iter().enumerate() {
+        play(m, if i % 2 == 0 { "b" } else { "w" });
+    }
+    let asked = Instant::now();
+    let terminated = Command::new("kill").args(["-TERM", &daemon.0.id().to_string()]).status().unwrap();
+    assert!(terminated.success());
+    let status = daemon.0.wait().unwrap();
+    let took = asked.elapsed();
+    assert!(status.success(), "the daemon stopped the orderly way: {status}");
+    eprintln!("SIGTERM to exit, with the broker dead: {took:?}");
+    assert!(took < Duration::from_secs(2), "SIGTERM with the broker dead took {took:?}");
 }

@@ -208,6 +208,69 @@ fn config_value_errors_name_file_line_and_key() {
     }
 }
 
+/// The values issue 19 found taken: each is refused, naming the file, the
+/// line, the key and the range.
+#[test]
+fn config_values_out_of_range_name_file_line_key_and_range() {
+    let dir = tempdir("ranges");
+    let config = dir.join("tactus.toml");
+    for (text, want) in [
+        (
+            "[game]\nsettle_ms = 9223372036854775807\n",
+            ":2: key `game.settle_ms`: 9223372036854775807 is out of range: 0 to 10000 ms",
+        ),
+        ("[game]\ntime_control = \"0\"\n", ":2: key `game.time_control`: \"0\" starts the clocks at 0:00"),
+        ("[clock]\ndevice = \"open\"\nbaud = 0\n", ":3: key `clock.baud`: 0 is out of range: 1200 to 4000000 baud"),
+        ("[mqtt]\nbroker = \"::::\"\n", ":2: key `mqtt.broker`: \"::::\" is not a broker address"),
+    ] {
+        std::fs::write(&config, text).unwrap();
+        let out = tactus().args(["run", "--config"]).arg(&config).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{text:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("{}{want}", config.display())), "{text:?}: {err}");
+    }
+    // The same from the command line.
+    std::fs::write(&config, "").unwrap();
+    for (flag, value, want) in
+        [("--time-control", "0", "starts the clocks at 0:00"), ("--mqtt", "::::", "not a broker")]
+    {
+        let out = tactus().args(["run", "--config"]).arg(&config).args([flag, value]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(flag) && err.contains(want), "{flag} {value}: {err}");
+    }
+    for boards in ["0", "10001"] {
+        let out = tactus()
+            .args(["relay", "--broker", "127.0.0.1:1", "--hall", "h", "--max-boards", boards])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--max-boards {boards}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("1..=10000"), "--max-boards {boards}");
+    }
+}
+
+/// A trace whose arbiter set a clock to 2^64 − 1 ms replayed as a clock
+/// at −1 ms; now the line is named and what came before it is kept.
+#[test]
+fn a_trace_value_out_of_range_is_named_with_file_and_line() {
+    let dir = tempdir("trace-range");
+    let trace = dir.join("huge.trace.jsonl");
+    let lines = [
+        r#"{"tactus_trace": 1, "time_control": "300"}"#,
+        r#"{"t": 100, "sq": "e2", "on": false}"#,
+        r#"{"t": 200, "sq": "e4", "on": true}"#,
+        r#"{"t": 1500, "clock": "white"}"#,
+        r#"{"t": 2000, "input": "add_time", "side": "black", "ms": 18446744073709551615}"#,
+    ];
+    std::fs::write(&trace, lines.join("\n")).unwrap();
+    let out = tactus().arg("replay").arg(&trace).args(["--events", "-"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("huge.trace.jsonl") && err.contains("line 5") && err.contains("out of range"), "{err}");
+    let events = String::from_utf8_lossy(&out.stdout);
+    assert!(events.contains("\"complete\"") && !events.contains("\"ms\":-1"), "the move before is kept: {events}");
+}
+
 #[test]
 fn bad_values_on_the_command_line_are_errors_not_panics() {
     let out = tactus().args(["demo", "--speed", "1e-300"]).output().unwrap();

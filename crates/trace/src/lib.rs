@@ -21,6 +21,62 @@ pub type Ms = u64;
 /// ([`Header::version`]), so a trace without identities stays version 1.
 pub const VERSION: u32 = 2;
 
+/// The range of every number a trace carries (`docs/trace-format.md`):
+/// what a game can need, so that nothing read overflows the arithmetic
+/// after it, or turns negative where events carry signed numbers. A value
+/// outside is an error that names its line.
+pub mod range {
+    use super::Ms;
+    use std::ops::RangeInclusive;
+
+    /// A number's range, and what it stands for, for the error.
+    #[derive(Debug, Clone)]
+    pub struct Range<T> {
+        pub values: RangeInclusive<T>,
+        /// The unit and why the range is what it is: `ms, what a clock shows (9:59:59)`.
+        pub means: &'static str,
+    }
+
+    /// `t`: milliseconds since the start, about 31 years at most (the time
+    /// controls' own limit of 10⁹ seconds).
+    pub const T: Range<Ms> = Range { values: 0..=1_000_000_000_000, means: "ms since the start, about 31 years" };
+    /// `set_clock`: what a chess clock can show, 9:59:59.
+    pub const CLOCK_MS: Range<Ms> = Range { values: 0..=35_999_000, means: "ms, what a clock shows (9:59:59)" };
+    /// `add_time`: one addition, at most an hour (FIDE's are minutes).
+    pub const ADDED_MS: Range<Ms> = Range { values: 1..=3_600_000, means: "ms, one addition of at most an hour" };
+    /// `increment`: a move's increment, at most an hour.
+    pub const INCREMENT_MS: Range<Ms> = Range { values: 0..=3_600_000, means: "ms a move, at most an hour" };
+    /// `set_moves`: completed moves of a side; the 75-move rule (9.6.2)
+    /// ends any game before 9,000.
+    pub const MOVES: Range<u64> = Range { values: 0..=10_000, means: "moves, more than any game has" };
+    /// `ply` (`verdict`, `opponent`, `hint`): half-moves, twice the moves.
+    pub const PLY: Range<u64> = Range { values: 0..=20_000, means: "half-moves, more than any game has" };
+    /// The header's `debounce_ms`: how long a reading must hold.
+    pub const DEBOUNCE_MS: Range<Ms> = Range { values: 0..=1_000, means: "ms, a second at most" };
+    /// The header's `settle_ms`: how long a board holds still before its
+    /// move is announced.
+    pub const SETTLE_MS: Range<Ms> = Range { values: 0..=10_000, means: "ms, ten seconds at most" };
+    /// The header's `press_grace_ms`: how long a press waits for a piece
+    /// still in the hand.
+    pub const PRESS_GRACE_MS: Range<Ms> = Range { values: 0..=10_000, means: "ms, ten seconds at most" };
+
+    impl<T: PartialOrd + Copy + std::fmt::Display> Range<T> {
+        /// The value if it is in the range, else what is wrong with it.
+        pub fn check(&self, field: &str, v: T) -> Result<T, String> {
+            if self.values.contains(&v) {
+                Ok(v)
+            } else {
+                Err(format!(
+                    "{field} {v} is out of range: {} to {} {}",
+                    self.values.start(),
+                    self.values.end(),
+                    self.means
+                ))
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Variant {
     #[default]
@@ -393,9 +449,9 @@ struct RawHeader {
     round: Option<String>,
     date: Option<String>,
     supervision: Option<String>,
-    debounce_ms: Option<Ms>,
-    settle_ms: Option<Ms>,
-    press_grace_ms: Option<Ms>,
+    debounce_ms: Option<serde_json::Number>,
+    settle_ms: Option<serde_json::Number>,
+    press_grace_ms: Option<serde_json::Number>,
     mate_search: Option<String>,
     engine: Option<String>,
     engine_override: Option<bool>,
@@ -498,9 +554,9 @@ fn read_header(text: &str) -> Result<(Header, u32), TraceError> {
         round: raw.round,
         date: raw.date,
         supervision: raw.supervision,
-        debounce_ms: raw.debounce_ms,
-        settle_ms: raw.settle_ms,
-        press_grace_ms: raw.press_grace_ms,
+        debounce_ms: header_ms("debounce_ms", raw.debounce_ms.as_ref(), &range::DEBOUNCE_MS)?,
+        settle_ms: header_ms("settle_ms", raw.settle_ms.as_ref(), &range::SETTLE_MS)?,
+        press_grace_ms: header_ms("press_grace_ms", raw.press_grace_ms.as_ref(), &range::PRESS_GRACE_MS)?,
         mate_search: raw.mate_search,
         engine: match raw.engine.as_deref() {
             None => None,
@@ -525,14 +581,37 @@ fn color(line: usize, field: &str, text: &str) -> Result<Color, TraceError> {
     }
 }
 
-fn ms(line: usize, field: &str, n: Option<&serde_json::Number>) -> Result<Ms, TraceError> {
+/// A whole number in its range.
+fn number(
+    line: usize,
+    field: &str,
+    n: Option<&serde_json::Number>,
+    range: &range::Range<u64>,
+) -> Result<u64, TraceError> {
     match n {
         Some(n) => match n.as_u64() {
-            Some(v) => Ok(v),
-            None => err(line, format!("{field} must be a whole number of milliseconds ≥ 0, not {n}")),
+            Some(v) => range.check(field, v).or_else(|e| err(line, e)),
+            None => err(line, format!("{field} must be a whole number ≥ 0 ({}), not {n}", range.means)),
         },
         None => err(line, format!("missing {field}")),
     }
+}
+
+/// A count (moves, plies) in its range.
+fn count(
+    line: usize,
+    field: &str,
+    n: Option<&serde_json::Number>,
+    range: &range::Range<u64>,
+) -> Result<u32, TraceError> {
+    let v = number(line, field, n, range)?;
+    // The ranges of counts are far inside a u32.
+    u32::try_from(v).or_else(|_| err(line, format!("{field} {v} is out of range")))
+}
+
+/// One of the header's times, if given.
+fn header_ms(field: &str, n: Option<&serde_json::Number>, range: &range::Range<Ms>) -> Result<Option<Ms>, TraceError> {
+    n.map(|n| number(1, field, Some(n), range)).transpose()
 }
 
 fn need<'s>(line: usize, field: &str, v: &'s Option<Cow<'_, str>>) -> Result<&'s str, TraceError> {
@@ -576,7 +655,7 @@ fn fast_entry(text: &str) -> Option<Entry> {
     if digits == 0 || digits > 18 || (digits > 1 && rest.starts_with('0')) {
         return None;
     }
-    let t: Ms = rest[..digits].parse().ok()?;
+    let t: Ms = rest[..digits].parse().ok().filter(|t| range::T.values.contains(t))?;
     let rest = &rest[digits..];
     let record = if let Some(rest) = rest.strip_prefix(r#", "sq": ""#) {
         let sq = Square::from_ascii(rest.get(..2)?.as_bytes()).ok()?;
@@ -618,7 +697,7 @@ fn parse_json_entry(version: u32, line: usize, text: &str) -> Result<Entry, Trac
         Ok(raw) => raw,
         Err(e) => return err(line, format!("not a JSON object: {e}")),
     };
-    let t = ms(line, "t", raw.t.as_ref())?;
+    let t = number(line, "t", raw.t.as_ref(), &range::T)?;
     // `sq` names the square of a sensor edge, or of a question about a
     // square (`"input": "request", "what": "square"`).
     let edge = raw.sq.is_some() && (raw.input.is_none() || raw.on.is_some());
@@ -704,23 +783,18 @@ fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
         "pause" => Input::Pause,
         "resume" => Input::Resume,
         "set_clock" => Input::SetClock {
-            white_ms: ms(line, "white_ms", raw.white_ms.as_ref())?,
-            black_ms: ms(line, "black_ms", raw.black_ms.as_ref())?,
+            white_ms: number(line, "white_ms", raw.white_ms.as_ref(), &range::CLOCK_MS)?,
+            black_ms: number(line, "black_ms", raw.black_ms.as_ref(), &range::CLOCK_MS)?,
         },
-        "set_moves" => {
-            let count = |field: &str, n: Option<&serde_json::Number>| -> Result<u32, TraceError> {
-                u32::try_from(ms(line, field, n)?).or_else(|_| err(line, format!("{field} is too large")))
-            };
-            Input::SetMoves {
-                white_moves: count("white_moves", raw.white_moves.as_ref())?,
-                black_moves: count("black_moves", raw.black_moves.as_ref())?,
-            }
-        }
+        "set_moves" => Input::SetMoves {
+            white_moves: count(line, "white_moves", raw.white_moves.as_ref(), &range::MOVES)?,
+            black_moves: count(line, "black_moves", raw.black_moves.as_ref(), &range::MOVES)?,
+        },
         "add_time" => Input::AddTime {
             side: color(line, "side", need(line, "side", &raw.side)?)?,
-            ms: ms(line, "ms", raw.ms.as_ref())?,
+            ms: number(line, "ms", raw.ms.as_ref(), &range::ADDED_MS)?,
         },
-        "increment" => Input::Increment { ms: ms(line, "ms", raw.ms.as_ref())? },
+        "increment" => Input::Increment { ms: number(line, "ms", raw.ms.as_ref(), &range::INCREMENT_MS)? },
         "result" => {
             let result = need(line, "result", &raw.result)?.parse().or_else(|e| err(line, e))?;
             let reason = match raw.reason.as_deref() {
@@ -779,11 +853,7 @@ fn uci(line: usize, raw: &RawLine) -> Result<UciMove, TraceError> {
 }
 
 fn ply(line: usize, raw: &RawLine) -> Result<u32, TraceError> {
-    match raw.ply.as_ref().map(|n| n.as_u64().and_then(|v| u32::try_from(v).ok())) {
-        Some(Some(ply)) => Ok(ply),
-        Some(None) => err(line, "ply must be a whole number of half-moves ≥ 0"),
-        None => err(line, "missing ply"),
-    }
+    count(line, "ply", raw.ply.as_ref(), &range::PLY)
 }
 
 /// A question: `what` (default `time`) and what the kind needs.

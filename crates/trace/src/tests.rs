@@ -84,6 +84,66 @@ fn errors_name_the_line() {
     }
 }
 
+/// Every number has a range; out of it, the error names the line and the
+/// range (a clock set to 2⁶⁴ − 1 ms once became −1 ms in the events).
+#[test]
+fn numbers_out_of_range_are_errors_that_name_the_line() {
+    let max = u64::MAX;
+    let cases = [
+        (format!(r#"{{"t": {max}, "clock": "white"}}"#), "t 18446744073709551615 is out of range: 0 to 1000000000000"),
+        (r#"{"t": 1000000000001, "sq": "e2", "on": false}"#.to_string(), "t 1000000000001 is out of range"),
+        (
+            format!(r#"{{"t": 5, "input": "set_clock", "white_ms": {max}, "black_ms": 60000}}"#),
+            "white_ms 18446744073709551615 is out of range: 0 to 35999000 ms, what a clock shows (9:59:59)",
+        ),
+        (r#"{"t": 5, "input": "set_clock", "white_ms": 0, "black_ms": 36000000}"#.into(), "black_ms 36000000 is out"),
+        (
+            format!(r#"{{"t": 5, "input": "add_time", "side": "white", "ms": {max}}}"#),
+            "ms 18446744073709551615 is out of range: 1 to 3600000 ms, one addition of at most an hour",
+        ),
+        (r#"{"t": 5, "input": "add_time", "side": "white", "ms": 0}"#.into(), "ms 0 is out of range: 1 to 3600000"),
+        (r#"{"t": 5, "input": "increment", "ms": 3600001}"#.into(), "ms 3600001 is out of range: 0 to 3600000"),
+        (
+            r#"{"t": 5, "input": "set_moves", "white_moves": 4294967296, "black_moves": 1}"#.into(),
+            "white_moves 4294967296 is out of range: 0 to 10000 moves",
+        ),
+        (r#"{"t": 5, "input": "set_moves", "white_moves": 1, "black_moves": 10001}"#.into(), "black_moves 10001"),
+        (
+            r#"{"t": 5, "input": "verdict", "ply": 20001, "side": "white", "verdict": "can_mate"}"#.into(),
+            "ply 20001 is out of range: 0 to 20000 half-moves",
+        ),
+        (r#"{"t": 5, "input": "opponent", "ply": 4294967295, "uci": "e7e5"}"#.into(), "ply 4294967295 is out"),
+        (r#"{"t": 5, "input": "hint", "ply": 99999, "uci": "e2e4"}"#.into(), "ply 99999 is out"),
+        (r#"{"t": 5, "input": "opponent", "ply": 2, "uci": "e7e5", "cp": 2147483648}"#.into(), "cp 2147483648"),
+    ];
+    for (line, needle) in cases {
+        let e = error_of(&format!("{HEADER}\n\n{line}\n"));
+        assert_eq!(e.line, 3, "{line} → {e}");
+        assert!(
+            e.to_string().starts_with("line 3: ") && e.to_string().contains(needle),
+            "{line} → {e} (wanted {needle:?})"
+        );
+    }
+    // The edges of each range are in it.
+    let edges = [
+        r#"{"t": 1000000000000, "input": "set_clock", "white_ms": 35999000, "black_ms": 0}"#,
+        r#"{"t": 1000000000000, "input": "add_time", "side": "black", "ms": 3600000}"#,
+        r#"{"t": 1000000000000, "input": "set_moves", "white_moves": 10000, "black_moves": 0}"#,
+        r#"{"t": 1000000000000, "input": "verdict", "ply": 20000, "side": "white", "verdict": "can_mate"}"#,
+    ];
+    for line in edges {
+        assert!(parse_entry(2, line).is_ok(), "{line}");
+    }
+    // The header's times.
+    let header = |field: &str, v: u64| error_of(&format!("{{\"tactus_trace\": 1, \"{field}\": {v}}}\n"));
+    for (field, over) in [("debounce_ms", 1001), ("settle_ms", max), ("press_grace_ms", 10_001)] {
+        let e = header(field, over);
+        assert!(e.line == 1 && e.to_string().contains(&format!("{field} {over} is out of range")), "{e}");
+    }
+    let (h, _) = read_str("{\"tactus_trace\": 1, \"settle_ms\": 10000, \"debounce_ms\": 0}\n").unwrap();
+    assert_eq!((h.settle_ms, h.debounce_ms), (Some(10_000), Some(0)));
+}
+
 #[test]
 fn repeated_edges_are_legal() {
     let text =
@@ -120,6 +180,9 @@ fn arb_piece() -> impl Strategy<Value = Piece> {
     (role, any::<bool>()).prop_map(|(role, white)| role.of(if white { Color::White } else { Color::Black }))
 }
 
+/// Every ply a trace may name (`range::PLY`).
+const PLIES: std::ops::RangeInclusive<u32> = 0..=20_000;
+
 fn arb_record() -> impl Strategy<Value = Record> {
     let sq = (0u32..64).prop_map(|i| Square::new(i));
     let side = prop_oneof![Just(Color::White), Just(Color::Black)];
@@ -136,36 +199,31 @@ fn arb_record() -> impl Strategy<Value = Record> {
             .prop_map(|(side, claim)| Record::Input(Input::Claim { side, claim })),
         Just(Record::Input(Input::Pause)),
         Just(Record::Input(Input::Resume)),
-        (any::<u32>(), any::<u32>())
-            .prop_map(|(w, b)| Record::Input(Input::SetClock { white_ms: w.into(), black_ms: b.into() })),
-        (side.clone(), any::<u32>()).prop_map(|(side, ms)| Record::Input(Input::AddTime { side, ms: ms.into() })),
-        (any::<u32>(), any::<u32>())
+        (range::CLOCK_MS.values, range::CLOCK_MS.values)
+            .prop_map(|(white_ms, black_ms)| Record::Input(Input::SetClock { white_ms, black_ms })),
+        (side.clone(), range::ADDED_MS.values).prop_map(|(side, ms)| Record::Input(Input::AddTime { side, ms })),
+        (0u32..=10_000, 0u32..=10_000)
             .prop_map(|(white_moves, black_moves)| Record::Input(Input::SetMoves { white_moves, black_moves })),
-        any::<u16>().prop_map(|ms| Record::Input(Input::Increment { ms: ms.into() })),
+        range::INCREMENT_MS.values.prop_map(|ms| Record::Input(Input::Increment { ms })),
         arb_request().prop_map(|r| Record::Input(Input::Request(r))),
-        (any::<u32>(), side.clone(), proptest::sample::select(MateVerdict::ALL))
+        (PLIES, side.clone(), proptest::sample::select(MateVerdict::ALL))
             .prop_map(|(ply, side, verdict)| Record::Input(Input::Verdict { ply, side, verdict })),
-        (
-            any::<u32>(),
-            sq.clone(),
-            sq.clone(),
-            proptest::option::of(prop_oneof![Just(Role::Queen), Just(Role::Knight)])
-        )
+        (PLIES, sq.clone(), sq.clone(), proptest::option::of(prop_oneof![Just(Role::Queen), Just(Role::Knight)]))
             .prop_map(|(ply, from, to, promotion)| Record::Input(Input::Opponent {
                 ply,
                 uci: shakmaty::uci::UciMove::Normal { from, to, promotion },
                 eval: None,
             })),
-        (any::<u32>(), sq.clone(), sq.clone(), any::<i16>(), any::<bool>(), 0usize..=PV_MAX).prop_map(
+        (PLIES, sq.clone(), sq.clone(), any::<i32>(), any::<bool>(), 0usize..=PV_MAX).prop_map(
             |(ply, from, to, n, mate, len)| {
                 let m = shakmaty::uci::UciMove::Normal { from, to, promotion: None };
                 let mut pv = [None; PV_MAX];
                 pv.iter_mut().take(len).for_each(|p| *p = Some(m));
-                let score = if mate { Score::Mate(n.into()) } else { Score::Cp(n.into()) };
+                let score = if mate { Score::Mate(n) } else { Score::Cp(n) };
                 Record::Input(Input::Opponent { ply, uci: m, eval: Some(Eval { score, pv }) })
             }
         ),
-        (any::<u32>(), sq.clone(), sq.clone()).prop_map(|(ply, from, to)| Record::Input(Input::Hint {
+        (PLIES, sq.clone(), sq.clone()).prop_map(|(ply, from, to)| Record::Input(Input::Hint {
             ply,
             uci: shakmaty::uci::UciMove::Normal { from, to, promotion: None }
         })),
@@ -214,7 +272,7 @@ proptest! {
     /// What the writer writes, the reader reads back unchanged.
     #[test]
     fn round_trip(
-        records in proptest::collection::vec((0u64..5000, arb_record()), 0..60),
+        records in proptest::collection::vec((prop_oneof![0u64..5000, Just(10_000_000_000)], arb_record()), 0..60),
         fen in any::<bool>(),
         dgt in any::<bool>(),
     ) {

@@ -171,13 +171,26 @@ impl Mosquitto {
         Mosquitto::on(free_port())
     }
 
-    /// On a given port (to restart one in the same place).
+    /// On a given port (to restart one in the same place). It logs its
+    /// clients' connections to a file of its own ([`Mosquitto::connections`]);
+    /// run as root, it stays root to write there (a user's files are its own).
     pub fn on(port: u16) -> Mosquitto {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("mosquitto.log");
         let text = format!(
             "listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_connections -1\n\
-             max_queued_messages 100000\nmax_inflight_messages 0\nlog_dest none\n"
+             max_queued_messages 100000\nmax_inflight_messages 0\nlog_dest file {}\nlog_type notice\n\
+             user root\n",
+            log.display()
         );
-        Mosquitto::with_config(port, tempfile::tempdir().unwrap(), &text, None)
+        Mosquitto::with_config(port, dir, &text, None)
+    }
+
+    /// How many times a client whose id starts with `client` has connected,
+    /// as the broker's log says (`New client connected from … as <id>`).
+    pub fn connections(&self, client: &str) -> usize {
+        let log = std::fs::read_to_string(self.dir.path().join("mosquitto.log")).unwrap_or_default();
+        log.lines().filter(|l| l.contains("New client connected") && l.contains(&format!(" as {client}"))).count()
     }
 
     /// The broker of `config/mosquitto/` as shipped (logins, the ACL, TLS),
