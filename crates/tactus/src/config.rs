@@ -10,6 +10,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer};
 use tactus_speech::{Choice, Readout, Touches};
+use tactus_trace::{Supervision, Variant};
 
 use crate::sink::VoiceSink;
 
@@ -165,26 +166,6 @@ impl BoardConfig {
     pub fn i2c_device(&self) -> PathBuf {
         PathBuf::from(format!("/dev/i2c-{}", self.i2c_bus))
     }
-}
-
-/// The variant of chess played.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Variant {
-    #[default]
-    Standard,
-    Chess960,
-}
-
-/// How illegal moves are ruled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Supervision {
-    /// Every illegal move penalised at once (A.4, B.2).
-    #[default]
-    Arbiter,
-    /// An illegal move stands unless the opponent claims (A.5.2, B.3).
-    Unsupervised,
 }
 
 /// A time control in PGN `TimeControl` syntax (extended), checked.
@@ -746,8 +727,11 @@ impl Config {
         let b = &self.board;
         let gpio = tactus_board::GpioConfig { rows: b.rows, cols: b.cols, ..Default::default() };
         if let Err(e) = gpio.validate() {
-            let key = if e.to_string().starts_with("row") { "board.rows" } else { "board.cols" };
-            return Err(KeyError { key, message: e.to_string() });
+            let key = match e.wires {
+                tactus_board::Wires::Rows => "board.rows",
+                tactus_board::Wires::Columns => "board.cols",
+            };
+            return Err(KeyError { key, message: e.message });
         }
         let expander = tactus_board::Mcp23017Config {
             wiring: tactus_board::Mcp23017Wiring::Matrix { address: b.i2c_address },
@@ -760,10 +744,7 @@ impl Config {
         };
         hall.validate().map_err(|e| KeyError { key: "board.hall_addresses", message: e.to_string() })?;
         let header = tactus_trace::Header {
-            variant: match self.game.variant {
-                Variant::Standard => tactus_trace::Variant::Standard,
-                Variant::Chess960 => tactus_trace::Variant::Chess960,
-            },
+            variant: self.game.variant,
             start_fen: self.game.start_fen.clone(),
             ..Default::default()
         };
@@ -902,6 +883,10 @@ mod tests {
             ("[mqtt]\nbroker = \"a b:1\"\n", "t.toml:2: key `mqtt.broker`:"),
             ("# x\n[game]\nstart_fen = \"not a fen\"\n", "t.toml:3: key `game.start_fen`:"),
             ("[board]\nrows = [4, 4, 27, 22, 5, 6, 13, 26]\n", "t.toml:2: key `board.rows`:"),
+            // A column on a row's pin: the column is at fault.
+            ("[board]\ncols = [4, 24, 25, 8, 7, 12, 16, 9]\n", "t.toml:2: key `board.cols`: column 0: BCM 4"),
+            ("[board]\ncols = [23, 24, 25, 8, 7, 12, 16, 28]\n", "t.toml:2: key `board.cols`: column 7: BCM 28"),
+            ("[game]\nsupervision = \"lenient\"\n", "t.toml:2: key `game.supervision`: unknown supervision"),
             (
                 "[board]\nhall_addresses = [0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x30]\n",
                 "t.toml:2: key `board.hall_addresses`:",

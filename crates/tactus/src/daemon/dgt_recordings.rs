@@ -401,7 +401,7 @@ struct Said {
     observations: usize,
     /// Ambiguities, board mismatches, sensor faults.
     doubts: Vec<String>,
-    over: Option<(Ms, String, EndReason)>,
+    over: Option<(Ms, tactus_core::GameResult, EndReason)>,
     /// Events after the game was over.
     after_over: usize,
     last: Option<EventKind>,
@@ -438,7 +438,7 @@ fn said(events: &[Event]) -> Said {
             EventKind::Ambiguous { .. } | EventKind::BoardMismatch { .. } | EventKind::SensorFault { .. } => {
                 s.doubts.push(format!("t={} {:?}", e.t, e.kind))
             }
-            EventKind::GameOver { result, reason, .. } => s.over = Some((e.t, result.clone(), *reason)),
+            EventKind::GameOver { result, reason, .. } => s.over = Some((e.t, *result, *reason)),
             _ => {}
         }
         s.last = Some(e.kind.clone());
@@ -573,7 +573,7 @@ fn johans_game_through_the_daemon() {
     // DGT clock's time, ran out at its report of 0:00:00 (to the ms) and
     // White, who can mate, wins (6.9) — the 1-0 the game was given.
     let (t, result, reason) = s.over.clone().expect("the game is over");
-    assert_eq!((result.as_str(), reason), ("1-0", EndReason::FlagFall));
+    assert_eq!((result, reason), (tactus_core::GameResult::WhiteWins, EndReason::FlagFall));
     let at_report = played.flag_report.expect("the clock reports the flag");
     assert!(t.abs_diff(at_report) <= 1, "the flag fell at {t} ms, the clock showed it at {at_report} ms");
     assert_eq!(s.after_over, 0);

@@ -26,7 +26,7 @@ pub use board::{NoBoard, matrix};
 pub use broadcast::web_dir;
 
 use anyhow::Context;
-use tactus_core::{MateSearch, Policy, Supervision};
+use tactus_core::{MateSearch, Policy};
 use tactus_trace::{Header, Variant};
 use tokio::sync::{mpsc, watch};
 
@@ -223,10 +223,7 @@ fn policy_of(cfg: &Config) -> Policy {
             cfg.game.settle_ms
         },
         press_grace_ms: cfg.game.press_grace_ms,
-        supervision: match cfg.game.supervision {
-            config::Supervision::Arbiter => Supervision::Arbiter,
-            config::Supervision::Unsupervised => Supervision::Unsupervised,
-        },
+        supervision: cfg.game.supervision,
         // Given while a player thinks, never muted for low time.
         time_warnings: if cfg.voice.sink == VoiceSink::None {
             Vec::new()
@@ -250,10 +247,7 @@ fn header_of(cfg: &Config, trace: Option<&Header>) -> Header {
     }
     let tc = &cfg.game.time_control.0;
     Header {
-        variant: match cfg.game.variant {
-            config::Variant::Standard => Variant::Standard,
-            config::Variant::Chess960 => Variant::Chess960,
-        },
+        variant: cfg.game.variant,
         start_fen: cfg.game.start_fen.clone(),
         time_control: (!matches!(tc.as_str(), "" | "-" | "?")).then(|| tc.clone()),
         white: cfg.game.white.clone(),
