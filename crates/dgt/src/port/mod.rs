@@ -89,6 +89,11 @@ pub(crate) trait Device: Send + 'static {
     fn input(&mut self, input: Self::Input, now: Instant, out: &mut Outbox);
     /// Timers; when to be called again.
     fn poll(&mut self, now: Instant, out: &mut Outbox) -> Option<Instant>;
+    /// Each turn of the loop, line or not: what the device owes its owner
+    /// (events a full queue held back) goes out; when to try again.
+    fn catch_up(&mut self, _now: Instant) -> Option<Instant> {
+        None
+    }
 }
 
 /// The owner's handle: inputs in, never waiting; dropping it stops the
@@ -166,6 +171,9 @@ impl<D: Device> Line<D> {
                 self.device.input(input, now, &mut self.outbox);
             }
             let mut wake = next_probe;
+            if let Some(t) = self.device.catch_up(now) {
+                wake = wake.min(t);
+            }
             if self.conn.is_some()
                 && let Some(t) = self.device.poll(now, &mut self.outbox)
             {
