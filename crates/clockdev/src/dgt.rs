@@ -6,12 +6,11 @@
 
 use std::time::{Duration, Instant};
 
-use shakmaty::Color;
 use tactus_dgt::protocol::clock::{
     ACK_BUTTON, BUTTON_FIRST, BUTTON_ON_OFF, CMD_ASCII, CMD_BEEP, CMD_END, CMD_SETNRUN, CMD_VERSION, SETNRUN_LEFT_RUNS,
-    SETNRUN_PAUSE, SETNRUN_RIGHT_RUNS, SETNRUN_TOGGLE_ON_LEVER, STATUS_NO_CLOCK, STATUS_RIGHT_HIGH,
+    SETNRUN_PAUSE, SETNRUN_RIGHT_RUNS, SETNRUN_TOGGLE_ON_LEVER,
 };
-use tactus_dgt::protocol::{BoardMessage, BoardParser, ClockAck, ClockCommand, Hms, Request};
+use tactus_dgt::protocol::{BoardMessage, BoardParser, ClockAck, ClockCommand, ClockSide, Hms, Request};
 
 use crate::courier::{Courier, Step};
 use crate::report::escape;
@@ -59,37 +58,34 @@ enum Phase {
 /// A DGT 3000 on a DGT board's serial port.
 #[derive(Debug)]
 pub struct Dgt3000 {
-    white_on_left: bool,
+    /// The side of White's face.
+    white: ClockSide,
     phase: Phase,
     parser: BoardParser,
     courier: Courier<Cmd>,
     display: Option<(Display, Instant)>,
     text_shown: bool,
-    /// Lever down on the left; `None` until the first status after connecting.
-    left_down: Option<bool>,
+    /// The side whose lever is down; `None` until the first status after connecting.
+    lever_down: Option<ClockSide>,
     board_version: (u8, u8),
     last_write: Option<Instant>,
 }
 
 impl Dgt3000 {
-    /// A device not yet opened; `white_on_left` as the clock stands for
-    /// the arbiter facing it.
-    pub fn new(white_on_left: bool) -> Dgt3000 {
+    /// A device not yet opened; `white`, the side of White's face as the
+    /// clock stands for    /// the arbiter facing it.
+    pub fn new(white: ClockSide) -> Dgt3000 {
         Dgt3000 {
-            white_on_left,
+            white,
             phase: Phase::Closed,
             parser: BoardParser::default(),
             courier: Courier::new(),
             display: None,
             text_shown: false,
-            left_down: None,
+            lever_down: None,
             board_version: (0, 0),
             last_write: None,
         }
-    }
-
-    fn side(&self, left: bool) -> Color {
-        if left == self.white_on_left { Color::White } else { Color::Black }
     }
 
     fn hello(&mut self, now: Instant, out: &mut Outbox) {
@@ -100,7 +96,7 @@ impl Dgt3000 {
 
     fn lost(&mut self, reason: String, now: Instant, out: &mut Outbox) {
         self.courier.clear();
-        self.left_down = None;
+        self.lever_down = None;
         out.reports.push(ClockReport::Disconnected { reason });
         self.hello(now, out);
     }
@@ -110,11 +106,10 @@ impl Dgt3000 {
             Cmd::Version => ClockCommand::Version,
             Cmd::Show => {
                 let d = self.display.map_or_else(Display::default, |(d, at)| d.aged(now.duration_since(at)));
-                let (left, right) =
-                    if self.white_on_left { (Color::White, Color::Black) } else { (Color::Black, Color::White) };
-                let flags = match d.running {
-                    Some(side) if side == left => SETNRUN_LEFT_RUNS | SETNRUN_TOGGLE_ON_LEVER,
-                    Some(_) => SETNRUN_RIGHT_RUNS | SETNRUN_TOGGLE_ON_LEVER,
+                let (left, right) = (self.white.color_at(ClockSide::Left), self.white.color_at(ClockSide::Right));
+                let flags = match d.running.map(|side| self.white.side_of(side)) {
+                    Some(ClockSide::Left) => SETNRUN_LEFT_RUNS | SETNRUN_TOGGLE_ON_LEVER,
+                    Some(ClockSide::Right) => SETNRUN_RIGHT_RUNS | SETNRUN_TOGGLE_ON_LEVER,
                     None => SETNRUN_PAUSE,
                 };
                 ClockCommand::SetNRun { left: Hms::from_ms(d.ms(left)), right: Hms::from_ms(d.ms(right)), flags }
@@ -164,7 +159,7 @@ impl Dgt3000 {
                 version: format!("clock {major}.{minor}, board {bmaj}.{bmin}"),
             });
             self.phase = Phase::Ready;
-            self.left_down = None;
+            self.lever_down = None;
             if self.display.is_some() {
                 self.courier.push(Cmd::Show);
             }
@@ -182,16 +177,15 @@ impl Dgt3000 {
             }
             BoardMessage::ClockAck(ack) => self.ack(ack, at, out),
             BoardMessage::Clock(t) if self.phase == Phase::Ready => {
-                if t.status & STATUS_NO_CLOCK != 0 {
+                if t.status.no_clock {
                     self.lost("the DGT board reports no clock".into(), at, out);
                     return;
                 }
-                // The lever high on the right is down on the left.
-                let left_down = t.status & STATUS_RIGHT_HIGH != 0;
-                if self.left_down.is_some_and(|was| was != left_down) {
-                    out.reports.push(ClockReport::Lever { side: self.side(left_down), at });
+                let down = t.status.lever_down;
+                if self.lever_down.is_some_and(|was| was != down) {
+                    out.reports.push(ClockReport::Lever { side: self.white.color_at(down), at });
                 }
-                self.left_down = Some(left_down);
+                self.lever_down = Some(down);
             }
             // Field updates, dumps and the rest are the board's, not the clock's.
             _ => {}
@@ -207,7 +201,7 @@ fn button(code: u8) -> Option<Button> {
         2 => Button::Pause,
         3 => Button::Plus,
         4 => Button::TimeRequest,
-        _ if code == BUTTON_ON_OFF => Button::Other("on/off".into()),
+        _ if code == BUTTON_ON_OFF => Button::OnOff,
         _ => return None,
     })
 }
@@ -222,7 +216,7 @@ impl ClockDevice for Dgt3000 {
         self.phase = Phase::Closed;
         self.parser.clear();
         self.courier.clear();
-        self.left_down = None;
+        self.lever_down = None;
         self.text_shown = false;
     }
 
@@ -285,19 +279,23 @@ impl ClockDevice for Dgt3000 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use shakmaty::Color;
     use tactus_dgt::protocol::clock::ACK_OK;
-    use tactus_dgt::protocol::{ClockTimes, Field, Occupant};
+    use tactus_dgt::protocol::{ClockStatus, ClockTimes, Field, Occupant};
 
     fn ack(code: u8, a2: u8, a3: u8) -> Vec<u8> {
         BoardMessage::ClockAck(ClockAck([ACK_OK, code, a2, a3])).encode()
     }
 
+    /// `DGT_MSG_BWTIME`'s status bit D1 (`dgtbrd.h`): the lever is high on the right.
+    const STATUS_RIGHT_HIGH: u8 = 0x02;
+
     fn time(status: u8) -> Vec<u8> {
-        BoardMessage::Clock(ClockTimes { status, ..ClockTimes::default() }).encode()
+        BoardMessage::Clock(ClockTimes { status: ClockStatus::from_bits(status), ..ClockTimes::default() }).encode()
     }
 
     fn connected(t0: Instant) -> (Dgt3000, Outbox) {
-        let mut dev = Dgt3000::new(true);
+        let mut dev = Dgt3000::new(ClockSide::Left);
         let mut out = Outbox::default();
         dev.opened(t0, &mut out);
         assert_eq!(std::mem::take(&mut out.bytes), [Request::UpdateNice.code(), Request::Version.code()]);
@@ -378,7 +376,7 @@ mod tests {
     #[test]
     fn the_bytes_on_the_wire_are_the_drivers_ones() {
         let t0 = Instant::now();
-        let mut dev = Dgt3000::new(true);
+        let mut dev = Dgt3000::new(ClockSide::Left);
         let mut out = Outbox::default();
         dev.opened(t0, &mut out);
         assert_eq!(std::mem::take(&mut out.bytes), [0x4b, 0x4d]);
@@ -405,7 +403,7 @@ mod tests {
     #[test]
     fn garbage_and_cut_messages_are_reported_and_the_next_message_counts() {
         let t0 = Instant::now();
-        let mut dev = Dgt3000::new(true);
+        let mut dev = Dgt3000::new(ClockSide::Left);
         let mut out = Outbox::default();
         dev.opened(t0, &mut out);
         out.bytes.clear();

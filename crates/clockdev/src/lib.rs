@@ -33,6 +33,7 @@ pub use display::Display;
 pub use link::{ClockLink, ClockTexts, DeviceKind};
 pub use open::OpenClock;
 pub use report::{Button, ClockReport};
+pub use tactus_dgt::protocol::ClockSide;
 
 /// What a device call produced: bytes for the serial line and reports for
 /// the host.

@@ -10,6 +10,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use serialport::SerialPort;
+use tactus_dgt::protocol::ClockSide;
 
 use crate::{ClockDevice, ClockReport, Dgt3000, Display, OpenClock, Outbox};
 
@@ -36,8 +37,8 @@ pub enum DeviceKind {
     Open,
     /// A DGT 3000 on a DGT board's serial port (9600 baud).
     Dgt3000 {
-        /// Whether White's face is the clock's left one.
-        white_on_left: bool,
+        /// The side of White's face.
+        white: ClockSide,
     },
 }
 
@@ -46,7 +47,7 @@ impl DeviceKind {
     pub fn device(self) -> Box<dyn ClockDevice> {
         match self {
             DeviceKind::Open => Box::new(OpenClock::new()),
-            DeviceKind::Dgt3000 { white_on_left } => Box::new(Dgt3000::new(white_on_left)),
+            DeviceKind::Dgt3000 { white } => Box::new(Dgt3000::new(white)),
         }
     }
 }

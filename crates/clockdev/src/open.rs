@@ -154,24 +154,12 @@ impl OpenClock {
             }
             ClockMsg::Button { eseq, name, clock_ms } => {
                 let at = self.times.place(clock_ms, at);
-                self.event(eseq, ClockReport::Button { button: button(&name), at }, out);
+                self.event(eseq, ClockReport::Button { button: Button::from_name(&name), at }, out);
             }
             ClockMsg::Err { code, detail } => {
                 out.reports.push(ClockReport::Error { message: format!("{code} {detail}").trim_end().to_string() })
             }
         }
-    }
-}
-
-/// The protocol's button names.
-fn button(name: &str) -> Button {
-    match name {
-        "TIME" => Button::TimeRequest,
-        "MOVE" => Button::LastMove,
-        "PAUSE" => Button::Pause,
-        "PLUS" => Button::Plus,
-        "MINUS" => Button::Minus,
-        other => Button::Other(other.to_string()),
     }
 }
 

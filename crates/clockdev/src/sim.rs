@@ -138,7 +138,7 @@ impl SimClock {
     pub fn plug(kind: DeviceKind, path: &Path) -> io::Result<SimClock> {
         let responder: Box<dyn Responder> = match kind {
             DeviceKind::Open => Box::new(open::OpenSim::new()),
-            DeviceKind::Dgt3000 { white_on_left } => Box::new(dgt::DgtSim::new(white_on_left)),
+            DeviceKind::Dgt3000 { white } => Box::new(dgt::DgtSim::new(white)),
         };
         let (tx, seen) = mpsc::channel();
         let state = Arc::new(Mutex::new(State { responder, master: None, drop_acks: 0, seen: tx }));

@@ -21,11 +21,11 @@ use shakmaty::Square;
 
 use crate::protocol::clock::{
     ACK_BUTTON, ACK_ERROR, ACK_OK, BEEP_UNIT_MS, SETNRUN_LEFT_RUNS, SETNRUN_PAUSE, SETNRUN_RIGHT_RUNS,
-    SETNRUN_TOGGLE_ON_LEVER, STATUS_RIGHT_HIGH,
+    SETNRUN_TOGGLE_ON_LEVER,
 };
 use crate::protocol::ee::{EE_BEGINPOS, EE_DOWNLOADED, EE_EMPTYBOARD, EE_START_TAG, EeEvent, EeLog};
 use crate::protocol::{
-    Battery, BoardMessage, BusRequest, ClockAck, ClockCommand, ClockTimes, Field, Garbage, Hms, HostCommand,
+    Battery, BoardMessage, BusRequest, ClockAck, ClockCommand, ClockSide, ClockTimes, Field, Garbage, Hms, HostCommand,
     HostParser, MSG_BUS_BRD_DUMP, MSG_BUS_BWTIME, MSG_BUS_FROM_START, MSG_BUS_PING, MSG_BUS_START_GAME_WRITTEN,
     MSG_BUS_UPDATE, MSG_BUS_VERSION, Occupant, Orientation, Placement, Request, bus_message,
 };
@@ -299,12 +299,12 @@ impl Emulator {
     /// the face it stopped.
     pub fn set_clock(&mut self, clock: Option<ClockTimes>, now: Instant, out: &mut EmulatorOut) {
         if let (Some(old), Some(new)) = (self.clock, clock)
-            && (old.status ^ new.status) & STATUS_RIGHT_HIGH != 0
+            && old.status.lever_down != new.status.lever_down
         {
-            // Right side now high: the left player pressed, stopping the left face.
-            let left = new.status & STATUS_RIGHT_HIGH != 0;
-            let time = if left { new.left.time } else { new.right.time };
-            self.log.push(EeEvent::Time { left, time });
+            // A player pressed, stopping their face.
+            let pressed = new.status.lever_down;
+            let time = new.face(pressed).time;
+            self.log.push(EeEvent::Time { left: pressed == ClockSide::Left, time });
         }
         self.clock = clock;
         if self.line == Line::Single(Mode::UpdateNice) {

@@ -4,11 +4,14 @@
 //!
 //! - [`protocol`]: the DGT board serial protocol, both directions, sans I/O.
 //! - [`reader`]: a real board's bytes to edges with piece identity.
+//! - [`follow`]: a game's inputs from the reader's events: edges with the
+//!   piece put down, the clock's presses, promotions.
 //! - [`recognise`]: moves from placements, transients ignored.
 //! - [`emulate`]: answering as a DGT board from the game's position.
 //! - [`link`]: the reader and the emulator on a serial line or a pty.
 
 pub mod emulate;
+pub mod follow;
 pub mod link;
 mod port;
 pub mod protocol;

@@ -14,7 +14,7 @@ use common::{Client, WAIT, fen, game, steps};
 use serde_json::Value;
 use shakmaty::{Move, Position};
 use tactus_dgt::emulate::{ClockRequest, Identity, Run};
-use tactus_dgt::protocol::{ClockTimes, Face, Hms, Placement};
+use tactus_dgt::protocol::{ClockStatus, ClockTimes, Face, Hms, Placement};
 use tactus_dgt::{EmulatorEvent, EmulatorLink, Endpoint};
 
 fn client_path() -> String {
@@ -74,7 +74,7 @@ fn a_client_written_from_the_document_follows_whole_games_and_the_clock() {
     let clock = ClockTimes {
         left: Face { time: Hms { h: 0, m: 5, s: 0 }, ..Face::default() },
         right: Face { time: Hms { h: 0, m: 5, s: 0 }, ..Face::default() },
-        status: 0,
+        status: ClockStatus::default(),
     };
     link.set_clock(Some(clock));
 

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer};
+use tactus_dgt::protocol::ClockSide;
 use tactus_speech::{Choice, Readout, Touches};
 use tactus_trace::{Supervision, Variant};
 
@@ -298,15 +299,6 @@ pub enum ClockDevice {
     Dgt3000,
 }
 
-/// Which of the clock's faces is White's, seen from the clock's front.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum ClockSide {
-    #[default]
-    Left,
-    Right,
-}
-
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct ClockConfig {
@@ -316,7 +308,9 @@ pub struct ClockConfig {
     /// Default 115200 (open) or 9600 (dgt3000).
     #[serde(deserialize_with = "ranged::clock_baud")]
     pub baud: Option<u32>,
-    /// dgt3000: the side of White's face.
+    /// dgt3000 (or a DGT clock on a DGT board): the side of White's face,
+    /// seen from the clock's front.
+    #[serde(deserialize_with = "parsed")]
     pub white: ClockSide,
 }
 

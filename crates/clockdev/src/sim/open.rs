@@ -130,16 +130,8 @@ impl Responder for OpenSim {
     }
 
     fn button(&mut self, button: &Button, now: Instant, out: &mut SimOut) {
-        let name = match button {
-            Button::TimeRequest => "TIME",
-            Button::LastMove => "MOVE",
-            Button::Pause => "PAUSE",
-            Button::Plus => "PLUS",
-            Button::Minus => "MINUS",
-            Button::Other(name) => name,
-        };
         self.next_eseq = self.next_eseq.wrapping_add(1);
-        let msg = ClockMsg::Button { eseq: self.next_eseq, name: name.to_string(), clock_ms: self.clock_ms(now) };
+        let msg = ClockMsg::Button { eseq: self.next_eseq, name: button.to_string(), clock_ms: self.clock_ms(now) };
         self.event(msg, now, out);
     }
 

@@ -27,7 +27,7 @@ pub mod ee;
 mod message;
 mod split;
 
-pub use clock::{ClockAck, ClockCommand, ClockTimes, Face, Hms};
+pub use clock::{ClockAck, ClockCommand, ClockSide, ClockStatus, ClockTimes, Face, Hms};
 pub use codes::{Field, Occupant, Orientation, Placement, Special};
 pub use command::{BusRequest, DGT_CLOCK_MESSAGE, DGT_SET_LEDS, HostCommand, HostParser, Request, checksum};
 pub use message::{

@@ -19,10 +19,11 @@ use tactus_core::{Device, EventKind};
 use tactus_trace::{Entry, Header, Input, Record};
 use tokio::sync::mpsc;
 
-use super::dgt_board::{ClockOnBoard, DgtBoard};
+use super::dgt_board::DgtBoard;
 use super::game::{GameTime, Incoming};
 use super::source::Source;
 use crate::config::{BoardKind, Config};
+use tactus_dgt::follow::ClockOnBoard;
 
 /// The board's sensors cannot be reached: the daemon cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -188,10 +189,8 @@ pub fn start(
             (Box::new(board), None)
         }
         OpenBoard::Dgt(board) => {
-            let clock = ClockOnBoard {
-                white_on_left: cfg.clock.white == crate::config::ClockSide::Left,
-                sole: cfg.clock.device == crate::config::ClockDevice::None,
-            };
+            let clock =
+                ClockOnBoard { white: cfg.clock.white, sole: cfg.clock.device == crate::config::ClockDevice::None };
             let thread = board.start(assume, clock, tx, stop)?;
             return Ok(BoardThreads { threads: vec![thread] });
         }

@@ -205,23 +205,12 @@ pub fn run_with(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
 }
 
 /// How the board rules, for the core and for the journal's header.
-/// The least a DGT board must hold still before a move is announced.
-const DGT_SETTLE_MS: u64 = 300;
-
 fn policy_of(cfg: &Config) -> Policy {
+    let dgt = cfg.board.kind == BoardKind::Dgt;
     Policy {
-        // A DGT board reports each scan's settled fields, several at once:
-        // nothing to debounce, and a capture's off and on of one square may
-        // come in the same millisecond.
-        debounce_ms: if cfg.board.kind == BoardKind::Dgt { 0 } else { cfg.game.debounce_ms },
-        // A DGT board's scan takes 200–250 ms: a sliding piece can show on
-        // a square it passes for a whole scan, so the board has held still
-        // only after more than one.
-        settle_ms: if cfg.board.kind == BoardKind::Dgt {
-            cfg.game.settle_ms.max(DGT_SETTLE_MS)
-        } else {
-            cfg.game.settle_ms
-        },
+        // A DGT board's own timing (tactus-dgt's `follow`).
+        debounce_ms: if dgt { tactus_dgt::follow::DEBOUNCE_MS } else { cfg.game.debounce_ms },
+        settle_ms: if dgt { cfg.game.settle_ms.max(tactus_dgt::follow::SETTLE_MS) } else { cfg.game.settle_ms },
         press_grace_ms: cfg.game.press_grace_ms,
         supervision: cfg.game.supervision,
         // Given while a player thinks, never muted for low time.
@@ -362,7 +351,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         }
     };
     if let Some(path) = &cfg.board.dgt_emulate {
-        match dgt::DgtEmulation::start(path, opened.session(), cfg.clock.white == config::ClockSide::Left) {
+        match dgt::DgtEmulation::start(path, opened.session(), cfg.clock.white) {
             Ok(d) => out.dgt = Some(d),
             Err(e) => {
                 let time = GameTime { start: Instant::now(), base: opened.last_t(), speed };
