@@ -7,7 +7,7 @@
 //! square can be reported before the old one is cleared, and a piece
 //! carried across the board shows on the squares it passes (a queen taking
 //! on c4 from c1 can show on c2 and c3). The move logic must make no move
-//! of such transients; [`crate::recognise`] shows one way.
+//! of such transients; `recognise` (a test aid) shows one way.
 //!
 //! The board numbers its fields from the connector side and does not know
 //! which way it lies; the reader finds out from the starting position
