@@ -34,7 +34,7 @@ impl GpioConfig {
 
     pub fn validate(&self) -> Result<(), PinError> {
         let mut seen = 0u32;
-        for (wires, what, pins) in [(Wires::Rows, "row", &self.rows), (Wires::Columns, "column", &self.cols)] {
+        for (wires, what, pins) in [(PinTable::Rows, "row", &self.rows), (PinTable::Columns, "column", &self.cols)] {
             for (i, &pin) in pins.iter().enumerate() {
                 if pin > 27 {
                     let message = format!("{what} {i}: BCM {pin} is not on the 40-pin header (GPIO 0–27)");
@@ -54,7 +54,7 @@ impl GpioConfig {
 
 /// The matrix's two tables of pins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Wires {
+pub enum PinTable {
     Rows,
     Columns,
 }
@@ -63,7 +63,7 @@ pub enum Wires {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct PinError {
-    pub wires: Wires,
+    pub wires: PinTable,
     pub message: String,
 }
 

@@ -39,7 +39,7 @@ pub mod sim;
 pub mod gpio;
 
 #[cfg(target_os = "linux")]
-pub use gpio::{GpioConfig, GpioMatrix, PinError, Wires};
+pub use gpio::{GpioConfig, GpioMatrix, PinError, PinTable};
 pub use lines::{Lines, scan_lines};
 pub use mcp23017::{Mcp23017Config, Mcp23017Matrix, Mcp23017Wiring};
 pub use scan::{ScanConfig, Scanner};

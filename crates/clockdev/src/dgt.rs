@@ -23,7 +23,7 @@ const HELLO_EVERY: Duration = Duration::from_millis(500);
 const PING_AFTER: Duration = Duration::from_secs(2);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Cmd {
+enum DgtCmd {
     Version,
     /// The latest display, aged to the moment it is written.
     Show,
@@ -32,15 +32,15 @@ enum Cmd {
     End,
 }
 
-impl Cmd {
+impl DgtCmd {
     /// The command byte its acknowledgement names.
     fn code(&self) -> u8 {
         match self {
-            Cmd::Version => CMD_VERSION,
-            Cmd::Show => CMD_SETNRUN,
-            Cmd::Beep(_) => CMD_BEEP,
-            Cmd::Text(_) => CMD_ASCII,
-            Cmd::End => CMD_END,
+            DgtCmd::Version => CMD_VERSION,
+            DgtCmd::Show => CMD_SETNRUN,
+            DgtCmd::Beep(_) => CMD_BEEP,
+            DgtCmd::Text(_) => CMD_ASCII,
+            DgtCmd::End => CMD_END,
         }
     }
 }
@@ -62,7 +62,7 @@ pub struct Dgt3000 {
     white: ClockSide,
     phase: Phase,
     parser: BoardParser,
-    courier: Courier<Cmd>,
+    courier: Courier<DgtCmd>,
     display: Option<(Display, Instant)>,
     text_shown: bool,
     /// The side whose lever is down; `None` until the first status after connecting.
@@ -101,10 +101,10 @@ impl Dgt3000 {
         self.hello(now, out);
     }
 
-    fn encode(&self, cmd: &Cmd, now: Instant) -> Vec<u8> {
+    fn encode(&self, cmd: &DgtCmd, now: Instant) -> Vec<u8> {
         let command = match cmd {
-            Cmd::Version => ClockCommand::Version,
-            Cmd::Show => {
+            DgtCmd::Version => ClockCommand::Version,
+            DgtCmd::Show => {
                 let d = self.display.map_or_else(Display::default, |(d, at)| d.aged(now.duration_since(at)));
                 let (left, right) = (self.white.color_at(ClockSide::Left), self.white.color_at(ClockSide::Right));
                 let flags = match d.running.map(|side| self.white.side_of(side)) {
@@ -114,9 +114,9 @@ impl Dgt3000 {
                 };
                 ClockCommand::SetNRun { left: Hms::from_ms(d.ms(left)), right: Hms::from_ms(d.ms(right)), flags }
             }
-            Cmd::Beep(ms) => ClockCommand::beep_ms(*ms),
-            Cmd::Text(text) => ClockCommand::ascii(text),
-            Cmd::End => ClockCommand::End,
+            DgtCmd::Beep(ms) => ClockCommand::beep_ms(*ms),
+            DgtCmd::Text(text) => ClockCommand::ascii(text),
+            DgtCmd::End => ClockCommand::End,
         };
         command.encode()
     }
@@ -161,7 +161,7 @@ impl Dgt3000 {
             self.phase = Phase::Ready;
             self.lever_down = None;
             if self.display.is_some() {
-                self.courier.push(Cmd::Show);
+                self.courier.push(DgtCmd::Show);
             }
         }
     }
@@ -172,7 +172,7 @@ impl Dgt3000 {
                 if let Phase::Board(_) = self.phase {
                     self.board_version = (major, minor);
                     self.phase = Phase::Clock;
-                    self.courier.push(Cmd::Version);
+                    self.courier.push(DgtCmd::Version);
                 }
             }
             BoardMessage::ClockAck(ack) => self.ack(ack, at, out),
@@ -233,22 +233,22 @@ impl ClockDevice for Dgt3000 {
     fn show(&mut self, display: &Display, now: Instant, out: &mut Outbox) {
         self.display = Some((*display, now));
         if std::mem::take(&mut self.text_shown) {
-            self.courier.push(Cmd::End);
+            self.courier.push(DgtCmd::End);
         }
-        if !self.courier.queued().any(|c| *c == Cmd::Show) {
-            self.courier.push(Cmd::Show);
+        if !self.courier.queued().any(|c| *c == DgtCmd::Show) {
+            self.courier.push(DgtCmd::Show);
         }
         self.pump(now, out);
     }
 
     fn beep(&mut self, ms: u32, now: Instant, out: &mut Outbox) {
-        self.courier.push(Cmd::Beep(ms));
+        self.courier.push(DgtCmd::Beep(ms));
         self.pump(now, out);
     }
 
     fn text(&mut self, text: &str, now: Instant, out: &mut Outbox) {
         self.text_shown = !text.is_empty();
-        self.courier.push(if text.is_empty() { Cmd::End } else { Cmd::Text(text.to_string()) });
+        self.courier.push(if text.is_empty() { DgtCmd::End } else { DgtCmd::Text(text.to_string()) });
         self.pump(now, out);
     }
 
@@ -260,7 +260,7 @@ impl ClockDevice for Dgt3000 {
             Phase::Clock => self.pump(now, out),
             Phase::Ready => {
                 if self.courier.is_idle() && now >= self.last_write.unwrap_or(now) + PING_AFTER {
-                    self.courier.push(Cmd::Version);
+                    self.courier.push(DgtCmd::Version);
                 }
                 self.pump(now, out);
             }
@@ -281,7 +281,7 @@ mod tests {
     use proptest::prelude::*;
     use shakmaty::Color;
     use tactus_dgt::protocol::clock::ACK_OK;
-    use tactus_dgt::protocol::{ClockStatus, ClockTimes, Field, Occupant};
+    use tactus_dgt::protocol::{ClockFaces, ClockStatus, Field, Occupant};
 
     fn ack(code: u8, a2: u8, a3: u8) -> Vec<u8> {
         BoardMessage::ClockAck(ClockAck([ACK_OK, code, a2, a3])).encode()
@@ -291,7 +291,7 @@ mod tests {
     const STATUS_RIGHT_HIGH: u8 = 0x02;
 
     fn time(status: u8) -> Vec<u8> {
-        BoardMessage::Clock(ClockTimes { status: ClockStatus::from_bits(status), ..ClockTimes::default() }).encode()
+        BoardMessage::Clock(ClockFaces { status: ClockStatus::from_bits(status), ..ClockFaces::default() }).encode()
     }
 
     fn connected(t0: Instant) -> (Dgt3000, Outbox) {

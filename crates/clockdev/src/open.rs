@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use crate::courier::{Courier, Step};
-use crate::line::{ClockMsg, HostMsg, Lines, VERSION, unframe};
+use crate::line::{ClockMsg, HostMsg, LineSplitter, VERSION, unframe};
 use crate::report::escape;
 use crate::timemap::TimeMap;
 use crate::{Button, ClockDevice, ClockReport, Display, Outbox};
@@ -35,7 +35,7 @@ enum Phase {
 #[derive(Debug)]
 pub struct OpenClock {
     phase: Phase,
-    lines: Lines,
+    lines: LineSplitter,
     courier: Courier<(u16, Cmd)>,
     next_seq: u16,
     /// The latest display and when it was given.
@@ -58,7 +58,7 @@ impl OpenClock {
     pub fn new() -> OpenClock {
         OpenClock {
             phase: Phase::Closed,
-            lines: Lines::default(),
+            lines: LineSplitter::default(),
             courier: Courier::new(),
             next_seq: 0,
             display: None,

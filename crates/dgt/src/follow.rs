@@ -308,7 +308,7 @@ impl Follow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{ClockStatus, ClockTimes, Face, Hms, Special};
+    use crate::protocol::{ClockFaces, ClockStatus, Face, Hms, Special};
 
     /// A clock on the board with White's face on the left, and no clock besides.
     const WHITE_LEFT: ClockOnBoard = ClockOnBoard { white: ClockSide::Left, sole: true };
@@ -485,7 +485,7 @@ mod tests {
         // The left face shows 3:02, the right 3:07.
         let left = Face { time: Hms { h: 0, m: 3, s: 2 }, ..Face::default() };
         let right = Face { time: Hms { h: 0, m: 3, s: 7 }, final_flag, ..Face::default() };
-        ReaderEvent::Clock { times: ClockTimes { right, left, status }, at: Instant::now() }
+        ReaderEvent::Clock { times: ClockFaces { right, left, status }, at: Instant::now() }
     }
 
     fn records(out: &mut Vec<Followed>) -> Vec<Record> {
@@ -519,7 +519,7 @@ mod tests {
         assert_eq!(records(&mut out), [left_white, Record::Input(Input::Resume)]);
         // A clock that shows no time sets nothing.
         let running = ClockStatus { running: true, ..ClockStatus::default() };
-        let blank = ClockTimes { right: Face::default(), left: Face::default(), status: running };
+        let blank = ClockFaces { right: Face::default(), left: Face::default(), status: running };
         let mut blank_follow = Follow::new(Bitboard::EMPTY, WHITE_LEFT);
         blank_follow.event(ReaderEvent::Clock { times: blank, at: Instant::now() }, &mut out);
         assert_eq!(records(&mut out), [plugged_in, Record::Input(Input::Resume)]);
@@ -537,7 +537,7 @@ mod tests {
 
     #[test]
     fn a_board_without_a_clock_says_so_and_says_when_one_is_plugged_in_or_out() {
-        let no_clock = || ReaderEvent::Clock { times: ClockTimes::no_clock(), at: Instant::now() };
+        let no_clock = || ReaderEvent::Clock { times: ClockFaces::no_clock(), at: Instant::now() };
         let connected = |c| Record::Input(Input::ClockConnected(c));
         let mut follow = Follow::new(Bitboard::EMPTY, WHITE_LEFT);
         let mut out = Vec::new();

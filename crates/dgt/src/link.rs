@@ -6,9 +6,9 @@ use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::time::{Duration, Instant};
 
 use crate::emulate::{ClockRequest, Emulator, EmulatorOut, Identity};
-use crate::port::{Device, Endpoint, Key, Outbox, Outgoing, Runner, Stale, Supersede};
+use crate::port::{Endpoint, Key, LineDevice, LineOutbox, Outgoing, Runner, Stale, Supersede};
 use crate::protocol::{
-    Battery, ClockCommand, ClockTimes, Garbage, MESSAGE_BIT, MSG_BUS_PING, MSG_BUS_START_GAME_WRITTEN, MSG_BUS_UPDATE,
+    Battery, ClockCommand, ClockFaces, Garbage, MESSAGE_BIT, MSG_BUS_PING, MSG_BUS_START_GAME_WRITTEN, MSG_BUS_UPDATE,
     MSG_BWTIME, MSG_FIELD_UPDATE, Orientation, Placement,
 };
 use crate::reader::{BoardReader, OrientationMode, ReaderEvent, ReaderOut};
@@ -45,7 +45,7 @@ pub enum EmulatorEvent {
 
 enum EmulatorInput {
     Placement(Placement),
-    Clock(Option<ClockTimes>),
+    Clock(Option<ClockFaces>),
     Button(u8),
     Battery(Battery),
     /// Bytes for the client as they are (tests: line noise).
@@ -71,7 +71,7 @@ struct EmulatorDevice {
 }
 
 impl EmulatorDevice {
-    fn flush(&mut self, o: EmulatorOut, now: Instant, out: &mut Outbox) {
+    fn flush(&mut self, o: EmulatorOut, now: Instant, out: &mut LineOutbox) {
         for message in messages(&o.bytes) {
             out.push(Outgoing { stale: staleness(message), bytes: message.to_vec() });
         }
@@ -131,10 +131,10 @@ fn staleness(message: &[u8]) -> Stale {
     }
 }
 
-impl Device for EmulatorDevice {
-    type Input = EmulatorInput;
+impl LineDevice for EmulatorDevice {
+    type FromOwner = EmulatorInput;
 
-    fn opened(&mut self, _now: Instant, _out: &mut Outbox) {
+    fn opened(&mut self, _now: Instant, _out: &mut LineOutbox) {
         self.emulator.reconnected();
         self.report(EmulatorEvent::Opened);
     }
@@ -143,13 +143,13 @@ impl Device for EmulatorDevice {
         self.report(EmulatorEvent::Closed { reason: reason.to_string() });
     }
 
-    fn received(&mut self, bytes: &[u8], at: Instant, out: &mut Outbox) {
+    fn received(&mut self, bytes: &[u8], at: Instant, out: &mut LineOutbox) {
         let mut o = EmulatorOut::default();
         self.emulator.received(bytes, at, &mut o);
         self.flush(o, at, out);
     }
 
-    fn input(&mut self, input: EmulatorInput, now: Instant, out: &mut Outbox) {
+    fn input(&mut self, input: EmulatorInput, now: Instant, out: &mut LineOutbox) {
         let mut o = EmulatorOut::default();
         match input {
             EmulatorInput::Placement(p) => self.emulator.set_placement(&p, now, &mut o),
@@ -161,7 +161,7 @@ impl Device for EmulatorDevice {
         self.flush(o, now, out);
     }
 
-    fn poll(&mut self, now: Instant, out: &mut Outbox) -> Option<Instant> {
+    fn poll(&mut self, now: Instant, out: &mut LineOutbox) -> Option<Instant> {
         let mut o = EmulatorOut::default();
         let next = self.emulator.poll(now, &mut o);
         self.flush(o, now, out);
@@ -196,7 +196,7 @@ impl EmulatorLink {
     }
 
     /// tactus's clock now; `None` for no clock.
-    pub fn set_clock(&self, clock: Option<ClockTimes>) {
+    pub fn set_clock(&self, clock: Option<ClockFaces>) {
         self.runner.send(EmulatorInput::Clock(clock));
     }
 
@@ -291,7 +291,7 @@ impl ReaderDevice {
         (ReaderDevice { reader: BoardReader::new(mode), events: tx, owed: Owed::default() }, rx)
     }
 
-    fn flush(&mut self, o: ReaderOut, now: Instant, out: &mut Outbox) {
+    fn flush(&mut self, o: ReaderOut, now: Instant, out: &mut LineOutbox) {
         out.once(o.bytes);
         self.pay(now);
         for e in o.events {
@@ -322,10 +322,10 @@ impl ReaderDevice {
     }
 }
 
-impl Device for ReaderDevice {
-    type Input = ReaderInput;
+impl LineDevice for ReaderDevice {
+    type FromOwner = ReaderInput;
 
-    fn opened(&mut self, now: Instant, out: &mut Outbox) {
+    fn opened(&mut self, now: Instant, out: &mut LineOutbox) {
         let mut o = ReaderOut::default();
         self.reader.opened(now, &mut o);
         self.flush(o, now, out);
@@ -336,13 +336,13 @@ impl Device for ReaderDevice {
         self.send(ReaderEvent::Lost { reason: reason.to_string() });
     }
 
-    fn received(&mut self, bytes: &[u8], at: Instant, out: &mut Outbox) {
+    fn received(&mut self, bytes: &[u8], at: Instant, out: &mut LineOutbox) {
         let mut o = ReaderOut::default();
         self.reader.received(bytes, at, &mut o);
         self.flush(o, at, out);
     }
 
-    fn input(&mut self, input: ReaderInput, now: Instant, out: &mut Outbox) {
+    fn input(&mut self, input: ReaderInput, now: Instant, out: &mut LineOutbox) {
         let mut o = ReaderOut::default();
         match input {
             ReaderInput::Clock(cmd) => self.reader.clock(&cmd, &mut o),
@@ -351,7 +351,7 @@ impl Device for ReaderDevice {
         self.flush(o, now, out);
     }
 
-    fn poll(&mut self, now: Instant, out: &mut Outbox) -> Option<Instant> {
+    fn poll(&mut self, now: Instant, out: &mut LineOutbox) -> Option<Instant> {
         let mut o = ReaderOut::default();
         let next = self.reader.poll(now, &mut o);
         self.flush(o, now, out);
@@ -397,7 +397,7 @@ impl BoardLink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{BoardMessage, ClockTimes, Face, Field, Hms, Occupant};
+    use crate::protocol::{BoardMessage, ClockFaces, Face, Field, Hms, Occupant};
     use shakmaty::{Color, Piece, Role, Square};
 
     /// A board that floods while its owner takes nothing (a game task held
@@ -409,7 +409,7 @@ mod tests {
     fn a_flooding_board_fills_a_bounded_queue_and_is_caught_up_with_the_whole_board() {
         let t0 = Instant::now();
         let (mut device, events) = ReaderDevice::new(OrientationMode::Fixed(Orientation::Normal));
-        let mut out = Outbox::default();
+        let mut out = LineOutbox::default();
         device.opened(t0, &mut out);
         device.received(&BoardMessage::Version { major: 1, minor: 7 }.encode(), t0, &mut out);
         let start = Placement::start();
@@ -418,9 +418,9 @@ mod tests {
         // clock report every hundred updates, counting down.
         let e2 = Field::of(Square::E2, Orientation::Normal);
         let pawn = Occupant::Piece(Piece { color: Color::White, role: Role::Pawn });
-        let clock = |s: u8| ClockTimes {
+        let clock = |s: u8| ClockFaces {
             left: Face { time: Hms { h: 0, m: 3, s }, ..Face::default() },
-            ..ClockTimes::default()
+            ..ClockFaces::default()
         };
         for i in 0..20_001 {
             let occupant = if i % 2 == 0 { Occupant::Empty } else { pawn };
@@ -452,7 +452,7 @@ mod tests {
     fn a_line_lost_while_the_queue_is_full_is_said_first_once_there_is_room() {
         let t0 = Instant::now();
         let (mut device, events) = ReaderDevice::new(OrientationMode::Fixed(Orientation::Normal));
-        let mut out = Outbox::default();
+        let mut out = LineOutbox::default();
         device.opened(t0, &mut out);
         device.received(&BoardMessage::Version { major: 1, minor: 7 }.encode(), t0, &mut out);
         let start = Placement::start();

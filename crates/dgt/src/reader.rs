@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use shakmaty::Square;
 
 use crate::protocol::{
-    Battery, BoardMessage, BoardParser, ClockAck, ClockCommand, ClockTimes, Garbage, HostCommand, Occupant,
+    Battery, BoardMessage, BoardParser, ClockAck, ClockCommand, ClockFaces, Garbage, HostCommand, Occupant,
     Orientation, Placement, Request,
 };
 
@@ -83,7 +83,7 @@ pub enum ReaderEvent {
     /// The clock's faces and status (`DGT_MSG_BWTIME`).
     Clock {
         /// As the board sent them.
-        times: ClockTimes,
+        times: ClockFaces,
         /// When they were read.
         at: Instant,
     },

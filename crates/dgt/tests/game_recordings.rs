@@ -20,7 +20,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position, san::San};
 use tactus_core::{EndReason, Event, EventKind, GameResult, MoveInfo, Policy, Session};
 use tactus_dgt::follow::{self, ClockOnBoard, Follow, Followed};
-use tactus_dgt::protocol::{BoardParser, ClockSide, ClockTimes, Orientation};
+use tactus_dgt::protocol::{BoardParser, ClockFaces, ClockSide, Orientation};
 use tactus_dgt::reader::{BoardReader, OrientationMode, ReaderEvent, ReaderOut};
 use tactus_trace::{BoardKind, Entry, Header, Input, MateSearch, Ms, Record};
 
@@ -40,7 +40,7 @@ fn reads(name: &str) -> Result<Vec<Vec<u8>>, String> {
 }
 
 /// The clock's report in each read (`DGT_MSG_BWTIME`), if it holds one.
-fn clock_reports(name: &str, reads: &[Vec<u8>]) -> Result<Vec<Option<ClockTimes>>, String> {
+fn clock_reports(name: &str, reads: &[Vec<u8>]) -> Result<Vec<Option<ClockFaces>>, String> {
     let mut parser = BoardParser::default();
     let mut reports = Vec::with_capacity(reads.len());
     for (i, bytes) in reads.iter().enumerate() {
@@ -58,12 +58,12 @@ fn clock_reports(name: &str, reads: &[Vec<u8>]) -> Result<Vec<Option<ClockTimes>
 }
 
 /// The seconds each face shows: left, right.
-fn shown(t: &ClockTimes) -> [i64; 2] {
+fn shown(t: &ClockFaces) -> [i64; 2] {
     [&t.left, &t.right].map(|f| i64::from(f.time.h) * 3600 + i64::from(f.time.m) * 60 + i64::from(f.time.s))
 }
 
 /// The face that runs (0 left, 1 right).
-fn running(t: &ClockTimes) -> Option<usize> {
+fn running(t: &ClockFaces) -> Option<usize> {
     t.status.runs().map(|side| usize::from(side == ClockSide::Right))
 }
 
@@ -77,8 +77,8 @@ struct ClockSetting {
     increment_s: i64,
 }
 
-fn clock_setting(name: &str, reports: &[Option<ClockTimes>]) -> Result<ClockSetting, String> {
-    let all: Vec<&ClockTimes> = reports.iter().flatten().collect();
+fn clock_setting(name: &str, reports: &[Option<ClockFaces>]) -> Result<ClockSetting, String> {
+    let all: Vec<&ClockFaces> = reports.iter().flatten().collect();
     let first = all.first().ok_or(format!("{name}: no clock report"))?;
     let [left, right] = shown(first);
     if left != right {
@@ -125,9 +125,9 @@ const AFTER_LAST_S: f64 = 0.25;
 /// updates a third or a quarter of a second apart, about a DGT scan
 /// (200–250 ms) or slower, so a square a sliding piece was caught on shows
 /// at least as long as it did on the board.
-fn read_times(reports: &[Option<ClockTimes>], increment_s: i64) -> Vec<f64> {
+fn read_times(reports: &[Option<ClockFaces>], increment_s: i64) -> Vec<f64> {
     let mut anchors: Vec<(usize, f64)> = Vec::new();
-    let mut before: Option<&ClockTimes> = None;
+    let mut before: Option<&ClockFaces> = None;
     let mut at = 0.0;
     // How long each face has run since it last counted down, as of `at`.
     let mut since = [0.0f64; 2];

@@ -11,7 +11,7 @@ use std::time::Instant;
 use serde_json::Value;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position, san::San};
-use tactus_dgt::protocol::{BoardMessage, BoardParser, ClockSide, ClockTimes, Face, Orientation};
+use tactus_dgt::protocol::{BoardMessage, BoardParser, ClockFaces, ClockSide, Face, Orientation};
 use tactus_dgt::reader::{BoardReader, OrientationMode, ReaderEvent, ReaderOut};
 use tactus_dgt::recognise::Recogniser;
 
@@ -43,7 +43,7 @@ fn face_json(face: &Face) -> Value {
     })
 }
 
-fn clock_json(t: &ClockTimes) -> Value {
+fn clock_json(t: &ClockFaces) -> Value {
     let s = t.status;
     serde_json::json!({
         "left_clock": face_json(&t.left), "right_clock": face_json(&t.right),

@@ -87,7 +87,7 @@ pub(crate) fn number(field: &str, v: &Value, range: &Range<u64>) -> Result<u64, 
 }
 
 /// How one field of an input line is written, and read back.
-pub(crate) trait Field<T> {
+pub(crate) trait WireField<T> {
     /// Appends `, "key": value`; nothing for a value the line leaves out.
     fn write(v: &T, key: &str, out: &mut String);
     /// The field `key` of the line.
@@ -95,7 +95,7 @@ pub(crate) trait Field<T> {
 }
 
 /// `"white"` or `"black"`.
-pub(crate) struct Side;
+pub(crate) struct WireSide;
 
 pub(crate) fn side_str(c: Color) -> &'static str {
     match c {
@@ -112,7 +112,7 @@ pub(crate) fn side_of(field: &str, text: &str) -> Result<Color, String> {
     }
 }
 
-impl Field<Color> for Side {
+impl WireField<Color> for WireSide {
     fn write(v: &Color, key: &str, out: &mut String) {
         push(out, key, format_args!("\"{}\"", side_str(*v)));
     }
@@ -125,9 +125,9 @@ impl Field<Color> for Side {
 }
 
 /// One word of a fixed vocabulary ([`Word`]).
-pub(crate) struct Spelled;
+pub(crate) struct WireWord;
 
-impl<T: Word> Field<T> for Spelled {
+impl<T: Word> WireField<T> for WireWord {
     fn write(v: &T, key: &str, out: &mut String) {
         push(out, key, format_args!("\"{}\"", v.as_str()));
     }
@@ -144,11 +144,11 @@ impl<T: Word> Field<T> for Spelled {
 
 /// A word that may be left out for its default (a result's reason: the
 /// arbiter's).
-pub(crate) struct SpelledOrDefault;
+pub(crate) struct WireWordOr;
 
-impl<T: Word + Default> Field<T> for SpelledOrDefault {
+impl<T: Word + Default> WireField<T> for WireWordOr {
     fn write(v: &T, key: &str, out: &mut String) {
-        <Spelled as Field<T>>::write(v, key, out);
+        <WireWord as WireField<T>>::write(v, key, out);
     }
     fn read(fields: &Fields, key: &str) -> Result<T, String> {
         match fields.str(key)? {
@@ -170,16 +170,16 @@ macro_rules! ranged {
 }
 
 ranged!(
-    ClockMs = range::CLOCK_MS,
-    AddedMs = range::ADDED_MS,
-    IncrementMs = range::INCREMENT_MS,
-    Moves = range::MOVES,
-    Ply = range::PLY,
-    Level = range::LEVEL,
+    ClockMsRange = range::CLOCK_MS,
+    AddedMsRange = range::ADDED_MS,
+    IncrementMsRange = range::INCREMENT_MS,
+    MovesRange = range::MOVES,
+    PlyRange = range::PLY,
+    LevelRange = range::LEVEL,
 );
 
 /// A whole number in the range `R`.
-pub(crate) struct Number<R>(std::marker::PhantomData<R>);
+pub(crate) struct WireNumber<R>(std::marker::PhantomData<R>);
 
 fn read_number<R: Ranged>(fields: &Fields, key: &str) -> Result<u64, String> {
     match fields.get(key) {
@@ -190,7 +190,7 @@ fn read_number<R: Ranged>(fields: &Fields, key: &str) -> Result<u64, String> {
     }
 }
 
-impl<R: Ranged> Field<u64> for Number<R> {
+impl<R: Ranged> WireField<u64> for WireNumber<R> {
     fn write(v: &u64, key: &str, out: &mut String) {
         push(out, key, format_args!("{v}"));
     }
@@ -200,7 +200,7 @@ impl<R: Ranged> Field<u64> for Number<R> {
 }
 
 // The ranges of counts are far inside a u32, and the levels' inside a u8.
-impl<R: Ranged> Field<u32> for Number<R> {
+impl<R: Ranged> WireField<u32> for WireNumber<R> {
     fn write(v: &u32, key: &str, out: &mut String) {
         push(out, key, format_args!("{v}"));
     }
@@ -210,7 +210,7 @@ impl<R: Ranged> Field<u32> for Number<R> {
     }
 }
 
-impl<R: Ranged> Field<u8> for Number<R> {
+impl<R: Ranged> WireField<u8> for WireNumber<R> {
     fn write(v: &u8, key: &str, out: &mut String) {
         push(out, key, format_args!("{v}"));
     }
@@ -221,9 +221,9 @@ impl<R: Ranged> Field<u8> for Number<R> {
 }
 
 /// `true` or `false`.
-pub(crate) struct Flag;
+pub(crate) struct WireFlag;
 
-impl Field<bool> for Flag {
+impl WireField<bool> for WireFlag {
     fn write(v: &bool, key: &str, out: &mut String) {
         push(out, key, format_args!("{v}"));
     }
@@ -236,9 +236,9 @@ impl Field<bool> for Flag {
 }
 
 /// The piece a pawn promotes to: `q`, `r`, `b` or `n` (either case read).
-pub(crate) struct Promotion;
+pub(crate) struct WirePromotion;
 
-impl Field<Role> for Promotion {
+impl WireField<Role> for WirePromotion {
     fn write(v: &Role, key: &str, out: &mut String) {
         push(out, key, format_args!("\"{}\"", v.char()));
     }
@@ -255,9 +255,9 @@ impl Field<Role> for Promotion {
 }
 
 /// A move in UCI notation.
-pub(crate) struct Uci;
+pub(crate) struct WireUci;
 
-impl Field<UciMove> for Uci {
+impl WireField<UciMove> for WireUci {
     fn write(v: &UciMove, key: &str, out: &mut String) {
         push(out, key, format_args!("\"{v}\""));
     }
@@ -271,9 +271,9 @@ impl Field<UciMove> for Uci {
 
 /// The engine's score (`cp` or `mate`) and line (`pv`), if given: fields of
 /// the line itself, not one field.
-pub(crate) struct EvalFields;
+pub(crate) struct WireEval;
 
-impl Field<Option<Eval>> for EvalFields {
+impl WireField<Option<Eval>> for WireEval {
     fn write(v: &Option<Eval>, _: &str, out: &mut String) {
         let Some(eval) = v else { return };
         match eval.score {
@@ -314,14 +314,14 @@ impl Field<Option<Eval>> for EvalFields {
 
 /// A question: `what` (the times when left out) and the fields its kind
 /// needs.
-pub(crate) struct Question;
+pub(crate) struct WireRequest;
 
-impl Field<Request> for Question {
+impl WireField<Request> for WireRequest {
     fn write(r: &Request, key: &str, out: &mut String) {
         push(out, key, format_args!("\"{}\"", r.as_str()));
         match *r {
             Request::Pieces { side, role } => {
-                <Side as Field<Color>>::write(&side, "side", out);
+                <WireSide as WireField<Color>>::write(&side, "side", out);
                 if let Some(role) = role {
                     push(out, "role", format_args!("\"{}\"", role.char()));
                 }
@@ -417,67 +417,67 @@ macro_rules! input_shape {
     (write $s:ident $out:ident $variant:ident) => {};
     (write $s:ident $out:ident $variant:ident ($key:literal: $ty:ty as $codec:ty)) => {
         if let Input::$variant(v) = $s {
-            <$codec as Field<$ty>>::write(v, $key, $out);
+            <$codec as WireField<$ty>>::write(v, $key, $out);
         }
     };
     (write $s:ident $out:ident $variant:ident { $($field:ident: $fty:ty as $fcodec:ty),+ }) => {
         if let Input::$variant { $($field),+ } = $s {
-            $(<$fcodec as Field<$fty>>::write($field, stringify!($field), $out);)+
+            $(<$fcodec as WireField<$fty>>::write($field, stringify!($field), $out);)+
         }
     };
     (read $f:ident $variant:ident) => {
         Input::$variant
     };
     (read $f:ident $variant:ident ($key:literal: $ty:ty as $codec:ty)) => {
-        Input::$variant(<$codec as Field<$ty>>::read($f, $key)?)
+        Input::$variant(<$codec as WireField<$ty>>::read($f, $key)?)
     };
     (read $f:ident $variant:ident { $($field:ident: $fty:ty as $fcodec:ty),+ }) => {
-        Input::$variant { $($field: <$fcodec as Field<$fty>>::read($f, stringify!($field))?),+ }
+        Input::$variant { $($field: <$fcodec as WireField<$fty>>::read($f, stringify!($field))?),+ }
     };
 }
 
 inputs! {
     /// The promotion selector: the next promotion is to this piece.
-    "promote" => Promote("piece": Role as Promotion),
+    "promote" => Promote("piece": Role as WirePromotion),
     /// A player claims (A.5.2 illegal move, 9.2 threefold, 9.3 fifty moves).
-    "claim" => Claim { side: Color as Side, claim: Claim as Spelled },
+    "claim" => Claim { side: Color as WireSide, claim: Claim as WireWord },
     /// The arbiter stops the clocks (6.11).
     "pause" => Pause,
     /// The clocks run again; also how players resume a recovered game.
     "resume" => Resume,
     /// The arbiter sets both clocks (6.10.2, 7.1).
-    "set_clock" => SetClock { white_ms: Ms as Number<ClockMs>, black_ms: Ms as Number<ClockMs> },
+    "set_clock" => SetClock { white_ms: Ms as WireNumber<ClockMsRange>, black_ms: Ms as WireNumber<ClockMsRange> },
     /// The arbiter sets the move counter (6.10.2, 7.1).
-    "set_moves" => SetMoves { white_moves: u32 as Number<Moves>, black_moves: u32 as Number<Moves> },
+    "set_moves" => SetMoves { white_moves: u32 as WireNumber<MovesRange>, black_moves: u32 as WireNumber<MovesRange> },
     /// The arbiter adds time to one side (7.5.5, 9.5.3, 12.9.2).
-    "add_time" => AddTime { side: Color as Side, ms: Ms as Number<AddedMs> },
+    "add_time" => AddTime { side: Color as WireSide, ms: Ms as WireNumber<AddedMsRange> },
     /// Guidelines III.4: a 5-second increment for both from now on.
-    "increment" => Increment { ms: Ms as Number<IncrementMs> },
+    "increment" => Increment { ms: Ms as WireNumber<IncrementMsRange> },
     /// A result decided off the board: resignation, agreement, arbiter.
-    "result" => Result { result: GameResult as Spelled, reason: OffBoardReason as SpelledOrDefault },
+    "result" => Result { result: GameResult as WireWord, reason: OffBoardReason as WireWordOr },
     /// A player asks a question: the times and move count (D.2.6.1,
     /// D.2.10.4), the position, where pieces stand, the last move.
-    "request" => Request("what": Request as Question),
+    "request" => Request("what": Request as WireRequest),
     /// The full search's answer to the game's question whether `side` can
     /// still checkmate, in the position after ply `ply` (5.2.2, 6.9,
     /// 7.5.5). The daemon searches off the game loop and journals the
     /// answer, so a replay rules as the live game did.
-    "verdict" => Verdict { ply: u32 as Number<Ply>, side: Color as Side, verdict: MateVerdict as Spelled },
+    "verdict" => Verdict { ply: u32 as WireNumber<PlyRange>, side: Color as WireSide, verdict: MateVerdict as WireWord },
     /// The engine's choice for ply `ply` (the header's `engine` side), to
     /// be carried out on the board. Journaled, so a game against the engine
     /// replays exactly.
-    "opponent" => Opponent { ply: u32 as Number<Ply>, uci: UciMove as Uci, eval: Option<Eval> as EvalFields },
+    "opponent" => Opponent { ply: u32 as WireNumber<PlyRange>, uci: UciMove as WireUci, eval: Option<Eval> as WireEval },
     /// The engine's suggestion for ply `ply`, as asked for (`request hint`).
-    "hint" => Hint { ply: u32 as Number<Ply>, uci: UciMove as Uci },
+    "hint" => Hint { ply: u32 as WireNumber<PlyRange>, uci: UciMove as WireUci },
     /// The engine's level was set at the board (0 to 10).
-    "engine_level" => EngineLevel("level": u8 as Number<Level>),
+    "engine_level" => EngineLevel("level": u8 as WireNumber<LevelRange>),
     /// `side` offers a draw (9.1.2), or accepts the opponent's offer that
     /// stands: the engine with its move, or a player.
-    "draw_offer" => DrawOffer { side: Color as Side },
+    "draw_offer" => DrawOffer { side: Color as WireSide },
     /// Whether a clock whose press completes a move is at the board (a DGT
     /// clock plugged into a DGT board, or unplugged); without one, a move
     /// is complete once the board holds still on it.
-    "clock_connected" => ClockConnected("connected": bool as Flag),
+    "clock_connected" => ClockConnected("connected": bool as WireFlag),
 }
 
 /// How the engine saw the position when it chose: its score, from White's

@@ -7,7 +7,7 @@ use tactus_dgt::protocol::clock::{
     ACK_BUTTON, ACK_OK, BEEP_UNIT_MS, BUTTON_FIRST, BUTTON_ON_OFF, SETNRUN_LEFT_RUNS, SETNRUN_RIGHT_RUNS,
 };
 use tactus_dgt::protocol::{
-    BoardMessage, ClockAck, ClockCommand, ClockSide, ClockStatus, ClockTimes, HostCommand, HostParser, Request,
+    BoardMessage, ClockAck, ClockCommand, ClockFaces, ClockSide, ClockStatus, HostCommand, HostParser, Request,
 };
 
 use super::{Responder, Saw, SimOut};
@@ -41,7 +41,7 @@ impl DgtSim {
 
     fn status(&self, out: &mut SimOut) {
         let status = ClockStatus { running: self.running, lever_down: self.lever_down, ..ClockStatus::default() };
-        out.send(BoardMessage::Clock(ClockTimes { status, ..ClockTimes::default() }).encode());
+        out.send(BoardMessage::Clock(ClockFaces { status, ..ClockFaces::default() }).encode());
     }
 
     fn clock(&mut self, cmd: &ClockCommand, out: &mut SimOut) {

@@ -384,7 +384,7 @@ impl Default for ClockStatus {
 
 /// The clock's faces and status, as a `DGT_MSG_BWTIME` carries them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct ClockTimes {
+pub struct ClockFaces {
     /// The right-hand face (seen from the front).
     pub right: Face,
     /// The left-hand face.
@@ -400,10 +400,10 @@ fn to_bcd(n: u8) -> u8 {
     ((n / 10) << 4) | (n % 10)
 }
 
-impl ClockTimes {
+impl ClockFaces {
     /// What a board with no clock plugged in reports.
-    pub fn no_clock() -> ClockTimes {
-        ClockTimes { status: ClockStatus::NO_CLOCK, ..ClockTimes::default() }
+    pub fn no_clock() -> ClockFaces {
+        ClockFaces { status: ClockStatus::NO_CLOCK, ..ClockFaces::default() }
     }
 
     /// The face on `side`.
@@ -429,15 +429,15 @@ impl ClockTimes {
     }
 
     pub(crate) fn encode_data(&self) -> [u8; 7] {
-        let [r0, r1, r2] = ClockTimes::face_bytes(self.right);
-        let [l0, l1, l2] = ClockTimes::face_bytes(self.left);
+        let [r0, r1, r2] = ClockFaces::face_bytes(self.right);
+        let [l0, l1, l2] = ClockFaces::face_bytes(self.left);
         [r0, r1, r2, l0, l1, l2, self.status.bits()]
     }
 
-    pub(crate) fn decode_data(p: &[u8; 7]) -> ClockTimes {
-        ClockTimes {
-            right: ClockTimes::decode_face([p[0], p[1], p[2]]),
-            left: ClockTimes::decode_face([p[3], p[4], p[5]]),
+    pub(crate) fn decode_data(p: &[u8; 7]) -> ClockFaces {
+        ClockFaces {
+            right: ClockFaces::decode_face([p[0], p[1], p[2]]),
+            left: ClockFaces::decode_face([p[3], p[4], p[5]]),
             status: ClockStatus::from_bits(p[6]),
         }
     }
@@ -490,7 +490,7 @@ mod tests {
         assert_eq!(running_left_down.lever_down, ClockSide::Left);
         assert_eq!(running_left_down.runs(), Some(ClockSide::Right), "the left player pressed: the right face runs");
         assert_eq!(ClockStatus::default().runs(), None);
-        assert!(ClockTimes::no_clock().status.no_clock);
+        assert!(ClockFaces::no_clock().status.no_clock);
         // White's face on the right: the player on the left is Black.
         assert_eq!(ClockSide::Right.color_at(ClockSide::Left), Color::Black);
         assert_eq!(ClockSide::Right.side_of(Color::White), ClockSide::Right);
@@ -506,13 +506,13 @@ mod tests {
             assert!(data[0] & 0x0f == 0x0a && data[3] & 0x0f == 0x0a, "an ack is marked by the hours nibbles");
             assert_eq!(ClockAck::decode_data(&data), ClockAck(ack));
         }
-        let t = ClockTimes {
+        let t = ClockFaces {
             right: Face { time: Hms { h: 1, m: 59, s: 7 }, final_flag: true, time_per_move: false, flag: true },
             left: Face { time: Hms { h: 0, m: 3, s: 2 }, final_flag: false, time_per_move: true, flag: false },
             status: ClockStatus::from_bits(STATUS_RUNNING | STATUS_LEFT_TURN),
         };
         let data = t.encode_data();
         assert_eq!(data, [0x51, 0x59, 0x07, 0x20, 0x03, 0x02, 0x09]);
-        assert_eq!(ClockTimes::decode_data(&data), t);
+        assert_eq!(ClockFaces::decode_data(&data), t);
     }
 }

@@ -13,7 +13,7 @@ use tactus_trace::{Input, Ms, Record, Request};
 use tokio::sync::mpsc;
 
 use super::game::Incoming;
-use crate::config::{ClockDevice, Config};
+use crate::config::{ClockKind, Config};
 
 /// The link to the clock and the thread that forwards its reports.
 pub struct ChessClock {
@@ -25,9 +25,9 @@ impl ChessClock {
     /// Starts driving the configured clock; `None` without one.
     pub fn start(cfg: &Config, tx: mpsc::Sender<Incoming>) -> anyhow::Result<Option<ChessClock>> {
         let kind = match cfg.clock.device {
-            ClockDevice::None => return Ok(None),
-            ClockDevice::Open => DeviceKind::Open,
-            ClockDevice::Dgt3000 => DeviceKind::Dgt3000 { white: cfg.clock.white },
+            ClockKind::None => return Ok(None),
+            ClockKind::Open => DeviceKind::Open,
+            ClockKind::Dgt3000 => DeviceKind::Dgt3000 { white: cfg.clock.white },
         };
         let path = cfg.clock.path();
         let (link, reports) = ClockLink::open(kind, &path, cfg.clock.baud());

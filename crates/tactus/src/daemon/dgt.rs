@@ -10,7 +10,7 @@ use shakmaty::{Bitboard, ByColor, Color, Position};
 use tactus_clockdev::ClockTexts;
 use tactus_core::Session;
 use tactus_dgt::emulate::{ClockRequest, Identity, shown};
-use tactus_dgt::protocol::{ClockSide, ClockStatus, ClockTimes, Face, Hms, Placement};
+use tactus_dgt::protocol::{ClockFaces, ClockSide, ClockStatus, Face, Hms, Placement};
 use tactus_dgt::{EmulatorEvent, EmulatorLink, Endpoint};
 use tactus_trace::Ms;
 
@@ -82,13 +82,13 @@ fn placement(session: &Session) -> Placement {
 /// them: each face the time left as a clock face shows it ([`Hms::from_ms`]:
 /// 0:00 only once the time is gone), the lever down on the side that
 /// pressed last, the side not running.
-fn clock_times(remaining: ByColor<i64>, running: Option<Color>, white: ClockSide) -> ClockTimes {
+fn clock_times(remaining: ByColor<i64>, running: Option<Color>, white: ClockSide) -> ClockFaces {
     let face = |side: ClockSide| Face { time: Hms::from_ms(remaining[white.color_at(side)]), ..Face::default() };
     let status = match running {
         Some(side) => ClockStatus { running: true, lever_down: white.side_of(!side), ..ClockStatus::default() },
         None => ClockStatus::default(),
     };
-    ClockTimes { left: face(ClockSide::Left), right: face(ClockSide::Right), status }
+    ClockFaces { left: face(ClockSide::Left), right: face(ClockSide::Right), status }
 }
 
 /// What happens on the line; the readiness line is logged once it is open,

@@ -30,7 +30,7 @@ use tactus_core::{MateSearch, Policy};
 use tactus_trace::{Header, Variant};
 use tokio::sync::{mpsc, watch};
 
-use crate::config::{self, BoardKind, BrokerAddr, ClockDevice, Config, EngineSide, Speed, TimeControlText};
+use crate::config::{self, BoardKind, BrokerAddr, ClockKind, Config, EngineSide, Speed, TimeControlText};
 use crate::notify;
 use crate::sink::VoiceSink;
 use game::{Ended, EventLog, GameTask, GameTime, Outputs, Setup};
@@ -79,7 +79,7 @@ pub struct Args {
     pub engine_level: Option<u8>,
     /// The chess clock.
     #[arg(long, value_enum)]
-    pub clock: Option<ClockDevice>,
+    pub clock: Option<ClockKind>,
     /// The clock's serial device (default /dev/tactus-clock; /dev/tactus-dgt for a DGT 3000).
     #[arg(long)]
     pub clock_path: Option<PathBuf>,
@@ -323,7 +323,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         state_dir: cfg.state.dir.clone(),
         real_board: !sim,
         // A simulated board's presses are typed or in its trace.
-        clock_connected: sim || cfg.clock.device != ClockDevice::None,
+        clock_connected: sim || cfg.clock.device != ClockKind::None,
         speed,
         draw_board: opts.terminal,
         status_line: opts.terminal && !typed_at_terminal,
