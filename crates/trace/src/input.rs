@@ -1,9 +1,9 @@
-//! The inputs a trace records, described once: [`inputs!`] below is the one
-//! table of every kind — its `input` word, its fields' keys in the order
-//! they are written, and how each is read and written. The enum, the
-//! writer, the reader and the list of kinds that `docs/trace-format.md` is
-//! checked against (`tests/docs.rs`) all come from it: a new input is one
-//! row here and one in the docs.
+//! The inputs a trace records, described once: the `inputs!` table below
+//! holds every kind — its `input` word, its fields' keys in the order they
+//! are written, and how each is read and written. The enum, the writer, the
+//! reader and the list of kinds that `docs/trace-format.md` is checked
+//! against (`tests/docs.rs`) all come from it: a new input is one row here
+//! and one in the docs.
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
