@@ -32,24 +32,44 @@ impl GpioConfig {
     pub const DEFAULT_ROWS: [u8; 8] = [4, 17, 27, 22, 5, 6, 13, 26];
     pub const DEFAULT_COLS: [u8; 8] = [23, 24, 25, 8, 7, 12, 16, 9];
 
-    pub fn validate(&self) -> Result<(), BoardError> {
+    pub fn validate(&self) -> Result<(), PinError> {
         let mut seen = 0u32;
-        for (what, pins) in [("row", &self.rows), ("column", &self.cols)] {
+        for (wires, what, pins) in [(PinTable::Rows, "row", &self.rows), (PinTable::Columns, "column", &self.cols)] {
             for (i, &pin) in pins.iter().enumerate() {
                 if pin > 27 {
-                    return Err(BoardError::Config(format!(
-                        "{what} {i}: BCM {pin} is not on the 40-pin header (GPIO 0–27)"
-                    )));
+                    let message = format!("{what} {i}: BCM {pin} is not on the 40-pin header (GPIO 0–27)");
+                    return Err(PinError { wires, message });
                 }
                 if seen >> pin & 1 == 1 {
-                    return Err(BoardError::Config(format!(
-                        "{what} {i}: BCM {pin} is used twice; each of the 16 matrix wires needs its own GPIO"
-                    )));
+                    let message =
+                        format!("{what} {i}: BCM {pin} is used twice; each of the 16 matrix wires needs its own GPIO");
+                    return Err(PinError { wires, message });
                 }
                 seen |= 1 << pin;
             }
         }
         Ok(())
+    }
+}
+
+/// The matrix's two tables of pins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinTable {
+    Rows,
+    Columns,
+}
+
+/// A pin table that cannot work: which table holds the pin at fault, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct PinError {
+    pub wires: PinTable,
+    pub message: String,
+}
+
+impl From<PinError> for BoardError {
+    fn from(e: PinError) -> Self {
+        BoardError::Config(e.message)
     }
 }
 

@@ -39,7 +39,7 @@ pub mod sim;
 pub mod gpio;
 
 #[cfg(target_os = "linux")]
-pub use gpio::{GpioConfig, GpioMatrix};
+pub use gpio::{GpioConfig, GpioMatrix, PinError, PinTable};
 pub use lines::{Lines, scan_lines};
 pub use mcp23017::{Mcp23017Config, Mcp23017Matrix, Mcp23017Wiring};
 pub use scan::{ScanConfig, Scanner};
@@ -283,7 +283,7 @@ impl FromStr for SquareMap {
 
 /// Time for the board loops: the real monotonic clock, or a manual one that
 /// makes tests deterministic.
-pub trait Clock: Send {
+pub trait TimeSource: Send {
     fn now(&self) -> Instant;
     /// Returns at `deadline` (or at once if it has passed). Never busy-waits.
     fn sleep_until(&mut self, deadline: Instant);
@@ -293,7 +293,7 @@ pub trait Clock: Send {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SystemClock;
 
-impl Clock for SystemClock {
+impl TimeSource for SystemClock {
     fn now(&self) -> Instant {
         Instant::now()
     }
@@ -322,7 +322,7 @@ impl ManualClock {
     }
 }
 
-impl Clock for ManualClock {
+impl TimeSource for ManualClock {
     fn now(&self) -> Instant {
         *self.now.lock().unwrap_or_else(|e| e.into_inner())
     }

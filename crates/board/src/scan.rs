@@ -50,7 +50,7 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{Bitboard, Square};
 
-use crate::{Board, BoardError, Clock, Fault, Matrix, Sense, Sensed, SystemClock};
+use crate::{Board, BoardError, Fault, Matrix, Sense, Sensed, SystemClock, TimeSource};
 
 /// How a [`Scanner`] scans, and when it calls a square faulty.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,7 +133,7 @@ struct SquareState {
 pub struct Scanner<M: Matrix> {
     matrix: M,
     config: ScanConfig,
-    clock: Box<dyn Clock>,
+    clock: Box<dyn TimeSource>,
     initial: Option<Bitboard>,
     squares: Vec<SquareState>,
 }
@@ -145,7 +145,7 @@ impl<M: Matrix> Scanner<M> {
     }
 
     /// Reads time from `clock` (tests: a [`crate::ManualClock`]).
-    pub fn with_clock(mut self, clock: impl Clock + 'static) -> Self {
+    pub fn with_clock(mut self, clock: impl TimeSource + 'static) -> Self {
         self.clock = Box::new(clock);
         self
     }

@@ -46,7 +46,7 @@ use std::time::{Duration, Instant};
 use shakmaty::{Color, Role, Square};
 use tactus_trace::{Entry, GameResult, Header, Input, Ms, OffBoardReason, Record, Request, TraceError, TraceReader};
 
-use crate::{Board, BoardError, Clock, Sense, Sensed, SystemClock};
+use crate::{Board, BoardError, Sense, Sensed, SystemClock, TimeSource};
 
 /// Maps trace time to instants and back: `at = start + t / speed`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -84,7 +84,7 @@ pub struct SimBoard {
     source: Source,
     header: Option<Header>,
     timebase: Timebase,
-    clock: Box<dyn Clock>,
+    clock: Box<dyn TimeSource>,
 }
 
 fn check_speed(speed: f64) -> Result<(), BoardError> {
@@ -161,7 +161,7 @@ impl SimBoard {
     }
 
     /// Reads time from `clock`, and starts at its present time.
-    pub fn with_clock(mut self, clock: impl Clock + 'static) -> Self {
+    pub fn with_clock(mut self, clock: impl TimeSource + 'static) -> Self {
         self.timebase.start = clock.now();
         self.clock = Box::new(clock);
         self
@@ -179,7 +179,7 @@ impl SimBoard {
 }
 
 /// Sleeps until `at` in slices, so that `stop` is seen within 50 ms. False if stopped.
-fn wait(clock: &mut dyn Clock, at: Instant, stop: &AtomicBool) -> bool {
+fn wait(clock: &mut dyn TimeSource, at: Instant, stop: &AtomicBool) -> bool {
     loop {
         if stop.load(Ordering::Relaxed) {
             return false;
@@ -209,7 +209,7 @@ impl Board for SimBoard {
 fn play(
     entries: Vec<Entry>,
     tb: Timebase,
-    clock: &mut dyn Clock,
+    clock: &mut dyn TimeSource,
     tx: &SyncSender<Sensed>,
     stop: &AtomicBool,
 ) -> Result<(), BoardError> {
@@ -385,7 +385,7 @@ fn typed(
     mut feedback: Box<dyn Write + Send>,
     gap: Duration,
     tb: Timebase,
-    clock: &mut dyn Clock,
+    clock: &mut dyn TimeSource,
     tx: &SyncSender<Sensed>,
     stop: &AtomicBool,
 ) -> Result<(), BoardError> {

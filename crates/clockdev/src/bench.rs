@@ -13,7 +13,7 @@ use crate::{ClockLink, ClockReport, DeviceKind, Display};
 
 /// Latency figures over a run of presses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Latency {
+pub struct LeverLatency {
     /// Presses measured.
     pub presses: usize,
     /// Median.
@@ -24,7 +24,7 @@ pub struct Latency {
     pub max: Duration,
 }
 
-impl std::fmt::Display for Latency {
+impl std::fmt::Display for LeverLatency {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} presses: p50 {:?}, p99 {:?}, max {:?}", self.presses, self.p50, self.p99, self.max)
     }
@@ -34,7 +34,7 @@ const WAIT: Duration = Duration::from_secs(3);
 
 /// Measures `presses` lever presses on a simulated `kind` clock whose
 /// symlink is made at `path` (in a directory you own).
-pub fn lever_to_display(kind: DeviceKind, path: &Path, presses: usize) -> io::Result<Latency> {
+pub fn lever_to_display(kind: DeviceKind, path: &Path, presses: usize) -> io::Result<LeverLatency> {
     let sim = SimClock::plug(kind, path)?;
     let baud = if matches!(kind, DeviceKind::Open) { 115_200 } else { 9_600 };
     let (link, reports) = ClockLink::open(kind, path, baud);
@@ -72,5 +72,5 @@ pub fn lever_to_display(kind: DeviceKind, path: &Path, presses: usize) -> io::Re
     times.sort();
     let at =
         |q: usize| times.get((times.len() * q / 100).min(times.len().saturating_sub(1))).copied().unwrap_or_default();
-    Ok(Latency { presses, p50: at(50), p99: at(99), max: times.last().copied().unwrap_or_default() })
+    Ok(LeverLatency { presses, p50: at(50), p99: at(99), max: times.last().copied().unwrap_or_default() })
 }

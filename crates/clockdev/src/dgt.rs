@@ -6,12 +6,11 @@
 
 use std::time::{Duration, Instant};
 
-use shakmaty::Color;
 use tactus_dgt::protocol::clock::{
     ACK_BUTTON, BUTTON_FIRST, BUTTON_ON_OFF, CMD_ASCII, CMD_BEEP, CMD_END, CMD_SETNRUN, CMD_VERSION, SETNRUN_LEFT_RUNS,
-    SETNRUN_PAUSE, SETNRUN_RIGHT_RUNS, SETNRUN_TOGGLE_ON_LEVER, STATUS_NO_CLOCK, STATUS_RIGHT_HIGH,
+    SETNRUN_PAUSE, SETNRUN_RIGHT_RUNS, SETNRUN_TOGGLE_ON_LEVER,
 };
-use tactus_dgt::protocol::{BoardMessage, BoardParser, ClockAck, ClockCommand, Hms, Request};
+use tactus_dgt::protocol::{BoardMessage, BoardParser, ClockAck, ClockCommand, ClockSide, Hms, Request};
 
 use crate::courier::{Courier, Step};
 use crate::report::escape;
@@ -24,7 +23,7 @@ const HELLO_EVERY: Duration = Duration::from_millis(500);
 const PING_AFTER: Duration = Duration::from_secs(2);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Cmd {
+enum DgtCmd {
     Version,
     /// The latest display, aged to the moment it is written.
     Show,
@@ -33,15 +32,15 @@ enum Cmd {
     End,
 }
 
-impl Cmd {
+impl DgtCmd {
     /// The command byte its acknowledgement names.
     fn code(&self) -> u8 {
         match self {
-            Cmd::Version => CMD_VERSION,
-            Cmd::Show => CMD_SETNRUN,
-            Cmd::Beep(_) => CMD_BEEP,
-            Cmd::Text(_) => CMD_ASCII,
-            Cmd::End => CMD_END,
+            DgtCmd::Version => CMD_VERSION,
+            DgtCmd::Show => CMD_SETNRUN,
+            DgtCmd::Beep(_) => CMD_BEEP,
+            DgtCmd::Text(_) => CMD_ASCII,
+            DgtCmd::End => CMD_END,
         }
     }
 }
@@ -59,37 +58,34 @@ enum Phase {
 /// A DGT 3000 on a DGT board's serial port.
 #[derive(Debug)]
 pub struct Dgt3000 {
-    white_on_left: bool,
+    /// The side of White's face.
+    white: ClockSide,
     phase: Phase,
     parser: BoardParser,
-    courier: Courier<Cmd>,
+    courier: Courier<DgtCmd>,
     display: Option<(Display, Instant)>,
     text_shown: bool,
-    /// Lever down on the left; `None` until the first status after connecting.
-    left_down: Option<bool>,
+    /// The side whose lever is down; `None` until the first status after connecting.
+    lever_down: Option<ClockSide>,
     board_version: (u8, u8),
     last_write: Option<Instant>,
 }
 
 impl Dgt3000 {
-    /// A device not yet opened; `white_on_left` as the clock stands for
-    /// the arbiter facing it.
-    pub fn new(white_on_left: bool) -> Dgt3000 {
+    /// A device not yet opened; `white`, the side of White's face as the
+    /// clock stands for    /// the arbiter facing it.
+    pub fn new(white: ClockSide) -> Dgt3000 {
         Dgt3000 {
-            white_on_left,
+            white,
             phase: Phase::Closed,
             parser: BoardParser::default(),
             courier: Courier::new(),
             display: None,
             text_shown: false,
-            left_down: None,
+            lever_down: None,
             board_version: (0, 0),
             last_write: None,
         }
-    }
-
-    fn side(&self, left: bool) -> Color {
-        if left == self.white_on_left { Color::White } else { Color::Black }
     }
 
     fn hello(&mut self, now: Instant, out: &mut Outbox) {
@@ -100,28 +96,27 @@ impl Dgt3000 {
 
     fn lost(&mut self, reason: String, now: Instant, out: &mut Outbox) {
         self.courier.clear();
-        self.left_down = None;
+        self.lever_down = None;
         out.reports.push(ClockReport::Disconnected { reason });
         self.hello(now, out);
     }
 
-    fn encode(&self, cmd: &Cmd, now: Instant) -> Vec<u8> {
+    fn encode(&self, cmd: &DgtCmd, now: Instant) -> Vec<u8> {
         let command = match cmd {
-            Cmd::Version => ClockCommand::Version,
-            Cmd::Show => {
+            DgtCmd::Version => ClockCommand::Version,
+            DgtCmd::Show => {
                 let d = self.display.map_or_else(Display::default, |(d, at)| d.aged(now.duration_since(at)));
-                let (left, right) =
-                    if self.white_on_left { (Color::White, Color::Black) } else { (Color::Black, Color::White) };
-                let flags = match d.running {
-                    Some(side) if side == left => SETNRUN_LEFT_RUNS | SETNRUN_TOGGLE_ON_LEVER,
-                    Some(_) => SETNRUN_RIGHT_RUNS | SETNRUN_TOGGLE_ON_LEVER,
+                let (left, right) = (self.white.color_at(ClockSide::Left), self.white.color_at(ClockSide::Right));
+                let flags = match d.running.map(|side| self.white.side_of(side)) {
+                    Some(ClockSide::Left) => SETNRUN_LEFT_RUNS | SETNRUN_TOGGLE_ON_LEVER,
+                    Some(ClockSide::Right) => SETNRUN_RIGHT_RUNS | SETNRUN_TOGGLE_ON_LEVER,
                     None => SETNRUN_PAUSE,
                 };
                 ClockCommand::SetNRun { left: Hms::from_ms(d.ms(left)), right: Hms::from_ms(d.ms(right)), flags }
             }
-            Cmd::Beep(ms) => ClockCommand::beep_ms(*ms),
-            Cmd::Text(text) => ClockCommand::ascii(text),
-            Cmd::End => ClockCommand::End,
+            DgtCmd::Beep(ms) => ClockCommand::beep_ms(*ms),
+            DgtCmd::Text(text) => ClockCommand::ascii(text),
+            DgtCmd::End => ClockCommand::End,
         };
         command.encode()
     }
@@ -164,9 +159,9 @@ impl Dgt3000 {
                 version: format!("clock {major}.{minor}, board {bmaj}.{bmin}"),
             });
             self.phase = Phase::Ready;
-            self.left_down = None;
+            self.lever_down = None;
             if self.display.is_some() {
-                self.courier.push(Cmd::Show);
+                self.courier.push(DgtCmd::Show);
             }
         }
     }
@@ -177,21 +172,20 @@ impl Dgt3000 {
                 if let Phase::Board(_) = self.phase {
                     self.board_version = (major, minor);
                     self.phase = Phase::Clock;
-                    self.courier.push(Cmd::Version);
+                    self.courier.push(DgtCmd::Version);
                 }
             }
             BoardMessage::ClockAck(ack) => self.ack(ack, at, out),
             BoardMessage::Clock(t) if self.phase == Phase::Ready => {
-                if t.status & STATUS_NO_CLOCK != 0 {
+                if t.status.no_clock {
                     self.lost("the DGT board reports no clock".into(), at, out);
                     return;
                 }
-                // The lever high on the right is down on the left.
-                let left_down = t.status & STATUS_RIGHT_HIGH != 0;
-                if self.left_down.is_some_and(|was| was != left_down) {
-                    out.reports.push(ClockReport::Lever { side: self.side(left_down), at });
+                let down = t.status.lever_down;
+                if self.lever_down.is_some_and(|was| was != down) {
+                    out.reports.push(ClockReport::Lever { side: self.white.color_at(down), at });
                 }
-                self.left_down = Some(left_down);
+                self.lever_down = Some(down);
             }
             // Field updates, dumps and the rest are the board's, not the clock's.
             _ => {}
@@ -207,7 +201,7 @@ fn button(code: u8) -> Option<Button> {
         2 => Button::Pause,
         3 => Button::Plus,
         4 => Button::TimeRequest,
-        _ if code == BUTTON_ON_OFF => Button::Other("on/off".into()),
+        _ if code == BUTTON_ON_OFF => Button::OnOff,
         _ => return None,
     })
 }
@@ -222,7 +216,7 @@ impl ClockDevice for Dgt3000 {
         self.phase = Phase::Closed;
         self.parser.clear();
         self.courier.clear();
-        self.left_down = None;
+        self.lever_down = None;
         self.text_shown = false;
     }
 
@@ -239,22 +233,22 @@ impl ClockDevice for Dgt3000 {
     fn show(&mut self, display: &Display, now: Instant, out: &mut Outbox) {
         self.display = Some((*display, now));
         if std::mem::take(&mut self.text_shown) {
-            self.courier.push(Cmd::End);
+            self.courier.push(DgtCmd::End);
         }
-        if !self.courier.queued().any(|c| *c == Cmd::Show) {
-            self.courier.push(Cmd::Show);
+        if !self.courier.queued().any(|c| *c == DgtCmd::Show) {
+            self.courier.push(DgtCmd::Show);
         }
         self.pump(now, out);
     }
 
     fn beep(&mut self, ms: u32, now: Instant, out: &mut Outbox) {
-        self.courier.push(Cmd::Beep(ms));
+        self.courier.push(DgtCmd::Beep(ms));
         self.pump(now, out);
     }
 
     fn text(&mut self, text: &str, now: Instant, out: &mut Outbox) {
         self.text_shown = !text.is_empty();
-        self.courier.push(if text.is_empty() { Cmd::End } else { Cmd::Text(text.to_string()) });
+        self.courier.push(if text.is_empty() { DgtCmd::End } else { DgtCmd::Text(text.to_string()) });
         self.pump(now, out);
     }
 
@@ -266,7 +260,7 @@ impl ClockDevice for Dgt3000 {
             Phase::Clock => self.pump(now, out),
             Phase::Ready => {
                 if self.courier.is_idle() && now >= self.last_write.unwrap_or(now) + PING_AFTER {
-                    self.courier.push(Cmd::Version);
+                    self.courier.push(DgtCmd::Version);
                 }
                 self.pump(now, out);
             }
@@ -285,19 +279,23 @@ impl ClockDevice for Dgt3000 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use shakmaty::Color;
     use tactus_dgt::protocol::clock::ACK_OK;
-    use tactus_dgt::protocol::{ClockTimes, Field, Occupant};
+    use tactus_dgt::protocol::{ClockFaces, ClockStatus, Field, Occupant};
 
     fn ack(code: u8, a2: u8, a3: u8) -> Vec<u8> {
         BoardMessage::ClockAck(ClockAck([ACK_OK, code, a2, a3])).encode()
     }
 
+    /// `DGT_MSG_BWTIME`'s status bit D1 (`dgtbrd.h`): the lever is high on the right.
+    const STATUS_RIGHT_HIGH: u8 = 0x02;
+
     fn time(status: u8) -> Vec<u8> {
-        BoardMessage::Clock(ClockTimes { status, ..ClockTimes::default() }).encode()
+        BoardMessage::Clock(ClockFaces { status: ClockStatus::from_bits(status), ..ClockFaces::default() }).encode()
     }
 
     fn connected(t0: Instant) -> (Dgt3000, Outbox) {
-        let mut dev = Dgt3000::new(true);
+        let mut dev = Dgt3000::new(ClockSide::Left);
         let mut out = Outbox::default();
         dev.opened(t0, &mut out);
         assert_eq!(std::mem::take(&mut out.bytes), [Request::UpdateNice.code(), Request::Version.code()]);
@@ -378,7 +376,7 @@ mod tests {
     #[test]
     fn the_bytes_on_the_wire_are_the_drivers_ones() {
         let t0 = Instant::now();
-        let mut dev = Dgt3000::new(true);
+        let mut dev = Dgt3000::new(ClockSide::Left);
         let mut out = Outbox::default();
         dev.opened(t0, &mut out);
         assert_eq!(std::mem::take(&mut out.bytes), [0x4b, 0x4d]);
@@ -405,7 +403,7 @@ mod tests {
     #[test]
     fn garbage_and_cut_messages_are_reported_and_the_next_message_counts() {
         let t0 = Instant::now();
-        let mut dev = Dgt3000::new(true);
+        let mut dev = Dgt3000::new(ClockSide::Left);
         let mut out = Outbox::default();
         dev.opened(t0, &mut out);
         out.bytes.clear();

@@ -12,7 +12,8 @@
 //! [`ClockReport`]s out, every call carrying its time); [`ClockLink`] runs
 //! one on a serial path in a thread, reopens the path when the device is
 //! unplugged and plugged back, and resends the last [`Display`] then.
-//! [`sim`] has simulated clocks on pseudo-terminals for tests and benches.
+//! `sim` has simulated clocks on pseudo-terminals for tests and benches
+//! (feature `test-support`).
 
 mod courier;
 pub mod dgt;
@@ -21,9 +22,11 @@ pub mod line;
 mod link;
 pub mod open;
 mod report;
+#[cfg(feature = "test-support")]
 pub mod sim;
 mod timemap;
 
+#[cfg(feature = "test-support")]
 pub mod bench;
 
 use std::time::Instant;
@@ -33,6 +36,7 @@ pub use display::Display;
 pub use link::{ClockLink, ClockTexts, DeviceKind};
 pub use open::OpenClock;
 pub use report::{Button, ClockReport};
+pub use tactus_dgt::protocol::ClockSide;
 
 /// What a device call produced: bytes for the serial line and reports for
 /// the host.

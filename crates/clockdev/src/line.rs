@@ -75,7 +75,7 @@ pub fn unframe(line: &[u8]) -> Result<&str, Invalid> {
 /// Splits a byte stream into lines; keeps a partial line for the next
 /// bytes, and turns an over-long one into a single piece of garbage.
 #[derive(Debug, Default)]
-pub struct Lines {
+pub struct LineSplitter {
     buf: Vec<u8>,
     /// Inside an over-long line: drop bytes up to its end.
     skipping: bool,
@@ -84,7 +84,7 @@ pub struct Lines {
 /// A line, or what was skipped of an over-long one.
 pub type Piece = Result<Vec<u8>, Vec<u8>>;
 
-impl Lines {
+impl LineSplitter {
     /// Complete lines in `bytes` (without `\n`), in order.
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<Piece> {
         let mut out = Vec::new();
@@ -381,7 +381,7 @@ mod tests {
 
     #[test]
     fn partial_and_overlong_lines() {
-        let mut lines = Lines::default();
+        let mut lines = LineSplitter::default();
         assert!(lines.feed(b"OK 1").is_empty());
         assert_eq!(lines.feed(b"*15\nPO"), vec![Ok(b"OK 1*15".to_vec())]);
         let long = vec![b'x'; 300];
@@ -407,7 +407,7 @@ mod tests {
     proptest! {
         #[test]
         fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
-            let mut lines = Lines::default();
+            let mut lines = LineSplitter::default();
             for piece in lines.feed(&bytes).into_iter().flatten() {
                 if let Ok(payload) = unframe(&piece) {
                     let _ = HostMsg::parse(payload);

@@ -10,6 +10,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use serialport::SerialPort;
+use tactus_dgt::protocol::ClockSide;
 
 use crate::{ClockDevice, ClockReport, Dgt3000, Display, OpenClock, Outbox};
 
@@ -36,8 +37,8 @@ pub enum DeviceKind {
     Open,
     /// A DGT 3000 on a DGT board's serial port (9600 baud).
     Dgt3000 {
-        /// Whether White's face is the clock's left one.
-        white_on_left: bool,
+        /// The side of White's face.
+        white: ClockSide,
     },
 }
 
@@ -46,12 +47,12 @@ impl DeviceKind {
     pub fn device(self) -> Box<dyn ClockDevice> {
         match self {
             DeviceKind::Open => Box::new(OpenClock::new()),
-            DeviceKind::Dgt3000 { white_on_left } => Box::new(Dgt3000::new(white_on_left)),
+            DeviceKind::Dgt3000 { white } => Box::new(Dgt3000::new(white)),
         }
     }
 }
 
-enum Input {
+enum LinkMsg {
     /// A new display waits in [`Latest`].
     Show,
     Beep(u32),
@@ -66,14 +67,14 @@ enum Input {
 /// A clock on a serial path. Dropping it stops the thread and closes the
 /// port.
 pub struct ClockLink {
-    tx: Sender<Input>,
+    tx: Sender<LinkMsg>,
     latest: Arc<Latest>,
     thread: Option<JoinHandle<()>>,
 }
 
 /// The display to show next. Only the newest matters, so however often the
 /// host shows times while the device is slow, one waits here and one
-/// [`Input::Show`] is queued: the queue stays bounded.
+/// [`LinkMsg::Show`] is queued: the queue stays bounded.
 #[derive(Default)]
 struct Latest {
     display: std::sync::Mutex<Option<Display>>,
@@ -134,18 +135,18 @@ impl ClockLink {
     /// after a reconnection.
     pub fn show(&self, display: Display) {
         if self.latest.put(display) {
-            let _ = self.tx.send(Input::Show);
+            let _ = self.tx.send(LinkMsg::Show);
         }
     }
 
     /// Beep for about `ms` milliseconds.
     pub fn beep(&self, ms: u32) {
-        let _ = self.tx.send(Input::Beep(ms));
+        let _ = self.tx.send(LinkMsg::Beep(ms));
     }
 
     /// Show a short text until the next display; empty goes back to the times.
     pub fn text(&self, text: &str) {
-        let _ = self.tx.send(Input::Text(text.to_string()));
+        let _ = self.tx.send(LinkMsg::Text(text.to_string()));
     }
 
     /// Texts and beeps for this clock from elsewhere (software that drives
@@ -158,31 +159,31 @@ impl ClockLink {
 /// A clock's texts and beeps, apart from its times (see [`ClockLink::texts`]).
 #[derive(Clone)]
 pub struct ClockTexts {
-    tx: Sender<Input>,
+    tx: Sender<LinkMsg>,
 }
 
 impl ClockTexts {
     /// As [`ClockLink::beep`].
     pub fn beep(&self, ms: u32) {
-        let _ = self.tx.send(Input::Beep(ms));
+        let _ = self.tx.send(LinkMsg::Beep(ms));
     }
 
     /// As [`ClockLink::text`].
     pub fn text(&self, text: &str) {
-        let _ = self.tx.send(Input::Text(text.to_string()));
+        let _ = self.tx.send(LinkMsg::Text(text.to_string()));
     }
 }
 
 impl Drop for ClockLink {
     fn drop(&mut self) {
-        let _ = self.tx.send(Input::Stop);
+        let _ = self.tx.send(LinkMsg::Stop);
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
     }
 }
 
-struct Conn {
+struct Connection {
     id: u64,
     port: Box<dyn SerialPort>,
     stop: Arc<AtomicBool>,
@@ -201,12 +202,12 @@ struct Driver {
     device: Box<dyn ClockDevice>,
     path: PathBuf,
     baud: u32,
-    inputs: Sender<Input>,
+    inputs: Sender<LinkMsg>,
     reports: SyncSender<ClockReport>,
     /// Reads sent by the reader and not yet taken by the driver.
     in_flight: Arc<AtomicUsize>,
     garbage: GarbageWindow,
-    conn: Option<Conn>,
+    conn: Option<Connection>,
     next_id: u64,
     /// Whether the host was last told Connected (`Some(true)`) or
     /// Disconnected; `None` before either.
@@ -214,7 +215,7 @@ struct Driver {
 }
 
 impl Driver {
-    fn run(&mut self, rx: &Receiver<Input>) {
+    fn run(&mut self, rx: &Receiver<LinkMsg>) {
         let mut next_probe = Instant::now();
         loop {
             let now = Instant::now();
@@ -234,24 +235,24 @@ impl Driver {
             let mut out = Outbox::default();
             let now = Instant::now();
             match input {
-                Input::Show => {
+                LinkMsg::Show => {
                     if let Some(d) = self.latest.take() {
                         self.device.show(&d, now, &mut out);
                     }
                 }
-                Input::Beep(ms) => self.device.beep(ms, now, &mut out),
-                Input::Text(t) => self.device.text(&t, now, &mut out),
-                Input::Stop => break,
-                Input::Bytes(id, bytes, at) => {
+                LinkMsg::Beep(ms) => self.device.beep(ms, now, &mut out),
+                LinkMsg::Text(t) => self.device.text(&t, now, &mut out),
+                LinkMsg::Stop => break,
+                LinkMsg::Bytes(id, bytes, at) => {
                     self.in_flight.fetch_sub(1, Ordering::Relaxed);
                     if self.is_current(id) {
                         self.device.received(&bytes, at, &mut out);
                     }
                 }
-                Input::Lost(id, reason) if self.is_current(id) => {
+                LinkMsg::Lost(id, reason) if self.is_current(id) => {
                     self.close(&format!("{}: {reason}", self.path.display()));
                 }
-                Input::Lost(..) => {}
+                LinkMsg::Lost(..) => {}
             }
             self.flush(out);
         }
@@ -287,7 +288,7 @@ impl Driver {
         }
     }
 
-    fn connect(&mut self) -> io::Result<Conn> {
+    fn connect(&mut self) -> io::Result<Connection> {
         let port = serialport::new(self.path.to_string_lossy(), self.baud).timeout(WRITE_TIMEOUT).open()?;
         let mut reader = port.try_clone()?;
         reader.set_timeout(READ_TIMEOUT)?;
@@ -298,7 +299,7 @@ impl Driver {
         let reader = thread::Builder::new()
             .name("clock-read".into())
             .spawn(move || read(&mut *reader, id, &flag, &inputs, &in_flight))?;
-        Ok(Conn { id, port, stop, reader })
+        Ok(Connection { id, port, stop, reader })
     }
 
     fn close(&mut self, reason: &str) {
@@ -369,7 +370,7 @@ impl Driver {
 
 /// The reader thread: forwards what arrives, stamped with its time; waits
 /// while the driver has [`READS_IN_FLIGHT`] reads to take.
-fn read(port: &mut dyn SerialPort, id: u64, stop: &AtomicBool, inputs: &Sender<Input>, in_flight: &AtomicUsize) {
+fn read(port: &mut dyn SerialPort, id: u64, stop: &AtomicBool, inputs: &Sender<LinkMsg>, in_flight: &AtomicUsize) {
     let mut buf = [0u8; 256];
     while !stop.load(Ordering::Relaxed) {
         if in_flight.load(Ordering::Relaxed) >= READS_IN_FLIGHT {
@@ -377,12 +378,12 @@ fn read(port: &mut dyn SerialPort, id: u64, stop: &AtomicBool, inputs: &Sender<I
             continue;
         }
         let input = match port.read(&mut buf) {
-            Ok(0) => Input::Lost(id, "end of file".into()),
-            Ok(n) => Input::Bytes(id, buf[..n].to_vec(), Instant::now()),
+            Ok(0) => LinkMsg::Lost(id, "end of file".into()),
+            Ok(n) => LinkMsg::Bytes(id, buf[..n].to_vec(), Instant::now()),
             Err(e) if e.kind() == io::ErrorKind::TimedOut || e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => Input::Lost(id, e.to_string()),
+            Err(e) => LinkMsg::Lost(id, e.to_string()),
         };
-        let lost = matches!(input, Input::Lost(..));
+        let lost = matches!(input, LinkMsg::Lost(..));
         if !lost {
             in_flight.fetch_add(1, Ordering::Relaxed);
         }

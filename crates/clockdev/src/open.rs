@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use crate::courier::{Courier, Step};
-use crate::line::{ClockMsg, HostMsg, Lines, VERSION, unframe};
+use crate::line::{ClockMsg, HostMsg, LineSplitter, VERSION, unframe};
 use crate::report::escape;
 use crate::timemap::TimeMap;
 use crate::{Button, ClockDevice, ClockReport, Display, Outbox};
@@ -35,7 +35,7 @@ enum Phase {
 #[derive(Debug)]
 pub struct OpenClock {
     phase: Phase,
-    lines: Lines,
+    lines: LineSplitter,
     courier: Courier<(u16, Cmd)>,
     next_seq: u16,
     /// The latest display and when it was given.
@@ -58,7 +58,7 @@ impl OpenClock {
     pub fn new() -> OpenClock {
         OpenClock {
             phase: Phase::Closed,
-            lines: Lines::default(),
+            lines: LineSplitter::default(),
             courier: Courier::new(),
             next_seq: 0,
             display: None,
@@ -154,24 +154,12 @@ impl OpenClock {
             }
             ClockMsg::Button { eseq, name, clock_ms } => {
                 let at = self.times.place(clock_ms, at);
-                self.event(eseq, ClockReport::Button { button: button(&name), at }, out);
+                self.event(eseq, ClockReport::Button { button: Button::from_name(&name), at }, out);
             }
             ClockMsg::Err { code, detail } => {
                 out.reports.push(ClockReport::Error { message: format!("{code} {detail}").trim_end().to_string() })
             }
         }
-    }
-}
-
-/// The protocol's button names.
-fn button(name: &str) -> Button {
-    match name {
-        "TIME" => Button::TimeRequest,
-        "MOVE" => Button::LastMove,
-        "PAUSE" => Button::Pause,
-        "PLUS" => Button::Plus,
-        "MINUS" => Button::Minus,
-        other => Button::Other(other.to_string()),
     }
 }
 

@@ -80,7 +80,7 @@ trait Responder: Send {
     fn unplugged(&mut self);
 }
 
-struct State {
+struct SimState {
     responder: Box<dyn Responder>,
     /// The master side, for writing; `None` while unplugged.
     master: Option<TTYPort>,
@@ -89,7 +89,7 @@ struct State {
     seen: Sender<Seen>,
 }
 
-impl State {
+impl SimState {
     fn emit(&mut self, out: SimOut) {
         let now = Instant::now();
         for saw in out.saw {
@@ -112,7 +112,7 @@ impl State {
     }
 }
 
-fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+fn lock(state: &Mutex<SimState>) -> MutexGuard<'_, SimState> {
     state.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -127,7 +127,7 @@ struct Plug {
 /// A simulated clock: an open-protocol clock or a DGT board with a DGT 3000.
 pub struct SimClock {
     path: PathBuf,
-    state: Arc<Mutex<State>>,
+    state: Arc<Mutex<SimState>>,
     seen: Receiver<Seen>,
     plug: Option<Plug>,
 }
@@ -138,10 +138,10 @@ impl SimClock {
     pub fn plug(kind: DeviceKind, path: &Path) -> io::Result<SimClock> {
         let responder: Box<dyn Responder> = match kind {
             DeviceKind::Open => Box::new(open::OpenSim::new()),
-            DeviceKind::Dgt3000 { white_on_left } => Box::new(dgt::DgtSim::new(white_on_left)),
+            DeviceKind::Dgt3000 { white } => Box::new(dgt::DgtSim::new(white)),
         };
         let (tx, seen) = mpsc::channel();
-        let state = Arc::new(Mutex::new(State { responder, master: None, drop_acks: 0, seen: tx }));
+        let state = Arc::new(Mutex::new(SimState { responder, master: None, drop_acks: 0, seen: tx }));
         let mut sim = SimClock { path: path.to_path_buf(), state, seen, plug: None };
         sim.replug()?;
         Ok(sim)
@@ -248,7 +248,7 @@ impl Drop for SimClock {
 }
 
 /// The sim's reader: answers the host, and runs the responder's timers.
-fn serve(master: &mut TTYPort, state: &Mutex<State>, stop: &AtomicBool) {
+fn serve(master: &mut TTYPort, state: &Mutex<SimState>, stop: &AtomicBool) {
     let mut buf = [0u8; 256];
     while !stop.load(Ordering::Relaxed) {
         let read = master.read(&mut buf);

@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 
 use shakmaty::Color;
 use tactus_clockdev::sim::{Saw, SimClock};
-use tactus_clockdev::{Button, ClockLink, ClockReport, DeviceKind, Display};
+use tactus_clockdev::{Button, ClockLink, ClockReport, ClockSide, DeviceKind, Display};
 
 const WAIT: Duration = Duration::from_secs(3);
-const KINDS: [DeviceKind; 2] = [DeviceKind::Open, DeviceKind::Dgt3000 { white_on_left: false }];
+const KINDS: [DeviceKind; 2] = [DeviceKind::Open, DeviceKind::Dgt3000 { white: ClockSide::Right }];
 
 struct Rig {
     sim: SimClock,
@@ -97,7 +97,7 @@ fn garbage_and_partial_lines_are_reported_and_survived() {
     rig.expect(|r| matches!(r, ClockReport::Garbage { line } if line == "LEVER 1 W"));
     rig.press(Color::Black);
 
-    let rig = self::rig(DeviceKind::Dgt3000 { white_on_left: true });
+    let rig = self::rig(DeviceKind::Dgt3000 { white: ClockSide::Left });
     rig.sim.inject(&[0x01, 0x02, 0x8d, 0x00]);
     rig.sim.inject(&[0x0a, 0x01]); // a BWTIME cut short by the next message
     rig.sim.press(Color::White);

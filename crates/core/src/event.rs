@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::{Color, File, Piece, Rank, Role, Square};
 
 use crate::serde_chess;
-pub use tactus_trace::Ms;
+pub use tactus_trace::{GameResult, Ms};
 
 /// One event at one instant (ms since the start of the game).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -424,7 +424,7 @@ pub enum EventKind {
         ms: i64,
     },
     GameOver {
-        result: String,
+        result: GameResult,
         reason: EndReason,
         article: Article,
         /// The mate search could not settle whether the opponent can mate

@@ -2,18 +2,7 @@
 //! decided here, not by conditions spread through the interpreter.
 
 use crate::Ms;
-
-/// Who watches the game (Competition Rules; Annex A.4, A.5, B.2, B.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Supervision {
-    /// The board acts as an arbiter who sees every move: every illegal move
-    /// is penalised at once (A.4, B.2, and all standard play).
-    #[default]
-    Arbiter,
-    /// Rapid and blitz without adequate supervision (A.5.2, B.3): an illegal
-    /// move stands unless the opponent claims before making their own move.
-    Unsupervised,
-}
+pub use tactus_trace::{MateSearch, Supervision};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
@@ -46,17 +35,6 @@ pub struct Policy {
     pub engine_override: bool,
 }
 
-/// Where the full mate search runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum MateSearch {
-    /// In the core, when the question arises: replay and tests.
-    #[default]
-    Inline,
-    /// By the driver, off its loop: the core waits for `Input::Verdict`
-    /// (see `Session::mate_question`).
-    Asked,
-}
-
 impl Policy {
     /// This policy, ruling as the recording board did wherever its trace's
     /// header says how: a replay then rules exactly as the live game did.
@@ -72,13 +50,11 @@ impl Policy {
         }
         self.engine = header.engine;
         self.engine_override = header.engine_override;
-        if header.mate_search.as_deref() == Some("asked") {
+        if header.mate_search == MateSearch::Asked {
             self.mate_search = MateSearch::Asked;
         }
-        match header.supervision.as_deref() {
-            Some("unsupervised") => self.supervision = Supervision::Unsupervised,
-            Some("arbiter") => self.supervision = Supervision::Arbiter,
-            _ => {}
+        if let Some(supervision) = header.supervision {
+            self.supervision = supervision;
         }
         self
     }
@@ -88,16 +64,10 @@ impl Policy {
         header.debounce_ms = Some(self.debounce_ms);
         header.settle_ms = Some(self.settle_ms);
         header.press_grace_ms = Some(self.press_grace_ms);
-        header.mate_search = (self.mate_search == MateSearch::Asked).then(|| "asked".to_string());
+        header.mate_search = self.mate_search;
         header.engine = self.engine;
         header.engine_override = self.engine_override;
-        header.supervision = Some(
-            match self.supervision {
-                Supervision::Arbiter => "arbiter",
-                Supervision::Unsupervised => "unsupervised",
-            }
-            .to_string(),
-        );
+        header.supervision = Some(self.supervision);
     }
 }
 

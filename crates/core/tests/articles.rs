@@ -54,7 +54,7 @@ impl Run {
 
     fn ending(&self) -> Option<(String, EndReason, Article)> {
         self.events.iter().find_map(|e| match &e.kind {
-            EventKind::GameOver { result, reason, article, .. } => Some((result.clone(), *reason, *article)),
+            EventKind::GameOver { result, reason, article, .. } => Some((result.to_string(), *reason, *article)),
             _ => None,
         })
     }

@@ -18,7 +18,7 @@ fn policy(search: MateSearch) -> Policy {
 
 fn game_over(events: &[Event]) -> Option<(String, EndReason, bool)> {
     events.iter().find_map(|e| match &e.kind {
-        EventKind::GameOver { result, reason, undetermined, .. } => Some((result.clone(), *reason, *undetermined)),
+        EventKind::GameOver { result, reason, undetermined, .. } => Some((result.to_string(), *reason, *undetermined)),
         _ => None,
     })
 }

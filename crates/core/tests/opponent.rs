@@ -4,7 +4,7 @@
 //! executions get a fix, one case per kind of move.
 
 use shakmaty::{Color, Piece, Square};
-use tactus_core::{Event, EventKind, Fix, Policy, Session, Slip};
+use tactus_core::{Event, EventKind, Fix, Policy, Session, Slip, Supervision};
 use tactus_trace::{Entry, Header, Input, Record};
 
 const BLACK: Color = Color::Black;
@@ -428,8 +428,8 @@ fn the_engines_view_is_shown_only_where_no_arbiter_supervises() {
         pv[i] = Some(m.parse().unwrap());
     }
     let eval = Eval { score: Score::Cp(-25), pv };
-    for (supervision, shown) in [("arbiter", false), ("unsupervised", true)] {
-        let header = Header { engine: Some(BLACK), supervision: Some(supervision.into()), ..Header::default() };
+    for (supervision, shown) in [(Supervision::Arbiter, false), (Supervision::Unsupervised, true)] {
+        let header = Header { engine: Some(BLACK), supervision: Some(supervision), ..Header::default() };
         let mut session = Session::new(&header, Policy::default().with_recorded(&header)).unwrap();
         for (t, record) in [
             (100, Record::Edge { sq: sq("e2"), on: false, piece: None }),

@@ -94,8 +94,11 @@ fn a_time_warning_is_given_again_after_a_take_back_restores_the_time() {
 /// and the game goes on from it): the offer does not survive it.
 #[test]
 fn an_illegal_move_that_stands_declines_the_offer_made_to_its_side() {
-    let header =
-        Header { time_control: Some("300+2".into()), supervision: Some("unsupervised".into()), ..Header::default() };
+    let header = Header {
+        time_control: Some("300+2".into()),
+        supervision: Some(tactus_trace::Supervision::Unsupervised),
+        ..Header::default()
+    };
     let mut g = Game::with(header, |p| p);
     g.press(Color::Black);
     g.carry("e2", "e4");

@@ -21,11 +21,11 @@ use shakmaty::Square;
 
 use crate::protocol::clock::{
     ACK_BUTTON, ACK_ERROR, ACK_OK, BEEP_UNIT_MS, SETNRUN_LEFT_RUNS, SETNRUN_PAUSE, SETNRUN_RIGHT_RUNS,
-    SETNRUN_TOGGLE_ON_LEVER, STATUS_RIGHT_HIGH,
+    SETNRUN_TOGGLE_ON_LEVER,
 };
 use crate::protocol::ee::{EE_BEGINPOS, EE_DOWNLOADED, EE_EMPTYBOARD, EE_START_TAG, EeEvent, EeLog};
 use crate::protocol::{
-    Battery, BoardMessage, BusRequest, ClockAck, ClockCommand, ClockTimes, Field, Garbage, Hms, HostCommand,
+    Battery, BoardMessage, BusRequest, ClockAck, ClockCommand, ClockFaces, ClockSide, Field, Garbage, Hms, HostCommand,
     HostParser, MSG_BUS_BRD_DUMP, MSG_BUS_BWTIME, MSG_BUS_FROM_START, MSG_BUS_PING, MSG_BUS_START_GAME_WRITTEN,
     MSG_BUS_UPDATE, MSG_BUS_VERSION, Occupant, Orientation, Placement, Request, bus_message,
 };
@@ -162,7 +162,7 @@ impl Mode {
 
 /// Whether the board is on a bus or alone on the line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Line {
+enum LineMode {
     Single(Mode),
     Bus,
 }
@@ -183,13 +183,13 @@ struct BusState {
 #[derive(Debug)]
 pub struct Emulator {
     identity: Identity,
-    line: Line,
+    line: LineMode,
     parser: HostParser,
     placement: Placement,
     /// `None`: no clock on the board.
-    clock: Option<ClockTimes>,
+    clock: Option<ClockFaces>,
     /// The clock as last sent in `DGT_SEND_UPDATE_NICE` mode.
-    clock_sent: Option<ClockTimes>,
+    clock_sent: Option<ClockFaces>,
     next_clock: Option<Instant>,
     log: EeLog,
     last_change: Option<Instant>,
@@ -207,7 +207,7 @@ impl Emulator {
     pub fn new(identity: Identity, placement: Placement) -> Emulator {
         let mut e = Emulator {
             identity,
-            line: Line::Bus,
+            line: LineMode::Bus,
             parser: HostParser::default(),
             placement: Placement::default(),
             clock: None,
@@ -241,8 +241,8 @@ impl Emulator {
     /// The single-board mode, or `None` in bus mode.
     pub fn mode(&self) -> Option<Mode> {
         match self.line {
-            Line::Single(m) => Some(m),
-            Line::Bus => None,
+            LineMode::Single(m) => Some(m),
+            LineMode::Bus => None,
         }
     }
 
@@ -250,7 +250,7 @@ impl Emulator {
     /// or a USB gadget port opened anew). The board itself is unchanged.
     pub fn reconnected(&mut self) {
         self.parser.clear();
-        self.line = Line::Bus;
+        self.line = LineMode::Bus;
         self.next_clock = None;
     }
 
@@ -267,7 +267,7 @@ impl Emulator {
             let quick = self.last_change.is_some_and(|t| now.saturating_duration_since(t) < QUICK);
             self.last_change = Some(now);
             self.log.push(EeEvent::Field { field, occupant, quick });
-            if let Line::Single(Mode::UpdateBoard | Mode::Update | Mode::UpdateNice) = self.line {
+            if let LineMode::Single(Mode::UpdateBoard | Mode::Update | Mode::UpdateNice) = self.line {
                 out.bytes.extend(BoardMessage::FieldUpdate { field, occupant }.encode());
             }
         }
@@ -297,26 +297,26 @@ impl Emulator {
     /// tactus's clock changed (`None`: no clock). Sent at once in
     /// `DGT_SEND_UPDATE_NICE` mode; a lever press is logged with the time of
     /// the face it stopped.
-    pub fn set_clock(&mut self, clock: Option<ClockTimes>, now: Instant, out: &mut EmulatorOut) {
+    pub fn set_clock(&mut self, clock: Option<ClockFaces>, now: Instant, out: &mut EmulatorOut) {
         if let (Some(old), Some(new)) = (self.clock, clock)
-            && (old.status ^ new.status) & STATUS_RIGHT_HIGH != 0
+            && old.status.lever_down != new.status.lever_down
         {
-            // Right side now high: the left player pressed, stopping the left face.
-            let left = new.status & STATUS_RIGHT_HIGH != 0;
-            let time = if left { new.left.time } else { new.right.time };
-            self.log.push(EeEvent::Time { left, time });
+            // A player pressed, stopping their face.
+            let pressed = new.status.lever_down;
+            let time = new.face(pressed).time;
+            self.log.push(EeEvent::Time { left: pressed == ClockSide::Left, time });
         }
         self.clock = clock;
-        if self.line == Line::Single(Mode::UpdateNice) {
+        if self.line == LineMode::Single(Mode::UpdateNice) {
             self.send_clock_if_changed(out);
         }
-        if self.line == Line::Single(Mode::Update) && self.next_clock.is_none() {
+        if self.line == LineMode::Single(Mode::Update) && self.next_clock.is_none() {
             self.next_clock = Some(now);
         }
     }
 
     fn clock_message(&self) -> BoardMessage {
-        BoardMessage::Clock(self.clock.unwrap_or_else(ClockTimes::no_clock))
+        BoardMessage::Clock(self.clock.unwrap_or_else(ClockFaces::no_clock))
     }
 
     fn send_clock_if_changed(&mut self, out: &mut EmulatorOut) {
@@ -329,7 +329,7 @@ impl Emulator {
     /// A button was pressed on tactus's clock: `ack3` code (`0x31`–`0x35`,
     /// or `0x40` for on/off), reported as a DGT 3000's board does.
     pub fn button(&mut self, code: u8, out: &mut EmulatorOut) {
-        if self.clock.is_some() && matches!(self.line, Line::Single(m) if m.acks_clock()) {
+        if self.clock.is_some() && matches!(self.line, LineMode::Single(m) if m.acks_clock()) {
             out.bytes.extend(BoardMessage::ClockAck(ClockAck([ACK_OK, ACK_BUTTON, 0, code])).encode());
         }
     }
@@ -345,9 +345,9 @@ impl Emulator {
             match item {
                 Ok(HostCommand::Bus { request, address }) => self.bus_command(request, address, out),
                 Ok(cmd) => {
-                    if self.line == Line::Bus {
+                    if self.line == LineMode::Bus {
                         // A single-board command ends bus mode, idle, and is processed.
-                        self.line = Line::Single(Mode::Idle);
+                        self.line = LineMode::Single(Mode::Idle);
                     }
                     self.command(cmd, now, out);
                 }
@@ -357,7 +357,7 @@ impl Emulator {
     }
 
     fn set_mode(&mut self, mode: Mode, now: Instant, out: &mut EmulatorOut) {
-        self.line = Line::Single(mode);
+        self.line = LineMode::Single(mode);
         self.next_clock = (mode == Mode::Update).then_some(now);
         if mode == Mode::UpdateNice {
             // The client learns the clock's state without waiting for a change.
@@ -402,7 +402,7 @@ impl Emulator {
                     Some(BoardMessage::EeMoves(log))
                 }
                 Request::ToBusMode => {
-                    self.line = Line::Bus;
+                    self.line = LineMode::Bus;
                     None
                 }
                 // Draughts scanning, the boot loader: nothing to do on a chess board.
@@ -459,7 +459,7 @@ impl Emulator {
             ClockCommand::Other { .. } => ack.0[0] = ACK_ERROR,
         }
         // Only a board in an update mode acknowledges, and only with a clock.
-        if self.clock.is_some() && matches!(self.line, Line::Single(m) if m.acks_clock()) {
+        if self.clock.is_some() && matches!(self.line, LineMode::Single(m) if m.acks_clock()) {
             out.bytes.extend(BoardMessage::ClockAck(ack).encode());
             if code == crate::protocol::clock::CMD_VERSION {
                 // The clock's state follows, as it does when it changes.
@@ -469,9 +469,9 @@ impl Emulator {
     }
 
     fn bus_command(&mut self, request: BusRequest, address: u16, out: &mut EmulatorOut) {
-        if self.line != Line::Bus {
+        if self.line != LineMode::Bus {
             // A bus command switches to bus mode and is itself not processed.
-            self.line = Line::Bus;
+            self.line = LineMode::Bus;
             return;
         }
         let me = self.identity.bus_address();
@@ -487,7 +487,7 @@ impl Emulator {
                 self.bus.ignore_next_ping = true;
                 out.bytes.extend(reply(MSG_BUS_PING, &[]));
             }
-            BusRequest::EndBusMode => self.line = Line::Single(Mode::Idle),
+            BusRequest::EndBusMode => self.line = LineMode::Single(Mode::Idle),
             BusRequest::Reset => {
                 self.log.push(EeEvent::Tag(crate::protocol::ee::EE_POWERUP));
                 self.bus = BusState { changes_from: self.bus.changes_from, ..BusState::default() };
@@ -595,7 +595,7 @@ mod tests {
         assert!(matches!(&msgs[4], BoardMessage::Trademark(t) if t.contains("Not a DGT Projects product")));
         assert_eq!(msgs[5], BoardMessage::Version { major: 1, minor: 7 });
         assert!(matches!(msgs[6], BoardMessage::Battery(b) if b.percent == 100));
-        assert_eq!(msgs[7], BoardMessage::Clock(ClockTimes::no_clock()));
+        assert_eq!(msgs[7], BoardMessage::Clock(ClockFaces::no_clock()));
         let BoardMessage::EeMoves(log) = &msgs[8] else { panic!("{:?}", msgs[8]) };
         let events = ee::decode(log).unwrap();
         assert_eq!(events.iter().filter(|e| matches!(e, EeEvent::Field { .. })).count(), 32);
@@ -637,7 +637,7 @@ mod tests {
         e.received(&ClockCommand::ascii("hello").encode(), t0, &mut out);
         assert_eq!(out.requests, [ClockRequest::Text { text: "hello".into(), beep_ms: 0 }]);
         assert!(out.bytes.is_empty(), "no clock, no ack");
-        e.set_clock(Some(ClockTimes::default()), t0, &mut out);
+        e.set_clock(Some(ClockFaces::default()), t0, &mut out);
         ask(&mut e, &[0x4b], t0);
         let setnrun = ClockCommand::SetNRun {
             left: Hms { h: 0, m: 5, s: 0 },

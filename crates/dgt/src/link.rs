@@ -2,14 +2,14 @@
 //! thread (see [`Endpoint`]).
 
 use std::io;
-use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::time::{Duration, Instant};
 
 use crate::emulate::{ClockRequest, Emulator, EmulatorOut, Identity};
-use crate::port::{Device, Endpoint, Key, Outbox, Outgoing, Runner, Stale, Supersede};
+use crate::port::{Endpoint, Key, LineDevice, LineOutbox, Outgoing, Runner, Stale, Supersede};
 use crate::protocol::{
-    Battery, ClockCommand, ClockTimes, Garbage, MESSAGE_BIT, MSG_BUS_PING, MSG_BUS_START_GAME_WRITTEN, MSG_BUS_UPDATE,
-    MSG_BWTIME, MSG_FIELD_UPDATE, Placement,
+    Battery, ClockCommand, ClockFaces, Garbage, MESSAGE_BIT, MSG_BUS_PING, MSG_BUS_START_GAME_WRITTEN, MSG_BUS_UPDATE,
+    MSG_BWTIME, MSG_FIELD_UPDATE, Orientation, Placement,
 };
 use crate::reader::{BoardReader, OrientationMode, ReaderEvent, ReaderOut};
 
@@ -18,6 +18,12 @@ use crate::reader::{BoardReader, OrientationMode, ReaderEvent, ReaderOut};
 const EMULATOR_EVENTS: usize = 256;
 /// A client sending noise is reported at most this often.
 const GARBAGE_EVERY: Duration = Duration::from_secs(1);
+/// Reader events waiting for the owner, at most. Only an owner that stops
+/// taking them fills the queue; what no longer fits is owed in its newest
+/// form ([`Owed`]), not queued, so a board that floods costs no memory.
+const READER_EVENTS: usize = 256;
+/// While events are owed, how often room for them is looked for.
+const CATCH_UP_EVERY: Duration = Duration::from_millis(20);
 
 /// What the emulator's line reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,7 +45,7 @@ pub enum EmulatorEvent {
 
 enum EmulatorInput {
     Placement(Placement),
-    Clock(Option<ClockTimes>),
+    Clock(Option<ClockFaces>),
     Button(u8),
     Battery(Battery),
     /// Bytes for the client as they are (tests: line noise).
@@ -65,7 +71,7 @@ struct EmulatorDevice {
 }
 
 impl EmulatorDevice {
-    fn flush(&mut self, o: EmulatorOut, now: Instant, out: &mut Outbox) {
+    fn flush(&mut self, o: EmulatorOut, now: Instant, out: &mut LineOutbox) {
         for message in messages(&o.bytes) {
             out.push(Outgoing { stale: staleness(message), bytes: message.to_vec() });
         }
@@ -125,10 +131,10 @@ fn staleness(message: &[u8]) -> Stale {
     }
 }
 
-impl Device for EmulatorDevice {
-    type Input = EmulatorInput;
+impl LineDevice for EmulatorDevice {
+    type FromOwner = EmulatorInput;
 
-    fn opened(&mut self, _now: Instant, _out: &mut Outbox) {
+    fn opened(&mut self, _now: Instant, _out: &mut LineOutbox) {
         self.emulator.reconnected();
         self.report(EmulatorEvent::Opened);
     }
@@ -137,13 +143,13 @@ impl Device for EmulatorDevice {
         self.report(EmulatorEvent::Closed { reason: reason.to_string() });
     }
 
-    fn received(&mut self, bytes: &[u8], at: Instant, out: &mut Outbox) {
+    fn received(&mut self, bytes: &[u8], at: Instant, out: &mut LineOutbox) {
         let mut o = EmulatorOut::default();
         self.emulator.received(bytes, at, &mut o);
         self.flush(o, at, out);
     }
 
-    fn input(&mut self, input: EmulatorInput, now: Instant, out: &mut Outbox) {
+    fn input(&mut self, input: EmulatorInput, now: Instant, out: &mut LineOutbox) {
         let mut o = EmulatorOut::default();
         match input {
             EmulatorInput::Placement(p) => self.emulator.set_placement(&p, now, &mut o),
@@ -155,7 +161,7 @@ impl Device for EmulatorDevice {
         self.flush(o, now, out);
     }
 
-    fn poll(&mut self, now: Instant, out: &mut Outbox) -> Option<Instant> {
+    fn poll(&mut self, now: Instant, out: &mut LineOutbox) -> Option<Instant> {
         let mut o = EmulatorOut::default();
         let next = self.emulator.poll(now, &mut o);
         self.flush(o, now, out);
@@ -190,7 +196,7 @@ impl EmulatorLink {
     }
 
     /// tactus's clock now; `None` for no clock.
-    pub fn set_clock(&self, clock: Option<ClockTimes>) {
+    pub fn set_clock(&self, clock: Option<ClockFaces>) {
         self.runner.send(EmulatorInput::Clock(clock));
     }
 
@@ -224,53 +230,140 @@ impl Supersede for ReaderInput {
 
 struct ReaderDevice {
     reader: BoardReader,
-    events: Sender<ReaderEvent>,
+    events: SyncSender<ReaderEvent>,
+    owed: Owed,
 }
 
-impl ReaderDevice {
-    fn flush(&self, o: ReaderOut, out: &mut Outbox) {
-        out.once(o.bytes);
-        for e in o.events {
-            // Nobody listening is no reason to stop.
-            let _ = self.events.send(e);
+/// What a full queue held back, in its newest form: sent, in this order,
+/// once there is room — the line's state, the board's orientation, the
+/// whole board (which its edges add up to) and the newest clock report.
+/// Acknowledgements, battery answers, other messages and garbage are
+/// dropped: each tells of a moment gone by.
+#[derive(Debug, Default)]
+struct Owed {
+    /// The newest of `Lost` and `Connected`.
+    link: Option<ReaderEvent>,
+    orientation: Option<Orientation>,
+    /// Edges or a whole board were held back: the board as it stands is owed.
+    board: bool,
+    /// The newest `Clock`.
+    clock: Option<ReaderEvent>,
+}
+
+impl Owed {
+    fn is_empty(&self) -> bool {
+        self.link.is_none() && self.orientation.is_none() && !self.board && self.clock.is_none()
+    }
+
+    /// The first of what is owed, in order, taken; `board` is the board as
+    /// it stands.
+    fn take_first(&mut self, board: impl FnOnce() -> Placement, now: Instant) -> Option<ReaderEvent> {
+        if let Some(link) = self.link.take() {
+            return Some(link);
+        }
+        if let Some(o) = self.orientation.take() {
+            return Some(ReaderEvent::Orientation(o));
+        }
+        if std::mem::take(&mut self.board) {
+            return Some(ReaderEvent::Placement { placement: board(), at: now });
+        }
+        self.clock.take()
+    }
+
+    /// An event that did not fit, folded into what is owed.
+    fn hold(&mut self, event: ReaderEvent) {
+        match event {
+            ReaderEvent::Edge { .. } | ReaderEvent::Placement { .. } => self.board = true,
+            ReaderEvent::Orientation(o) => self.orientation = Some(o),
+            link @ (ReaderEvent::Lost { .. } | ReaderEvent::Connected(_)) => self.link = Some(link),
+            clock @ ReaderEvent::Clock { .. } => self.clock = Some(clock),
+            ReaderEvent::ClockAck { .. }
+            | ReaderEvent::Battery(_)
+            | ReaderEvent::Message(_)
+            | ReaderEvent::Garbage(_) => {}
         }
     }
 }
 
-impl Device for ReaderDevice {
-    type Input = ReaderInput;
+impl ReaderDevice {
+    fn new(mode: OrientationMode) -> (ReaderDevice, Receiver<ReaderEvent>) {
+        let (tx, rx) = mpsc::sync_channel(READER_EVENTS);
+        (ReaderDevice { reader: BoardReader::new(mode), events: tx, owed: Owed::default() }, rx)
+    }
 
-    fn opened(&mut self, now: Instant, out: &mut Outbox) {
+    fn flush(&mut self, o: ReaderOut, now: Instant, out: &mut LineOutbox) {
+        out.once(o.bytes);
+        self.pay(now);
+        for e in o.events {
+            self.send(e);
+        }
+    }
+
+    /// Never waits for the owner: while anything is owed, a new event joins
+    /// what is owed, so that the owner hears nothing out of order.
+    fn send(&mut self, event: ReaderEvent) {
+        if !self.owed.is_empty() {
+            return self.owed.hold(event);
+        }
+        // Nobody listening is no reason to stop.
+        if let Err(TrySendError::Full(event)) = self.events.try_send(event) {
+            self.owed.hold(event);
+        }
+    }
+
+    /// Sends what is owed, as far as there is room.
+    fn pay(&mut self, now: Instant) {
+        while let Some(event) = self.owed.take_first(|| self.reader.placement(), now) {
+            if let Err(TrySendError::Full(event)) = self.events.try_send(event) {
+                self.owed.hold(event);
+                return;
+            }
+        }
+    }
+}
+
+impl LineDevice for ReaderDevice {
+    type FromOwner = ReaderInput;
+
+    fn opened(&mut self, now: Instant, out: &mut LineOutbox) {
         let mut o = ReaderOut::default();
         self.reader.opened(now, &mut o);
-        self.flush(o, out);
+        self.flush(o, now, out);
     }
 
     fn closed(&mut self, reason: &str) {
         self.reader.closed();
-        let _ = self.events.send(ReaderEvent::Lost { reason: reason.to_string() });
+        self.send(ReaderEvent::Lost { reason: reason.to_string() });
     }
 
-    fn received(&mut self, bytes: &[u8], at: Instant, out: &mut Outbox) {
+    fn received(&mut self, bytes: &[u8], at: Instant, out: &mut LineOutbox) {
         let mut o = ReaderOut::default();
         self.reader.received(bytes, at, &mut o);
-        self.flush(o, out);
+        self.flush(o, at, out);
     }
 
-    fn input(&mut self, input: ReaderInput, _now: Instant, out: &mut Outbox) {
+    fn input(&mut self, input: ReaderInput, now: Instant, out: &mut LineOutbox) {
         let mut o = ReaderOut::default();
         match input {
             ReaderInput::Clock(cmd) => self.reader.clock(&cmd, &mut o),
             ReaderInput::Battery => self.reader.ask_battery(&mut o),
         }
-        self.flush(o, out);
+        self.flush(o, now, out);
     }
 
-    fn poll(&mut self, now: Instant, out: &mut Outbox) -> Option<Instant> {
+    fn poll(&mut self, now: Instant, out: &mut LineOutbox) -> Option<Instant> {
         let mut o = ReaderOut::default();
         let next = self.reader.poll(now, &mut o);
-        self.flush(o, out);
+        self.flush(o, now, out);
         next
+    }
+
+    fn catch_up(&mut self, now: Instant) -> Option<Instant> {
+        if self.owed.is_empty() {
+            return None;
+        }
+        self.pay(now);
+        (!self.owed.is_empty()).then_some(now + CATCH_UP_EVERY)
     }
 }
 
@@ -281,9 +374,10 @@ pub struct BoardLink {
 
 impl BoardLink {
     /// Reads the board at `endpoint` (say `/dev/ttyACM0` or `/dev/rfcomm0`).
+    /// The events are bounded: while the owner does not take them, a
+    /// board's changes add up to the whole board it is owed (see [`Owed`]).
     pub fn start(endpoint: Endpoint, mode: OrientationMode) -> io::Result<(BoardLink, Receiver<ReaderEvent>)> {
-        let (tx, rx) = mpsc::channel();
-        let device = ReaderDevice { reader: BoardReader::new(mode), events: tx };
+        let (device, rx) = ReaderDevice::new(mode);
         let runner = Runner::start(device, endpoint, "dgt-board")?;
         Ok((BoardLink { runner }, rx))
     }
@@ -297,5 +391,84 @@ impl BoardLink {
     /// Asks for the battery status.
     pub fn ask_battery(&self) {
         self.runner.send(ReaderInput::Battery);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{BoardMessage, ClockFaces, Face, Field, Hms, Occupant};
+    use shakmaty::{Color, Piece, Role, Square};
+
+    /// A board that floods while its owner takes nothing (a game task held
+    /// up): the queue holds no more than its bound, whatever the board
+    /// sends; once the owner takes what is queued, the board as it stands
+    /// and the newest clock report follow, so that nothing is lost but the
+    /// steps between.
+    #[test]
+    fn a_flooding_board_fills_a_bounded_queue_and_is_caught_up_with_the_whole_board() {
+        let t0 = Instant::now();
+        let (mut device, events) = ReaderDevice::new(OrientationMode::Fixed(Orientation::Normal));
+        let mut out = LineOutbox::default();
+        device.opened(t0, &mut out);
+        device.received(&BoardMessage::Version { major: 1, minor: 7 }.encode(), t0, &mut out);
+        let start = Placement::start();
+        device.received(&BoardMessage::BoardDump(start.fields(Orientation::Normal)).encode(), t0, &mut out);
+        // The pawn on e2 lifted and put back 10,000 times, then lifted; a
+        // clock report every hundred updates, counting down.
+        let e2 = Field::of(Square::E2, Orientation::Normal);
+        let pawn = Occupant::Piece(Piece { color: Color::White, role: Role::Pawn });
+        let clock = |s: u8| ClockFaces {
+            left: Face { time: Hms { h: 0, m: 3, s }, ..Face::default() },
+            ..ClockFaces::default()
+        };
+        for i in 0..20_001 {
+            let occupant = if i % 2 == 0 { Occupant::Empty } else { pawn };
+            device.received(&BoardMessage::FieldUpdate { field: e2, occupant }.encode(), t0, &mut out);
+            if i % 100 == 0 {
+                device.received(&BoardMessage::Clock(clock((i / 100 % 60) as u8)).encode(), t0, &mut out);
+            }
+        }
+        let queued: Vec<ReaderEvent> = events.try_iter().collect();
+        assert_eq!(queued.len(), READER_EVENTS, "the queue is bounded");
+        assert!(matches!(queued[..2], [ReaderEvent::Connected(_), ReaderEvent::Placement { .. }]));
+        // The owner has taken them: the next turn of the link's loop pays.
+        let t1 = t0 + Duration::from_secs(1);
+        assert_eq!(device.catch_up(t1), None, "all that was owed went out");
+        let mut lifted = start;
+        lifted.set(Square::E2, Occupant::Empty);
+        let newest = ReaderEvent::Clock { times: clock((20_000 / 100 % 60) as u8), at: t0 };
+        let caught: Vec<ReaderEvent> = events.try_iter().collect();
+        assert_eq!(caught, [ReaderEvent::Placement { placement: lifted, at: t1 }, newest]);
+        // And events flow one by one again.
+        device.received(&BoardMessage::FieldUpdate { field: e2, occupant: pawn }.encode(), t1, &mut out);
+        let edge = ReaderEvent::Edge { sq: Square::E2, occupant: pawn, at: t1 };
+        assert_eq!(events.try_iter().collect::<Vec<_>>(), [edge]);
+    }
+
+    /// While the owner takes nothing, the line's state is owed as the rest
+    /// is, in its newest form, and comes first.
+    #[test]
+    fn a_line_lost_while_the_queue_is_full_is_said_first_once_there_is_room() {
+        let t0 = Instant::now();
+        let (mut device, events) = ReaderDevice::new(OrientationMode::Fixed(Orientation::Normal));
+        let mut out = LineOutbox::default();
+        device.opened(t0, &mut out);
+        device.received(&BoardMessage::Version { major: 1, minor: 7 }.encode(), t0, &mut out);
+        let start = Placement::start();
+        device.received(&BoardMessage::BoardDump(start.fields(Orientation::Normal)).encode(), t0, &mut out);
+        let e2 = Field::of(Square::E2, Orientation::Normal);
+        let pawn = Occupant::Piece(Piece { color: Color::White, role: Role::Pawn });
+        for i in 0..READER_EVENTS {
+            let occupant = if i % 2 == 0 { Occupant::Empty } else { pawn };
+            device.received(&BoardMessage::FieldUpdate { field: e2, occupant }.encode(), t0, &mut out);
+        }
+        device.closed("the line hung up");
+        assert_eq!(events.try_iter().count(), READER_EVENTS);
+        let t1 = t0 + Duration::from_secs(1);
+        assert_eq!(device.catch_up(t1), None);
+        let caught: Vec<ReaderEvent> = events.try_iter().collect();
+        assert!(matches!(&caught[0], ReaderEvent::Lost { reason } if reason == "the line hung up"), "{caught:?}");
+        assert!(matches!(caught[1], ReaderEvent::Placement { .. }) && caught.len() == 2, "{caught:?}");
     }
 }

@@ -7,7 +7,7 @@
 //! square can be reported before the old one is cleared, and a piece
 //! carried across the board shows on the squares it passes (a queen taking
 //! on c4 from c1 can show on c2 and c3). The move logic must make no move
-//! of such transients; [`crate::recognise`] shows one way.
+//! of such transients; `recognise` (a test aid) shows one way.
 //!
 //! The board numbers its fields from the connector side and does not know
 //! which way it lies; the reader finds out from the starting position
@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use shakmaty::Square;
 
 use crate::protocol::{
-    Battery, BoardMessage, BoardParser, ClockAck, ClockCommand, ClockTimes, Garbage, HostCommand, Occupant,
+    Battery, BoardMessage, BoardParser, ClockAck, ClockCommand, ClockFaces, Garbage, HostCommand, Occupant,
     Orientation, Placement, Request,
 };
 
@@ -83,7 +83,7 @@ pub enum ReaderEvent {
     /// The clock's faces and status (`DGT_MSG_BWTIME`).
     Clock {
         /// As the board sent them.
-        times: ClockTimes,
+        times: ClockFaces,
         /// When they were read.
         at: Instant,
     },

@@ -14,7 +14,7 @@ use common::{Client, WAIT, fen, game, steps};
 use serde_json::Value;
 use shakmaty::{Move, Position};
 use tactus_dgt::emulate::{ClockRequest, Identity, Run};
-use tactus_dgt::protocol::{ClockTimes, Face, Hms, Placement};
+use tactus_dgt::protocol::{ClockFaces, ClockStatus, Face, Hms, Placement};
 use tactus_dgt::{EmulatorEvent, EmulatorLink, Endpoint};
 
 fn client_path() -> String {
@@ -71,10 +71,10 @@ fn a_client_written_from_the_document_follows_whole_games_and_the_clock() {
     let (link, events) = EmulatorLink::start(Endpoint::Pty(path.clone()), Identity::default(), Placement::start())
         .expect("a pty for the emulated board");
     expect_event(&events, |e| *e == EmulatorEvent::Opened);
-    let clock = ClockTimes {
+    let clock = ClockFaces {
         left: Face { time: Hms { h: 0, m: 5, s: 0 }, ..Face::default() },
         right: Face { time: Hms { h: 0, m: 5, s: 0 }, ..Face::default() },
-        status: 0,
+        status: ClockStatus::default(),
     };
     link.set_clock(Some(clock));
 

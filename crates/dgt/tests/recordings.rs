@@ -4,12 +4,14 @@
 //! replay to the games played — transients, slides and out-of-order scans
 //! and all.
 
+mod common;
+
 use std::time::Instant;
 
 use serde_json::Value;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position, san::San};
-use tactus_dgt::protocol::{BoardMessage, BoardParser, ClockTimes, Face, Orientation, clock};
+use tactus_dgt::protocol::{BoardMessage, BoardParser, ClockFaces, ClockSide, Face, Orientation};
 use tactus_dgt::reader::{BoardReader, OrientationMode, ReaderEvent, ReaderOut};
 use tactus_dgt::recognise::Recogniser;
 
@@ -18,26 +20,14 @@ fn data(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// Standard base64, as the recordings are written (one serial read a line).
-fn base64(line: &str) -> Vec<u8> {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = Vec::new();
-    let (mut acc, mut bits) = (0u32, 0);
-    for c in line.trim().bytes().filter(|c| *c != b'=') {
-        let v = ALPHABET.iter().position(|a| *a == c).unwrap_or_else(|| panic!("bad base64 {c:?} in {line}"));
-        acc = acc << 6 | v as u32;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
-    }
-    out
-}
-
 /// The serial reads of a recording.
 fn reads(name: &str) -> Vec<Vec<u8>> {
-    data(&format!("{name}.inbytes")).lines().filter(|l| !l.trim().is_empty()).map(base64).collect()
+    let lines = data(&format!("{name}.inbytes"));
+    lines
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| common::base64(l).unwrap_or_else(|| panic!("{l}: not base64")))
+        .collect()
 }
 
 /// A square as its field names it on a normally placed board.
@@ -53,13 +43,14 @@ fn face_json(face: &Face) -> Value {
     })
 }
 
-fn clock_json(t: &ClockTimes) -> Value {
-    let bit = |b: u8| t.status & b != 0;
+fn clock_json(t: &ClockFaces) -> Value {
+    let s = t.status;
     serde_json::json!({
         "left_clock": face_json(&t.left), "right_clock": face_json(&t.right),
-        "clock_running": bit(clock::STATUS_RUNNING), "right_high": bit(clock::STATUS_RIGHT_HIGH),
-        "battery_indicator": bit(clock::STATUS_BATTERY_LOW), "left_turn": bit(clock::STATUS_LEFT_TURN),
-        "right_turn": bit(clock::STATUS_RIGHT_TURN), "no_clock": bit(clock::STATUS_NO_CLOCK),
+        // The right lever high is the left one down.
+        "clock_running": s.running, "right_high": s.lever_down == ClockSide::Left,
+        "battery_indicator": s.battery_low, "left_turn": s.left_turn,
+        "right_turn": s.right_turn, "no_clock": s.no_clock,
     })
 }
 

@@ -314,7 +314,7 @@ impl BoardFeed {
             EventKind::GameOver { result, reason, .. } => {
                 self.clocks.advance(t);
                 self.clocks.running = None;
-                self.result = Some(result.clone());
+                self.result = Some(result.to_string());
                 self.end_reason = Some(*reason);
             }
             EventKind::Irregularity(_) | EventKind::Claimable { .. } | EventKind::Observation { .. } => {

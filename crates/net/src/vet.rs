@@ -118,9 +118,6 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
                 opponent_ms: opt_clock("opponent_ms", opponent_ms)?,
             }
         }
-        EventKind::GameOver { result: r, reason, article, undetermined } => {
-            EventKind::GameOver { result: result(&r)?, reason, article, undetermined }
-        }
         EventKind::Irregularity(mut i) => {
             i.detail = clean(&i.detail, MAX_TEXT);
             EventKind::Irregularity(i)
@@ -215,6 +212,7 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
         | EventKind::OnSquare { .. }
         | EventKind::MovesToControl { .. }
         | EventKind::EngineLevel { .. }
+        | EventKind::GameOver { .. }
         | EventKind::Touch { .. }
         | EventKind::Claimable { .. }
         | EventKind::Displaced { .. }
@@ -321,7 +319,7 @@ pub(crate) fn state(board: &str, claimed: BoardFeed) -> Result<BoardFeed, String
 mod tests {
     use super::*;
     use shakmaty::Color;
-    use tactus_core::{Article, EndReason};
+    use tactus_core::Article;
 
     fn mv(ply: u32, san: &str, uci: &str) -> FeedMove {
         FeedMove { ply, san: san.into(), uci: uci.into(), clock_ms: None, off_record: false }
@@ -374,17 +372,14 @@ mod tests {
 
     #[test]
     fn events_are_checked_and_cleaned() {
-        let over = |r: &str| Event {
-            t: 1,
-            kind: EventKind::GameOver {
-                result: r.into(),
-                reason: EndReason::Resignation,
-                article: Article::A5_1_2,
-                undetermined: false,
-            },
+        let over = |r: &str| {
+            let json = format!(
+                r#"{{"t": 1, "event": "game_over", "result": "{r}", "reason": "resignation", "article": "5.1.2"}}"#
+            );
+            serde_json::from_str::<Event>(&json).map_err(|e| e.to_string()).and_then(|ev| event(ev, false))
         };
-        assert!(event(over("1-0"), false).is_ok());
-        assert!(event(over("1-0 {x}"), false).is_err());
+        assert!(over("1-0").is_ok());
+        assert!(over("1-0 {x}").is_err(), "a result is one of three words");
         let penalty =
             Event { t: 1, kind: EventKind::Penalty { article: Article::A12, side: Color::White, ms: i64::MAX } };
         assert!(event(penalty, false).unwrap_err().contains("beyond a day"));

@@ -315,7 +315,7 @@ async fn a_board_that_takes_no_actions_answers_503_and_says_why() {
         &Event {
             t: 999_999,
             kind: EventKind::GameOver {
-                result: "0-1".into(),
+                result: "0-1".parse().unwrap(),
                 reason: EndReason::Resignation,
                 article: Article::A5_1_2,
                 undetermined: false,

@@ -135,13 +135,13 @@ fn every_kind() -> Vec<Event> {
             }),
             EventKind::Penalty { article: Article::A7_5_5, side: Color::White, ms: 120_000 },
             EventKind::GameOver {
-                result: "1-0".into(),
+                result: "1-0".parse().unwrap(),
                 reason: EndReason::FlagFall,
                 article: Article::A6_9,
                 undetermined: full,
             },
             EventKind::GameOver {
-                result: "1/2-1/2".into(),
+                result: "1/2-1/2".parse().unwrap(),
                 reason: EndReason::DeadPosition,
                 article: Article::A5_2_2,
                 undetermined: false,

@@ -16,6 +16,7 @@
 //!   new question cuts off a readout being said ([`Interrupt`]).
 
 mod announcer;
+#[cfg(feature = "test-support")]
 pub mod bench;
 mod cache;
 mod choice;

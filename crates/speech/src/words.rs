@@ -15,8 +15,8 @@ use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Rank, Role, Square};
 use tactus_core::{
-    Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, Irregularity, MoveInfo, NotNow, OnBoard, Placed,
-    Reason, Slip, ToControl,
+    Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, MoveInfo, NotNow, OnBoard,
+    Placed, Reason, Slip, ToControl,
 };
 
 use crate::lang::{Case, Lexicon, Persons, fill, gender_index, lexicon, side_index};
@@ -153,7 +153,7 @@ impl Words {
             EventKind::Irregularity(irr) => one(self.irregularity(irr, scene)),
             EventKind::Penalty { article, side, ms } => one(self.penalty(*article, *side, *ms, scene)),
             EventKind::GameOver { result, reason, .. } => {
-                one(format!("{} {}", lex.game_over, self.ending(result, *reason, scene)))
+                one(format!("{} {}", lex.game_over, self.ending(*result, *reason, scene)))
             }
             EventKind::Observation { first, then, .. } => {
                 one(fill(lex.observation, &[("first", &self.san(first)), ("then", &self.san(then))]))
@@ -691,13 +691,9 @@ impl Words {
         self.said(t, side, scene, &[("time", &time)])
     }
 
-    fn ending(&self, result: &str, reason: EndReason, scene: &Scene) -> String {
+    fn ending(&self, result: GameResult, reason: EndReason, scene: &Scene) -> String {
         let e = &self.lex.endings;
-        let winner = match result.trim() {
-            "1-0" => Some(Color::White),
-            "0-1" => Some(Color::Black),
-            _ => None,
-        };
+        let winner = result.winner();
         let about = |t: &Persons, side: Color| self.said(t, side, scene, &[]);
         match (reason, winner) {
             (EndReason::Checkmate, Some(w)) => about(&e.checkmate, w),

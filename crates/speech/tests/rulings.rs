@@ -124,7 +124,7 @@ fn a_second_illegal_act_is_not_followed_by_moves_again() {
     kinds.push(EventKind::Penalty { article: Article::A7_5_5, side: Color::White, ms: 120_000 });
     kinds.push(first);
     kinds.push(EventKind::GameOver {
-        result: "1-0".into(),
+        result: "1-0".parse().unwrap(),
         reason: EndReason::IllegalMoves,
         article: Article::A7_5_5,
         undetermined: false,
@@ -253,7 +253,7 @@ fn an_illegal_move_that_stood_says_who_may_claim_and_the_claim_says_what_follows
     );
     // A second illegal act by White after the claim ends the game.
     claimed.push(EventKind::GameOver {
-        result: "1/2-1/2".into(),
+        result: "1/2-1/2".parse().unwrap(),
         reason: EndReason::IllegalMoves,
         article: Article::A7_5_5,
         undetermined: false,
@@ -271,7 +271,7 @@ fn game_over(result: &str, reason: EndReason) -> Vec<EventKind> {
         start(Some("300")),
         EventKind::Move { mv: e4.clone(), correction: false },
         complete(&e4),
-        EventKind::GameOver { result: result.into(), reason, article: Article::A6_9, undetermined: false },
+        EventKind::GameOver { result: result.parse().unwrap(), reason, article: Article::A6_9, undetermined: false },
     ]
 }
 

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer};
+use tactus_dgt::protocol::ClockSide;
 use tactus_speech::{Choice, Readout, Touches};
+use tactus_trace::{Supervision, Variant};
 
 use crate::sink::VoiceSink;
 
@@ -167,26 +169,6 @@ impl BoardConfig {
     }
 }
 
-/// The variant of chess played.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Variant {
-    #[default]
-    Standard,
-    Chess960,
-}
-
-/// How illegal moves are ruled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Supervision {
-    /// Every illegal move penalised at once (A.4, B.2).
-    #[default]
-    Arbiter,
-    /// An illegal move stands unless the opponent claims (A.5.2, B.3).
-    Unsupervised,
-}
-
 /// A time control in PGN `TimeControl` syntax (extended), checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TimeControlText(pub String);
@@ -307,7 +289,7 @@ impl Default for VoiceConfig {
 /// The chess clock's protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
-pub enum ClockDevice {
+pub enum ClockKind {
     /// No clock device: the daemon keeps time alone.
     #[default]
     None,
@@ -317,39 +299,32 @@ pub enum ClockDevice {
     Dgt3000,
 }
 
-/// Which of the clock's faces is White's, seen from the clock's front.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum ClockSide {
-    #[default]
-    Left,
-    Right,
-}
-
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct ClockConfig {
-    pub device: ClockDevice,
+    pub device: ClockKind,
     /// The serial device; default `/dev/tactus-clock` (open) or `/dev/tactus-dgt` (dgt3000).
     pub path: Option<PathBuf>,
     /// Default 115200 (open) or 9600 (dgt3000).
     #[serde(deserialize_with = "ranged::clock_baud")]
     pub baud: Option<u32>,
-    /// dgt3000: the side of White's face.
+    /// dgt3000 (or a DGT clock on a DGT board): the side of White's face,
+    /// seen from the clock's front.
+    #[serde(deserialize_with = "parsed")]
     pub white: ClockSide,
 }
 
 impl ClockConfig {
     pub fn path(&self) -> PathBuf {
         self.path.clone().unwrap_or_else(|| match self.device {
-            ClockDevice::Dgt3000 => "/dev/tactus-dgt".into(),
+            ClockKind::Dgt3000 => "/dev/tactus-dgt".into(),
             _ => "/dev/tactus-clock".into(),
         })
     }
 
     pub fn baud(&self) -> u32 {
         self.baud.unwrap_or(match self.device {
-            ClockDevice::Dgt3000 => 9600,
+            ClockKind::Dgt3000 => 9600,
             _ => 115_200,
         })
     }
@@ -520,14 +495,14 @@ pub mod ranged {
 
     /// A key's allowed values, and what they count.
     #[derive(Debug)]
-    pub struct Range {
+    pub struct KeyRange {
         pub key: &'static str,
         pub lo: i64,
         pub hi: i64,
         pub what: &'static str,
     }
 
-    impl Range {
+    impl KeyRange {
         /// What is wrong with `v`, if anything.
         pub fn check(&self, v: i64) -> Result<(), String> {
             if (self.lo..=self.hi).contains(&v) { Ok(()) } else { Err(self.refuse(&v.to_string())) }
@@ -540,40 +515,50 @@ pub mod ranged {
 
     /// Every numeric key but those whose type says its range (`sim_speed`)
     /// and the pin tables, which their board checks whole.
-    pub const RANGES: &[Range] = &[
-        Range { key: "board.scan_hz", lo: 1, hi: 2000, what: "scans a second" },
-        Range { key: "board.i2c_address", lo: 0x20, hi: 0x27, what: "(0x20 to 0x27: an MCP23017's A2 A1 A0 straps)" },
-        Range { key: "board.settle_us", lo: 0, hi: 1000, what: "µs for a pull-up to recharge" },
-        Range {
+    pub const RANGES: &[KeyRange] = &[
+        KeyRange { key: "board.scan_hz", lo: 1, hi: 2000, what: "scans a second" },
+        KeyRange {
+            key: "board.i2c_address",
+            lo: 0x20,
+            hi: 0x27,
+            what: "(0x20 to 0x27: an MCP23017's A2 A1 A0 straps)",
+        },
+        KeyRange { key: "board.settle_us", lo: 0, hi: 1000, what: "µs for a pull-up to recharge" },
+        KeyRange {
             key: "game.debounce_ms",
             lo: *trace::DEBOUNCE_MS.values.start() as i64,
             hi: *trace::DEBOUNCE_MS.values.end() as i64,
             what: trace::DEBOUNCE_MS.means,
         },
-        Range {
+        KeyRange {
             key: "game.settle_ms",
             lo: *trace::SETTLE_MS.values.start() as i64,
             hi: *trace::SETTLE_MS.values.end() as i64,
             what: trace::SETTLE_MS.means,
         },
-        Range {
+        KeyRange {
             key: "game.press_grace_ms",
             lo: *trace::PRESS_GRACE_MS.values.start() as i64,
             hi: *trace::PRESS_GRACE_MS.values.end() as i64,
             what: trace::PRESS_GRACE_MS.means,
         },
-        Range { key: "voice.rate", lo: 80, hi: 450, what: "words a minute (what espeak-ng speaks)" },
-        Range { key: "voice.time_warnings", lo: 1, hi: 35_999, what: "seconds left (a clock shows at most 9:59:59)" },
-        Range { key: "clock.baud", lo: 1200, hi: 4_000_000, what: "baud" },
-        Range { key: "engine.level", lo: 0, hi: 10, what: "(0 first games, 10 full strength)" },
-        Range { key: "engine.book_plies", lo: 0, hi: 200, what: "plies (no book goes deeper)" },
-        Range { key: "engine.think_ms", lo: 1, hi: 600_000, what: "ms a move, ten minutes at most" },
+        KeyRange { key: "voice.rate", lo: 80, hi: 450, what: "words a minute (what espeak-ng speaks)" },
+        KeyRange {
+            key: "voice.time_warnings",
+            lo: 1,
+            hi: 35_999,
+            what: "seconds left (a clock shows at most 9:59:59)",
+        },
+        KeyRange { key: "clock.baud", lo: 1200, hi: 4_000_000, what: "baud" },
+        KeyRange { key: "engine.level", lo: 0, hi: 10, what: "(0 first games, 10 full strength)" },
+        KeyRange { key: "engine.book_plies", lo: 0, hi: 200, what: "plies (no book goes deeper)" },
+        KeyRange { key: "engine.think_ms", lo: 1, hi: 600_000, what: "ms a move, ten minutes at most" },
     ];
 
     /// How many warnings `voice.time_warnings` may list.
     pub const MAX_WARNINGS: usize = 10;
 
-    pub fn of(key: &str) -> &'static Range {
+    pub fn of(key: &str) -> &'static KeyRange {
         RANGES.iter().find(|r| r.key == key).expect("every ranged key is in RANGES")
     }
 
@@ -746,8 +731,11 @@ impl Config {
         let b = &self.board;
         let gpio = tactus_board::GpioConfig { rows: b.rows, cols: b.cols, ..Default::default() };
         if let Err(e) = gpio.validate() {
-            let key = if e.to_string().starts_with("row") { "board.rows" } else { "board.cols" };
-            return Err(KeyError { key, message: e.to_string() });
+            let key = match e.wires {
+                tactus_board::PinTable::Rows => "board.rows",
+                tactus_board::PinTable::Columns => "board.cols",
+            };
+            return Err(KeyError { key, message: e.message });
         }
         let expander = tactus_board::Mcp23017Config {
             wiring: tactus_board::Mcp23017Wiring::Matrix { address: b.i2c_address },
@@ -760,16 +748,13 @@ impl Config {
         };
         hall.validate().map_err(|e| KeyError { key: "board.hall_addresses", message: e.to_string() })?;
         let header = tactus_trace::Header {
-            variant: match self.game.variant {
-                Variant::Standard => tactus_trace::Variant::Standard,
-                Variant::Chess960 => tactus_trace::Variant::Chess960,
-            },
+            variant: self.game.variant,
             start_fen: self.game.start_fen.clone(),
             ..Default::default()
         };
         tactus_core::Session::new(&header, tactus_core::Policy::default())
             .map_err(|e| KeyError { key: "game.start_fen", message: e.to_string() })?;
-        if self.board.kind == BoardKind::Dgt && self.clock.device == ClockDevice::Dgt3000 {
+        if self.board.kind == BoardKind::Dgt && self.clock.device == ClockKind::Dgt3000 {
             return Err(KeyError {
                 key: "clock.device",
                 message: "with board.kind = \"dgt\" the board owns its serial port, and its DGT 3000's levers \
@@ -902,6 +887,10 @@ mod tests {
             ("[mqtt]\nbroker = \"a b:1\"\n", "t.toml:2: key `mqtt.broker`:"),
             ("# x\n[game]\nstart_fen = \"not a fen\"\n", "t.toml:3: key `game.start_fen`:"),
             ("[board]\nrows = [4, 4, 27, 22, 5, 6, 13, 26]\n", "t.toml:2: key `board.rows`:"),
+            // A column on a row's pin: the column is at fault.
+            ("[board]\ncols = [4, 24, 25, 8, 7, 12, 16, 9]\n", "t.toml:2: key `board.cols`: column 0: BCM 4"),
+            ("[board]\ncols = [23, 24, 25, 8, 7, 12, 16, 28]\n", "t.toml:2: key `board.cols`: column 7: BCM 28"),
+            ("[game]\nsupervision = \"lenient\"\n", "t.toml:2: key `game.supervision`: unknown supervision"),
             (
                 "[board]\nhall_addresses = [0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x30]\n",
                 "t.toml:2: key `board.hall_addresses`:",

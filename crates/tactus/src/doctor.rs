@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Duration;
 
-use crate::config::{self, BoardKind, ClockDevice, Config};
+use crate::config::{self, BoardKind, ClockKind, Config};
 use crate::daemon::web_dir;
 use crate::sink::{self, VoiceSink};
 
@@ -136,7 +136,7 @@ fn checks(cfg: &Config, cfg_note: &str) -> Vec<Check> {
     if let VoiceSink::Wav(dir) | VoiceSink::TextWav(dir) = &cfg.voice.sink {
         out.push(writable("WAV folder", dir, "make it writable, or set [voice] sink to another folder"));
     }
-    if cfg.clock.device != ClockDevice::None {
+    if cfg.clock.device != ClockKind::None {
         let path = cfg.clock.path();
         let what = format!("clock ({:?} at {} baud)", cfg.clock.device, cfg.clock.baud()).to_lowercase();
         out.push(match accessible(&path) {

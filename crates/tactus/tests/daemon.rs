@@ -528,7 +528,7 @@ fn every_question_is_answered_by_a_typed_command_and_by_the_clocks_buttons() {
         (Button::LastMove, "last_move"),
         (Button::Plus, "position"),
         (Button::Minus, "moves_to_control"),
-        (Button::Other("WHITE".into()), "pieces"),
+        (Button::Pieces(shakmaty::Color::White), "pieces"),
     ];
     for (button, kind) in buttons {
         sim.button(&button);

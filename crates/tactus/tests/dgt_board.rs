@@ -11,8 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use shakmaty::{CastlingSide, Chess, Color, Move, Position, Square, san::San};
-use tactus_dgt::protocol::clock::{STATUS_RIGHT_HIGH, STATUS_RUNNING};
-use tactus_dgt::protocol::{ClockTimes, Occupant, Placement};
+use tactus_dgt::protocol::{ClockFaces, ClockSide, ClockStatus, Occupant, Placement};
 use tactus_dgt::{EmulatorLink, Endpoint, emulate::Identity};
 
 mod common;
@@ -131,11 +130,11 @@ fn a_game_on_a_dgt_board_turned_half_a_turn_is_recognised_and_completed_by_its_l
     let (mut child, events) = daemon(&dir, &path, "[game]\ntime_control = \"300+2\"\n\n[clock]\nwhite = \"left\"\n");
     // The clock: White on the left, Black's lever up. Black presses to
     // start White's clock, as players start a clock.
-    let mut status = STATUS_RUNNING | STATUS_RIGHT_HIGH;
-    board.set_clock(Some(ClockTimes { status, ..ClockTimes::default() }));
+    let mut status = ClockStatus { running: true, lever_down: ClockSide::Left, ..ClockStatus::default() };
+    board.set_clock(Some(ClockFaces { status, ..ClockFaces::default() }));
     let mut lever = |board: &EmulatorLink| {
-        status ^= STATUS_RIGHT_HIGH;
-        board.set_clock(Some(ClockTimes { status, ..ClockTimes::default() }));
+        status.lever_down = status.lever_down.other();
+        board.set_clock(Some(ClockFaces { status, ..ClockFaces::default() }));
     };
     lever(&board);
     events.next("resumed");

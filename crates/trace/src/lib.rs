@@ -5,13 +5,18 @@
 //! test fixture format, so the reader is strict — every error names its line
 //! — and never panics, whatever the bytes.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, BufRead, Write};
 
 use serde::Deserialize;
-use shakmaty::uci::UciMove;
-use shakmaty::{Color, File, Piece, Rank, Role, Square};
+use shakmaty::{Color, Piece, Role, Square};
+
+mod input;
+mod words;
+
+pub use input::{Eval, Input, PV_MAX, Request, Score};
+use input::{Fields, side_of, side_str};
+pub use words::{BoardKind, Claim, GameResult, MateSearch, MateVerdict, OffBoardReason, Supervision, Variant, Word};
 
 /// Milliseconds since the start of the trace.
 pub type Ms = u64;
@@ -51,6 +56,8 @@ pub mod range {
     pub const MOVES: Range<u64> = Range { values: 0..=10_000, means: "moves, more than any game has" };
     /// `ply` (`verdict`, `opponent`, `hint`): half-moves, twice the moves.
     pub const PLY: Range<u64> = Range { values: 0..=20_000, means: "half-moves, more than any game has" };
+    /// `level` (`engine_level`): the engine's levels.
+    pub const LEVEL: Range<u64> = Range { values: 0..=10, means: "the engine's levels" };
     /// The header's `debounce_ms`: how long a reading must hold.
     pub const DEBOUNCE_MS: Range<Ms> = Range { values: 0..=1_000, means: "ms, a second at most" };
     /// The header's `settle_ms`: how long a board holds still before its
@@ -77,22 +84,6 @@ pub mod range {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Variant {
-    #[default]
-    Standard,
-    Chess960,
-}
-
-impl Variant {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Variant::Standard => "standard",
-            Variant::Chess960 => "chess960",
-        }
-    }
-}
-
 /// Line 1 of a trace.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Header {
@@ -108,16 +99,17 @@ pub struct Header {
     pub round: Option<String>,
     pub date: Option<String>,
     /// How the recording board ruled, so that a replay rules the same:
-    /// `arbiter` or `unsupervised` (A.5.2), its debounce and settle times,
-    /// and how long a press waits for the piece still in the hand to land.
-    pub supervision: Option<String>,
+    /// who supervised (A.5.2), its debounce and settle times, and how long
+    /// a press waits for the piece still in the hand to land.
+    pub supervision: Option<Supervision>,
     pub debounce_ms: Option<Ms>,
     pub settle_ms: Option<Ms>,
     pub press_grace_ms: Option<Ms>,
-    /// `asked`: the recording daemon searched who can still mate off its
+    /// `Asked`: the recording daemon searched who can still mate off its
     /// game loop and journaled each answer as a `verdict` input; a replay
-    /// takes those answers. Absent: the core searches when asked.
-    pub mate_search: Option<String>,
+    /// takes those answers. `Inline` (written as nothing): the core
+    /// searches when asked.
+    pub mate_search: MateSearch,
     /// The side a UCI engine plays: its moves come as `opponent` inputs and
     /// are completed when the board shows them, without a press.
     pub engine: Option<Color>,
@@ -159,257 +151,6 @@ pub enum Record {
     End,
 }
 
-/// Inputs other than sensors and levers. Everything the core reacts to is in
-/// the trace, so a replay reproduces the live game exactly.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Input {
-    /// The promotion selector: the next promotion is to this piece.
-    Promote(Role),
-    /// A player claims (A.5.2 illegal move, 9.2 threefold, 9.3 fifty moves).
-    Claim { side: Color, claim: Claim },
-    /// The arbiter stops the clocks (6.11).
-    Pause,
-    /// The clocks run again; also how players resume a recovered game.
-    Resume,
-    /// The arbiter sets both clocks (6.10.2, 7.1).
-    SetClock { white_ms: Ms, black_ms: Ms },
-    /// The arbiter sets the move counter (6.10.2, 7.1).
-    SetMoves { white_moves: u32, black_moves: u32 },
-    /// The arbiter adds time to one side (7.5.5, 9.5.3, 12.9.2).
-    AddTime { side: Color, ms: Ms },
-    /// Guidelines III.4: a 5-second increment for both from now on.
-    Increment { ms: Ms },
-    /// A result decided off the board: resignation, agreement, arbiter.
-    Result { result: GameResult, reason: OffBoardReason },
-    /// A player asks a question: the times and move count (D.2.6.1,
-    /// D.2.10.4), the position, where pieces stand, the last move.
-    Request(Request),
-    /// The full search's answer to the game's question whether `side` can
-    /// still checkmate, in the position after ply `ply` (5.2.2, 6.9,
-    /// 7.5.5). The daemon searches off the game loop and journals the
-    /// answer, so a replay rules as the live game did.
-    Verdict { ply: u32, side: Color, verdict: MateVerdict },
-    /// The engine's choice for ply `ply` (the header's `engine` side), to
-    /// be carried out on the board. Journaled, so a game against the engine
-    /// replays exactly.
-    Opponent { ply: u32, uci: UciMove, eval: Option<Eval> },
-    /// The engine's level was set at the board (0 to 10).
-    EngineLevel(u8),
-    /// The engine's suggestion for ply `ply`, as asked for (`request hint`).
-    Hint { ply: u32, uci: UciMove },
-    /// `side` offers a draw (9.1.2), or accepts the opponent's offer that
-    /// stands: the engine with its move, or a player.
-    DrawOffer { side: Color },
-    /// Whether a clock whose press completes a move is at the board (a DGT
-    /// clock plugged into a DGT board, or unplugged); without one, a move
-    /// is complete once the board holds still on it.
-    ClockConnected(bool),
-}
-
-/// How the engine saw the position when it chose: its score, from White's
-/// point of view, and the line it expected (its first [`PV_MAX`] moves).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Eval {
-    pub score: Score,
-    pub pv: [Option<UciMove>; PV_MAX],
-}
-
-/// The most moves of an engine's line a trace keeps.
-pub const PV_MAX: usize = 8;
-
-/// An engine's score, from White's point of view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Score {
-    /// Centipawns: positive, White is better.
-    Cp(i32),
-    /// Mate in this many moves: positive, White mates.
-    Mate(i32),
-}
-
-impl Eval {
-    /// The line's moves, in order.
-    pub fn line(&self) -> impl Iterator<Item = UciMove> + '_ {
-        self.pv.iter().map_while(|m| *m)
-    }
-}
-
-/// The words a trace (and the arbiter's page) spells these values with,
-/// in one place: `as_str` writes them, `FromStr` reads them back, and the
-/// error lists the choices.
-macro_rules! spelled {
-    ($(#[$meta:meta])* $name:ident, $what:literal { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum $name {
-            $($(#[$vmeta])* $variant),+
-        }
-
-        impl $name {
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    $($name::$variant => $text),+
-                }
-            }
-        }
-
-        impl std::str::FromStr for $name {
-            type Err = String;
-            fn from_str(s: &str) -> Result<Self, String> {
-                $name::ALL.iter().copied().find(|v| v.as_str() == s).ok_or_else(|| {
-                    let choices: Vec<&str> = $name::ALL.iter().map(|v| v.as_str()).collect();
-                    format!("unknown {} {s:?} (one of {})", $what, choices.join(", "))
-                })
-            }
-        }
-    };
-}
-
-spelled!(
-    /// A kind of board that knows which piece stands on each square.
-    BoardKind, "board" { Dgt = "dgt" }
-);
-
-spelled!(Claim, "claim" { Illegal = "illegal", Threefold = "threefold", Fifty = "fifty" });
-
-spelled!(
-    /// Whether a side can checkmate by any series of legal moves.
-    MateVerdict, "verdict" { CanMate = "can_mate", CannotMate = "cannot_mate", Undetermined = "undetermined" }
-);
-
-spelled!(GameResult, "result" { WhiteWins = "1-0", BlackWins = "0-1", Draw = "1/2-1/2" });
-
-impl GameResult {
-    pub fn win_for(side: Color) -> GameResult {
-        match side {
-            Color::White => GameResult::WhiteWins,
-            Color::Black => GameResult::BlackWins,
-        }
-    }
-}
-
-spelled!(OffBoardReason, "reason" { Resignation = "resignation", Agreement = "agreement", Arbiter = "arbiter" });
-
-/// A question a player asks at the board (D.2.6.1, D.2.10.4): the core
-/// answers each with an event (docs/events.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Request {
-    /// Both times and the number of completed moves.
-    Time,
-    /// The whole position.
-    Position,
-    /// The last move again.
-    LastMove,
-    /// Where one side's pieces stand: every piece, or one kind.
-    Pieces { side: Color, role: Option<Role> },
-    /// What stands on one rank, a to h.
-    Rank(Rank),
-    /// What stands on one file, 1 to 8.
-    File(File),
-    /// What stands on one square.
-    Square(Square),
-    /// Moves left to the next time control, and the time it adds.
-    MovesToControl,
-    /// The engine's suggestion for the player to move (a game against an
-    /// engine); answered by a `hint` input.
-    Hint,
-}
-
-impl Request {
-    /// The kinds of question, as `what` spells them.
-    pub const KINDS: &'static [&'static str] =
-        &["time", "position", "last_move", "pieces", "rank", "file", "square", "moves_to_control", "hint"];
-
-    /// The `what` of the question.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Request::Time => "time",
-            Request::Position => "position",
-            Request::LastMove => "last_move",
-            Request::Pieces { .. } => "pieces",
-            Request::Rank(_) => "rank",
-            Request::File(_) => "file",
-            Request::Square(_) => "square",
-            Request::MovesToControl => "moves_to_control",
-            Request::Hint => "hint",
-        }
-    }
-
-    /// A question typed as words: `time`, `position`, `last_move`,
-    /// `moves_to_control`, `pieces white` (every white piece), `pieces black
-    /// n` (the black knights), `rank 4`, `file e`, `square d5`. For typed
-    /// commands on the sim board and the arbiter's console.
-    pub fn from_words(words: &[&str]) -> Result<Request, String> {
-        let usage = || {
-            "ask for time, position, last_move, moves_to_control, hint, pieces white|black [k|q|r|b|n|p], \
-             rank 1-8, file a-h or square a1-h8"
-                .to_owned()
-        };
-        match words {
-            [] => Err(usage()),
-            ["pieces", side] => Ok(Request::Pieces { side: side_word(side)?, role: None }),
-            ["pieces", side, role] => Ok(Request::Pieces { side: side_word(side)?, role: Some(role_word(role)?) }),
-            ["rank", rank] => rank_word(rank).map(Request::Rank),
-            ["file", file] => file_word(file).map(Request::File),
-            ["square", sq] => square_word(sq).map(Request::Square),
-            [what] => what.parse(),
-            _ => Err(usage()),
-        }
-    }
-}
-
-/// The questions that need nothing more than their name.
-impl std::str::FromStr for Request {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "time" => Ok(Request::Time),
-            "position" => Ok(Request::Position),
-            "last_move" => Ok(Request::LastMove),
-            "moves_to_control" => Ok(Request::MovesToControl),
-            "hint" => Ok(Request::Hint),
-            "pieces" => Err("request pieces needs a side (and may name a piece: pieces white n)".into()),
-            "rank" | "file" | "square" => Err(format!("request {s} needs which {s} (rank 4, file e, square d5)")),
-            other => Err(format!("unknown request {other:?} (one of {})", Request::KINDS.join(", "))),
-        }
-    }
-}
-
-fn side_word(text: &str) -> Result<Color, String> {
-    match text {
-        "white" => Ok(Color::White),
-        "black" => Ok(Color::Black),
-        other => Err(format!("side must be \"white\" or \"black\", not {other:?}")),
-    }
-}
-
-fn role_word(text: &str) -> Result<Role, String> {
-    let mut chars = text.chars();
-    match (chars.next().and_then(Role::from_char), chars.next()) {
-        (Some(role), None) => Ok(role),
-        _ => Err(format!("a piece is one of k, q, r, b, n, p, not {text:?}")),
-    }
-}
-
-fn rank_word(text: &str) -> Result<Rank, String> {
-    match text.as_bytes() {
-        [c @ b'1'..=b'8'] => Ok(Rank::new(u32::from(c - b'1'))),
-        _ => Err(format!("a rank is 1 to 8, not {text:?}")),
-    }
-}
-
-fn file_word(text: &str) -> Result<File, String> {
-    match text.as_bytes() {
-        [c @ b'a'..=b'h'] => Ok(File::new(u32::from(c - b'a'))),
-        _ => Err(format!("a file is a to h, not {text:?}")),
-    }
-}
-
-fn square_word(text: &str) -> Result<Square, String> {
-    Square::from_ascii(text.as_bytes()).map_err(|_| format!("{text:?} is not a square (a1 … h8)"))
-}
-
 /// One line after the header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entry {
@@ -436,10 +177,16 @@ fn err<T>(line: usize, message: impl Into<String>) -> Result<T, TraceError> {
     Err(TraceError { line, message: message.into() })
 }
 
+/// The header's version, read before anything else in it: a field a newer
+/// version spells otherwise is that version's, not an error of this one.
+#[derive(Deserialize)]
+struct RawVersion {
+    tactus_trace: Option<serde_json::Value>,
+}
+
 #[derive(Deserialize)]
 struct RawHeader {
-    tactus_trace: Option<serde_json::Value>,
-    variant: Option<String>,
+    variant: Option<Variant>,
     start_fen: Option<String>,
     time_control: Option<String>,
     white: Option<String>,
@@ -448,64 +195,15 @@ struct RawHeader {
     site: Option<String>,
     round: Option<String>,
     date: Option<String>,
-    supervision: Option<String>,
-    debounce_ms: Option<serde_json::Number>,
-    settle_ms: Option<serde_json::Number>,
-    press_grace_ms: Option<serde_json::Number>,
-    mate_search: Option<String>,
+    supervision: Option<Supervision>,
+    debounce_ms: Option<serde_json::Value>,
+    settle_ms: Option<serde_json::Value>,
+    press_grace_ms: Option<serde_json::Value>,
+    mate_search: Option<MateSearch>,
     engine: Option<String>,
     engine_override: Option<bool>,
     /// Any value: version 1 does not know the field, and ignores it.
     board: Option<serde_json::Value>,
-}
-
-/// Every field any line kind uses; unknown fields are ignored (the spec's
-/// forward compatibility), and which kind a line is follows from which of the
-/// kind fields (`sq`, `clock`, `input`, `end`) it has.
-#[derive(Deserialize)]
-struct RawLine<'a> {
-    t: Option<serde_json::Number>,
-    #[serde(borrow)]
-    sq: Option<Cow<'a, str>>,
-    on: Option<bool>,
-    #[serde(borrow)]
-    clock: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    input: Option<Cow<'a, str>>,
-    end: Option<bool>,
-    #[serde(borrow)]
-    piece: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    side: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    claim: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    result: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    reason: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    what: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    role: Option<Cow<'a, str>>,
-    rank: Option<serde_json::Value>,
-    #[serde(borrow)]
-    file: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    verdict: Option<Cow<'a, str>>,
-    ply: Option<serde_json::Number>,
-    #[serde(borrow)]
-    uci: Option<Cow<'a, str>>,
-    level: Option<serde_json::Number>,
-    cp: Option<serde_json::Number>,
-    mate: Option<serde_json::Number>,
-    pv: Option<Vec<String>>,
-    white_ms: Option<serde_json::Number>,
-    black_ms: Option<serde_json::Number>,
-    white_moves: Option<serde_json::Number>,
-    black_moves: Option<serde_json::Number>,
-    ms: Option<serde_json::Number>,
-    connected: Option<bool>,
-    timers: Option<bool>,
 }
 
 /// Parses the header line (line 1).
@@ -515,7 +213,7 @@ pub fn parse_header(text: &str) -> Result<Header, TraceError> {
 
 /// The header line, and the format version it declares.
 fn read_header(text: &str) -> Result<(Header, u32), TraceError> {
-    let raw: RawHeader = match serde_json::from_str(text) {
+    let raw: RawVersion = match serde_json::from_str(text) {
         Ok(raw) => raw,
         Err(e) => return err(1, format!("the header is not a JSON object: {e}")),
     };
@@ -531,20 +229,13 @@ fn read_header(text: &str) -> Result<(Header, u32), TraceError> {
             return err(1, "the header must start the file and carry \"tactus_trace\": 1 or 2");
         }
     };
-    if let Some(s) = raw.supervision.as_deref()
-        && !["arbiter", "unsupervised"].contains(&s)
-    {
-        return err(1, format!("supervision {s:?}: arbiter or unsupervised"));
-    }
-    let variant = match raw.variant.as_deref() {
-        None | Some("standard") => Variant::Standard,
-        Some("chess960") => Variant::Chess960,
-        Some(other) => {
-            return err(1, format!("unknown variant {other:?} (expected \"standard\" or \"chess960\")"));
-        }
+    // An unknown word (a variant, a supervision) is an error, never a default.
+    let raw: RawHeader = serde_json::from_str(text).or_else(|e| err(1, format!("the header: {e}")))?;
+    let ms = |field: &str, v: Option<serde_json::Value>, range: &range::Range<Ms>| {
+        v.map(|v| input::number(field, &v, range)).transpose().or_else(|e| err(1, e))
     };
     let header = Header {
-        variant,
+        variant: raw.variant.unwrap_or_default(),
         start_fen: raw.start_fen,
         time_control: raw.time_control,
         white: raw.white,
@@ -554,14 +245,11 @@ fn read_header(text: &str) -> Result<(Header, u32), TraceError> {
         round: raw.round,
         date: raw.date,
         supervision: raw.supervision,
-        debounce_ms: header_ms("debounce_ms", raw.debounce_ms.as_ref(), &range::DEBOUNCE_MS)?,
-        settle_ms: header_ms("settle_ms", raw.settle_ms.as_ref(), &range::SETTLE_MS)?,
-        press_grace_ms: header_ms("press_grace_ms", raw.press_grace_ms.as_ref(), &range::PRESS_GRACE_MS)?,
-        mate_search: raw.mate_search,
-        engine: match raw.engine.as_deref() {
-            None => None,
-            Some(side) => Some(color(1, "engine", side)?),
-        },
+        debounce_ms: ms("debounce_ms", raw.debounce_ms, &range::DEBOUNCE_MS)?,
+        settle_ms: ms("settle_ms", raw.settle_ms, &range::SETTLE_MS)?,
+        press_grace_ms: ms("press_grace_ms", raw.press_grace_ms, &range::PRESS_GRACE_MS)?,
+        mate_search: raw.mate_search.unwrap_or_default(),
+        engine: raw.engine.map(|side| side_of("engine", &side)).transpose().or_else(|e| err(1, e))?,
         engine_override: raw.engine_override.unwrap_or(false),
         // Version 1 knows no `board`: ignored there, as any unknown field.
         board: match raw.board {
@@ -571,54 +259,6 @@ fn read_header(text: &str) -> Result<(Header, u32), TraceError> {
         },
     };
     Ok((header, version))
-}
-
-fn color(line: usize, field: &str, text: &str) -> Result<Color, TraceError> {
-    match text {
-        "white" => Ok(Color::White),
-        "black" => Ok(Color::Black),
-        other => err(line, format!("{field} must be \"white\" or \"black\", not {other:?}")),
-    }
-}
-
-/// A whole number in its range.
-fn number(
-    line: usize,
-    field: &str,
-    n: Option<&serde_json::Number>,
-    range: &range::Range<u64>,
-) -> Result<u64, TraceError> {
-    match n {
-        Some(n) => match n.as_u64() {
-            Some(v) => range.check(field, v).or_else(|e| err(line, e)),
-            None => err(line, format!("{field} must be a whole number ≥ 0 ({}), not {n}", range.means)),
-        },
-        None => err(line, format!("missing {field}")),
-    }
-}
-
-/// A count (moves, plies) in its range.
-fn count(
-    line: usize,
-    field: &str,
-    n: Option<&serde_json::Number>,
-    range: &range::Range<u64>,
-) -> Result<u32, TraceError> {
-    let v = number(line, field, n, range)?;
-    // The ranges of counts are far inside a u32.
-    u32::try_from(v).or_else(|_| err(line, format!("{field} {v} is out of range")))
-}
-
-/// One of the header's times, if given.
-fn header_ms(field: &str, n: Option<&serde_json::Number>, range: &range::Range<Ms>) -> Result<Option<Ms>, TraceError> {
-    n.map(|n| number(1, field, Some(n), range)).transpose()
-}
-
-fn need<'s>(line: usize, field: &str, v: &'s Option<Cow<'_, str>>) -> Result<&'s str, TraceError> {
-    match v {
-        Some(s) => Ok(s),
-        None => err(line, format!("missing {field}")),
-    }
 }
 
 /// Parses one event line (line 2 and later) of a trace of the newest
@@ -693,15 +333,19 @@ fn piece_of(letter: &str) -> Option<Piece> {
 }
 
 fn parse_json_entry(version: u32, line: usize, text: &str) -> Result<Entry, TraceError> {
-    let raw: RawLine = match serde_json::from_str(text) {
-        Ok(raw) => raw,
+    let mut fields: Fields = match serde_json::from_str(text) {
+        Ok(fields) => fields,
         Err(e) => return err(line, format!("not a JSON object: {e}")),
     };
-    let t = number(line, "t", raw.t.as_ref(), &range::T)?;
+    let at = |e: String| TraceError { line, message: e };
+    let t = match fields.get("t") {
+        Some(v) => input::number("t", v, &range::T).map_err(at)?,
+        None => return err(line, "missing t"),
+    };
     // `sq` names the square of a sensor edge, or of a question about a
     // square (`"input": "request", "what": "square"`).
-    let edge = raw.sq.is_some() && (raw.input.is_none() || raw.on.is_some());
-    let kinds = [edge, raw.clock.is_some(), raw.input.is_some(), raw.timers.is_some(), raw.end.is_some()];
+    let edge = fields.has("sq") && (!fields.has("input") || fields.has("on"));
+    let kinds = [edge, fields.has("clock"), fields.has("input"), fields.has("timers"), fields.has("end")];
     match kinds.iter().filter(|k| **k).count() {
         0 => {
             return err(
@@ -714,15 +358,15 @@ fn parse_json_entry(version: u32, line: usize, text: &str) -> Result<Entry, Trac
             return err(line, "a line has exactly one of \"sq\", \"clock\", \"input\", \"timers\" or \"end\"");
         }
     }
-    let record = if let (true, Some(sq)) = (edge, &raw.sq) {
-        let sq =
-            Square::from_ascii(sq.as_bytes()).or_else(|_| err(line, format!("{sq:?} is not a square (a1 … h8)")))?;
-        let Some(on) = raw.on else {
+    let record = if edge {
+        let sq = fields.str("sq").map_err(at)?.unwrap_or_default();
+        let sq = input::square_word(sq).map_err(at)?;
+        let Some(on) = fields.bool("on").map_err(at)? else {
             return err(line, "a sensor edge needs \"on\": true or false");
         };
-        let piece = match raw.piece.as_deref() {
-            // Version 1 has no identities: an edge's `piece` is unknown there.
-            Some(_) if version < 2 => None,
+        // Version 1 has no identities: an edge's `piece` is unknown there.
+        let piece = if version < 2 { None } else { fields.str("piece").map_err(at)? };
+        let piece = match piece {
             None => None,
             Some(_) if !on => {
                 return err(line, "\"piece\" is the piece put down: an edge with \"on\": false has none");
@@ -738,153 +382,26 @@ fn parse_json_entry(version: u32, line: usize, text: &str) -> Result<Entry, Trac
             )?),
         };
         Record::Edge { sq, on, piece }
-    } else if let Some(side) = &raw.clock {
-        Record::Clock(color(line, "clock", side)?)
-    } else if let Some(end) = raw.end {
-        if !end {
+    } else if let Some(side) = fields.str("clock").map_err(at)? {
+        Record::Clock(side_of("clock", side).map_err(at)?)
+    } else if fields.has("end") {
+        if fields.bool("end").map_err(at)? != Some(true) {
             return err(line, "\"end\" can only be true");
         }
         Record::End
-    } else if let Some(timers) = raw.timers {
-        if !timers {
+    } else if fields.has("timers") {
+        if fields.bool("timers").map_err(at)? != Some(true) {
             return err(line, "\"timers\" can only be true");
         }
         Record::Timers
     } else {
-        Record::Input(parse_input(line, &raw)?)
+        let name = fields.str("input").map_err(at)?.unwrap_or_default().to_owned();
+        if fields.has("sq") && !(name == "request" && fields.str("what").ok().flatten() == Some("square")) {
+            return err(line, "\"sq\" belongs to a sensor edge or to a request for a square");
+        }
+        Record::Input(Input::read(&name, &mut fields).map_err(at)?)
     };
     Ok(Entry { t, record })
-}
-
-fn parse_input(line: usize, raw: &RawLine) -> Result<Input, TraceError> {
-    let name = need(line, "input", &raw.input)?;
-    if raw.sq.is_some() && !(name == "request" && raw.what.as_deref() == Some("square")) {
-        return err(line, "\"sq\" belongs to a sensor edge or to a request for a square");
-    }
-    Ok(match name {
-        "promote" => {
-            let piece = need(line, "piece", &raw.piece)?;
-            let role = match piece {
-                "q" | "Q" => Role::Queen,
-                "r" | "R" => Role::Rook,
-                "b" | "B" => Role::Bishop,
-                "n" | "N" => Role::Knight,
-                other => {
-                    return err(line, format!("a pawn promotes to q, r, b or n, not {other:?}"));
-                }
-            };
-            Input::Promote(role)
-        }
-        "claim" => {
-            let side = color(line, "side", need(line, "side", &raw.side)?)?;
-            let claim = need(line, "claim", &raw.claim)?.parse().or_else(|e| err(line, e))?;
-            Input::Claim { side, claim }
-        }
-        "pause" => Input::Pause,
-        "resume" => Input::Resume,
-        "set_clock" => Input::SetClock {
-            white_ms: number(line, "white_ms", raw.white_ms.as_ref(), &range::CLOCK_MS)?,
-            black_ms: number(line, "black_ms", raw.black_ms.as_ref(), &range::CLOCK_MS)?,
-        },
-        "set_moves" => Input::SetMoves {
-            white_moves: count(line, "white_moves", raw.white_moves.as_ref(), &range::MOVES)?,
-            black_moves: count(line, "black_moves", raw.black_moves.as_ref(), &range::MOVES)?,
-        },
-        "add_time" => Input::AddTime {
-            side: color(line, "side", need(line, "side", &raw.side)?)?,
-            ms: number(line, "ms", raw.ms.as_ref(), &range::ADDED_MS)?,
-        },
-        "increment" => Input::Increment { ms: number(line, "ms", raw.ms.as_ref(), &range::INCREMENT_MS)? },
-        "result" => {
-            let result = need(line, "result", &raw.result)?.parse().or_else(|e| err(line, e))?;
-            let reason = match raw.reason.as_deref() {
-                None => OffBoardReason::Arbiter,
-                Some(r) => r.parse().or_else(|e| err(line, e))?,
-            };
-            Input::Result { result, reason }
-        }
-        "request" => Input::Request(parse_request(line, raw)?),
-        "verdict" => Input::Verdict {
-            ply: ply(line, raw)?,
-            side: color(line, "side", need(line, "side", &raw.side)?)?,
-            verdict: need(line, "verdict", &raw.verdict)?.parse().or_else(|e| err(line, e))?,
-        },
-        "opponent" => Input::Opponent { ply: ply(line, raw)?, uci: uci(line, raw)?, eval: eval(line, raw)? },
-        "hint" => Input::Hint { ply: ply(line, raw)?, uci: uci(line, raw)? },
-        "draw_offer" => Input::DrawOffer { side: color(line, "side", need(line, "side", &raw.side)?)? },
-        "clock_connected" => match raw.connected {
-            Some(connected) => Input::ClockConnected(connected),
-            None => return err(line, "clock_connected needs \"connected\": true or false"),
-        },
-        "engine_level" => {
-            let level = raw.level.as_ref().and_then(|n| n.as_u64()).and_then(|n| u8::try_from(n).ok());
-            match level {
-                Some(level @ 0..=10) => Input::EngineLevel(level),
-                _ => return err(line, "engine_level needs \"level\", 0 to 10"),
-            }
-        }
-        other => return err(line, format!("unknown input {other:?}")),
-    })
-}
-
-/// The engine's score (`cp` or `mate`) and line (`pv`), if given.
-fn eval(line: usize, raw: &RawLine) -> Result<Option<Eval>, TraceError> {
-    let int = |field: &str, n: &serde_json::Number| -> Result<i32, TraceError> {
-        n.as_i64()
-            .and_then(|v| i32::try_from(v).ok())
-            .map_or_else(|| err(line, format!("{field} {n} is not a whole number")), Ok)
-    };
-    let score = match (&raw.cp, &raw.mate) {
-        (None, None) => return Ok(None),
-        (Some(cp), None) => Score::Cp(int("cp", cp)?),
-        (None, Some(mate)) => Score::Mate(int("mate", mate)?),
-        (Some(_), Some(_)) => return err(line, "a score is cp or mate, not both"),
-    };
-    let mut pv = [None; PV_MAX];
-    for (i, text) in raw.pv.iter().flatten().take(PV_MAX).enumerate() {
-        pv[i] = Some(text.parse().or_else(|_| err(line, format!("pv: {text:?} is not a move in UCI notation")))?);
-    }
-    Ok(Some(Eval { score, pv }))
-}
-
-fn uci(line: usize, raw: &RawLine) -> Result<UciMove, TraceError> {
-    let text = need(line, "uci", &raw.uci)?;
-    text.parse().or_else(|_| err(line, format!("uci {text:?} is not a move in UCI notation")))
-}
-
-fn ply(line: usize, raw: &RawLine) -> Result<u32, TraceError> {
-    count(line, "ply", raw.ply.as_ref(), &range::PLY)
-}
-
-/// A question: `what` (default `time`) and what the kind needs.
-fn parse_request(line: usize, raw: &RawLine) -> Result<Request, TraceError> {
-    let what = raw.what.as_deref().unwrap_or("time");
-    let field = |name: &str, v: &Option<Cow<'_, str>>| -> Result<String, TraceError> {
-        match v {
-            Some(s) => Ok(s.to_string()),
-            None => err(line, format!("request {what} needs \"{name}\"")),
-        }
-    };
-    let words: Vec<String> = match what {
-        "pieces" => {
-            let mut words = vec![what.to_owned(), field("side", &raw.side)?];
-            words.extend(raw.role.as_ref().map(|r| r.to_ascii_lowercase()));
-            words
-        }
-        "rank" => {
-            let rank = match &raw.rank {
-                Some(serde_json::Value::Number(n)) => n.to_string(),
-                Some(other) => return err(line, format!("a rank is a number 1 to 8, not {other}")),
-                None => return err(line, "request rank needs \"rank\""),
-            };
-            vec![what.to_owned(), rank]
-        }
-        "file" => vec![what.to_owned(), field("file", &raw.file)?],
-        "square" => vec![what.to_owned(), field("sq", &raw.sq)?],
-        other => vec![other.to_owned()],
-    };
-    let words: Vec<&str> = words.iter().map(String::as_str).collect();
-    Request::from_words(&words).or_else(|e| err(line, e))
 }
 
 /// Reads a whole trace: the header, then entries in non-decreasing time, up to
@@ -1022,10 +539,12 @@ impl<W: Write> TraceWriter<W> {
                 obj.insert(k.into(), v.clone().into());
             }
         }
-        for (k, v) in [("supervision", &h.supervision), ("mate_search", &h.mate_search)] {
-            if let Some(v) = v {
-                obj.insert(k.into(), v.clone().into());
-            }
+        if let Some(supervision) = h.supervision {
+            obj.insert("supervision".into(), supervision.as_str().into());
+        }
+        // Inline, the default, is written as nothing: as before it had a name.
+        if h.mate_search != MateSearch::Inline {
+            obj.insert("mate_search".into(), h.mate_search.as_str().into());
         }
         if let Some(side) = h.engine {
             obj.insert("engine".into(), side_str(side).into());
@@ -1069,17 +588,11 @@ impl<W: Write> TraceWriter<W> {
     }
 }
 
-fn side_str(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
-
 /// Appends the JSON text of one entry (no newline), as the newest version
 /// has it. Hand-formatted: every string written is from a fixed vocabulary,
 /// so no escaping is needed. An edge's piece is written only on a placement
-/// (`on`): the format has none on an edge that empties a square.
+/// (`on`): the format has none on an edge that empties a square. An input
+/// is written by its row of the table in `input.rs`.
 pub fn format_entry(s: &mut String, e: &Entry) {
     use std::fmt::Write as _;
     let t = e.t;
@@ -1091,88 +604,11 @@ pub fn format_entry(s: &mut String, e: &Entry) {
         Record::Clock(c) => write!(s, r#"{{"t": {t}, "clock": "{}"}}"#, side_str(c)),
         Record::Timers => write!(s, r#"{{"t": {t}, "timers": true}}"#),
         Record::End => write!(s, r#"{{"t": {t}, "end": true}}"#),
-        Record::Input(input) => match input {
-            Input::Promote(role) => write!(s, r#"{{"t": {t}, "input": "promote", "piece": "{}"}}"#, role.char()),
-            Input::Claim { side, claim } => write!(
-                s,
-                r#"{{"t": {t}, "input": "claim", "side": "{}", "claim": "{}"}}"#,
-                side_str(side),
-                claim.as_str()
-            ),
-            Input::Pause => write!(s, r#"{{"t": {t}, "input": "pause"}}"#),
-            Input::Resume => write!(s, r#"{{"t": {t}, "input": "resume"}}"#),
-            Input::SetClock { white_ms, black_ms } => {
-                write!(s, r#"{{"t": {t}, "input": "set_clock", "white_ms": {white_ms}, "black_ms": {black_ms}}}"#)
-            }
-            Input::AddTime { side, ms } => {
-                write!(s, r#"{{"t": {t}, "input": "add_time", "side": "{}", "ms": {ms}}}"#, side_str(side))
-            }
-            Input::SetMoves { white_moves, black_moves } => write!(
-                s,
-                r#"{{"t": {t}, "input": "set_moves", "white_moves": {white_moves}, "black_moves": {black_moves}}}"#
-            ),
-            Input::Increment { ms } => {
-                write!(s, r#"{{"t": {t}, "input": "increment", "ms": {ms}}}"#)
-            }
-            Input::Result { result, reason } => write!(
-                s,
-                r#"{{"t": {t}, "input": "result", "result": "{}", "reason": "{}"}}"#,
-                result.as_str(),
-                reason.as_str()
-            ),
-            Input::Verdict { ply, side, verdict } => write!(
-                s,
-                r#"{{"t": {t}, "input": "verdict", "ply": {ply}, "side": "{}", "verdict": "{}"}}"#,
-                side_str(side),
-                verdict.as_str()
-            ),
-            Input::Opponent { ply, uci, eval } => {
-                let _ = write!(s, r#"{{"t": {t}, "input": "opponent", "ply": {ply}, "uci": "{uci}""#);
-                if let Some(eval) = eval {
-                    let _ = match eval.score {
-                        Score::Cp(cp) => write!(s, r#", "cp": {cp}"#),
-                        Score::Mate(n) => write!(s, r#", "mate": {n}"#),
-                    };
-                    let _ = write!(s, r#", "pv": ["#);
-                    for (i, m) in eval.line().enumerate() {
-                        let _ = write!(s, r#"{}"{m}""#, if i > 0 { ", " } else { "" });
-                    }
-                    let _ = write!(s, "]");
-                }
-                write!(s, "}}")
-            }
-            Input::Hint { ply, uci } => write!(s, r#"{{"t": {t}, "input": "hint", "ply": {ply}, "uci": "{uci}"}}"#),
-            Input::EngineLevel(level) => write!(s, r#"{{"t": {t}, "input": "engine_level", "level": {level}}}"#),
-            Input::DrawOffer { side } => {
-                write!(s, r#"{{"t": {t}, "input": "draw_offer", "side": "{}"}}"#, side_str(side))
-            }
-            Input::ClockConnected(connected) => {
-                write!(s, r#"{{"t": {t}, "input": "clock_connected", "connected": {connected}}}"#)
-            }
-            Input::Request(r) => {
-                let _ = write!(s, r#"{{"t": {t}, "input": "request", "what": "{}""#, r.as_str());
-                match r {
-                    Request::Pieces { side, role } => {
-                        let _ = write!(s, r#", "side": "{}""#, side_str(side));
-                        if let Some(role) = role {
-                            let _ = write!(s, r#", "role": "{}""#, role.char());
-                        }
-                    }
-                    Request::Rank(rank) => {
-                        let _ = write!(s, r#", "rank": {}"#, rank.char());
-                    }
-                    Request::File(file) => {
-                        let _ = write!(s, r#", "file": "{}""#, file.char());
-                    }
-                    Request::Square(sq) => {
-                        let _ = write!(s, r#", "sq": "{sq}""#);
-                    }
-                    Request::Time | Request::Position | Request::LastMove | Request::MovesToControl | Request::Hint => {
-                    }
-                }
-                write!(s, "}}")
-            }
-        },
+        Record::Input(input) => {
+            let _ = write!(s, r#"{{"t": {t}, "input": "{}""#, input.as_str());
+            input.write_fields(s);
+            write!(s, "}}")
+        }
     };
 }
 

@@ -1,5 +1,6 @@
 use super::*;
 use proptest::prelude::*;
+use shakmaty::{File, Rank};
 
 const HEADER: &str = r#"{"tactus_trace": 1, "variant": "standard", "start_fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "time_control": "5400+30", "white": "Howell, David", "black": "Moore, Graham J", "event": "GBR-ch 104th", "round": "1.1"}"#;
 
@@ -281,7 +282,8 @@ proptest! {
             start_fen: fen.then(|| "nbbrknrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRKNRQ w GDgd - 0 1".to_string()),
             time_control: Some("40/5400+30:1800+30".into()),
             white: Some("Ünïcode \"quoted\"".into()),
-            supervision: fen.then(|| "unsupervised".to_string()),
+            supervision: fen.then_some(Supervision::Unsupervised),
+            mate_search: if dgt { MateSearch::Asked } else { MateSearch::Inline },
             debounce_ms: Some(12),
             press_grace_ms: fen.then_some(250),
             engine: fen.then_some(Color::Black),
@@ -332,12 +334,41 @@ fn the_header_records_how_the_board_ruled() {
     )
     .unwrap();
     assert_eq!(
-        (h.supervision.as_deref(), h.debounce_ms, h.settle_ms, h.press_grace_ms),
-        (Some("unsupervised"), Some(15), Some(120), Some(300))
+        (h.supervision, h.debounce_ms, h.settle_ms, h.press_grace_ms),
+        (Some(Supervision::Unsupervised), Some(15), Some(120), Some(300))
     );
     let e = read_str(r#"{"tactus_trace": 1, "supervision": "lenient"}"#).unwrap_err();
     assert_eq!(e.line, 1);
     assert!(e.to_string().contains("supervision"), "{e}");
+}
+
+/// A word the header does not know is an error on line 1 that lists the
+/// choices, never a default: a mistyped `mate_search` once replayed with
+/// the search inline, ruling otherwise than the live game.
+#[test]
+fn an_unknown_word_in_the_header_is_an_error_naming_line_1() {
+    let (h, _) = read_str(r#"{"tactus_trace": 1, "mate_search": "asked", "supervision": "arbiter"}"#).unwrap();
+    assert_eq!((h.mate_search, h.supervision), (MateSearch::Asked, Some(Supervision::Arbiter)));
+    for (header, needle) in [
+        (r#"{"tactus_trace": 1, "mate_search": "aksed"}"#, r#"unknown mate search "aksed" (one of inline, asked)"#),
+        (r#"{"tactus_trace": 1, "supervision": "Arbiter"}"#, r#"unknown supervision "Arbiter""#),
+        (
+            r#"{"tactus_trace": 1, "variant": "crazyhouse"}"#,
+            r#"unknown variant "crazyhouse" (one of standard, chess960)"#,
+        ),
+    ] {
+        let e = read_str(header).unwrap_err();
+        assert!(e.line == 1 && e.message.contains(needle), "{header} → {e}");
+    }
+    // A version this build does not read is said first, whatever its words.
+    let e = read_str(r#"{"tactus_trace": 3, "variant": "crazyhouse"}"#).unwrap_err();
+    assert!(e.message.contains("version 3 is not supported"), "{e}");
+}
+
+#[test]
+fn a_field_given_twice_is_an_error_naming_the_line() {
+    let e = error_of(&format!("{HEADER}\n{}\n", r#"{"t": 5, "input": "add_time", "side": "white", "ms": 5, "ms": 6}"#));
+    assert!(e.line == 2 && e.message.contains("duplicate field `ms`"), "{e}");
 }
 
 #[test]

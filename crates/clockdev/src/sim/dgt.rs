@@ -5,9 +5,10 @@ use std::time::Instant;
 use shakmaty::Color;
 use tactus_dgt::protocol::clock::{
     ACK_BUTTON, ACK_OK, BEEP_UNIT_MS, BUTTON_FIRST, BUTTON_ON_OFF, SETNRUN_LEFT_RUNS, SETNRUN_RIGHT_RUNS,
-    STATUS_RIGHT_HIGH, STATUS_RUNNING,
 };
-use tactus_dgt::protocol::{BoardMessage, ClockAck, ClockCommand, ClockTimes, HostCommand, HostParser, Request};
+use tactus_dgt::protocol::{
+    BoardMessage, ClockAck, ClockCommand, ClockFaces, ClockSide, ClockStatus, HostCommand, HostParser, Request,
+};
 
 use super::{Responder, Saw, SimOut};
 use crate::report::escape;
@@ -18,35 +19,29 @@ const CLOCK_VERSION: u8 = 0x21;
 
 pub(super) struct DgtSim {
     parser: HostParser,
-    white_on_left: bool,
+    /// The side of White's face.
+    white: ClockSide,
     /// The board acknowledges clock messages only in an update mode.
     updating: bool,
-    left_down: bool,
+    lever_down: ClockSide,
     running: bool,
 }
 
 impl DgtSim {
-    pub(super) fn new(white_on_left: bool) -> DgtSim {
+    pub(super) fn new(white: ClockSide) -> DgtSim {
         // At the start Black has pressed, so White's time runs.
         DgtSim {
             parser: HostParser::default(),
-            white_on_left,
+            white,
             updating: false,
-            left_down: !white_on_left,
+            lever_down: white.side_of(Color::Black),
             running: false,
         }
     }
 
     fn status(&self, out: &mut SimOut) {
-        let mut status = 0;
-        if self.running {
-            status |= STATUS_RUNNING;
-        }
-        if self.left_down {
-            // The lever high on the right is down on the left.
-            status |= STATUS_RIGHT_HIGH;
-        }
-        out.send(BoardMessage::Clock(ClockTimes { status, ..ClockTimes::default() }).encode());
+        let status = ClockStatus { running: self.running, lever_down: self.lever_down, ..ClockStatus::default() };
+        out.send(BoardMessage::Clock(ClockFaces { status, ..ClockFaces::default() }).encode());
     }
 
     fn clock(&mut self, cmd: &ClockCommand, out: &mut SimOut) {
@@ -57,16 +52,18 @@ impl DgtSim {
                 a2 = CLOCK_VERSION;
             }
             ClockCommand::SetNRun { left, right, flags } => {
-                let (left, right) = (left.ms(), right.ms());
-                let (white_ms, black_ms) = if self.white_on_left { (left, right) } else { (right, left) };
-                let left_side = if self.white_on_left { Color::White } else { Color::Black };
-                let running = if flags & SETNRUN_LEFT_RUNS != 0 {
-                    Some(left_side)
+                let (white_ms, black_ms) = match self.white {
+                    ClockSide::Left => (left.ms(), right.ms()),
+                    ClockSide::Right => (right.ms(), left.ms()),
+                };
+                let runs = if flags & SETNRUN_LEFT_RUNS != 0 {
+                    Some(ClockSide::Left)
                 } else if flags & SETNRUN_RIGHT_RUNS != 0 {
-                    Some(!left_side)
+                    Some(ClockSide::Right)
                 } else {
                     None
                 };
+                let running = runs.map(|side| self.white.color_at(side));
                 self.running = running.is_some();
                 out.saw.push(Saw::Display(Display { white_ms, black_ms, running, ..Display::default() }));
             }
@@ -113,9 +110,9 @@ impl Responder for DgtSim {
 
     fn press(&mut self, side: Color, _now: Instant, out: &mut SimOut) {
         // The seesaw goes down on the presser's side.
-        let left_down = (side == Color::White) == self.white_on_left;
-        if left_down != self.left_down {
-            self.left_down = left_down;
+        let down = self.white.side_of(side);
+        if down != self.lever_down {
+            self.lever_down = down;
             self.status(out);
         }
     }
@@ -127,7 +124,9 @@ impl Responder for DgtSim {
             Button::Pause => BUTTON_FIRST + 2,
             Button::Plus => BUTTON_FIRST + 3,
             Button::TimeRequest => BUTTON_FIRST + 4,
-            Button::Other(_) => BUTTON_ON_OFF,
+            // A DGT 3000 has no other button: whatever else is pressed on
+            // the sim is its on/off.
+            _ => BUTTON_ON_OFF,
         };
         out.send(BoardMessage::ClockAck(ClockAck([ACK_OK, ACK_BUTTON, 0, code])).encode());
     }
@@ -146,7 +145,7 @@ mod tests {
 
     #[test]
     fn the_simulated_board_reads_what_the_host_sends() {
-        let mut sim = DgtSim::new(true);
+        let mut sim = DgtSim::new(ClockSide::Left);
         let mut out = SimOut::default();
         let mut bytes = vec![Request::UpdateNice.code(), 0x00];
         bytes.extend(ClockCommand::beep_ms(64).encode());

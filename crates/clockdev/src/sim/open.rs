@@ -8,7 +8,7 @@ use shakmaty::Color;
 
 use super::{Responder, Saw, SimOut};
 use crate::Button;
-use crate::line::{ClockMsg, HostMsg, Lines, VERSION, unframe};
+use crate::line::{ClockMsg, HostMsg, LineSplitter, VERSION, unframe};
 use crate::report::escape;
 
 /// An event not acknowledged is sent again after this long.
@@ -17,7 +17,7 @@ const RESEND_AFTER: Duration = Duration::from_millis(300);
 const MAX_EVENTS: usize = 8;
 
 pub(super) struct OpenSim {
-    lines: Lines,
+    lines: LineSplitter,
     /// The last command executed, so a resend is acknowledged, not redone.
     last_seq: Option<u16>,
     next_eseq: u16,
@@ -31,7 +31,7 @@ pub(super) struct OpenSim {
 impl OpenSim {
     pub(super) fn new() -> OpenSim {
         OpenSim {
-            lines: Lines::default(),
+            lines: LineSplitter::default(),
             last_seq: None,
             next_eseq: 0,
             events: VecDeque::new(),
@@ -130,16 +130,8 @@ impl Responder for OpenSim {
     }
 
     fn button(&mut self, button: &Button, now: Instant, out: &mut SimOut) {
-        let name = match button {
-            Button::TimeRequest => "TIME",
-            Button::LastMove => "MOVE",
-            Button::Pause => "PAUSE",
-            Button::Plus => "PLUS",
-            Button::Minus => "MINUS",
-            Button::Other(name) => name,
-        };
         self.next_eseq = self.next_eseq.wrapping_add(1);
-        let msg = ClockMsg::Button { eseq: self.next_eseq, name: name.to_string(), clock_ms: self.clock_ms(now) };
+        let msg = ClockMsg::Button { eseq: self.next_eseq, name: button.to_string(), clock_ms: self.clock_ms(now) };
         self.event(msg, now, out);
     }
 

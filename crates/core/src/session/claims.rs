@@ -106,7 +106,7 @@ impl Session {
         if let Some(why) = not_now {
             return self.emit(t, EventKind::NotNow { why });
         }
-        let (w, b) = self.times(t);
+        let times = self.times(t).unwrap_or_default();
         let (white_moves, black_moves, running) = match &self.clock {
             Some(c) => (c.moves(Color::White), c.moves(Color::Black), c.running()),
             None => {
@@ -117,8 +117,8 @@ impl Session {
             }
         };
         let clocks = crate::query::Clocks {
-            white_ms: w.unwrap_or(0),
-            black_ms: b.unwrap_or(0),
+            white_ms: times.white,
+            black_ms: times.black,
             white_moves,
             black_moves,
             running,

@@ -2,7 +2,7 @@
 //! correcting the clocks (6.10, 6.11, 12), the increment switched on during
 //! the game (Guidelines III.4), and time warnings while a player thinks.
 
-use shakmaty::Color;
+use shakmaty::{ByColor, Color};
 use tactus_trace::Input;
 
 use super::Session;
@@ -10,12 +10,9 @@ use super::watch::Shown;
 use crate::event::{Article, EndReason, EventKind, Ms};
 
 impl Session {
-    /// Both clocks at `t`.
-    pub(super) fn times(&self, t: Ms) -> (Option<i64>, Option<i64>) {
-        match &self.clock {
-            Some(c) => (Some(c.remaining(Color::White, t)), Some(c.remaining(Color::Black, t))),
-            None => (None, None),
-        }
+    /// Both clocks at `t`; `None` for a game without a clock.
+    pub(super) fn times(&self, t: Ms) -> Option<ByColor<i64>> {
+        self.clock.as_ref().map(|c| ByColor::new_with(|side| c.remaining(side, t)))
     }
 
     /// 6.9: the flag falls. A waiting press is settled first (the mover's
@@ -142,7 +139,7 @@ impl Session {
     }
 
     fn emit_clock_set(&mut self, t: Ms) {
-        let (w, b) = self.times(t);
-        self.emit(t, EventKind::ClockSet { white_ms: w.unwrap_or(0), black_ms: b.unwrap_or(0) });
+        let times = self.times(t).unwrap_or_default();
+        self.emit(t, EventKind::ClockSet { white_ms: times.white, black_ms: times.black });
     }
 }

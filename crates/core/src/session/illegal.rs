@@ -225,12 +225,7 @@ impl Session {
         self.stop();
         self.emit(
             t,
-            EventKind::GameOver {
-                result: ending.result.as_str().to_string(),
-                reason: ending.reason,
-                article: ending.article,
-                undetermined,
-            },
+            EventKind::GameOver { result: ending.result, reason: ending.reason, article: ending.article, undetermined },
         );
     }
 }

@@ -196,15 +196,15 @@ impl Session {
             now: 0,
             out: Vec::new(),
         };
-        let (white_ms, black_ms) = session.times(0);
+        let times = session.times(0);
         session.emit(
             0,
             EventKind::Start {
                 fen: session.game.fen(),
                 chess960: session.game.mode == shakmaty::CastlingMode::Chess960,
                 time_control: header.time_control.clone(),
-                white_ms,
-                black_ms,
+                white_ms: times.map(|c| c.white),
+                black_ms: times.map(|c| c.black),
             },
         );
         session.keep_clock(0);

@@ -82,8 +82,9 @@ impl Session {
         self.question = None;
         self.draw_offer = None;
         self.check.due = None;
-        let (white_ms, black_ms) = self.times(t);
+        let times = self.times(t);
         let taken = taken.into_iter().map(|m| m.san).collect();
+        let (white_ms, black_ms) = (times.map(|c| c.white), times.map(|c| c.black));
         self.emit(t, EventKind::TakeBack { ply: self.game.ply(), taken, white_ms, black_ms });
         self.report_board_ok(t);
         self.phase = Phase::Open;

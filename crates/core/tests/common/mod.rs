@@ -79,7 +79,7 @@ impl Game {
     /// The result and why, once the game is over.
     pub fn over(&self) -> Option<(String, EndReason)> {
         self.events.iter().find_map(|e| match &e.kind {
-            EventKind::GameOver { result, reason, .. } => Some((result.clone(), *reason)),
+            EventKind::GameOver { result, reason, .. } => Some((result.to_string(), *reason)),
             _ => None,
         })
     }

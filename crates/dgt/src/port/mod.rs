@@ -8,7 +8,7 @@
 //! bounded mailbox that keeps the newest of each kind ([`queue::Mailbox`]);
 //! the thread reads and writes without blocking; messages for a client that
 //! does not read wait in a bounded outbox where a newer message replaces an
-//! older one of its kind ([`queue::Outbox`]), and what the line itself holds
+//! older one of its kind ([`queue::LineOutbox`]), and what the line itself holds
 //! unread for longer than [`STALE`] is thrown away. So a client that stops
 //! reading gets the newest answers when it reads again, not a backlog, and
 //! stopping takes one turn of the loop.
@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use rustix::event::{PollFd, PollFlags, Timespec};
 
 use line::Conn;
-pub(crate) use queue::{Key, Mailbox, Outbox, Outgoing, Stale, Supersede};
+pub(crate) use queue::{Key, LineOutbox, Mailbox, Outgoing, Stale, Supersede};
 
 /// How often a missing path is tried again, and a present one checked.
 const PROBE_EVERY: Duration = Duration::from_millis(250);
@@ -76,19 +76,24 @@ impl Endpoint {
 
 /// A sans-I/O device the runner drives. What it says to the other end goes
 /// in `out`.
-pub(crate) trait Device: Send + 'static {
+pub(crate) trait LineDevice: Send + 'static {
     /// What the owner sends it.
-    type Input: Supersede + Send + 'static;
+    type FromOwner: Supersede + Send + 'static;
     /// The line has just been opened.
-    fn opened(&mut self, now: Instant, out: &mut Outbox);
+    fn opened(&mut self, now: Instant, out: &mut LineOutbox);
     /// The line is gone.
     fn closed(&mut self, reason: &str);
     /// Bytes read at `at`.
-    fn received(&mut self, bytes: &[u8], at: Instant, out: &mut Outbox);
+    fn received(&mut self, bytes: &[u8], at: Instant, out: &mut LineOutbox);
     /// An input from the owner.
-    fn input(&mut self, input: Self::Input, now: Instant, out: &mut Outbox);
+    fn input(&mut self, input: Self::FromOwner, now: Instant, out: &mut LineOutbox);
     /// Timers; when to be called again.
-    fn poll(&mut self, now: Instant, out: &mut Outbox) -> Option<Instant>;
+    fn poll(&mut self, now: Instant, out: &mut LineOutbox) -> Option<Instant>;
+    /// Each turn of the loop, line or not: what the device owes its owner
+    /// (events a full queue held back) goes out; when to try again.
+    fn catch_up(&mut self, _now: Instant) -> Option<Instant> {
+        None
+    }
 }
 
 /// The owner's handle: inputs in, never waiting; dropping it stops the
@@ -101,7 +106,11 @@ pub(crate) struct Runner<I: Supersede + Send + 'static> {
 impl<I: Supersede + Send + 'static> Runner<I> {
     /// Starts `device` on `endpoint`. A pty is made here, so that a path
     /// where none can be made is an error now rather than a retry forever.
-    pub(crate) fn start<D: Device<Input = I>>(device: D, endpoint: Endpoint, name: &str) -> io::Result<Runner<I>> {
+    pub(crate) fn start<D: LineDevice<FromOwner = I>>(
+        device: D,
+        endpoint: Endpoint,
+        name: &str,
+    ) -> io::Result<Runner<I>> {
         let mailbox = Arc::new(Mailbox::new()?);
         let conn = match &endpoint {
             Endpoint::Pty(link) => Some(Conn::Pty(line::Pty::new(link)?)),
@@ -112,7 +121,7 @@ impl<I: Supersede + Send + 'static> Runner<I> {
             endpoint,
             conn,
             fresh: true,
-            outbox: Outbox::default(),
+            outbox: LineOutbox::default(),
             unread_since: None,
             down: false,
             mailbox: Arc::clone(&mailbox),
@@ -135,21 +144,21 @@ impl<I: Supersede + Send + 'static> Drop for Runner<I> {
     }
 }
 
-struct Line<D: Device> {
+struct Line<D: LineDevice> {
     device: D,
     endpoint: Endpoint,
     conn: Option<Conn>,
     /// `conn` was opened and the device not yet told.
     fresh: bool,
-    outbox: Outbox,
+    outbox: LineOutbox,
     /// Since when the line has taken nothing of what waits in the outbox.
     unread_since: Option<Instant>,
     /// The device was told the line is down and has not been opened since.
     down: bool,
-    mailbox: Arc<Mailbox<D::Input>>,
+    mailbox: Arc<Mailbox<D::FromOwner>>,
 }
 
-impl<D: Device> Line<D> {
+impl<D: LineDevice> Line<D> {
     fn run(&mut self) {
         let mut next_probe = Instant::now();
         loop {
@@ -166,6 +175,9 @@ impl<D: Device> Line<D> {
                 self.device.input(input, now, &mut self.outbox);
             }
             let mut wake = next_probe;
+            if let Some(t) = self.device.catch_up(now) {
+                wake = wake.min(t);
+            }
             if self.conn.is_some()
                 && let Some(t) = self.device.poll(now, &mut self.outbox)
             {

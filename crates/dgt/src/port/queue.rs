@@ -114,12 +114,12 @@ pub(crate) struct Outgoing {
 
 /// Messages for the client, in order, bounded. While the client keeps up,
 /// each goes out; once it has left what the line holds unread too long
-/// ([`Outbox::congested`]), or the outbox is full, a message drops the
+/// ([`LineOutbox::congested`]), or the outbox is full, a message drops the
 /// unsent ones it supersedes, and over the bound the oldest go. A message
 /// the line took part of is finished first, unless the line's own queue is
-/// thrown away ([`Outbox::cut`]).
+/// thrown away ([`LineOutbox::cut`]).
 #[derive(Debug, Default)]
-pub(crate) struct Outbox {
+pub(crate) struct LineOutbox {
     /// The rest of the message the line is writing.
     head: Vec<u8>,
     queue: VecDeque<Outgoing>,
@@ -128,7 +128,7 @@ pub(crate) struct Outbox {
     congested: bool,
 }
 
-impl Outbox {
+impl LineOutbox {
     pub(crate) fn push(&mut self, message: Outgoing) {
         if message.bytes.is_empty() {
             return;
@@ -186,7 +186,7 @@ impl Outbox {
         &self.head
     }
 
-    /// The line took `n` bytes of [`Outbox::next`]: the client reads again.
+    /// The line took `n` bytes of [`LineOutbox::next`]: the client reads again.
     pub(crate) fn wrote(&mut self, n: usize) {
         self.head.drain(..n.min(self.head.len()));
         self.congested = false;
@@ -204,7 +204,7 @@ impl Outbox {
 
     /// The line is gone: nothing here is for the next client.
     pub(crate) fn clear(&mut self) {
-        *self = Outbox::default();
+        *self = LineOutbox::default();
     }
 }
 
@@ -218,7 +218,7 @@ mod tests {
 
     #[test]
     fn a_client_that_keeps_up_gets_every_message_in_turn() {
-        let mut out = Outbox::default();
+        let mut out = LineOutbox::default();
         out.push(message(1, 1, 67));
         out.once(vec![2; 10]);
         out.push(message(1, 3, 67));
@@ -233,7 +233,7 @@ mod tests {
 
     #[test]
     fn a_congested_or_full_outbox_keeps_the_newest_of_each_kind_and_stays_bounded() {
-        let mut out = Outbox::default();
+        let mut out = LineOutbox::default();
         out.push(message(1, 1, 67));
         out.push(message(2, 2, 5));
         out.once(vec![9; 10]);

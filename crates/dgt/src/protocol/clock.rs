@@ -2,6 +2,8 @@
 //! `DGT_CLOCK_MESSAGE`, and the `DGT_MSG_BWTIME` the board answers with —
 //! either the clock's times and status or a four-byte acknowledgement.
 
+use shakmaty::Color;
+
 /// Hours, minutes, seconds as a DGT clock shows them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Hms {
@@ -265,33 +267,129 @@ pub struct Face {
     pub flag: bool,
 }
 
-/// `DGT_MSG_BWTIME` status: the clock runs.
-pub const STATUS_RUNNING: u8 = 0x01;
-/// `DGT_MSG_BWTIME` status: the lever is high on the right (so the left
-/// player pressed last).
-pub const STATUS_RIGHT_HIGH: u8 = 0x02;
-/// `DGT_MSG_BWTIME` status: the clock shows a low battery.
-pub const STATUS_BATTERY_LOW: u8 = 0x04;
-/// `DGT_MSG_BWTIME` status bit D3: one player's turn. `dgtbrd.h` (since its
-/// 2015 revision) calls it the right player's, but the recorded DGT board
-/// in `tests/data` sets it while the *left* face runs, as the older
-/// description and drivers have it; tactus follows the recording.
-pub const STATUS_LEFT_TURN: u8 = 0x08;
-/// `DGT_MSG_BWTIME` status bit D4: the other player's turn (see
-/// [`STATUS_LEFT_TURN`]).
-pub const STATUS_RIGHT_TURN: u8 = 0x10;
-/// `DGT_MSG_BWTIME` status: no clock on the board; the times are invalid.
-pub const STATUS_NO_CLOCK: u8 = 0x20;
+/// A side of the clock, seen from its front: of a face, of the lever, of a
+/// player. Which side White's face is on is the arbiter's to say
+/// (`[clock] white`); the protocol knows only left and right.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ClockSide {
+    #[default]
+    Left,
+    Right,
+}
+
+impl ClockSide {
+    pub fn other(self) -> ClockSide {
+        match self {
+            ClockSide::Left => ClockSide::Right,
+            ClockSide::Right => ClockSide::Left,
+        }
+    }
+
+    /// With White's face on this side: the player on `side`.
+    pub fn color_at(self, side: ClockSide) -> Color {
+        if side == self { Color::White } else { Color::Black }
+    }
+
+    /// With White's face on this side: the side of `color`'s face.
+    pub fn side_of(self, color: Color) -> ClockSide {
+        match color {
+            Color::White => self,
+            Color::Black => self.other(),
+        }
+    }
+}
+
+/// `left` or `right`, as the config spells it.
+impl std::str::FromStr for ClockSide {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "left" => Ok(ClockSide::Left),
+            "right" => Ok(ClockSide::Right),
+            other => Err(format!("a side of the clock is \"left\" or \"right\", not {other:?}")),
+        }
+    }
+}
+
+/// `DGT_MSG_BWTIME` status bit D0: the clock runs.
+const STATUS_RUNNING: u8 = 0x01;
+/// D1: the lever is high on the right (so the left player pressed last).
+const STATUS_RIGHT_HIGH: u8 = 0x02;
+/// D2: the clock shows a low battery.
+const STATUS_BATTERY_LOW: u8 = 0x04;
+/// D3: one player's turn. `dgtbrd.h` (since its 2015 revision) calls it the
+/// right player's, but the recorded DGT board in `tests/data` sets it while
+/// the *left* face runs, as the older description and drivers have it;
+/// tactus follows the recording.
+const STATUS_LEFT_TURN: u8 = 0x08;
+/// D4: the other player's turn (see [`STATUS_LEFT_TURN`]).
+const STATUS_RIGHT_TURN: u8 = 0x10;
+/// D5: no clock on the board; the times are invalid.
+const STATUS_NO_CLOCK: u8 = 0x20;
+
+/// The status byte of a `DGT_MSG_BWTIME`, decoded here and nowhere else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ClockStatus {
+    /// The clock runs.
+    pub running: bool,
+    /// The side whose lever is down: the player there pressed last, and
+    /// the other side's time is the one that runs.
+    pub lever_down: ClockSide,
+    /// The clock shows a low battery.
+    pub battery_low: bool,
+    /// The turn indicators, as the board sets them.
+    pub left_turn: bool,
+    pub right_turn: bool,
+    /// No clock is plugged into the board: the times say nothing.
+    pub no_clock: bool,
+}
+
+impl ClockStatus {
+    /// What a board with no clock plugged in reports.
+    pub const NO_CLOCK: ClockStatus = ClockStatus::from_bits(STATUS_NO_CLOCK);
+
+    pub const fn from_bits(b: u8) -> ClockStatus {
+        ClockStatus {
+            running: b & STATUS_RUNNING != 0,
+            lever_down: if b & STATUS_RIGHT_HIGH != 0 { ClockSide::Left } else { ClockSide::Right },
+            battery_low: b & STATUS_BATTERY_LOW != 0,
+            left_turn: b & STATUS_LEFT_TURN != 0,
+            right_turn: b & STATUS_RIGHT_TURN != 0,
+            no_clock: b & STATUS_NO_CLOCK != 0,
+        }
+    }
+
+    pub fn bits(self) -> u8 {
+        let bit = |set: bool, b: u8| if set { b } else { 0 };
+        bit(self.running, STATUS_RUNNING)
+            | bit(self.lever_down == ClockSide::Left, STATUS_RIGHT_HIGH)
+            | bit(self.battery_low, STATUS_BATTERY_LOW)
+            | bit(self.left_turn, STATUS_LEFT_TURN)
+            | bit(self.right_turn, STATUS_RIGHT_TURN)
+            | bit(self.no_clock, STATUS_NO_CLOCK)
+    }
+
+    /// The face whose time runs, if the clock runs.
+    pub fn runs(self) -> Option<ClockSide> {
+        self.running.then(|| self.lever_down.other())
+    }
+}
+
+/// A status byte of 0: a clock stopped, its lever down on the right.
+impl Default for ClockStatus {
+    fn default() -> Self {
+        ClockStatus::from_bits(0)
+    }
+}
 
 /// The clock's faces and status, as a `DGT_MSG_BWTIME` carries them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct ClockTimes {
+pub struct ClockFaces {
     /// The right-hand face (seen from the front).
     pub right: Face,
     /// The left-hand face.
     pub left: Face,
-    /// `STATUS_*` bits.
-    pub status: u8,
+    pub status: ClockStatus,
 }
 
 fn bcd(b: u8) -> u8 {
@@ -302,10 +400,18 @@ fn to_bcd(n: u8) -> u8 {
     ((n / 10) << 4) | (n % 10)
 }
 
-impl ClockTimes {
+impl ClockFaces {
     /// What a board with no clock plugged in reports.
-    pub fn no_clock() -> ClockTimes {
-        ClockTimes { status: STATUS_NO_CLOCK, ..ClockTimes::default() }
+    pub fn no_clock() -> ClockFaces {
+        ClockFaces { status: ClockStatus::NO_CLOCK, ..ClockFaces::default() }
+    }
+
+    /// The face on `side`.
+    pub fn face(&self, side: ClockSide) -> Face {
+        match side {
+            ClockSide::Left => self.left,
+            ClockSide::Right => self.right,
+        }
     }
 
     fn face_bytes(face: Face) -> [u8; 3] {
@@ -313,7 +419,7 @@ impl ClockTimes {
         [face.time.h.min(9) | flags, to_bcd(face.time.m % 60), to_bcd(face.time.s % 60)]
     }
 
-    fn face(b: [u8; 3]) -> Face {
+    fn decode_face(b: [u8; 3]) -> Face {
         Face {
             time: Hms { h: b[0] & 0x0f, m: bcd(b[1]), s: bcd(b[2]) },
             final_flag: b[0] & 0x10 != 0,
@@ -323,16 +429,16 @@ impl ClockTimes {
     }
 
     pub(crate) fn encode_data(&self) -> [u8; 7] {
-        let [r0, r1, r2] = ClockTimes::face_bytes(self.right);
-        let [l0, l1, l2] = ClockTimes::face_bytes(self.left);
-        [r0, r1, r2, l0, l1, l2, self.status & 0x7f]
+        let [r0, r1, r2] = ClockFaces::face_bytes(self.right);
+        let [l0, l1, l2] = ClockFaces::face_bytes(self.left);
+        [r0, r1, r2, l0, l1, l2, self.status.bits()]
     }
 
-    pub(crate) fn decode_data(p: &[u8; 7]) -> ClockTimes {
-        ClockTimes {
-            right: ClockTimes::face([p[0], p[1], p[2]]),
-            left: ClockTimes::face([p[3], p[4], p[5]]),
-            status: p[6],
+    pub(crate) fn decode_data(p: &[u8; 7]) -> ClockFaces {
+        ClockFaces {
+            right: ClockFaces::decode_face([p[0], p[1], p[2]]),
+            left: ClockFaces::decode_face([p[3], p[4], p[5]]),
+            status: ClockStatus::from_bits(p[6]),
         }
     }
 }
@@ -363,6 +469,35 @@ mod tests {
         assert_eq!(Hms::from_ms(i64::MAX), Hms { h: 9, m: 59, s: 59 });
     }
 
+    /// 6.9: the flag falls when the time is gone, and a clock shows 0:00
+    /// then and only then. A face rounded down showed 0:00 with 0.9 s left.
+    #[test]
+    fn a_face_shows_0_00_only_when_the_time_is_gone() {
+        let hms = |h, m, s| Hms { h, m, s };
+        assert_eq!(Hms::from_ms(900), hms(0, 0, 1));
+        assert_eq!(Hms::from_ms(1), hms(0, 0, 1));
+        assert_eq!(Hms::from_ms(0), hms(0, 0, 0));
+        assert_eq!(Hms::from_ms(59_001), hms(0, 1, 0));
+        assert_eq!(Hms::from_ms(3_599_999), hms(1, 0, 0));
+    }
+
+    #[test]
+    fn the_status_byte_is_decoded_in_one_place_and_encodes_back() {
+        for b in 0..0x40u8 {
+            assert_eq!(ClockStatus::from_bits(b).bits(), b, "{b:#04x}");
+        }
+        let running_left_down = ClockStatus::from_bits(STATUS_RUNNING | STATUS_RIGHT_HIGH);
+        assert_eq!(running_left_down.lever_down, ClockSide::Left);
+        assert_eq!(running_left_down.runs(), Some(ClockSide::Right), "the left player pressed: the right face runs");
+        assert_eq!(ClockStatus::default().runs(), None);
+        assert!(ClockFaces::no_clock().status.no_clock);
+        // White's face on the right: the player on the left is Black.
+        assert_eq!(ClockSide::Right.color_at(ClockSide::Left), Color::Black);
+        assert_eq!(ClockSide::Right.side_of(Color::White), ClockSide::Right);
+        assert_eq!("right".parse::<ClockSide>(), Ok(ClockSide::Right));
+        assert!("up".parse::<ClockSide>().is_err());
+    }
+
     #[test]
     fn acks_and_times_round_trip_through_the_seven_bytes() {
         for ack in [[0x10, 0x0a, 0, 0], [0x10, 0x88, 0x07, 0x35], [0xff, 0xff, 0xff, 0xff], [0x40, 0x09, 0x21, 0]] {
@@ -371,13 +506,13 @@ mod tests {
             assert!(data[0] & 0x0f == 0x0a && data[3] & 0x0f == 0x0a, "an ack is marked by the hours nibbles");
             assert_eq!(ClockAck::decode_data(&data), ClockAck(ack));
         }
-        let t = ClockTimes {
+        let t = ClockFaces {
             right: Face { time: Hms { h: 1, m: 59, s: 7 }, final_flag: true, time_per_move: false, flag: true },
             left: Face { time: Hms { h: 0, m: 3, s: 2 }, final_flag: false, time_per_move: true, flag: false },
-            status: STATUS_RUNNING | STATUS_LEFT_TURN,
+            status: ClockStatus::from_bits(STATUS_RUNNING | STATUS_LEFT_TURN),
         };
         let data = t.encode_data();
         assert_eq!(data, [0x51, 0x59, 0x07, 0x20, 0x03, 0x02, 0x09]);
-        assert_eq!(ClockTimes::decode_data(&data), t);
+        assert_eq!(ClockFaces::decode_data(&data), t);
     }
 }

@@ -196,6 +196,11 @@ impl Placement {
         b
     }
 
+    /// The squares where something stands (a magic piece too).
+    pub fn occupied(&self) -> shakmaty::Bitboard {
+        Square::ALL.into_iter().filter(|&sq| self.get(sq) != Occupant::Empty).collect()
+    }
+
     /// The squares whose occupant differs from `other`'s.
     pub fn diff<'a>(&'a self, other: &'a Placement) -> impl Iterator<Item = Square> + 'a {
         Square::ALL.into_iter().filter(|sq| self.get(*sq) != other.get(*sq))

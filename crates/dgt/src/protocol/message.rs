@@ -2,7 +2,7 @@
 //! total length in two 7-bit bytes), then data bytes whose top bit is
 //! always clear — which is how a reader finds its way after garbage.
 
-use super::clock::{ClockAck, ClockTimes};
+use super::clock::{ClockAck, ClockFaces};
 use super::codes::{Field, Occupant};
 use super::split::{Garbage, Splitter, Take};
 
@@ -66,7 +66,7 @@ pub enum BoardMessage {
         occupant: Occupant,
     },
     /// `DGT_MSG_BWTIME` with the clock's faces and status.
-    Clock(ClockTimes),
+    Clock(ClockFaces),
     /// `DGT_MSG_BWTIME` with a clock acknowledgement.
     ClockAck(ClockAck),
     /// `DGT_MSG_EE_MOVES`: the board's stored change log ([`super::ee`]).
@@ -183,7 +183,7 @@ impl BoardMessage {
                 if p[0] & 0x0f == 0x0a || p[3] & 0x0f == 0x0a {
                     BoardMessage::ClockAck(ClockAck::decode_data(&p))
                 } else {
-                    BoardMessage::Clock(ClockTimes::decode_data(&p))
+                    BoardMessage::Clock(ClockFaces::decode_data(&p))
                 }
             }
             MSG_EE_MOVES => BoardMessage::EeMoves(data.to_vec()),
@@ -272,9 +272,9 @@ mod tests {
                 field: Field::of(Square::E2, crate::protocol::Orientation::Normal),
                 occupant: Occupant::Empty,
             },
-            BoardMessage::Clock(ClockTimes {
+            BoardMessage::Clock(ClockFaces {
                 left: Face { time: Hms { h: 0, m: 3, s: 2 }, ..Face::default() },
-                ..ClockTimes::default()
+                ..ClockFaces::default()
             }),
             BoardMessage::ClockAck(ClockAck([0x10, 0x88, 0x05, 0x31])),
             BoardMessage::EeMoves(vec![0x7f, 0x7f, 0x7f, 0x6a, 0x6b]),

@@ -16,7 +16,7 @@
 //!   lying [`Orientation::Normal`], h1 on a rotated one ([`Field`]).
 //! - Piece codes 0–12 and the three magic pieces ([`Occupant`]).
 //! - The clock on the board: its commands, and `DGT_MSG_BWTIME` carrying
-//!   either times ([`ClockTimes`]) or an acknowledgement ([`ClockAck`]).
+//!   either times ([`ClockFaces`]) or an acknowledgement ([`ClockAck`]).
 //! - The board's change log ([`ee`]), sent on `DGT_SEND_EE_MOVES` and in bus
 //!   mode.
 
@@ -27,7 +27,7 @@ pub mod ee;
 mod message;
 mod split;
 
-pub use clock::{ClockAck, ClockCommand, ClockTimes, Face, Hms};
+pub use clock::{ClockAck, ClockCommand, ClockFaces, ClockSide, ClockStatus, Face, Hms};
 pub use codes::{Field, Occupant, Orientation, Placement, Special};
 pub use command::{BusRequest, DGT_CLOCK_MESSAGE, DGT_SET_LEDS, HostCommand, HostParser, Request, checksum};
 pub use message::{

@@ -1,5 +1,6 @@
-//! What the pty tests share: a game as the emulated board shows it, square
-//! by square, and a client process whose JSON lines are read with a bound.
+//! What the tests share: a game as the emulated board shows it, square by
+//! square, a client process whose JSON lines are read with a bound, and
+//! the recordings' base64.
 
 #![allow(dead_code)] // Each test binary uses its own part of this module.
 
@@ -119,4 +120,22 @@ impl Drop for Client {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Standard base64, as the recordings are written (one serial read a
+/// line); `None` if it is not.
+pub fn base64(line: &str) -> Option<Vec<u8>> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::new();
+    let (mut acc, mut bits) = (0u32, 0);
+    for c in line.trim().trim_end_matches('=').bytes() {
+        let v = ALPHABET.iter().position(|a| *a == c)?;
+        acc = (acc << 6 | v as u32) & 0xffff;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    Some(out)
 }

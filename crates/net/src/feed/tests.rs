@@ -46,7 +46,10 @@ fn line(fen: &str, chess960: bool, sans: &[&str], first_ply: u32) -> Vec<Event> 
 }
 
 fn game_over(t: Ms, result: &str, reason: EndReason) -> Event {
-    ev(t, EventKind::GameOver { result: result.into(), reason, article: Article::A5_1_2, undetermined: false })
+    ev(
+        t,
+        EventKind::GameOver { result: result.parse().unwrap(), reason, article: Article::A5_1_2, undetermined: false },
+    )
 }
 
 /// The PGN with its lines joined, to find movetext across line breaks.

@@ -290,7 +290,7 @@ fn game() -> Vec<Event> {
         }
     }
     b.push(EventKind::GameOver {
-        result: "0-1".into(),
+        result: "0-1".parse().unwrap(),
         reason: EndReason::Checkmate,
         article: Article::A5_1_1,
         undetermined: false,
@@ -313,7 +313,7 @@ fn ending() -> Vec<Event> {
     }
     e.push(EventKind::Position { fen: fen_after(Some(ENDING_FEN), &ending) });
     e.push(EventKind::GameOver {
-        result: "1-0".into(),
+        result: "1-0".parse().unwrap(),
         reason: EndReason::Resignation,
         article: Article::A5_1_2,
         undetermined: false,
@@ -404,7 +404,7 @@ fn heard_by_black() -> Vec<Event> {
     b.push(EventKind::Claimable { claim: ClaimKind::Fifty, article: Article::A9_3, side: Color::White, ply: 7 });
     b.push(EventKind::TimeWarning { side: Color::White, remaining_ms: 10_000 });
     b.push(EventKind::GameOver {
-        result: "0-1".into(),
+        result: "0-1".parse().unwrap(),
         reason: EndReason::FlagFall,
         article: Article::A6_9,
         undetermined: false,

@@ -19,10 +19,11 @@ use tactus_core::{Device, EventKind};
 use tactus_trace::{Entry, Header, Input, Record};
 use tokio::sync::mpsc;
 
-use super::dgt_board::{ClockOnBoard, DgtBoard};
+use super::dgt_board::DgtBoard;
 use super::game::{GameTime, Incoming};
-use super::source::Source;
+use super::source::Origin;
 use crate::config::{BoardKind, Config};
+use tactus_dgt::follow::ClockOnBoard;
 
 /// The board's sensors cannot be reached: the daemon cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -109,20 +110,20 @@ pub fn matrix(cfg: &Config, map: SquareMap, config_file: Option<&Path>) -> anyho
 }
 
 /// Opens the configured board: reads a sim trace whole, or opens the
-/// matrix and reads what it shows. Returns it with its [`Source`].
-pub fn open(cfg: &Config, config_file: Option<&Path>) -> anyhow::Result<(OpenBoard, Source)> {
+/// matrix and reads what it shows. Returns it with its [`Origin`].
+pub fn open(cfg: &Config, config_file: Option<&Path>) -> anyhow::Result<(OpenBoard, Origin)> {
     match (cfg.board.kind, &cfg.board.sim_trace) {
         (BoardKind::Sim, Some(path)) => {
             let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
             let text = String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("{}: not UTF-8 text", path.display()))?;
             let (header, entries) = tactus_trace::read_str(&text).with_context(|| path.display().to_string())?;
-            let source = Source::of(cfg, Some((path, text.as_bytes())));
+            let source = Origin::of(cfg, Some((path, text.as_bytes())));
             Ok((OpenBoard::SimTrace { header: Box::new(header), entries }, source))
         }
-        (BoardKind::Sim, None) => Ok((OpenBoard::SimTyped, Source::of(cfg, None))),
+        (BoardKind::Sim, None) => Ok((OpenBoard::SimTyped, Origin::of(cfg, None))),
         (BoardKind::Dgt, _) => {
             let board = DgtBoard::open(&cfg.board.dgt_path)?;
-            Ok((OpenBoard::Dgt(Box::new(board)), Source::of(cfg, None)))
+            Ok((OpenBoard::Dgt(Box::new(board)), Origin::of(cfg, None)))
         }
         _ => {
             let map = cfg.board.squares.unwrap_or_default();
@@ -132,7 +133,7 @@ pub fn open(cfg: &Config, config_file: Option<&Path>) -> anyhow::Result<(OpenBoa
                 why: format!("it cannot be read: {e}"),
                 fix: "check its cable and power, then run `tactus doctor`".into(),
             })?;
-            Ok((OpenBoard::Matrix { matrix, shows }, Source::of(cfg, None)))
+            Ok((OpenBoard::Matrix { matrix, shows }, Origin::of(cfg, None)))
         }
     }
 }
@@ -188,10 +189,8 @@ pub fn start(
             (Box::new(board), None)
         }
         OpenBoard::Dgt(board) => {
-            let clock = ClockOnBoard {
-                white_on_left: cfg.clock.white == crate::config::ClockSide::Left,
-                sole: cfg.clock.device == crate::config::ClockDevice::None,
-            };
+            let clock =
+                ClockOnBoard { white: cfg.clock.white, sole: cfg.clock.device == crate::config::ClockKind::None };
             let thread = board.start(assume, clock, tx, stop)?;
             return Ok(BoardThreads { threads: vec![thread] });
         }

@@ -12,7 +12,7 @@ use tactus_net::{AppState, BoardPublisher, Control, Hall, HallLink, LinkSettings
 use tactus_trace::Header;
 use tokio::sync::mpsc;
 
-use super::voice::Said;
+use super::voice::OnSaid;
 use crate::config::Config;
 
 pub struct Broadcast {
@@ -120,7 +120,7 @@ impl Broadcast {
     }
 
     /// Reports what the voice said; callable from the voice's thread.
-    pub fn said(&self) -> Said {
+    pub fn said(&self) -> OnSaid {
         let (hall, board, publisher) = (self.hall.clone(), self.board.clone(), self.publisher.clone());
         Arc::new(move |t, text| {
             hall.spoken(&board, t, text);

@@ -13,7 +13,7 @@ use tactus_trace::{Input, Ms, Record, Request};
 use tokio::sync::mpsc;
 
 use super::game::Incoming;
-use crate::config::{ClockDevice, ClockSide, Config};
+use crate::config::{ClockKind, Config};
 
 /// The link to the clock and the thread that forwards its reports.
 pub struct ChessClock {
@@ -25,9 +25,9 @@ impl ChessClock {
     /// Starts driving the configured clock; `None` without one.
     pub fn start(cfg: &Config, tx: mpsc::Sender<Incoming>) -> anyhow::Result<Option<ChessClock>> {
         let kind = match cfg.clock.device {
-            ClockDevice::None => return Ok(None),
-            ClockDevice::Open => DeviceKind::Open,
-            ClockDevice::Dgt3000 => DeviceKind::Dgt3000 { white_on_left: cfg.clock.white == ClockSide::Left },
+            ClockKind::None => return Ok(None),
+            ClockKind::Open => DeviceKind::Open,
+            ClockKind::Dgt3000 => DeviceKind::Dgt3000 { white: cfg.clock.white },
         };
         let path = cfg.clock.path();
         let (link, reports) = ClockLink::open(kind, &path, cfg.clock.baud());
@@ -110,44 +110,23 @@ impl ChessClock {
     }
 }
 
-/// What a clock's button asks: a question; or an open clock's `LEVEL0` …
-/// `LEVEL10` (the engine's level), `DRAW_WHITE`, `DRAW_BLACK` (that side
-/// offers or accepts a draw) and `DRAW` (against the engine `engine`, the
-/// player does).
+/// What a clock's button asks (README: "Questions at the board"): a
+/// question, the engine's level, a draw offer (`DRAW`: against the engine
+/// `engine`, the player's; between two players it says nothing of who
+/// pressed it). Pause or resume depends on the game's clock, which only
+/// the game task knows: `None`, as for a button with no use.
 fn button_input(button: &Button, engine: Option<Color>) -> Option<Input> {
-    if let Button::Other(name) = button {
-        let name = name.to_ascii_uppercase();
-        if let Some(n) = name.strip_prefix("LEVEL") {
-            return n.parse().ok().filter(|level| *level <= 10).map(Input::EngineLevel);
-        }
-        match name.as_str() {
-            "DRAW_WHITE" => return Some(Input::DrawOffer { side: Color::White }),
-            "DRAW_BLACK" => return Some(Input::DrawOffer { side: Color::Black }),
-            "DRAW" => return engine.map(|engine| Input::DrawOffer { side: !engine }),
-            _ => {}
-        }
-    }
-    button_question(button).map(Input::Request)
-}
-
-/// The question a clock's button asks (README: "Questions at the board").
-/// The DGT 3000's five front buttons and the open protocol's names; an
-/// open clock may add `BOARD`, `CONTROL`, `WHITE` and `BLACK` buttons.
-fn button_question(button: &Button) -> Option<Request> {
-    Some(match button {
-        Button::TimeRequest => Request::Time,
-        Button::LastMove => Request::LastMove,
-        Button::Plus => Request::Position,
-        Button::Minus => Request::MovesToControl,
-        Button::Other(name) => match name.to_ascii_uppercase().as_str() {
-            "BOARD" | "POSITION" => Request::Position,
-            "CONTROL" => Request::MovesToControl,
-            "HINT" => Request::Hint,
-            "WHITE" => Request::Pieces { side: shakmaty::Color::White, role: None },
-            "BLACK" => Request::Pieces { side: shakmaty::Color::Black, role: None },
-            _ => return None,
-        },
-        Button::Pause => return None,
+    Some(match *button {
+        Button::TimeRequest => Input::Request(Request::Time),
+        Button::LastMove => Input::Request(Request::LastMove),
+        Button::Plus | Button::Board => Input::Request(Request::Position),
+        Button::Minus | Button::Control => Input::Request(Request::MovesToControl),
+        Button::Hint => Input::Request(Request::Hint),
+        Button::Pieces(side) => Input::Request(Request::Pieces { side, role: None }),
+        Button::Level(level) => Input::EngineLevel(level),
+        Button::DrawBy(side) => Input::DrawOffer { side },
+        Button::Draw => Input::DrawOffer { side: !engine? },
+        Button::Pause | Button::OnOff | Button::Unknown(_) => return None,
     })
 }
 
@@ -156,7 +135,7 @@ mod tests {
     use super::*;
 
     fn named(name: &str) -> Button {
-        Button::Other(name.into())
+        Button::from_name(name)
     }
 
     #[test]

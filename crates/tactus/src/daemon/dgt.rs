@@ -6,11 +6,11 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use shakmaty::{Bitboard, Color, Position};
+use shakmaty::{Bitboard, ByColor, Color, Position};
 use tactus_clockdev::ClockTexts;
 use tactus_core::Session;
 use tactus_dgt::emulate::{ClockRequest, Identity, shown};
-use tactus_dgt::protocol::{ClockTimes, Face, Hms, Placement, clock};
+use tactus_dgt::protocol::{ClockFaces, ClockSide, ClockStatus, Face, Hms, Placement};
 use tactus_dgt::{EmulatorEvent, EmulatorLink, Endpoint};
 use tactus_trace::Ms;
 
@@ -21,14 +21,14 @@ pub struct DgtEmulation {
     clock: Arc<Mutex<Option<ClockTexts>>>,
     shown: Placement,
     /// Which face of the emulated clock is White's (`[clock] white`).
-    white_on_left: bool,
+    white: ClockSide,
 }
 
 impl DgtEmulation {
     /// Serves the board at `path`: the device there (or in /dev, once it
     /// appears), else a new pseudo-terminal whose other end is linked at
     /// `path` (see [`Endpoint::serving`]). Nothing here waits for the line.
-    pub fn start(path: &Path, session: &Session, white_on_left: bool) -> anyhow::Result<DgtEmulation> {
+    pub fn start(path: &Path, session: &Session, white: ClockSide) -> anyhow::Result<DgtEmulation> {
         let endpoint = Endpoint::serving(path).map_err(|e| anyhow::anyhow!("--dgt-emulate {}: {e}", path.display()))?;
         let placement = placement(session);
         let (link, events) = EmulatorLink::start(endpoint, Identity::default(), placement)
@@ -37,7 +37,7 @@ impl DgtEmulation {
         let clock = Arc::new(Mutex::new(None));
         let texts = Arc::clone(&clock);
         std::thread::Builder::new().name("dgt-events".into()).spawn(move || follow_events(&at, events, &texts))?;
-        Ok(DgtEmulation { link, clock, shown: placement, white_on_left })
+        Ok(DgtEmulation { link, clock, shown: placement, white })
     }
 
     /// A client's clock texts and beeps go to tactus's clock device from now on.
@@ -49,18 +49,8 @@ impl DgtEmulation {
     /// that clients show it and their clock commands are acknowledged.
     pub fn show_clock(&self, session: &Session, t: Ms) {
         let Some(clock) = session.clock() else { return };
-        let face = |side: Color| Face { time: hms(clock.remaining(side, t)), ..Face::default() };
-        let (left, right) =
-            if self.white_on_left { (Color::White, Color::Black) } else { (Color::Black, Color::White) };
-        let mut status = 0;
-        if let Some(running) = clock.running() {
-            status |= clock::STATUS_RUNNING;
-            // The lever is high on the side that pressed last: the side not running.
-            if running == left {
-                status |= clock::STATUS_RIGHT_HIGH;
-            }
-        }
-        self.link.set_clock(Some(ClockTimes { left: face(left), right: face(right), status }));
+        let remaining = ByColor::new_with(|side| clock.remaining(side, t));
+        self.link.set_clock(Some(clock_times(remaining, clock.running(), self.white)));
     }
 
     /// The board as it stands, as a DGT board would show it: the game's
@@ -88,10 +78,17 @@ fn placement(session: &Session) -> Placement {
     shown(board, in_air)
 }
 
-/// Milliseconds left as a DGT clock face shows them (at most 9:59:59).
-fn hms(ms: i64) -> Hms {
-    let s = (ms.max(0) / 1000).min(9 * 3600 + 59 * 60 + 59);
-    Hms { h: (s / 3600) as u8, m: (s / 60 % 60) as u8, s: (s % 60) as u8 }
+/// The game's clocks as a DGT clock with White's face on `white` shows
+/// them: each face the time left as a clock face shows it ([`Hms::from_ms`]:
+/// 0:00 only once the time is gone), the lever down on the side that
+/// pressed last, the side not running.
+fn clock_times(remaining: ByColor<i64>, running: Option<Color>, white: ClockSide) -> ClockFaces {
+    let face = |side: ClockSide| Face { time: Hms::from_ms(remaining[white.color_at(side)]), ..Face::default() };
+    let status = match running {
+        Some(side) => ClockStatus { running: true, lever_down: white.side_of(!side), ..ClockStatus::default() },
+        None => ClockStatus::default(),
+    };
+    ClockFaces { left: face(ClockSide::Left), right: face(ClockSide::Right), status }
 }
 
 /// What happens on the line; the readiness line is logged once it is open,
@@ -125,5 +122,26 @@ fn follow_events(path: &Path, events: std::sync::mpsc::Receiver<EmulatorEvent>, 
                 tracing::warn!("dgt-emulate {}: {} bytes that were no command", path.display(), g.bytes.len())
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With 0.9 s left the emulated board's clock showed 0:00 (the seconds
+    /// rounded down), as if the flag had fallen; a face shows 0:00 only
+    /// once the time is gone.
+    #[test]
+    fn the_emulated_clock_shows_a_second_left_until_the_time_is_gone() {
+        let remaining = ByColor { white: 900, black: 61_000 };
+        let shown = clock_times(remaining, Some(Color::White), ClockSide::Left);
+        assert_eq!(shown.left.time, Hms { h: 0, m: 0, s: 1 });
+        assert_eq!(shown.right.time, Hms { h: 0, m: 1, s: 1 });
+        // White runs: Black pressed last, on the right.
+        assert_eq!(shown.status.runs(), Some(ClockSide::Left));
+        assert_eq!(shown.status.lever_down, ClockSide::Right);
+        let gone = clock_times(ByColor { white: 0, black: 61_000 }, None, ClockSide::Right);
+        assert_eq!((gone.right.time, gone.status.runs()), (Hms::default(), None));
     }
 }

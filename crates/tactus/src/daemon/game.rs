@@ -18,7 +18,7 @@ use super::chess_clock::ChessClock;
 use super::dgt::DgtEmulation;
 use super::engine::{Answer, Answered, EngineHost, Reply};
 use super::journal::{self, Journal, JournalThread};
-use super::source::Source;
+use super::source::Origin;
 use super::voice::VoiceThread;
 use crate::config::Speed;
 use crate::{notify, terminal};
@@ -146,7 +146,7 @@ pub struct Setup {
     /// The tags; each new game gets the day's date.
     pub header: Header,
     pub policy: Policy,
-    pub source: Source,
+    pub source: Origin,
     pub state_dir: PathBuf,
     /// A sensor board plays game after game; a simulated one plays one.
     pub real_board: bool,
@@ -924,7 +924,7 @@ mod tests {
         let setup = Setup {
             header: header.clone(),
             policy: Policy::default(),
-            source: Source::of(&cfg, None),
+            source: Origin::of(&cfg, None),
             state_dir: dir.clone(),
             real_board: true,
             clock_connected: true,
@@ -1022,7 +1022,7 @@ mod tests {
         let setup = Setup {
             header: Header { time_control: Some("180+2".into()), ..Header::default() },
             policy: Policy::default(),
-            source: Source::of(&cfg, None),
+            source: Origin::of(&cfg, None),
             state_dir: dir.to_path_buf(),
             real_board: true,
             clock_connected,

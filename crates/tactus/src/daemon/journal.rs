@@ -2,7 +2,7 @@
 //! game is appended to its trace file in `STATE/games/`, and synced to disk
 //! before anything it leads to is announced — and so is what the game's
 //! timers did (a `timers` line: they ran up to then; a flag fall's `end`).
-//! Its header names the board it comes from ([`Source`]). After a crash or
+//! Its header names the board it comes from ([`Origin`]). After a crash or
 //! a power cut the unfinished game is the one named in `STATE/current`;
 //! replaying its trace puts the game back as it stood, having said what it
 //! said, so a restart says nothing again.
@@ -18,7 +18,7 @@ use anyhow::Context;
 use tactus_trace::{Entry, Header, Ms, Record, TraceWriter};
 use tokio::sync::{mpsc, oneshot};
 
-use super::source::Source;
+use super::source::Origin;
 
 pub struct Journal {
     path: PathBuf,
@@ -32,7 +32,7 @@ pub struct Recovered {
     pub journal: Journal,
     pub header: Header,
     /// The board it names; `None` for a journal of an older tactus.
-    pub source: Option<Source>,
+    pub source: Option<Origin>,
     pub entries: Vec<Entry>,
     /// Bytes of a torn last line that were cut off.
     pub cut: usize,
@@ -62,7 +62,7 @@ fn write_atomically(path: &Path, contents: &[u8]) -> io::Result<()> {
 
 /// The header line: the trace's header with the board's `source` added
 /// (readers ignore fields they do not know).
-fn header_line(header: &Header, source: &Source) -> anyhow::Result<Vec<u8>> {
+fn header_line(header: &Header, source: &Origin) -> anyhow::Result<Vec<u8>> {
     let mut plain = Vec::new();
     TraceWriter::new(&mut plain).write_header(header)?;
     let mut value: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&plain)?;
@@ -74,7 +74,7 @@ fn header_line(header: &Header, source: &Source) -> anyhow::Result<Vec<u8>> {
 
 impl Journal {
     /// Starts the trace of a new game in `state_dir/games/`.
-    pub fn create(state_dir: &Path, header: &Header, source: &Source, name: &str) -> anyhow::Result<Journal> {
+    pub fn create(state_dir: &Path, header: &Header, source: &Origin, name: &str) -> anyhow::Result<Journal> {
         let games = state_dir.join("games");
         fs::create_dir_all(&games).with_context(|| format!("cannot create {}", games.display()))?;
         let path = games.join(format!("{name}.trace.jsonl"));
@@ -130,7 +130,7 @@ impl Journal {
             }
             Err(e) => return Err(e).with_context(|| path.display().to_string()),
         };
-        let source = Source::from_header_line(text.lines().next().unwrap_or_default())
+        let source = Origin::from_header_line(text.lines().next().unwrap_or_default())
             .with_context(|| format!("{}: line 1", path.display()))?;
         let file = OpenOptions::new().write(true).open(&path)?;
         file.set_len(text.len() as u64)?;
@@ -291,10 +291,10 @@ mod tests {
         d
     }
 
-    fn source() -> Source {
+    fn source() -> Origin {
         let mut cfg = Config::default();
         cfg.board.kind = BoardKind::Sim;
-        Source::of(&cfg, None)
+        Origin::of(&cfg, None)
     }
 
     #[test]
@@ -339,7 +339,7 @@ mod tests {
         assert_eq!((reader.version(), h.board), (2, header.board), "{text}");
         let entries: Vec<Entry> = reader.collect::<Result<_, _>>().unwrap();
         assert_eq!(entries, [e4(10), e4(20)], "{text}");
-        assert_eq!(Source::from_header_line(text.lines().next().unwrap()).unwrap(), Some(source()));
+        assert_eq!(Origin::from_header_line(text.lines().next().unwrap()).unwrap(), Some(source()));
     }
 
     #[test]

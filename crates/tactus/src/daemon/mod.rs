@@ -26,11 +26,11 @@ pub use board::{NoBoard, matrix};
 pub use broadcast::web_dir;
 
 use anyhow::Context;
-use tactus_core::{MateSearch, Policy, Supervision};
+use tactus_core::{MateSearch, Policy};
 use tactus_trace::{Header, Variant};
 use tokio::sync::{mpsc, watch};
 
-use crate::config::{self, BoardKind, BrokerAddr, ClockDevice, Config, EngineSide, Speed, TimeControlText};
+use crate::config::{self, BoardKind, BrokerAddr, ClockKind, Config, EngineSide, Speed, TimeControlText};
 use crate::notify;
 use crate::sink::VoiceSink;
 use game::{Ended, EventLog, GameTask, GameTime, Outputs, Setup};
@@ -79,7 +79,7 @@ pub struct Args {
     pub engine_level: Option<u8>,
     /// The chess clock.
     #[arg(long, value_enum)]
-    pub clock: Option<ClockDevice>,
+    pub clock: Option<ClockKind>,
     /// The clock's serial device (default /dev/tactus-clock; /dev/tactus-dgt for a DGT 3000).
     #[arg(long)]
     pub clock_path: Option<PathBuf>,
@@ -205,28 +205,14 @@ pub fn run_with(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
 }
 
 /// How the board rules, for the core and for the journal's header.
-/// The least a DGT board must hold still before a move is announced.
-const DGT_SETTLE_MS: u64 = 300;
-
 fn policy_of(cfg: &Config) -> Policy {
+    let dgt = cfg.board.kind == BoardKind::Dgt;
     Policy {
-        // A DGT board reports each scan's settled fields, several at once:
-        // nothing to debounce, and a capture's off and on of one square may
-        // come in the same millisecond.
-        debounce_ms: if cfg.board.kind == BoardKind::Dgt { 0 } else { cfg.game.debounce_ms },
-        // A DGT board's scan takes 200–250 ms: a sliding piece can show on
-        // a square it passes for a whole scan, so the board has held still
-        // only after more than one.
-        settle_ms: if cfg.board.kind == BoardKind::Dgt {
-            cfg.game.settle_ms.max(DGT_SETTLE_MS)
-        } else {
-            cfg.game.settle_ms
-        },
+        // A DGT board's own timing (tactus-dgt's `follow`).
+        debounce_ms: if dgt { tactus_dgt::follow::DEBOUNCE_MS } else { cfg.game.debounce_ms },
+        settle_ms: if dgt { cfg.game.settle_ms.max(tactus_dgt::follow::SETTLE_MS) } else { cfg.game.settle_ms },
         press_grace_ms: cfg.game.press_grace_ms,
-        supervision: match cfg.game.supervision {
-            config::Supervision::Arbiter => Supervision::Arbiter,
-            config::Supervision::Unsupervised => Supervision::Unsupervised,
-        },
+        supervision: cfg.game.supervision,
         // Given while a player thinks, never muted for low time.
         time_warnings: if cfg.voice.sink == VoiceSink::None {
             Vec::new()
@@ -250,10 +236,7 @@ fn header_of(cfg: &Config, trace: Option<&Header>) -> Header {
     }
     let tc = &cfg.game.time_control.0;
     Header {
-        variant: match cfg.game.variant {
-            config::Variant::Standard => Variant::Standard,
-            config::Variant::Chess960 => Variant::Chess960,
-        },
+        variant: cfg.game.variant,
         start_fen: cfg.game.start_fen.clone(),
         time_control: (!matches!(tc.as_str(), "" | "-" | "?")).then(|| tc.clone()),
         white: cfg.game.white.clone(),
@@ -340,7 +323,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         state_dir: cfg.state.dir.clone(),
         real_board: !sim,
         // A simulated board's presses are typed or in its trace.
-        clock_connected: sim || cfg.clock.device != ClockDevice::None,
+        clock_connected: sim || cfg.clock.device != ClockKind::None,
         speed,
         draw_board: opts.terminal,
         status_line: opts.terminal && !typed_at_terminal,
@@ -368,7 +351,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         }
     };
     if let Some(path) = &cfg.board.dgt_emulate {
-        match dgt::DgtEmulation::start(path, opened.session(), cfg.clock.white == config::ClockSide::Left) {
+        match dgt::DgtEmulation::start(path, opened.session(), cfg.clock.white) {
             Ok(d) => out.dgt = Some(d),
             Err(e) => {
                 let time = GameTime { start: Instant::now(), base: opened.last_t(), speed };

@@ -19,7 +19,7 @@ pub struct TraceFile {
 
 /// The board a game comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Source {
+pub struct Origin {
     pub board: BoardKind,
     /// The board's name in the hall (`mqtt.board_id`), else the host's name.
     pub id: String,
@@ -36,11 +36,11 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-impl Source {
+impl Origin {
     /// This run's source; `trace` holds the sim trace's bytes when there is one.
-    pub fn of(cfg: &Config, trace: Option<(&Path, &[u8])>) -> Source {
+    pub fn of(cfg: &Config, trace: Option<(&Path, &[u8])>) -> Origin {
         let id = if cfg.mqtt.board_id.is_empty() { host_name() } else { cfg.mqtt.board_id.clone() };
-        Source {
+        Origin {
             board: cfg.board.kind,
             id,
             trace: trace.map(|(path, bytes)| TraceFile {
@@ -52,7 +52,7 @@ impl Source {
 
     /// Why a game from `journaled` is not this source's, if it is not. A
     /// trace is the same trace when its bytes are, wherever it lies now.
-    pub fn differs_from(&self, journaled: &Source) -> Option<String> {
+    pub fn differs_from(&self, journaled: &Origin) -> Option<String> {
         if self.board != journaled.board {
             return Some(format!("it was played on a {} board, this is a {} board", journaled.board, self.board));
         }
@@ -78,7 +78,7 @@ impl Source {
     }
 
     /// Reads a journal header's `source`.
-    pub fn from_header_line(line: &str) -> anyhow::Result<Option<Source>> {
+    pub fn from_header_line(line: &str) -> anyhow::Result<Option<Origin>> {
         let value: serde_json::Value = serde_json::from_str(line)?;
         match value.get("source") {
             None => Ok(None),
@@ -91,11 +91,11 @@ impl Source {
 mod tests {
     use super::*;
 
-    fn sim(trace: Option<&[u8]>) -> Source {
+    fn sim(trace: Option<&[u8]>) -> Origin {
         let mut cfg = Config::default();
         cfg.board.kind = BoardKind::Sim;
         cfg.mqtt.board_id = "b1".into();
-        Source::of(&cfg, trace.map(|t| (Path::new("/tmp/g.trace.jsonl"), t)))
+        Origin::of(&cfg, trace.map(|t| (Path::new("/tmp/g.trace.jsonl"), t)))
     }
 
     #[test]
@@ -116,8 +116,8 @@ mod tests {
     fn the_source_round_trips_through_a_header_line() {
         let s = sim(Some(b"x"));
         let line = format!("{{\"tactus_trace\": 1, \"source\": {}}}", serde_json::to_string(&s).unwrap());
-        assert_eq!(Source::from_header_line(&line).unwrap(), Some(s));
-        assert_eq!(Source::from_header_line("{\"tactus_trace\": 1}").unwrap(), None);
+        assert_eq!(Origin::from_header_line(&line).unwrap(), Some(s));
+        assert_eq!(Origin::from_header_line("{\"tactus_trace\": 1}").unwrap(), None);
         assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
 }

@@ -13,7 +13,7 @@ use crate::sink::{VoiceSink, speaker};
 use crate::terminal::{LineWriter, Stream};
 
 /// Hears what was said: game time and text.
-pub type Said = std::sync::Arc<dyn Fn(tactus_trace::Ms, &str) + Send + Sync>;
+pub type OnSaid = std::sync::Arc<dyn Fn(tactus_trace::Ms, &str) + Send + Sync>;
 
 /// The voice.
 pub struct VoiceThread {
@@ -26,7 +26,7 @@ impl VoiceThread {
     /// events have standard output). `said` hears every utterance once it
     /// has been said (the page shows them). Stale readouts give way; a move
     /// or a ruling is never dropped.
-    pub fn start(cfg: &Config, text_to_stderr: bool, said: Option<Said>) -> anyhow::Result<Option<VoiceThread>> {
+    pub fn start(cfg: &Config, text_to_stderr: bool, said: Option<OnSaid>) -> anyhow::Result<Option<VoiceThread>> {
         let sink = cfg.voice.sink.clone();
         if sink == VoiceSink::None {
             return Ok(None);

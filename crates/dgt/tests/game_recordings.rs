@@ -1,12 +1,16 @@
-//! The recordings of a physical DGT e-Board (`crates/dgt/tests/data`,
-//! SOURCES.md there) through what the daemon runs for `[board] kind =
-//! "dgt"`: the board's bytes into tactus-dgt's `BoardReader` (orientation
-//! detected), its events through [`Follow`] into the game's inputs, those
-//! into a core `Session` set up as the daemon sets it up for a DGT board and
-//! fed as the game task feeds it, at times the recording's clock gives
-//! ([`read_times`]). The moves the core announces and completes must be the
-//! games played, with no ruling against them; the journal this makes must
-//! replay (as `tactus replay` does) to the same events.
+//! The recordings of a physical DGT e-Board (`tests/data`, SOURCES.md
+//! there) played as a game, as the daemon plays one for `[board] kind =
+//! "dgt"`: the board's bytes into the `BoardReader` (orientation detected),
+//! its events through [`Follow`] into the game's inputs, those into a
+//! tactus-core `Session` set up as the daemon sets it up for a DGT board
+//! (`policy_of` and `header_of` in crates/tactus/src/daemon/mod.rs, with
+//! this crate's `follow::DEBOUNCE_MS` and `SETTLE_MS`) and fed as its game
+//! task feeds it, at times the recording's clock gives ([`read_times`]).
+//! The moves the core announces and completes must be the games played,
+//! with no ruling against them; the journal this makes must replay (as
+//! `tactus replay` does) to the same events.
+
+mod common;
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
@@ -14,36 +18,15 @@ use std::time::{Duration, Instant};
 
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position, san::San};
-use tactus_core::{EndReason, Event, EventKind, MoveInfo, Session};
-use tactus_dgt::protocol::clock::{STATUS_RIGHT_HIGH, STATUS_RUNNING};
-use tactus_dgt::protocol::{BoardParser, ClockTimes, Orientation};
+use tactus_core::{EndReason, Event, EventKind, GameResult, MoveInfo, Policy, Session};
+use tactus_dgt::follow::{self, ClockOnBoard, Follow, Followed};
+use tactus_dgt::protocol::{BoardParser, ClockFaces, ClockSide, Orientation};
 use tactus_dgt::reader::{BoardReader, OrientationMode, ReaderEvent, ReaderOut};
-use tactus_trace::{Entry, Header, Input, Ms, Record};
-
-use super::{ClockOnBoard, Follow};
-use crate::config::{BoardKind, ClockSide, Config, Speed, TimeControlText};
-use crate::daemon::game::{GameTime, Incoming};
+use tactus_trace::{BoardKind, Entry, Header, Input, MateSearch, Ms, Record};
 
 fn data(file: &str) -> Result<String, String> {
-    let path = format!("{}/../dgt/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))
-}
-
-/// Standard base64, as the recordings are written; `None` if it is not.
-fn base64(line: &str) -> Option<Vec<u8>> {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = Vec::new();
-    let (mut acc, mut bits) = (0u32, 0);
-    for c in line.trim().trim_end_matches('=').bytes() {
-        let v = ALPHABET.iter().position(|a| *a == c)?;
-        acc = (acc << 6 | v as u32) & 0xffff;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
-    }
-    Some(out)
 }
 
 /// A recording's serial reads, in order (one base64 line each).
@@ -52,12 +35,12 @@ fn reads(name: &str) -> Result<Vec<Vec<u8>>, String> {
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| base64(l).ok_or_else(|| format!("{name}.inbytes:{}: not base64", i + 1)))
+        .map(|(i, l)| common::base64(l).ok_or_else(|| format!("{name}.inbytes:{}: not base64", i + 1)))
         .collect()
 }
 
 /// The clock's report in each read (`DGT_MSG_BWTIME`), if it holds one.
-fn clock_reports(name: &str, reads: &[Vec<u8>]) -> Result<Vec<Option<ClockTimes>>, String> {
+fn clock_reports(name: &str, reads: &[Vec<u8>]) -> Result<Vec<Option<ClockFaces>>, String> {
     let mut parser = BoardParser::default();
     let mut reports = Vec::with_capacity(reads.len());
     for (i, bytes) in reads.iter().enumerate() {
@@ -75,27 +58,27 @@ fn clock_reports(name: &str, reads: &[Vec<u8>]) -> Result<Vec<Option<ClockTimes>
 }
 
 /// The seconds each face shows: left, right.
-fn shown(t: &ClockTimes) -> [i64; 2] {
+fn shown(t: &ClockFaces) -> [i64; 2] {
     [&t.left, &t.right].map(|f| i64::from(f.time.h) * 3600 + i64::from(f.time.m) * 60 + i64::from(f.time.s))
 }
 
-/// The face that runs (0 left, 1 right): the right one when its lever is up.
-fn running(t: &ClockTimes) -> Option<usize> {
-    (t.status & STATUS_RUNNING != 0).then_some(usize::from(t.status & STATUS_RIGHT_HIGH != 0))
+/// The face that runs (0 left, 1 right).
+fn running(t: &ClockFaces) -> Option<usize> {
+    t.status.runs().map(|side| usize::from(side == ClockSide::Right))
 }
 
 /// How the recording's clock was set.
 #[derive(Debug, PartialEq, Eq)]
 struct ClockSetting {
-    white_on_left: bool,
+    white: ClockSide,
     /// What each face showed before the game (a DGT clock in Fischer mode
     /// adds the increment before the first move too: 3+2 shows 3:02).
     start_s: i64,
     increment_s: i64,
 }
 
-fn clock_setting(name: &str, reports: &[Option<ClockTimes>]) -> Result<ClockSetting, String> {
-    let all: Vec<&ClockTimes> = reports.iter().flatten().collect();
+fn clock_setting(name: &str, reports: &[Option<ClockFaces>]) -> Result<ClockSetting, String> {
+    let all: Vec<&ClockFaces> = reports.iter().flatten().collect();
     let first = all.first().ok_or(format!("{name}: no clock report"))?;
     let [left, right] = shown(first);
     if left != right {
@@ -114,7 +97,7 @@ fn clock_setting(name: &str, reports: &[Option<ClockTimes>]) -> Result<ClockSett
     }
     let increment_s = gains.into_iter().max_by_key(|(_, n)| *n).map(|(gain, _)| gain);
     Ok(ClockSetting {
-        white_on_left: first_run == 0,
+        white: if first_run == 0 { ClockSide::Left } else { ClockSide::Right },
         start_s: left,
         increment_s: increment_s.ok_or(format!("{name}: no press"))?,
     })
@@ -142,9 +125,9 @@ const AFTER_LAST_S: f64 = 0.25;
 /// updates a third or a quarter of a second apart, about a DGT scan
 /// (200–250 ms) or slower, so a square a sliding piece was caught on shows
 /// at least as long as it did on the board.
-fn read_times(reports: &[Option<ClockTimes>], increment_s: i64) -> Vec<f64> {
+fn read_times(reports: &[Option<ClockFaces>], increment_s: i64) -> Vec<f64> {
     let mut anchors: Vec<(usize, f64)> = Vec::new();
-    let mut before: Option<&ClockTimes> = None;
+    let mut before: Option<&ClockFaces> = None;
     let mut at = 0.0;
     // How long each face has run since it last counted down, as of `at`.
     let mut since = [0.0f64; 2];
@@ -193,7 +176,20 @@ fn read_times(reports: &[Option<ClockTimes>], increment_s: i64) -> Vec<f64> {
     times
 }
 
-/// The game task's part, without its I/O: the session the daemon sets up
+/// Game time: milliseconds since `start`, as the daemon's `GameTime` counts
+/// them for a live board.
+#[derive(Clone, Copy)]
+struct GameTime {
+    start: Instant,
+}
+
+impl GameTime {
+    fn t(&self, at: Instant) -> Ms {
+        (at.saturating_duration_since(self.start).as_secs_f64() * 1000.0) as Ms
+    }
+}
+
+/// The daemon's game task, without its I/O: the session the daemon sets up
 /// for a DGT board (`daemon::policy_of`, `daemon::header_of`, the policy
 /// recorded in the header), the pause a sensor board's game begins with and
 /// no clock to press until the board tells of one (`GameTask::begin`),
@@ -215,10 +211,28 @@ struct GameLoop {
     after_end: Vec<Record>,
 }
 
+/// A game on a DGT board as the daemon's default configuration has it:
+/// this time control, this start.
+fn dgt_game(time_control: &str, start_fen: Option<&str>) -> (Header, Policy) {
+    let header = Header {
+        time_control: Some(time_control.to_string()),
+        start_fen: start_fen.map(str::to_string),
+        board: Some(BoardKind::Dgt),
+        ..Header::default()
+    };
+    let policy = Policy {
+        debounce_ms: follow::DEBOUNCE_MS,
+        settle_ms: Policy::default().settle_ms.max(follow::SETTLE_MS),
+        // The config's warnings, at 5 min, 1 min and 10 s.
+        time_warnings: vec![300_000, 60_000, 10_000],
+        mate_search: MateSearch::Asked,
+        ..Policy::default()
+    };
+    (header, policy)
+}
+
 impl GameLoop {
-    fn new(cfg: &Config, time: GameTime) -> Result<GameLoop, String> {
-        let mut header = super::super::header_of(cfg, None);
-        let policy = super::super::policy_of(cfg);
+    fn new((mut header, policy): (Header, Policy), time: GameTime) -> Result<GameLoop, String> {
         policy.record(&mut header);
         let time_warnings = policy.time_warnings.clone();
         let mut session = Session::new(&header, policy).map_err(|e| e.to_string())?;
@@ -238,9 +252,11 @@ impl GameLoop {
         Ok(game)
     }
 
-    fn take(&mut self, msg: Incoming) {
-        // As the game task stamps it; a notice is no input.
-        let Some(entry) = super::super::game::stamp(msg, &self.session, &self.time, self.last_t) else { return };
+    fn take(&mut self, msg: Followed) {
+        // As the game task stamps it: never before what the game has seen; a
+        // notice is no input.
+        let Followed::At(at, record) = msg else { return };
+        let entry = Entry { t: self.time.t(at).max(self.last_t), record };
         self.run_timers(entry.t);
         if self.session.finished() {
             self.after_end.push(entry.record);
@@ -315,17 +331,13 @@ fn play(name: &str) -> Result<Played, String> {
 
     // The daemon's configuration for this board: a DGT board, the time
     // control its clock was set to, White's face where the clock has it.
-    let mut cfg = Config::default();
-    cfg.board.kind = BoardKind::Dgt;
-    cfg.game.time_control = TimeControlText::from_str(&format!("{}+{}", setting.start_s, setting.increment_s))?;
-    cfg.clock.white = if setting.white_on_left { ClockSide::Left } else { ClockSide::Right };
-
+    let time_control = format!("{}+{}", setting.start_s, setting.increment_s);
     let t0 = Instant::now();
-    let mut game = GameLoop::new(&cfg, GameTime { start: t0, base: 0, speed: Speed::REAL_TIME })?;
+    let mut game = GameLoop::new(dgt_game(&time_control, None), GameTime { start: t0 })?;
     let mut reader = BoardReader::new(OrientationMode::Detect);
     reader.opened(t0, &mut ReaderOut::default());
-    // As board::start and DgtBoard::start have it: no clock device.
-    let clock = ClockOnBoard { white_on_left: cfg.clock.white == ClockSide::Left, sole: true };
+    // As the daemon's board::start and DgtBoard::start have it: no clock device.
+    let clock = ClockOnBoard { white: setting.white, sole: true };
     let mut follow: Option<Follow> = None;
     let mut orientation = Orientation::Normal;
     let mut inputs = Vec::new();
@@ -401,7 +413,7 @@ struct Said {
     observations: usize,
     /// Ambiguities, board mismatches, sensor faults.
     doubts: Vec<String>,
-    over: Option<(Ms, String, EndReason)>,
+    over: Option<(Ms, GameResult, EndReason)>,
     /// Events after the game was over.
     after_over: usize,
     last: Option<EventKind>,
@@ -438,7 +450,7 @@ fn said(events: &[Event]) -> Said {
             EventKind::Ambiguous { .. } | EventKind::BoardMismatch { .. } | EventKind::SensorFault { .. } => {
                 s.doubts.push(format!("t={} {:?}", e.t, e.kind))
             }
-            EventKind::GameOver { result, reason, .. } => s.over = Some((e.t, result.clone(), *reason)),
+            EventKind::GameOver { result, reason, .. } => s.over = Some((e.t, *result, *reason)),
             _ => {}
         }
         s.last = Some(e.kind.clone());
@@ -527,7 +539,7 @@ fn the_clock_times_the_reads() {
     let reads = reads("1").unwrap();
     let reports = clock_reports("1", &reads).unwrap();
     let setting = clock_setting("1", &reports).unwrap();
-    assert_eq!(setting, ClockSetting { white_on_left: true, start_s: 182, increment_s: 2 });
+    assert_eq!(setting, ClockSetting { white: ClockSide::Left, start_s: 182, increment_s: 2 });
     let t = read_times(&reports, setting.increment_s);
     let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
     assert!(close(t[1], 1.0) && close(t[2], 2.0) && close(t[3], 3.0), "{:?}", &t[..4]);
@@ -542,7 +554,7 @@ fn the_clock_times_the_reads() {
 fn game_1_through_the_daemon() {
     let (played, s, want) = check("1");
     assert_eq!(played.orientation, Orientation::Normal);
-    assert!(played.setting.white_on_left);
+    assert_eq!(played.setting.white, ClockSide::Left);
     assert_eq!(s.completed, want, "every move was pressed");
     // The clock was stopped after 29. Bf6, with Black to move.
     assert_eq!(s.over, None);
@@ -554,7 +566,7 @@ fn game_1_through_the_daemon() {
 fn game_2_through_the_daemon_on_a_board_turned_round() {
     let (played, s, want) = check("2");
     assert_eq!(played.orientation, Orientation::Rotated);
-    assert!(!played.setting.white_on_left, "White's face is the right one");
+    assert_eq!(played.setting.white, ClockSide::Right, "White's face is the right one");
     // The recording ends before White pressed for 50. Qh6+: it is
     // announced, and waits for the press.
     assert_eq!(s.completed, want[..want.len() - 1], "every move but the last was pressed");
@@ -567,13 +579,13 @@ fn game_2_through_the_daemon_on_a_board_turned_round() {
 fn johans_game_through_the_daemon() {
     use shakmaty::Square::{D4, D5, E4, G1, G8};
     let (played, s, want) = check("johan");
-    assert!(played.setting.white_on_left);
+    assert_eq!(played.setting.white, ClockSide::Left);
     assert_eq!(s.completed, want, "every move was pressed");
     // After 22. Qxc6 Black's time ran out: the game's clock, keeping the
     // DGT clock's time, ran out at its report of 0:00:00 (to the ms) and
     // White, who can mate, wins (6.9) — the 1-0 the game was given.
-    let (t, result, reason) = s.over.clone().expect("the game is over");
-    assert_eq!((result.as_str(), reason), ("1-0", EndReason::FlagFall));
+    let (t, result, reason) = s.over.expect("the game is over");
+    assert_eq!((result, reason), (GameResult::WhiteWins, EndReason::FlagFall));
     let at_report = played.flag_report.expect("the clock reports the flag");
     assert!(t.abs_diff(at_report) <= 1, "the flag fell at {t} ms, the clock showed it at {at_report} ms");
     assert_eq!(s.after_over, 0);
@@ -601,15 +613,11 @@ mod promotions_and_losses {
     use tactus_dgt::protocol::{Occupant, Placement};
 
     /// A DGT clock on the board, White's face on the left, and no other.
-    const CLOCK: ClockOnBoard = ClockOnBoard { white_on_left: true, sole: true };
+    const CLOCK: ClockOnBoard = ClockOnBoard { white: ClockSide::Left, sole: true };
 
     fn game_from(fen: &str) -> (GameLoop, Instant, Follow) {
-        let mut cfg = Config::default();
-        cfg.board.kind = BoardKind::Dgt;
-        cfg.game.start_fen = Some(fen.to_string());
-        cfg.game.time_control = TimeControlText::from_str("300+0").unwrap();
         let t0 = Instant::now();
-        let game = GameLoop::new(&cfg, GameTime { start: t0, base: 0, speed: Speed::REAL_TIME }).unwrap();
+        let game = GameLoop::new(dgt_game("300+0", Some(fen)), GameTime { start: t0 }).unwrap();
         // As the daemon starts following: from the whole board.
         let mut follow = Follow::new(game.session.occupancy(), CLOCK);
         let shown = Placement::from_board(game.session.game().position().board());
@@ -632,19 +640,19 @@ mod promotions_and_losses {
     /// and the clocks stopped at `end` s: the moves completed.
     fn completed(
         (game, t0, follow): &mut (GameLoop, Instant, Follow),
-        board: impl FnOnce(&mut Follow, &dyn Fn(f64) -> Instant, &mut Vec<Incoming>),
+        board: impl FnOnce(&mut Follow, &dyn Fn(f64) -> Instant, &mut Vec<Followed>),
         presses: &[(f64, Color)],
         end: f64,
     ) -> Vec<String> {
         let t0 = *t0;
         let s = |secs: f64| t0 + Duration::from_secs_f64(secs);
         let mut out = vec![
-            Incoming::At(s(0.5), Record::Input(Input::ClockConnected(true))),
-            Incoming::At(s(0.5), Record::Input(Input::Resume)),
+            Followed::At(s(0.5), Record::Input(Input::ClockConnected(true))),
+            Followed::At(s(0.5), Record::Input(Input::Resume)),
         ];
         board(follow, &s, &mut out);
-        out.extend(presses.iter().map(|&(secs, side)| Incoming::At(s(secs), Record::Clock(side))));
-        out.push(Incoming::At(s(end), Record::Input(Input::Pause)));
+        out.extend(presses.iter().map(|&(secs, side)| Followed::At(s(secs), Record::Clock(side))));
+        out.push(Followed::At(s(end), Record::Input(Input::Pause)));
         for msg in out {
             game.take(msg);
         }
@@ -655,7 +663,7 @@ mod promotions_and_losses {
     /// What the board reports, one square after another.
     fn reports(
         events: &[(Square, Occupant, f64)],
-    ) -> impl FnOnce(&mut Follow, &dyn Fn(f64) -> Instant, &mut Vec<Incoming>) + '_ {
+    ) -> impl FnOnce(&mut Follow, &dyn Fn(f64) -> Instant, &mut Vec<Followed>) + '_ {
         move |follow, s, out| {
             for &(sq, occupant, secs) in events {
                 follow.event(put(sq, occupant, s(secs)), out);
@@ -690,7 +698,7 @@ mod promotions_and_losses {
     fn an_under_promotion_seen_in_a_dump_is_taken() {
         let mut game = game_from("8/4P3/8/8/8/8/8/4K2k w - - 0 1");
         let mut placement = Placement::from_board(game.0.session.game().position().board());
-        let dump = |follow: &mut Follow, s: &dyn Fn(f64) -> Instant, out: &mut Vec<Incoming>| {
+        let dump = |follow: &mut Follow, s: &dyn Fn(f64) -> Instant, out: &mut Vec<Followed>| {
             placement.set(Square::E7, Occupant::Empty);
             placement.set(Square::E8, piece(Color::White, Role::Knight));
             follow.placement(&placement, s(1.0), out);
@@ -712,8 +720,7 @@ mod promotions_and_losses {
         let mut out = Vec::new();
         follow.event(ReaderEvent::Lost { reason: "the board did not answer for 6s".into() }, &mut out);
         follow.event(ReaderEvent::Lost { reason: "/dev/rfcomm0 is gone".into() }, &mut out);
-        let lost =
-            out.iter().filter(|m| matches!(m, Incoming::Notice(_, tactus_core::EventKind::DeviceLost { .. }))).count();
+        let lost = out.iter().filter(|m| matches!(m, Followed::Lost(_))).count();
         assert_eq!(lost, 1, "one loss, said once");
     }
 

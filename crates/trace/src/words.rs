@@ -1,0 +1,143 @@
+//! The words a trace (and the events, the config and the arbiter's page)
+//! spells values with, each in one place: `as_str` writes them, `FromStr`
+//! and serde read them back, and the error lists the choices. Anything
+//! else is an error, never a silent default.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A value spelled with one word of a fixed vocabulary.
+pub trait Word: Copy + std::str::FromStr<Err = String> + 'static {
+    /// Every value, in the order the error lists them.
+    const ALL: &'static [Self];
+    fn as_str(self) -> &'static str;
+}
+
+macro_rules! spelled {
+    ($(#[$meta:meta])* $name:ident, $what:literal { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant),+
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+        }
+
+        impl Word for $name {
+            const ALL: &'static [$name] = $name::ALL;
+            fn as_str(self) -> &'static str {
+                $name::as_str(self)
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                $name::ALL.iter().copied().find(|v| v.as_str() == s).ok_or_else(|| {
+                    let choices: Vec<&str> = $name::ALL.iter().map(|v| v.as_str()).collect();
+                    format!("unknown {} {s:?} (one of {})", $what, choices.join(", "))
+                })
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+spelled!(
+    /// The variant of chess played.
+    #[derive(Default)]
+    Variant, "variant" { #[default] Standard = "standard", Chess960 = "chess960" }
+);
+
+spelled!(
+    /// Who watches the game (Competition Rules; Annex A.4, A.5, B.2, B.3).
+    #[derive(Default)]
+    Supervision, "supervision" {
+        /// The board acts as an arbiter who sees every move: every illegal
+        /// move is penalised at once (A.4, B.2, and all standard play).
+        #[default]
+        Arbiter = "arbiter",
+        /// Rapid and blitz without adequate supervision (A.5.2, B.3): an
+        /// illegal move stands unless the opponent claims before making
+        /// their own move.
+        Unsupervised = "unsupervised",
+    }
+);
+
+spelled!(
+    /// Where the full search for who can still mate runs (5.2.2, 6.9, 7.5.5).
+    #[derive(Default)]
+    MateSearch, "mate search" {
+        /// In the core, when the question arises: replay and tests.
+        #[default]
+        Inline = "inline",
+        /// By the driver, off its loop: the core waits for `Input::Verdict`
+        /// (see `Session::mate_question`), and the trace holds the answers.
+        Asked = "asked",
+    }
+);
+
+spelled!(
+    /// A kind of board that knows which piece stands on each square.
+    BoardKind, "board" { Dgt = "dgt" }
+);
+
+spelled!(Claim, "claim" { Illegal = "illegal", Threefold = "threefold", Fifty = "fifty" });
+
+spelled!(
+    /// Whether a side can checkmate by any series of legal moves.
+    MateVerdict, "verdict" { CanMate = "can_mate", CannotMate = "cannot_mate", Undetermined = "undetermined" }
+);
+
+spelled!(
+    /// How a game ended, as PGN writes it.
+    GameResult, "result" { WhiteWins = "1-0", BlackWins = "0-1", Draw = "1/2-1/2" }
+);
+
+impl GameResult {
+    pub fn win_for(side: shakmaty::Color) -> GameResult {
+        match side {
+            shakmaty::Color::White => GameResult::WhiteWins,
+            shakmaty::Color::Black => GameResult::BlackWins,
+        }
+    }
+
+    /// The side that won; `None` for a draw.
+    pub fn winner(self) -> Option<shakmaty::Color> {
+        match self {
+            GameResult::WhiteWins => Some(shakmaty::Color::White),
+            GameResult::BlackWins => Some(shakmaty::Color::Black),
+            GameResult::Draw => None,
+        }
+    }
+}
+
+spelled!(
+    /// Why a game ended off the board; a result line without one is the arbiter's.
+    #[derive(Default)]
+    OffBoardReason, "reason" { Resignation = "resignation", Agreement = "agreement", #[default] Arbiter = "arbiter" }
+);
