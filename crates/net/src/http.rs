@@ -30,40 +30,7 @@ use crate::auth::{Refusals, SecretError, read_secret, same_secret};
 use crate::feed::{BoardFeed, Hall, Trust};
 use crate::sse::{self, SharedHall, Shutdown};
 use crate::teams::{BoardTeams, MatchScore};
-
-/// An arbiter's action for a board's core, as the daemon applies it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Control {
-    pub board: String,
-    pub input: Input,
-}
-
-/// The most time an arbiter may set on a clock: 9:59:59, what a chess
-/// clock can show (a trace's range, `tactus_trace::range::CLOCK_MS`).
-pub const MAX_CLOCK_SET_MS: u64 = *tactus_trace::range::CLOCK_MS.values.end();
-/// The most time one penalty or addition may give (FIDE's are minutes).
-pub const MAX_ADDED_MS: u64 = *tactus_trace::range::ADDED_MS.values.end();
-
-/// Checks an arbiter's action as the board will take it, from the page or
-/// over MQTT: only the actions of `API.md`, with values in range.
-pub fn check_arbiter_input(input: &Input) -> Result<(), String> {
-    let clock = |name: &str, ms: u64| {
-        if ms > MAX_CLOCK_SET_MS {
-            Err(format!("{name} {ms} ms is more than a clock shows (9:59:59 = {MAX_CLOCK_SET_MS} ms)"))
-        } else {
-            Ok(())
-        }
-    };
-    match *input {
-        Input::SetClock { white_ms, black_ms } => clock("white_ms", white_ms).and(clock("black_ms", black_ms)),
-        Input::AddTime { ms: 0, .. } => Err("time added must be more than 0 ms".into()),
-        Input::AddTime { ms, .. } if ms > MAX_ADDED_MS => {
-            Err(format!("{ms} ms is more time than one addition gives (at most {MAX_ADDED_MS} ms, an hour)"))
-        }
-        Input::AddTime { .. } | Input::Result { .. } | Input::Claim { .. } | Input::Pause | Input::Resume => Ok(()),
-        _ => Err("not an arbiter's action (result, set_clock, add_time, claim, pause, resume)".into()),
-    }
-}
+use crate::wire::{Control, MAX_ADDED_MS, MAX_CLOCK_SET_MS, check_arbiter_input, unix_ms};
 
 /// The environment variable that may hold the arbiter's token.
 pub const TOKEN_ENV: &str = "TACTUS_TOKEN";
@@ -131,13 +98,13 @@ impl Default for Limits {
 /// and the page's files. Cheap to clone.
 #[derive(Clone)]
 pub struct AppState {
-    pub(crate) hall: SharedHall,
+    hall: SharedHall,
     controls: Result<mpsc::Sender<Control>, Arc<str>>,
     token: Option<Arc<str>>,
     web_dir: Option<Arc<Path>>,
-    pub(crate) shutdown: Shutdown,
-    pub(crate) limits: Limits,
-    pub(crate) viewers: Arc<AtomicUsize>,
+    shutdown: Shutdown,
+    limits: Limits,
+    viewers: Arc<AtomicUsize>,
 }
 
 impl AppState {
@@ -193,6 +160,15 @@ impl AppState {
         &self.hall
     }
 
+    fn streams(&self) -> sse::Streams {
+        sse::Streams {
+            hall: self.hall.clone(),
+            open: self.viewers.clone(),
+            max: self.limits.max_viewers,
+            shutdown: self.shutdown.clone(),
+        }
+    }
+
     /// The routes, for serving or embedding.
     pub fn router(self) -> Router {
         Router::new()
@@ -206,7 +182,7 @@ impl AppState {
             .route("/api/game/{id}/claim", post(claim))
             .route("/api/game/{id}/pause", post(pause))
             .route("/api/game/{id}/resume", post(resume))
-            .route("/events", get(sse::events))
+            .route("/events", get(sse::events).with_state(self.streams()))
             .route("/", get(page))
             .route("/board/{id}", get(page))
             .route("/arbiter", get(page))
@@ -620,7 +596,7 @@ async fn api_hall(State(state): State<AppState>) -> Response {
     let text = state.hall.read(|h| {
         let boards =
             h.feeds().map(|feed| BoardView { feed, team: h.board_teams(&feed.id), now_unix_ms: None }).collect();
-        let now_unix_ms = crate::mqtt::unix_ms();
+        let now_unix_ms = unix_ms();
         serde_json::to_string(&HallView { hall: h.name(), trust: h.trust(), now_unix_ms, boards, matches: h.scores() })
     });
     match text {
@@ -632,7 +608,7 @@ async fn api_hall(State(state): State<AppState>) -> Response {
 async fn api_game(State(state): State<AppState>, UrlPath(id): UrlPath<String>) -> Response {
     let text = state.hall.read(|h| {
         h.feed(&id).map(|feed| {
-            let view = BoardView { feed, team: h.board_teams(&id), now_unix_ms: Some(crate::mqtt::unix_ms()) };
+            let view = BoardView { feed, team: h.board_teams(&id), now_unix_ms: Some(unix_ms()) };
             serde_json::to_string(&view)
         })
     });

@@ -19,22 +19,22 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use rumqttc::v5::mqttbytes::QoS;
 use rumqttc::v5::mqttbytes::v5::{ConnectReturnCode, Filter, Packet, Publish};
 use rumqttc::v5::{AsyncClient, ConnectionError, Event as MqttEvent, EventLoop, MqttOptions, Request};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use tactus_core::Event;
-use tactus_trace::{Entry, Input, Ms, Record};
+use tactus_trace::{Input, Ms};
 use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
 use tracing::{debug, info, warn};
 
-use crate::auth::{Counters, HallKey, Refusals, SecretError, read_secret};
+use crate::auth::{Counters, HallKey, Refusals, SecretError, random_id, read_secret, unchecked_body};
 use crate::feed::{BoardFeed, Change, Spoken, Tags};
-use crate::http::{Control, check_arbiter_input};
+use crate::wire::{BadName, Control, Envelope, Leaf, Topic, check_arbiter_input, check_name, parse_control, unix_ms};
 
 /// Changes waiting for the broker; past this the oldest passing ones
 /// (touches, announced moves) make room, so the daemon never waits.
@@ -146,8 +146,8 @@ impl fmt::Display for Broker {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MqttError {
-    #[error("{what} {name:?} cannot be part of an MQTT topic: use letters, digits, '-' or '_' (at most 64)")]
-    Name { what: &'static str, name: String },
+    #[error(transparent)]
+    Name(#[from] BadName),
     #[error(
         "{0:?} is not a broker address: expected host, host:port or mqtts://host:port, a host name or IP address and a port from 1 to 65535 (e.g. 127.0.0.1:1883)"
     )]
@@ -310,7 +310,7 @@ impl Backoff {
         }
         let step = self.step;
         self.step = (self.step * 2).min(RETRY_MAX);
-        let spread = crate::auth::random_id() % 401;
+        let spread = random_id() % 401;
         step * (800 + spread as u32) / 1000
     }
 }
@@ -344,48 +344,6 @@ pub(crate) fn describe(e: &ConnectionError, link: &HallLink) -> String {
         }
         e => format!("the broker {} is unreachable ({e})", link.broker),
     }
-}
-
-/// Checks one level of a topic: a hall or board name. Names are plain
-/// (letters, digits, `-`, `_`) so that they read the same in a topic, a URL
-/// and a file name.
-pub(crate) fn check_name(what: &'static str, name: &str) -> Result<(), MqttError> {
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if ok { Ok(()) } else { Err(MqttError::Name { what, name: name.to_string() }) }
-}
-
-pub(crate) fn topic(hall: &str, board: &str, leaf: &str) -> String {
-    format!("tactus/{hall}/{board}/{leaf}")
-}
-
-/// One change on the `events` topic.
-#[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct Envelope<C> {
-    pub epoch: u64,
-    pub seq: u64,
-    #[serde(flatten)]
-    pub change: C,
-}
-
-pub(crate) fn control_payload(input: Input) -> String {
-    let mut line = String::new();
-    tactus_trace::format_entry(&mut line, &Entry { t: 0, record: Record::Input(input) });
-    line
-}
-
-pub(crate) fn parse_control(payload: &[u8]) -> Result<Input, String> {
-    let text = std::str::from_utf8(payload).map_err(|e| e.to_string())?;
-    match tactus_trace::parse_entry(1, text.trim()) {
-        Ok(Entry { record: Record::Input(input), .. }) => Ok(input),
-        Ok(_) => Err("not an input line".to_string()),
-        Err(e) => Err(e.message),
-    }
-}
-
-pub(crate) fn unix_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// A new run's number: the Unix ms of its start, and always more than the
@@ -504,9 +462,9 @@ impl BoardPublisher {
             client: client.clone(),
             hall_link: link.clone(),
             board: board.to_string(),
-            events: topic(hall, board, "events"),
-            state: topic(hall, board, "state"),
-            control: topic(hall, board, "control"),
+            events: Topic::new(hall, board, Leaf::Events).to_string(),
+            state: Topic::new(hall, board, Leaf::State).to_string(),
+            control: Topic::new(hall, board, Leaf::Control).to_string(),
         };
         let publishing = tokio::spawn(link.clone().publish());
         let connection = tokio::spawn(link.connection(eventloop, controls));
@@ -807,7 +765,7 @@ impl Link {
                 Ok(opened) => opened.body,
                 Err(_) => return false,
             },
-            None => crate::auth::unchecked_body(payload),
+            None => unchecked_body(payload),
         };
         let own = self.shared.lock().feed.epoch;
         serde_json::from_slice::<Run>(body).is_ok_and(|r| r.epoch < own)
@@ -902,15 +860,6 @@ mod tests {
     }
 
     #[test]
-    fn names_must_be_one_plain_topic_level() {
-        assert!(check_name("board", "12").is_ok());
-        assert!(check_name("board", "table-3_b").is_ok());
-        for bad in ["", "a/b", "+", "#", "x#", "a b", "é", &"x".repeat(65)] {
-            assert!(check_name("board", bad).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
     fn envelopes_round_trip() {
         let ev = Event { t: 5, kind: EventKind::Paused };
         let text = serde_json::to_string(&Envelope { epoch: 9, seq: 3, change: &Change::Event(ev.clone()) }).unwrap();
@@ -921,16 +870,6 @@ mod tests {
             serde_json::from_str(r#"{"epoch":1,"seq":2,"spoken":{"t":4,"text":"e4"}}"#).unwrap();
         assert_eq!(spoken.change, Change::Spoken(Spoken { t: 4, text: "e4".into() }));
         assert!(serde_json::from_str::<Envelope<Change>>(r#"{"epoch":1,"seq":2}"#).is_err());
-    }
-
-    #[test]
-    fn controls_are_trace_input_lines() {
-        let input = Input::AddTime { side: shakmaty::Color::Black, ms: 60_000 };
-        let line = control_payload(input);
-        assert_eq!(line, r#"{"t": 0, "input": "add_time", "side": "black", "ms": 60000}"#);
-        assert_eq!(parse_control(line.as_bytes()), Ok(input));
-        assert!(parse_control(br#"{"t": 0, "sq": "e4", "on": true}"#).is_err());
-        assert!(parse_control(b"\xff").is_err());
     }
 
     #[test]

@@ -27,12 +27,10 @@ use tracing::{debug, info, warn};
 
 use crate::auth::{HallKey, Refusals, random_id, unchecked_body};
 use crate::feed::{Applied, BoardFeed, Change, Hall};
-use crate::http::Control;
-use crate::mqtt::{
-    Backoff, Envelope, HallLink, MqttError, check_name, control_payload, describe, topic, trim_pending, unix_ms,
-};
+use crate::mqtt::{Backoff, HallLink, MqttError, describe, trim_pending};
 use crate::sse::SharedHall;
 use crate::vet;
+use crate::wire::{Control, Envelope, Leaf, Topic, check_name, control_payload, unix_ms};
 
 /// How many boards a relay follows unless told otherwise.
 pub const MAX_BOARDS: usize = 256;
@@ -160,7 +158,7 @@ async fn send_controls(
             warn!(board = %c.board, "a control was not sent: the board has not been heard from on the broker");
             continue;
         };
-        let topic = topic(&hall, &c.board, "control");
+        let topic = Topic::new(&hall, &c.board, Leaf::Control).to_string();
         let payload =
             key.seal(&topic, &format!("epoch={epoch} from={from} n={n}"), control_payload(c.input).as_bytes());
         if let Err(e) = client.publish(topic, QoS::AtLeastOnce, false, payload).await {
@@ -192,7 +190,8 @@ impl Follower {
                     // A clean session forgets subscriptions: renew them. Retained
                     // states come first, on subscribing.
                     let client = client.clone();
-                    let filters = [topic(&self.hall, "+", "state"), topic(&self.hall, "+", "events")];
+                    let filters =
+                        [Topic::every_board(&self.hall, Leaf::State), Topic::every_board(&self.hall, Leaf::Events)];
                     tokio::spawn(async move {
                         for filter in filters {
                             if let Err(e) = client.subscribe(filter, QoS::AtLeastOnce).await {
@@ -219,7 +218,7 @@ impl Follower {
         }
     }
 
-    fn refuse(&self, board: &str, leaf: &str, why: impl std::fmt::Display) {
+    fn refuse(&self, board: &str, leaf: Leaf, why: impl std::fmt::Display) {
         self.stats.refused.warn(|| format!("hall {}: board {board:?}: {leaf} refused: {why}", self.hall));
     }
 
@@ -235,17 +234,13 @@ impl Follower {
         let Ok(topic) = std::str::from_utf8(&p.topic) else {
             return self.malformed(&String::from_utf8_lossy(&p.topic), "a topic that is not UTF-8");
         };
-        let mut levels = topic.split('/');
-        let (Some("tactus"), Some(h), Some(board), Some(leaf), None) =
-            (levels.next(), levels.next(), levels.next(), levels.next(), levels.next())
-        else {
-            return self.malformed(topic, "not a tactus/<hall>/<board>/<leaf> topic");
-        };
-        if h != self.hall || !matches!(leaf, "state" | "events") {
+        let (board, leaf) = match Topic::parse(topic) {
+            Err(why) => return self.malformed(topic, why),
+            Ok(Some(t)) if t.hall == self.hall && t.leaf != Leaf::Control => (t.board, t.leaf),
             // Not subscribed: nothing else is for the relay.
-            return;
-        }
-        if leaf == "state" && p.payload.is_empty() {
+            Ok(_) => return,
+        };
+        if leaf == Leaf::State && p.payload.is_empty() {
             // A retained state cleared: nothing to apply.
             return;
         }
@@ -275,8 +270,8 @@ impl Follower {
 
     /// A message's state or change, checked; `None` (logged and counted)
     /// when it is malformed or out of bounds.
-    fn vet(&self, topic: &str, board: &str, leaf: &str, body: &[u8]) -> Option<Vetted> {
-        if leaf == "state" {
+    fn vet(&self, topic: &str, board: &str, leaf: Leaf, body: &[u8]) -> Option<Vetted> {
+        if leaf == Leaf::State {
             let claimed = match serde_json::from_slice::<BoardFeed>(body) {
                 Ok(feed) => feed,
                 Err(e) => {

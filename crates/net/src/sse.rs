@@ -4,7 +4,6 @@
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -16,8 +15,8 @@ use tactus_core::Event;
 use tactus_trace::Ms;
 use tokio::sync::{broadcast, watch};
 
-use crate::feed::{Applied, ArbiterNote, BoardFeed, Change, Hall, Tags};
-use crate::http::AppState;
+use crate::feed::{Applied, ArbiterNote, BoardFeed, Change, Hall, Spoken, Tags};
+use crate::wire::unix_ms;
 
 /// How many updates a slow `/events` client may fall behind before it is
 /// told to fetch the hall again.
@@ -37,10 +36,6 @@ pub struct Update {
 pub struct SharedHall {
     hall: Arc<Mutex<Hall>>,
     tx: broadcast::Sender<Update>,
-}
-
-fn unix_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 impl SharedHall {
@@ -71,7 +66,7 @@ impl SharedHall {
 
     /// Records a line the daemon spoke.
     pub fn spoken(&self, board: &str, t: Ms, text: &str) {
-        self.change(board, &Change::Spoken(crate::Spoken { t, text: text.to_string() }));
+        self.change(board, &Change::Spoken(Spoken { t, text: text.to_string() }));
     }
 
     /// Sets a board's tags.
@@ -194,6 +189,16 @@ impl Shutdown {
     }
 }
 
+/// What `/events` needs of the server: the hall, how many streams are open
+/// and may be, and when to end them.
+#[derive(Clone)]
+pub(crate) struct Streams {
+    pub hall: SharedHall,
+    pub open: Arc<AtomicUsize>,
+    pub max: usize,
+    pub shutdown: Shutdown,
+}
+
 /// Counts an `/events` stream while it lasts.
 struct Viewer(Arc<AtomicUsize>);
 
@@ -205,12 +210,11 @@ impl Drop for Viewer {
 
 /// `GET /events`: every update as a server-sent event, in order. A client
 /// that falls too far behind gets `reset` with `"board": null` (fetch the
-/// hall again) and goes on from there. Past [`crate::Limits::max_viewers`]
-/// streams, 503.
-pub(crate) async fn events(State(state): State<AppState>) -> Response {
-    let max = state.limits.max_viewers;
-    if state.viewers.fetch_add(1, Ordering::SeqCst) >= max {
-        state.viewers.fetch_sub(1, Ordering::SeqCst);
+/// hall again) and goes on from there. Past [`Streams::max`] streams, 503.
+pub(crate) async fn events(State(streams): State<Streams>) -> Response {
+    let max = streams.max;
+    if streams.open.fetch_add(1, Ordering::SeqCst) >= max {
+        streams.open.fetch_sub(1, Ordering::SeqCst);
         let message = format!("{max} viewers are following live already; try again later");
         return (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -219,8 +223,8 @@ pub(crate) async fn events(State(state): State<AppState>) -> Response {
         )
             .into_response();
     }
-    let viewer = Viewer(state.viewers.clone());
-    let rx = state.hall.subscribe();
+    let viewer = Viewer(streams.open.clone());
+    let rx = streams.hall.subscribe();
     let updates = stream::unfold((rx, viewer), |(mut rx, viewer)| async move {
         let update = match rx.recv().await {
             Ok(update) => update,
@@ -231,7 +235,7 @@ pub(crate) async fn events(State(state): State<AppState>) -> Response {
         };
         Some((Ok::<_, Infallible>(SseEvent::default().event(update.name).data(&*update.data)), (rx, viewer)))
     });
-    let shutdown = state.shutdown.clone();
+    let shutdown = streams.shutdown.clone();
     let stream = updates.take_until(Box::pin(async move { shutdown.wait().await }));
     Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
 }

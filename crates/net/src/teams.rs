@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::wire::check_name;
+
 /// A match between two teams, as configured for a hall.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -104,7 +106,7 @@ impl TeamMatch {
             return Err(format!("team match {:?}: home and away list different boards", self.name));
         }
         for (i, b) in boards.iter().enumerate() {
-            if crate::mqtt::check_name("board", b).is_err() {
+            if check_name("board", b).is_err() {
                 return Err(format!(
                     "team match {:?}: board {b:?}: use the board's id (letters, digits, '-', '_')",
                     self.name

@@ -130,7 +130,7 @@ async fn a_huge_retained_message_with_a_hall_key_is_passed_over() {
 async fn boards_invented_without_a_hall_key_do_not_keep_real_boards_out() {
     let mosquitto = Mosquitto::start();
     let link = link(mosquitto.port, false);
-    let max = tactus_net::relay::MAX_BOARDS;
+    let max = tactus_net::MAX_BOARDS;
     let invent = |from: usize| (from..from + max + 44).map(|i| invented("club", &format!("fake{i}")));
     stranger_publishes(mosquitto.port, invent(0)).await;
     let relay = relay(&link, Hall::new("club"), RelayOptions::default()).unwrap();

@@ -98,7 +98,7 @@ async fn serve_relay(hall: tactus_net::SharedHall, controls: Option<mpsc::Sender
     let addr = listener.local_addr().unwrap();
     let state = match controls {
         Some(tx) => AppState::new(hall, tx),
-        None => AppState::read_only(hall, tactus_net::relay::UNTRUSTED),
+        None => AppState::read_only(hall, tactus_net::UNTRUSTED),
     };
     tokio::spawn(serve(listener, state.with_token("tok")));
     addr

@@ -432,8 +432,7 @@ async fn request_heads_are_taken_in_pieces_and_bounded() {
     assert!(reply.starts_with("HTTP/1.0 200") && reply.contains("\"id\":\"1\""), "{reply}");
 
     let mut huge = tokio::net::TcpStream::connect(s.addr).await.unwrap();
-    let head =
-        format!("GET /games.pgn HTTP/1.1\r\nHost: x\r\nX-Filler: {}\r\n\r\n", "f".repeat(tactus_net::http::MAX_HEAD));
+    let head = format!("GET /games.pgn HTTP/1.1\r\nHost: x\r\nX-Filler: {}\r\n\r\n", "f".repeat(tactus_net::MAX_HEAD));
     let _ = huge.write_all(head.as_bytes()).await;
     let reply = until_closed(&mut huge).await;
     assert!(reply.starts_with("HTTP/1.1 431"), "{reply}");
@@ -474,8 +473,8 @@ fn the_token_comes_from_a_file_or_the_environment() {
     let path = dir.path().join("token");
     std::fs::write(&path, "s3cret\n").unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
-    assert_eq!(tactus_net::http::arbiter_token(Some(&path)).unwrap().as_deref(), Some("s3cret"));
+    assert_eq!(tactus_net::arbiter_token(Some(&path)).unwrap().as_deref(), Some("s3cret"));
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let e = tactus_net::http::arbiter_token(Some(&path)).unwrap_err().to_string();
+    let e = tactus_net::arbiter_token(Some(&path)).unwrap_err().to_string();
     assert!(e.contains("token") && e.contains("every user"), "{e}");
 }

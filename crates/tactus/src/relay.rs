@@ -59,7 +59,7 @@ pub struct Args {
     /// refused (and logged).
     #[arg(
         long,
-        default_value_t = tactus_net::relay::MAX_BOARDS as u64,
+        default_value_t = tactus_net::MAX_BOARDS as u64,
         value_parser = clap::value_parser!(u64).range(1..=10_000)
     )]
     max_boards: u64,
@@ -99,7 +99,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         hall_key_file: args.hall_key.as_deref(),
     };
     let link = HallLink::from_settings(&settings).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let token = match (&args.token, tactus_net::http::arbiter_token(args.token_file.as_deref())?) {
+    let token = match (&args.token, tactus_net::arbiter_token(args.token_file.as_deref())?) {
         (_, Some(token)) => Some(token),
         (Some(token), None) => {
             tracing::warn!("relay: --token is visible to every user in `ps`: use --token-file or TACTUS_TOKEN");
@@ -139,7 +139,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let shutdown = Shutdown::new();
         let state = match &relay.controls {
             Some(tx) => AppState::new(relay.hall.clone(), tx.clone()),
-            None => AppState::read_only(relay.hall.clone(), tactus_net::relay::UNTRUSTED),
+            None => AppState::read_only(relay.hall.clone(), tactus_net::UNTRUSTED),
         };
         let mut state = state.with_web_dir(web).with_shutdown(shutdown.clone());
         if let Some(token) = token {

@@ -62,7 +62,7 @@ impl Broadcast {
                 AppState::new(hall.clone(), controls.clone()).with_web_dir(web).with_shutdown(shutdown.clone());
             let token = match &cfg.http.token {
                 Some(token) => Some(token.clone()),
-                None => tactus_net::http::arbiter_token(cfg.http.token_file.as_deref())?,
+                None => tactus_net::arbiter_token(cfg.http.token_file.as_deref())?,
             };
             if let Some(token) = token {
                 state = state.with_token(token);
