@@ -24,11 +24,13 @@ use serde_json::json;
 use shakmaty::Color;
 use tactus_trace::{Claim, GameResult, Input, OffBoardReason};
 use tokio::sync::{Notify, mpsc};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tower::ServiceExt;
 
 use crate::auth::{Refusals, SecretError, read_secret, same_secret};
 use crate::feed::{BoardFeed, Hall, Trust};
-use crate::sse::{self, SharedHall, Shutdown};
+use crate::sse::{self, SharedHall};
 use crate::teams::{BoardTeams, MatchScore};
 use crate::wire::{Control, MAX_ADDED_MS, MAX_CLOCK_SET_MS, check_arbiter_input, unix_ms};
 
@@ -102,7 +104,8 @@ pub struct AppState {
     controls: Result<mpsc::Sender<Control>, Arc<str>>,
     token: Option<Arc<str>>,
     web_dir: Option<Arc<Path>>,
-    shutdown: Shutdown,
+    /// The server's stop, which ends the `/events` streams too.
+    stop: CancellationToken,
     limits: Limits,
     viewers: Arc<AtomicUsize>,
 }
@@ -125,7 +128,7 @@ impl AppState {
             controls,
             token: None,
             web_dir: None,
-            shutdown: Shutdown::new(),
+            stop: CancellationToken::new(),
             limits: Limits::default(),
             viewers: Arc::new(AtomicUsize::new(0)),
         }
@@ -150,27 +153,18 @@ impl AppState {
         self
     }
 
-    /// Shut the server down (and end the `/events` streams) when triggered.
-    pub fn with_shutdown(mut self, shutdown: Shutdown) -> AppState {
-        self.shutdown = shutdown;
-        self
-    }
-
-    pub fn hall(&self) -> &SharedHall {
-        &self.hall
-    }
-
     fn streams(&self) -> sse::Streams {
         sse::Streams {
             hall: self.hall.clone(),
             open: self.viewers.clone(),
             max: self.limits.max_viewers,
-            shutdown: self.shutdown.clone(),
+            stop: self.stop.clone(),
         }
     }
 
-    /// The routes, for serving or embedding.
-    pub fn router(self) -> Router {
+    /// The routes, served until `stop`.
+    fn router(mut self, stop: CancellationToken) -> Router {
+        self.stop = stop;
         Router::new()
             .route("/games.pgn", get(games_pgn))
             .route("/game/{file}", get(game_pgn))
@@ -221,7 +215,6 @@ impl Drop for Busy {
 struct Connections {
     max: usize,
     inner: Mutex<Open>,
-    empty: Notify,
 }
 
 #[derive(Default)]
@@ -276,15 +269,7 @@ impl Connections {
     }
 
     fn release(&self, id: u64) {
-        let mut open = self.lock();
-        open.remove(id);
-        if open.slots.is_empty() {
-            self.empty.notify_waiters();
-        }
-    }
-
-    fn count(&self) -> usize {
-        self.lock().slots.len()
+        self.lock().remove(id);
     }
 }
 
@@ -317,10 +302,12 @@ impl http_body::Body for Guarded {
 /// How long open requests may go on once the server is told to stop.
 const GRACE: Duration = Duration::from_secs(5);
 
-/// Serves until the state's [`Shutdown`] is triggered, then finishes the
-/// requests in flight (for at most a few seconds). Holds at most
-/// [`Limits::max_connections`] connections, closes those that do not send a
-/// request head in time, and bounds every request's body and answer.
+/// Serves until `stop` is cancelled (or the returned future is dropped),
+/// then ends the `/events` streams and finishes the requests in flight: the
+/// future is ready once every connection has ended, or after 5 s those
+/// still open are closed. Holds at most [`Limits::max_connections`]
+/// connections, closes those that do not send a request head in time, and
+/// bounds every request's body and answer.
 ///
 /// The connections are served on a thread of their own, with a runtime of
 /// its own: a crowd of clients never delays the caller's tasks (the
@@ -328,35 +315,35 @@ const GRACE: Duration = Duration::from_secs(5);
 /// thread's own heap (glibc gives each thread an arena), not between the
 /// game's allocations, where glibc kept it once freed: 1,000 slow clients
 /// left 13–23 MB behind, more round after round (`benches/http_load.rs`);
-/// now they cost about 2 MB at their peak, kept for the next crowd. Dropping
-/// the returned future stops the thread too.
-pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
-    let listener = listener.into_std()?;
-    let (done_tx, done) = tokio::sync::oneshot::channel();
-    // Dropped with this future: the thread stops serving.
-    let (_serving, dropped) = tokio::sync::oneshot::channel::<()>();
-    std::thread::Builder::new().name("tactus-http".into()).spawn(move || {
-        let served = tokio::runtime::Builder::new_current_thread().enable_all().build().and_then(|rt| {
-            rt.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener)?;
-                tokio::select! {
-                    served = accept(listener, state) => served,
-                    _ = dropped => Ok(()),
-                }
-            })
-        });
-        let _ = done_tx.send(served);
-    })?;
-    done.await.unwrap_or_else(|_| Err(std::io::Error::other("the HTTP thread ended")))
+/// now they cost about 2 MB at their peak, kept for the next crowd.
+pub fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    stop: &CancellationToken,
+) -> impl Future<Output = std::io::Result<()>> + Send + 'static {
+    // The server's own: dropping the future stops the server, not its owner.
+    let stop = stop.child_token();
+    async move {
+        let _stop_when_dropped = stop.clone().drop_guard();
+        let listener = listener.into_std()?;
+        let (done_tx, done) = tokio::sync::oneshot::channel();
+        std::thread::Builder::new().name("tactus-http".into()).spawn(move || {
+            let served = tokio::runtime::Builder::new_current_thread().enable_all().build().and_then(|rt| {
+                rt.block_on(async move { accept(tokio::net::TcpListener::from_std(listener)?, state, stop).await })
+            });
+            let _ = done_tx.send(served);
+        })?;
+        done.await.unwrap_or_else(|_| Err(std::io::Error::other("the HTTP thread ended")))
+    }
 }
 
-/// Takes connections until the state's [`Shutdown`], on the HTTP thread.
-async fn accept(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
-    let shutdown = state.shutdown.clone();
+/// Takes connections until `stop`, on the HTTP thread, then waits for the
+/// connections (each is given [`GRACE`] to finish).
+async fn accept(listener: tokio::net::TcpListener, state: AppState, stop: CancellationToken) -> std::io::Result<()> {
     let limits = state.limits;
-    let router = state.router();
-    let connections =
-        Arc::new(Connections { max: limits.max_connections.max(1), inner: Mutex::default(), empty: Notify::new() });
+    let router = state.router(stop.clone());
+    let connections = Arc::new(Connections { max: limits.max_connections.max(1), inner: Mutex::default() });
+    let tasks = TaskTracker::new();
     let refused = Refusals::default();
     loop {
         let stream = tokio::select! {
@@ -369,7 +356,7 @@ async fn accept(listener: tokio::net::TcpListener, state: AppState) -> std::io::
                     continue;
                 }
             },
-            () = shutdown.wait() => break,
+            () = stop.cancelled() => break,
         };
         let (stream, peer) = stream;
         let Some((slot, made_room)) = connections.admit(peer.ip()) else {
@@ -379,7 +366,7 @@ async fn accept(listener: tokio::net::TcpListener, state: AppState) -> std::io::
             continue;
         };
         let _ = stream.set_nodelay(true);
-        tokio::spawn(connection(stream, slot, router.clone(), limits, shutdown.clone(), connections.clone()));
+        tasks.spawn(connection(stream, slot, router.clone(), limits, stop.clone(), connections.clone()));
         if made_room {
             // Let the connection closed to make room go before taking
             // another: its file is free again, so the open files stay
@@ -387,12 +374,9 @@ async fn accept(listener: tokio::net::TcpListener, state: AppState) -> std::io::
             tokio::task::yield_now().await;
         }
     }
-    if connections.count() > 0 {
-        let empty = connections.empty.notified();
-        if connections.count() > 0 {
-            let _ = tokio::time::timeout(GRACE + Duration::from_secs(1), empty).await;
-        }
-    }
+    drop(listener);
+    tasks.close();
+    let _ = tokio::time::timeout(GRACE + Duration::from_secs(1), tasks.wait()).await;
     Ok(())
 }
 
@@ -405,7 +389,7 @@ async fn connection(
     slot: Arc<Slot>,
     router: Router,
     limits: Limits,
-    shutdown: Shutdown,
+    stop: CancellationToken,
     connections: Arc<Connections>,
 ) {
     // hyper gives a connection buffers of 8 KiB and more as it starts
@@ -416,12 +400,12 @@ async fn connection(
         head = tokio::time::timeout(limits.header_timeout, first_head(&mut stream)) => head.ok().and_then(Result::ok),
         // Closed to make room: the socket closes as the connection drops.
         () = slot.evict.notified() => None,
-        () = shutdown.wait() => None,
+        () = stop.cancelled() => None,
     };
     if let Some(head) = first {
         // Boxed: the task of a client still sending its head holds none of
         // hyper's state.
-        Box::pin(serve_connection(Prefixed { head, at: 0, stream }, &slot, router, limits, shutdown)).await;
+        Box::pin(serve_connection(Prefixed { head, at: 0, stream }, &slot, router, limits, stop)).await;
     }
     connections.release(slot.id);
 }
@@ -503,7 +487,7 @@ impl tokio::io::AsyncWrite for Prefixed {
 
 /// Answers the connection's requests with hyper until it ends, is closed to
 /// make room, or the server stops.
-async fn serve_connection(io: Prefixed, slot: &Arc<Slot>, router: Router, limits: Limits, shutdown: Shutdown) {
+async fn serve_connection(io: Prefixed, slot: &Arc<Slot>, router: Router, limits: Limits, stop: CancellationToken) {
     let service_slot = slot.clone();
     let service = hyper::service::service_fn(move |request: axum::http::Request<hyper::body::Incoming>| {
         let busy = Busy::new(&service_slot);
@@ -528,7 +512,7 @@ async fn serve_connection(io: Prefixed, slot: &Arc<Slot>, router: Router, limits
         _ = conn.as_mut() => {}
         // Closed to make room: the socket closes as the connection drops.
         () = slot.evict.notified() => {}
-        () = shutdown.wait() => {
+        () = stop.cancelled() => {
             conn.as_mut().graceful_shutdown();
             let _ = tokio::time::timeout(GRACE, conn).await;
         }

@@ -19,6 +19,16 @@
 //! | 6 | `sse` | the hall shared live, and `/events` (given the hall, not the server) |
 //! | 7 | `http`, `mqtt` | the server; a board's publisher and the broker's client |
 //! | 8 | `relay` | a hall's boards gathered from the broker |
+//!
+//! One stop for all it starts: [`serve`], [`relay`] and
+//! [`BoardPublisher::start`] take their owner's `CancellationToken`
+//! (tokio-util) and stop when it is cancelled, each the orderly way and
+//! within a bound: the server finishes the requests in flight and ends the
+//! `/events` streams, a board and a relay hand the broker what they hold
+//! (not while it is away), say goodbye and wait for it to close the
+//! connection. Their tasks are tracked: the future `serve` returns, and
+//! `stopped()` of a board or a relay, are ready once all have ended;
+//! `shutdown()` stops one alone. Nothing is aborted.
 
 mod auth;
 mod feed;
@@ -30,11 +40,13 @@ mod teams;
 mod vet;
 mod wire;
 
-pub use auth::{HallKey, Refusals, SecretError, read_secret};
-pub use feed::{Applied, ArbiterNote, BoardFeed, Change, Clocks, EngineView, FeedMove, Hall, Spoken, Tags, Trust};
-pub use http::{AppState, Limits, MAX_HEAD, arbiter_token, serve};
-pub use mqtt::{BoardPublisher, Broker, HallLink, LinkSettings, Login, MqttError};
+pub use auth::{HallKey, MIN_KEY_BYTES, Refusals, SecretError, read_secret};
+pub use feed::{
+    Applied, ArbiterNote, BoardFeed, Change, Clocks, EngineView, FeedMove, Hall, SPOKEN_KEPT, Spoken, Tags, Trust,
+};
+pub use http::{AppState, Limits, MAX_HEAD, TOKEN_ENV, arbiter_token, serve};
+pub use mqtt::{BoardPublisher, Broker, HallLink, LinkSettings, Login, MqttError, PASSWORD_ENV, SYSTEM_CA_FILE};
 pub use relay::{MAX_BOARDS, Relay, RelayOptions, RelayStats, UNTRUSTED, relay};
-pub use sse::{SharedHall, Shutdown, Update};
+pub use sse::{SharedHall, Update};
 pub use teams::{BoardScore, BoardTeams, HomeAway, MatchScore, Team, TeamMatch, TeamScore};
 pub use wire::{BadName, Control, check_arbiter_input};

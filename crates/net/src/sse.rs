@@ -13,7 +13,8 @@ use futures_util::{StreamExt, stream};
 use serde_json::json;
 use tactus_core::Event;
 use tactus_trace::Ms;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
 
 use crate::feed::{Applied, ArbiterNote, BoardFeed, Change, Hall, Spoken, Tags};
 use crate::wire::unix_ms;
@@ -162,41 +163,15 @@ impl SharedHall {
     }
 }
 
-/// Stops the server and ends the `/events` streams, so a graceful shutdown
-/// does not wait on clients that never hang up. Cheap to clone.
-#[derive(Clone, Debug)]
-pub struct Shutdown(Arc<watch::Sender<bool>>);
-
-impl Default for Shutdown {
-    fn default() -> Shutdown {
-        Shutdown(Arc::new(watch::channel(false).0))
-    }
-}
-
-impl Shutdown {
-    pub fn new() -> Shutdown {
-        Shutdown::default()
-    }
-
-    pub fn trigger(&self) {
-        self.0.send_replace(true);
-    }
-
-    /// Resolves once [`Shutdown::trigger`] has been called.
-    pub async fn wait(&self) {
-        let mut rx = self.0.subscribe();
-        let _ = rx.wait_for(|stop| *stop).await;
-    }
-}
-
 /// What `/events` needs of the server: the hall, how many streams are open
-/// and may be, and when to end them.
+/// and may be, and when to end them (a server that stops does not wait on
+/// clients that never hang up).
 #[derive(Clone)]
 pub(crate) struct Streams {
     pub hall: SharedHall,
     pub open: Arc<AtomicUsize>,
     pub max: usize,
-    pub shutdown: Shutdown,
+    pub stop: CancellationToken,
 }
 
 /// Counts an `/events` stream while it lasts.
@@ -235,7 +210,6 @@ pub(crate) async fn events(State(streams): State<Streams>) -> Response {
         };
         Some((Ok::<_, Infallible>(SseEvent::default().event(update.name).data(&*update.data)), (rx, viewer)))
     });
-    let shutdown = streams.shutdown.clone();
-    let stream = updates.take_until(Box::pin(async move { shutdown.wait().await }));
+    let stream = updates.take_until(Box::pin(streams.stop.cancelled_owned()));
     Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
 }

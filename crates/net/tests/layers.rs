@@ -67,11 +67,11 @@ fn first_segment(path: &str) -> String {
 /// What `lib.rs` re-exports, by name: the module it comes from.
 fn reexports(lib: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    for line in code(lib).lines() {
-        let Some(rest) = line.trim().strip_prefix("pub use ") else { continue };
+    for statement in code(lib).split(';') {
+        let Some(rest) = statement.trim().strip_prefix("pub use ") else { continue };
         let (module, items) = rest.split_once("::").expect("pub use module::…");
-        for name in items.trim_end_matches(';').trim_matches(['{', '}']).split(',') {
-            out.insert(name.trim().to_string(), module.to_string());
+        for name in items.trim().trim_matches(['{', '}']).split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            out.insert(name.to_string(), module.to_string());
         }
     }
     out
