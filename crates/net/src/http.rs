@@ -22,6 +22,7 @@ use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use shakmaty::Color;
+use tactus_core::serde_chess;
 use tactus_trace::{Claim, GameResult, Input, OffBoardReason};
 use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
@@ -32,7 +33,7 @@ use crate::auth::{Refusals, SecretError, read_secret, same_secret};
 use crate::feed::{BoardFeed, Hall, Trust};
 use crate::sse::{self, SharedHall};
 use crate::teams::{BoardTeams, MatchScore};
-use crate::wire::{Control, MAX_ADDED_MS, MAX_CLOCK_SET_MS, check_arbiter_input, unix_ms};
+use crate::wire::{Control, MAX_ADDED_MS, MAX_CLOCK_SET_MS, check_arbiter_input, opt_spelled, spelled, unix_ms};
 
 /// The environment variable that may hold the arbiter's token.
 pub const TOKEN_ENV: &str = "TACTUS_TOKEN";
@@ -629,27 +630,12 @@ impl FromRequestParts<AppState> for Arbiter {
     }
 }
 
-#[derive(Deserialize, Clone, Copy)]
-#[serde(rename_all = "lowercase")]
-enum Side {
-    White,
-    Black,
-}
-
-impl From<Side> for Color {
-    fn from(s: Side) -> Color {
-        match s {
-            Side::White => Color::White,
-            Side::Black => Color::Black,
-        }
-    }
-}
-
 #[derive(Deserialize)]
 struct ResultBody {
-    result: String,
-    #[serde(default)]
-    reason: Option<String>,
+    #[serde(deserialize_with = "spelled")]
+    result: GameResult,
+    #[serde(default, deserialize_with = "opt_spelled")]
+    reason: Option<OffBoardReason>,
 }
 
 /// A field of milliseconds, named in the error when it is missing or not
@@ -667,21 +653,16 @@ fn clip(text: &str) -> String {
 
 #[derive(Deserialize)]
 struct PenaltySide {
-    side: Side,
-}
-
-#[derive(Deserialize, Clone, Copy)]
-#[serde(rename_all = "lowercase")]
-enum ClaimName {
-    Illegal,
-    Threefold,
-    Fifty,
+    #[serde(with = "serde_chess::color")]
+    side: Color,
 }
 
 #[derive(Deserialize)]
 struct ClaimBody {
-    side: Side,
-    claim: ClaimName,
+    #[serde(with = "serde_chess::color")]
+    side: Color,
+    #[serde(deserialize_with = "spelled")]
+    claim: Claim,
     accept: bool,
 }
 
@@ -713,7 +694,7 @@ const SEND_WAIT: Duration = Duration::from_secs(2);
 async fn send(state: &AppState, board: String, input: Input) -> Result<Response, Refused> {
     check_arbiter_input(&input).map_err(bad)?;
     let unavailable = |why: String| Err(Refused(StatusCode::SERVICE_UNAVAILABLE, why));
-    let known = state.hall.read(|h| h.feed(&board).map(|f| (f.seq, f.result.clone())));
+    let known = state.hall.read(|h| h.feed(&board).map(|f| (f.seq, f.result)));
     let Some(known) = known else {
         return Ok(no_board(&board));
     };
@@ -724,6 +705,7 @@ async fn send(state: &AppState, board: String, input: Input) -> Result<Response,
     match known {
         (0, _) => return unavailable(format!("board {board:?} has not been heard from yet")),
         (_, Some(result)) => {
+            let result = result.as_str();
             return unavailable(format!("the game on board {board:?} is over ({result}): it takes no more actions"));
         }
         _ => {}
@@ -742,12 +724,8 @@ async fn set_result(
     body: Bytes,
 ) -> Result<Response, Refused> {
     let body: ResultBody = parse(&headers, &body)?;
-    let result: GameResult = body.result.parse().map_err(bad)?;
-    let reason = match body.reason.as_deref() {
-        None => OffBoardReason::Arbiter,
-        Some(r) => r.parse().map_err(bad)?,
-    };
-    send(&state, id, Input::Result { result, reason }).await
+    let reason = body.reason.unwrap_or(OffBoardReason::Arbiter);
+    send(&state, id, Input::Result { result: body.result, reason }).await
 }
 
 async fn set_clock(
@@ -772,7 +750,7 @@ async fn penalty(
     let b: serde_json::Value = parse(&headers, &body)?;
     let side: PenaltySide = serde_json::from_value(b.clone()).map_err(|e| bad(format!("bad request body: {e}")))?;
     let ms = millis(&b, "ms", MAX_ADDED_MS)?;
-    send(&state, id, Input::AddTime { side: side.side.into(), ms }).await
+    send(&state, id, Input::AddTime { side: side.side, ms }).await
 }
 
 async fn claim(
@@ -782,23 +760,17 @@ async fn claim(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, Refused> {
-    let b: ClaimBody = parse(&headers, &body)?;
-    let side = Color::from(b.side);
-    let claim = match b.claim {
-        ClaimName::Illegal => Claim::Illegal,
-        ClaimName::Threefold => Claim::Threefold,
-        ClaimName::Fifty => Claim::Fifty,
-    };
-    if b.accept {
+    let ClaimBody { side, claim, accept } = parse(&headers, &body)?;
+    if accept {
         return send(&state, id, Input::Claim { side, claim }).await;
     }
     // A rejected claim never reaches the core: it is recorded here.
-    let what = match b.claim {
-        ClaimName::Illegal => "an illegal move (A.5.2)",
-        ClaimName::Threefold => "a draw by threefold repetition (9.2)",
-        ClaimName::Fifty => "a draw under the fifty-move rule (9.3)",
+    let what = match claim {
+        Claim::Illegal => "an illegal move (A.5.2)",
+        Claim::Threefold => "a draw by threefold repetition (9.2)",
+        Claim::Fifty => "a draw under the fifty-move rule (9.3)",
     };
-    let side = tactus_core::serde_chess::color_str(side);
+    let side = serde_chess::color_str(side);
     Ok(match state.hall.note(&id, &format!("the arbiter rejected {side}'s claim of {what}")) {
         Some(note) => axum::Json(json!({ "ok": true, "note": note })).into_response(),
         None => no_board(&id),

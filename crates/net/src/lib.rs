@@ -47,6 +47,6 @@ pub use feed::{
 pub use http::{AppState, Limits, MAX_HEAD, TOKEN_ENV, arbiter_token, serve};
 pub use mqtt::{BoardPublisher, Broker, HallLink, LinkSettings, Login, MqttError, PASSWORD_ENV, SYSTEM_CA_FILE};
 pub use relay::{MAX_BOARDS, Relay, RelayOptions, RelayStats, UNTRUSTED, relay};
-pub use sse::{SharedHall, Update};
+pub use sse::{SharedHall, Update, UpdateKind};
 pub use teams::{BoardScore, BoardTeams, HomeAway, MatchScore, Team, TeamMatch, TeamScore};
 pub use wire::{BadName, Control, check_arbiter_input};

@@ -31,7 +31,7 @@ use crate::feed::{Applied, BoardFeed, Change, Hall};
 use crate::mqtt::{Connection, HallLink, MqttError, Peer, describe, trim_pending};
 use crate::sse::SharedHall;
 use crate::vet;
-use crate::wire::{Control, Envelope, Leaf, Topic, check_name, control_payload, unix_ms};
+use crate::wire::{Control, ControlSeal, Envelope, Leaf, Topic, check_name, control_payload, unix_ms};
 
 /// How many boards a relay follows unless told otherwise.
 pub const MAX_BOARDS: usize = 256;
@@ -193,8 +193,8 @@ impl Sender {
                 continue;
             };
             let topic = Topic::new(&self.hall, &c.board, Leaf::Control).to_string();
-            let params = format!("epoch={epoch} from={from} n={n}");
-            let payload = self.key.seal(&topic, &params, control_payload(c.input).as_bytes());
+            let seal = ControlSeal { epoch, from, n };
+            let payload = self.key.seal(&topic, &seal.params(), control_payload(c.input).as_bytes());
             match over.run_until_cancelled(self.client.publish(topic, QoS::AtLeastOnce, false, payload)).await {
                 Some(Ok(())) => {}
                 Some(Err(e)) => warn!(board = %c.board, "a control could not be published: {e}"),

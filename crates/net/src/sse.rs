@@ -23,11 +23,35 @@ use crate::wire::unix_ms;
 /// told to fetch the hall again.
 const BACKLOG: usize = 4096;
 
-/// One server-sent event: its name (`board`, `spoken`, `arbiter`, `reset`)
-/// and its JSON data, serialised once for every client.
+/// What a server-sent event tells; its `event:` name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpdateKind {
+    /// A core event of a board.
+    Board,
+    /// A line a board spoke.
+    Spoken,
+    /// An arbiter's note the core does not see.
+    Arbiter,
+    /// Fetch a board (or, for none, the hall) again.
+    Reset,
+}
+
+impl UpdateKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            UpdateKind::Board => "board",
+            UpdateKind::Spoken => "spoken",
+            UpdateKind::Arbiter => "arbiter",
+            UpdateKind::Reset => "reset",
+        }
+    }
+}
+
+/// One server-sent event: what it tells and its JSON data, serialised once
+/// for every client.
 #[derive(Debug, Clone)]
 pub struct Update {
-    pub name: &'static str,
+    pub kind: UpdateKind,
     pub data: Arc<str>,
 }
 
@@ -124,7 +148,7 @@ impl SharedHall {
         let note = hall.note(board, text)?;
         if self.tx.receiver_count() > 0 {
             let data = json!({"board": board, "t": note.t, "text": note.text});
-            let _ = self.tx.send(Update { name: "arbiter", data: data.to_string().into() });
+            let _ = self.tx.send(Update { kind: UpdateKind::Arbiter, data: data.to_string().into() });
         }
         Some(note)
     }
@@ -137,7 +161,8 @@ impl SharedHall {
 
     fn reset(&self, board: Option<&str>) {
         if self.tx.receiver_count() > 0 {
-            let _ = self.tx.send(Update { name: "reset", data: json!({ "board": board }).to_string().into() });
+            let _ =
+                self.tx.send(Update { kind: UpdateKind::Reset, data: json!({ "board": board }).to_string().into() });
         }
     }
 
@@ -154,12 +179,12 @@ impl SharedHall {
             Some(feed) => (feed.seq, feed.outgoing(change)),
             None => (0, change.clone()),
         };
-        let (name, data) = match &change {
-            Change::Event(ev) => ("board", json!({"board": board, "seq": seq, "event": ev})),
-            Change::Spoken(s) => ("spoken", json!({"board": board, "seq": seq, "t": s.t, "text": s.text})),
+        let (kind, data) = match &change {
+            Change::Event(ev) => (UpdateKind::Board, json!({"board": board, "seq": seq, "event": ev})),
+            Change::Spoken(s) => (UpdateKind::Spoken, json!({"board": board, "seq": seq, "t": s.t, "text": s.text})),
             Change::Tags(_) => return self.reset(Some(board)),
         };
-        let _ = self.tx.send(Update { name, data: data.to_string().into() });
+        let _ = self.tx.send(Update { kind, data: data.to_string().into() });
     }
 }
 
@@ -204,11 +229,11 @@ pub(crate) async fn events(State(streams): State<Streams>) -> Response {
         let update = match rx.recv().await {
             Ok(update) => update,
             Err(broadcast::error::RecvError::Lagged(_)) => {
-                Update { name: "reset", data: json!({ "board": null }).to_string().into() }
+                Update { kind: UpdateKind::Reset, data: json!({ "board": null }).to_string().into() }
             }
             Err(broadcast::error::RecvError::Closed) => return None,
         };
-        Some((Ok::<_, Infallible>(SseEvent::default().event(update.name).data(&*update.data)), (rx, viewer)))
+        Some((Ok::<_, Infallible>(SseEvent::default().event(update.kind.name()).data(&*update.data)), (rx, viewer)))
     });
     let stream = updates.take_until(Box::pin(streams.stop.cancelled_owned()));
     Sse::new(stream).keep_alive(KeepAlive::default()).into_response()

@@ -4,10 +4,12 @@
 //! edge, and nowhere else.
 
 use std::fmt;
+use std::str::FromStr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde::{Deserialize, Serialize};
-use tactus_trace::{Entry, Input, Record};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use tactus_trace::{Entry, GameResult, Input, Record};
 
 /// The wall clock in Unix ms: a publisher's run, a clock reading's stamp.
 pub(crate) fn unix_ms() -> u64 {
@@ -144,6 +146,28 @@ pub fn check_arbiter_input(input: &Input) -> Result<(), String> {
     }
 }
 
+/// What a control's seal carries besides its MAC: the board's run it is
+/// for (`epoch`), its sender's run (`from`) and the sender's count (`n`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ControlSeal {
+    pub epoch: u64,
+    pub from: u64,
+    pub n: u64,
+}
+
+impl ControlSeal {
+    /// The seal's parameters, as `HallKey::seal` takes them.
+    pub fn params(&self) -> String {
+        format!("epoch={} from={} n={}", self.epoch, self.from, self.n)
+    }
+
+    /// From an opened seal's parameters, each read by `number`; `None`
+    /// when one is missing.
+    pub fn read(number: impl Fn(&str) -> Option<u64>) -> Option<ControlSeal> {
+        Some(ControlSeal { epoch: number("epoch")?, from: number("from")?, n: number("n")? })
+    }
+}
+
 /// A control as the `control` topic carries it: one trace input line, its
 /// `t` 0 (the board stamps it).
 pub(crate) fn control_payload(input: Input) -> String {
@@ -159,6 +183,42 @@ pub(crate) fn parse_control(payload: &[u8]) -> Result<Input, String> {
         Ok(_) => Err("not an input line".to_string()),
         Err(e) => Err(e.message),
     }
+}
+
+/// The result a core event carries. The core spells it as text today
+/// (`EventKind::GameOver::result`); once it carries a `GameResult`, this
+/// goes, and its two callers (`feed`, `vet`) take the result as it is.
+pub(crate) fn game_result(core: &str) -> Option<GameResult> {
+    core.parse().ok()
+}
+
+/// A game's result as the wire spells it (`"1-0"`, `"0-1"`, `"1/2-1/2"`, or
+/// `null`), for `#[serde(with = "…")]`: anything else is an error naming it.
+pub(crate) mod opt_result {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(result: &Option<GameResult>, s: S) -> Result<S::Ok, S::Error> {
+        match result {
+            Some(r) => s.serialize_str(r.as_str()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<GameResult>, D::Error> {
+        Option::<String>::deserialize(d)?.map(|text| text.parse().map_err(D::Error::custom)).transpose()
+    }
+}
+
+/// One of the trace's spelled words (a result, a claim, a reason), for
+/// `#[serde(deserialize_with = "…")]`: anything else is an error naming the
+/// word and the choices.
+pub(crate) fn spelled<'de, D: Deserializer<'de>, T: FromStr<Err = String>>(d: D) -> Result<T, D::Error> {
+    String::deserialize(d)?.parse().map_err(D::Error::custom)
+}
+
+/// [`spelled`], or `null`.
+pub(crate) fn opt_spelled<'de, D: Deserializer<'de>, T: FromStr<Err = String>>(d: D) -> Result<Option<T>, D::Error> {
+    Option::<String>::deserialize(d)?.map(|text| text.parse().map_err(D::Error::custom)).transpose()
 }
 
 #[cfg(test)]
@@ -184,6 +244,38 @@ mod tests {
         for bad in ["tactus/club/b1", "tactus/club/b1/state/x", "other/club/b1/state", ""] {
             assert!(Topic::parse(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn results_are_the_three_words() {
+        #[derive(Serialize, Deserialize, Debug, PartialEq)]
+        struct Over {
+            #[serde(default, with = "opt_result")]
+            result: Option<GameResult>,
+        }
+        for (text, result) in [
+            (r#"{"result":"1-0"}"#, Some(GameResult::WhiteWins)),
+            (r#"{"result":"1/2-1/2"}"#, Some(GameResult::Draw)),
+            (r#"{"result":null}"#, None),
+        ] {
+            assert_eq!(serde_json::from_str::<Over>(text).unwrap(), Over { result }, "{text}");
+            assert_eq!(serde_json::to_string(&Over { result }).unwrap(), text);
+        }
+        assert_eq!(serde_json::from_str::<Over>("{}").unwrap(), Over { result: None });
+        let e = serde_json::from_str::<Over>(r#"{"result":"2-0"}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown result \"2-0\""), "{e}");
+        assert_eq!(game_result("0-1"), Some(GameResult::BlackWins));
+        assert_eq!(game_result("*"), None);
+    }
+
+    #[test]
+    fn a_controls_seal_names_its_run_sender_and_count() {
+        let seal = ControlSeal { epoch: 7, from: 99, n: 3 };
+        assert_eq!(seal.params(), "epoch=7 from=99 n=3");
+        let number =
+            |name: &str| seal.params().split(' ').find_map(|p| p.strip_prefix(name)?.strip_prefix('=')?.parse().ok());
+        assert_eq!(ControlSeal::read(number), Some(seal));
+        assert_eq!(ControlSeal::read(|name| (name != "n").then_some(1)), None);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use tactus_net::{
     AppState, BoardPublisher, Broker, Control, Hall, HallKey, HallLink, Login, RelayOptions, Tags, relay, serve,
 };
 use tactus_sim::Profile;
-use tactus_trace::Input;
+use tactus_trace::{GameResult, Input};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -205,7 +205,7 @@ async fn a_stranger_cannot_forge_a_board_or_the_feed() {
     let mut forged = BoardFeed::new("b1");
     forged.epoch = u64::MAX;
     forged.seq = u64::MAX;
-    forged.result = Some("1-0".into());
+    forged.result = Some(GameResult::WhiteWins);
     forged.moves.push(tactus_net::FeedMove {
         ply: 1,
         san: "e4 1-0\n\n[Event \"Injected\"]\n\n1. f3 e5 2. g4 Qh4# 0-1".into(),

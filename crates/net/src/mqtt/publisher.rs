@@ -22,7 +22,9 @@ use tracing::{info, warn};
 use super::{Connection, HallLink, LinkState, MqttError, Peer, describe, trim_pending};
 use crate::auth::{Counters, Refusals, unchecked_body};
 use crate::feed::{BoardFeed, Change, Spoken, Tags};
-use crate::wire::{Control, Envelope, Leaf, Topic, check_arbiter_input, check_name, parse_control, unix_ms};
+use crate::wire::{
+    Control, ControlSeal, Envelope, Leaf, Topic, check_arbiter_input, check_name, parse_control, unix_ms,
+};
 
 /// Changes waiting for the broker; past this the oldest passing ones
 /// (touches, announced moves) make room, so the daemon never waits.
@@ -471,8 +473,7 @@ impl Link {
         }
         let key = self.hall_link.key.as_ref().ok_or("no hall key")?;
         let opened = key.open(&self.control, &p.payload).map_err(|e| e.to_string())?;
-        let (Some(epoch), Some(from), Some(n)) = (opened.number("epoch"), opened.number("from"), opened.number("n"))
-        else {
+        let Some(ControlSeal { epoch, from, n }) = ControlSeal::read(|name| opened.number(name)) else {
             return Err("its seal lacks the board's run, the sender or the counter".into());
         };
         let own = self.shared.lock().feed.epoch;
