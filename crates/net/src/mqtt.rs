@@ -404,26 +404,26 @@ impl Connection {
         tokio::pin!(handed);
         let mut backoff = Backoff::default();
         let mut link = LinkState::Connecting;
-        // Once stopped: until when, and whether the goodbye was said.
-        let mut closing: Option<(Instant, bool)> = None;
+        let mut phase = Phase::Running;
         let away = loop {
-            let deadline = closing.map(|(at, _)| at);
             let polled = tokio::select! {
                 polled = eventloop.poll() => polled,
-                () = self.stop.cancelled(), if closing.is_none() => {
+                () = self.stop.cancelled(), if phase == Phase::Running => {
                     if link == LinkState::Down {
                         break true;
                     }
-                    closing = Some((Instant::now() + within(), false));
+                    phase = Phase::Handing { until: Instant::now() + within() };
                     continue;
                 }
-                () = &mut handed, if matches!(closing, Some((_, false))) => {
-                    closing = closing.map(|(at, _)| (at, true));
+                () = &mut handed, if matches!(phase, Phase::Handing { .. }) => {
                     let (client, over) = (self.client.clone(), self.over.clone());
                     self.tasks.spawn(async move { over.run_until_cancelled(client.disconnect()).await });
+                    if let Phase::Handing { until } = phase {
+                        phase = Phase::Leaving { until };
+                    }
                     continue;
                 }
-                () = sleep_until(deadline), if deadline.is_some() => {
+                () = sleep_until(phase.until()), if phase != Phase::Running => {
                     warn!(client = %id, "mqtt: the broker did not take everything in time; stopped anyway");
                     break false;
                 }
@@ -441,8 +441,8 @@ impl Connection {
                 Ok(MqttEvent::Incoming(Packet::Publish(p))) => peer.received(&p),
                 Ok(other) => debug!(client = %id, "mqtt: {other:?}"),
                 // The broker closed the connection after the goodbye, or it
-                // was lost while closing: over either way.
-                Err(_) if closing.is_some() => break false,
+                // was lost while stopping: over either way.
+                Err(_) if phase != Phase::Running => break false,
                 Err(e) => {
                     peer.lost(&mut eventloop, &e, link != LinkState::Down);
                     link = LinkState::Down;
@@ -455,6 +455,27 @@ impl Connection {
         };
         self.over.cancel();
         peer.closed(away);
+    }
+}
+
+/// Where a [`Connection`] is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Kept up, until its stop.
+    Running,
+    /// Stopped: what its owner holds is being handed to the client.
+    Handing { until: Instant },
+    /// Goodbye said: the broker is to close the connection.
+    Leaving { until: Instant },
+}
+
+impl Phase {
+    /// The end of a stop's time.
+    fn until(self) -> Option<Instant> {
+        match self {
+            Phase::Running => None,
+            Phase::Handing { until } | Phase::Leaving { until } => Some(until),
+        }
     }
 }
 

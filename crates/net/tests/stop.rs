@@ -12,6 +12,7 @@ use common::{Mosquitto, eventually, get, played};
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 use tactus_net::{AppState, BoardFeed, BoardPublisher, Broker, Hall, HallLink, RelayOptions, Tags, relay, serve};
 use tactus_sim::Profile;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -104,4 +105,79 @@ async fn the_owners_token_stops_a_board_a_relay_and_the_server() {
     assert_eq!(departure(&mosquitto, "tactus-relay-club").await, (1, 0), "the relay said goodbye");
     assert_eq!(retained(mosquitto.port, "b1").await.seq, last);
     assert!(tokio::net::TcpStream::connect(addr).await.is_err(), "the server no longer listens");
+}
+
+/// A broker that takes a connection (MQTT 5.0, 3.2: CONNACK, success, no
+/// properties) and then says nothing and never closes it: it acknowledges
+/// no publication and ignores a DISCONNECT. The kinds of the packets the
+/// client sent (the fixed header's upper four bits, 2.1.2) come back on the
+/// channel as they arrive.
+async fn silent_broker() -> (u16, tokio::sync::mpsc::UnboundedReceiver<u8>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let mut buffer = Vec::new();
+        let mut connected = false;
+        loop {
+            let mut chunk = [0u8; 4096];
+            let n = stream.read(&mut chunk).await.unwrap_or(0);
+            if n == 0 {
+                return;
+            }
+            buffer.extend_from_slice(&chunk[..n]);
+            // Whole packets: a byte of kind and flags, the remaining length
+            // as a variable byte integer (1.5.5), then that many bytes.
+            while let Some((kind, len)) = packet(&buffer) {
+                buffer.drain(..len);
+                if kind == 1 && !connected {
+                    stream.write_all(&[0x20, 0x03, 0x00, 0x00, 0x00]).await.unwrap();
+                    connected = true;
+                }
+                let _ = tx.send(kind);
+            }
+        }
+    });
+    (port, rx)
+}
+
+/// The kind and whole length of the first packet in `bytes`, once it is all there.
+fn packet(bytes: &[u8]) -> Option<(u8, usize)> {
+    let mut remaining = 0usize;
+    for (i, &b) in bytes.iter().enumerate().skip(1).take(4) {
+        remaining |= usize::from(b & 0x7f) << (7 * (i - 1));
+        if b & 0x80 == 0 {
+            let len = i + 1 + remaining;
+            return (bytes.len() >= len).then_some((bytes[0] >> 4, len));
+        }
+    }
+    None
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_board_says_goodbye_to_a_broker_that_never_answers_and_stops_in_its_time() {
+    let (port, mut kinds) = silent_broker().await;
+    let link = HallLink::new(Broker::new("127.0.0.1", port));
+    let board = BoardPublisher::start(&link, "club", "b1", None, &CancellationToken::new()).unwrap();
+    eventually(WAIT, "the board to connect", async || board.connected()).await;
+    board.set_tags(Tags { white: Some("Ann".into()), ..Tags::default() });
+    // The broker never acknowledges nor closes: only the bound ends the stop.
+    // Waited for far longer than its 300 ms, and less than the client's own
+    // keep-alive would take to give up on the broker (twice 10 s).
+    let bound = Duration::from_secs(10);
+    tokio::time::timeout(bound, board.shutdown(Duration::from_millis(300))).await.expect("the board stops in its time");
+    let mut said = Vec::new();
+    let goodbye = tokio::time::timeout(WAIT, async {
+        while let Some(kind) = kinds.recv().await {
+            said.push(kind);
+            if kind == 14 {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(goodbye.is_ok(), "the board said goodbye (DISCONNECT): {said:?}");
+    assert_eq!(said.first(), Some(&1), "CONNECT first: {said:?}");
+    assert!(said.contains(&3), "the board published before it: {said:?}");
 }
