@@ -105,8 +105,6 @@ pub struct AppState {
     controls: Result<mpsc::Sender<Control>, Arc<str>>,
     token: Option<Arc<str>>,
     web_dir: Option<Arc<Path>>,
-    /// The server's stop, which ends the `/events` streams too.
-    stop: CancellationToken,
     limits: Limits,
     viewers: Arc<AtomicUsize>,
 }
@@ -129,7 +127,6 @@ impl AppState {
             controls,
             token: None,
             web_dir: None,
-            stop: CancellationToken::new(),
             limits: Limits::default(),
             viewers: Arc::new(AtomicUsize::new(0)),
         }
@@ -154,18 +151,14 @@ impl AppState {
         self
     }
 
-    fn streams(&self) -> sse::Streams {
-        sse::Streams {
+    /// The routes, served until `stop` (which ends the `/events` streams too).
+    fn router(self, stop: CancellationToken) -> Router {
+        let streams = sse::Streams {
             hall: self.hall.clone(),
             open: self.viewers.clone(),
             max: self.limits.max_viewers,
-            stop: self.stop.clone(),
-        }
-    }
-
-    /// The routes, served until `stop`.
-    fn router(mut self, stop: CancellationToken) -> Router {
-        self.stop = stop;
+            stop,
+        };
         Router::new()
             .route("/games.pgn", get(games_pgn))
             .route("/game/{file}", get(game_pgn))
@@ -177,7 +170,7 @@ impl AppState {
             .route("/api/game/{id}/claim", post(claim))
             .route("/api/game/{id}/pause", post(pause))
             .route("/api/game/{id}/resume", post(resume))
-            .route("/events", get(sse::events).with_state(self.streams()))
+            .route("/events", get(sse::events).with_state(streams))
             .route("/", get(page))
             .route("/board/{id}", get(page))
             .route("/arbiter", get(page))
@@ -375,6 +368,7 @@ async fn accept(listener: tokio::net::TcpListener, state: AppState, stop: Cancel
             tokio::task::yield_now().await;
         }
     }
+    // A client from now on is refused rather than left waiting.
     drop(listener);
     tasks.close();
     let _ = tokio::time::timeout(GRACE + Duration::from_secs(1), tasks.wait()).await;
