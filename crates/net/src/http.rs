@@ -153,12 +153,8 @@ impl AppState {
 
     /// The routes, served until `stop` (which ends the `/events` streams too).
     fn router(self, stop: CancellationToken) -> Router {
-        let streams = sse::Streams {
-            hall: self.hall.clone(),
-            open: self.viewers.clone(),
-            max: self.limits.max_viewers,
-            stop,
-        };
+        let streams =
+            sse::Streams { hall: self.hall.clone(), open: self.viewers.clone(), max: self.limits.max_viewers, stop };
         Router::new()
             .route("/games.pgn", get(games_pgn))
             .route("/game/{file}", get(game_pgn))
