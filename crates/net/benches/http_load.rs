@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 use tactus_net::{AppState, Hall, SharedHall, Tags, serve};
 use tactus_sim::{Profile, random_game, simulate};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_util::sync::CancellationToken;
 
 const ROLE: &str = "TACTUS_HTTP_BENCH_ROLE";
 const PER_PROCESS: usize = 250;
@@ -72,7 +73,7 @@ fn server() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         println!("http {}", listener.local_addr().unwrap().port());
         std::io::stdout().flush().unwrap();
-        tokio::spawn(serve(listener, AppState::new(hall, tx)));
+        tokio::spawn(serve(listener, AppState::new(hall, tx), &CancellationToken::new()));
         // The game's clock: a 10 ms timer, and how late it fires.
         let clock = tokio::spawn(async {
             let mut late = Vec::new();

@@ -31,6 +31,7 @@ use tactus_core::{Event, EventKind, Policy, Session};
 use tactus_net::{AppState, BoardPublisher, Broker, Hall, HallKey, HallLink, RelayOptions, Tags, relay, serve};
 use tactus_sim::{Profile, random_game, simulate};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_util::sync::CancellationToken;
 
 const CHILD: &str = "TACTUS_RELAY_BENCH_BROKER_PORT";
 const HALL: &str = "bench";
@@ -65,11 +66,17 @@ fn relay_process(broker_port: u16) {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async {
         let boards = env_or("BOARDS", 1000) as usize;
-        let relay = relay(&link(broker_port), Hall::new(HALL), RelayOptions { max_boards: boards }).unwrap();
+        let relay =
+            relay(&link(broker_port), Hall::new(HALL), RelayOptions { max_boards: boards }, &CancellationToken::new())
+                .unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         println!("http {}", listener.local_addr().unwrap().port());
         std::io::stdout().flush().unwrap();
-        tokio::spawn(serve(listener, AppState::read_only(relay.hall.clone(), "the benchmark takes no actions")));
+        tokio::spawn(serve(
+            listener,
+            AppState::read_only(relay.hall.clone(), "the benchmark takes no actions"),
+            &CancellationToken::new(),
+        ));
         tokio::task::spawn_blocking(|| std::io::stdin().lines().count()).await.unwrap();
         let s = &relay.stats;
         println!(
@@ -216,7 +223,11 @@ async fn run(boards: usize, duration: Duration, think: u64, poll: Duration) {
 
     // Boards connect, then play from a common start, each a little apart.
     let publishers: Vec<Arc<BoardPublisher>> = (0..boards)
-        .map(|i| Arc::new(BoardPublisher::start(&broker, HALL, &format!("b{i:04}"), None).unwrap()))
+        .map(|i| {
+            Arc::new(
+                BoardPublisher::start(&broker, HALL, &format!("b{i:04}"), None, &CancellationToken::new()).unwrap(),
+            )
+        })
         .collect();
     tokio::time::sleep(Duration::from_secs(2)).await;
     let published: Arc<Mutex<Vec<Vec<Instant>>>> = Arc::new(Mutex::new(vec![Vec::new(); boards]));

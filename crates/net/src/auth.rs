@@ -30,6 +30,8 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tracing::warn;
 
+use crate::wire::unix_ms;
+
 /// The seal's first word, and the version of its format.
 const SEAL: &str = "tactus-auth1";
 
@@ -211,7 +213,7 @@ pub(crate) fn random_id() -> u64 {
     let mut bytes = [0u8; 8];
     // Without the system's randomness the time still tells runs apart.
     if getrandom::fill(&mut bytes).is_err() {
-        return crate::mqtt::unix_ms() ^ u64::from(std::process::id()) << 40;
+        return unix_ms() ^ u64::from(std::process::id()) << 40;
     }
     u64::from_le_bytes(bytes)
 }

@@ -14,9 +14,10 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 use tactus_core::pgn;
 use tactus_core::{Article, EndReason, EngineEval, Event, EventKind, serde_chess};
-use tactus_trace::{Header, Ms};
+use tactus_trace::{GameResult, Header, Ms};
 
 use crate::teams::{BoardTeams, MatchScore, TeamMatch};
+use crate::wire::opt_result;
 
 /// Spoken lines kept per board: enough for the page, bounded for MQTT.
 pub const SPOKEN_KEPT: usize = 50;
@@ -146,8 +147,8 @@ pub struct BoardFeed {
     pub clocks: Clocks,
     #[serde(default)]
     pub paused: bool,
-    #[serde(default)]
-    pub result: Option<String>,
+    #[serde(default, with = "opt_result")]
+    pub result: Option<GameResult>,
     #[serde(default)]
     pub end_reason: Option<EndReason>,
     /// `irregularity`, `penalty`, `claimable` and `observation` events, for
@@ -314,7 +315,7 @@ impl BoardFeed {
             EventKind::GameOver { result, reason, .. } => {
                 self.clocks.advance(t);
                 self.clocks.running = None;
-                self.result = Some(result.to_string());
+                self.result = Some(*result);
                 self.end_reason = Some(*reason);
             }
             EventKind::Irregularity(_) | EventKind::Claimable { .. } | EventKind::Observation { .. } => {
@@ -476,7 +477,7 @@ impl BoardFeed {
     /// The game in PGN, with the team tags when the board is in a match.
     pub fn pgn(&self, team: Option<&BoardTeams>) -> String {
         let mut out = String::with_capacity(256 + self.moves.len() * 24);
-        let result = self.result.as_deref().unwrap_or("*");
+        let result = self.result.map_or("*", GameResult::as_str);
         let extra = match team {
             Some(team) => vec![
                 ("WhiteTeam", team.white_team.clone()),
@@ -827,13 +828,13 @@ impl Hall {
 
     /// The board's place in a team match, if it has one.
     pub fn board_teams(&self, board: &str) -> Option<BoardTeams> {
-        let result = |id: &str| self.feed(id).and_then(|f| f.result.clone());
+        let result = |id: &str| self.feed(id).and_then(|f| f.result);
         self.matches.iter().find_map(|m| m.board_teams(board, result))
     }
 
     /// The score of every match.
     pub fn scores(&self) -> Vec<MatchScore> {
-        let result = |id: &str| self.feed(id).and_then(|f| f.result.clone());
+        let result = |id: &str| self.feed(id).and_then(|f| f.result);
         self.matches.iter().map(|m| m.score(result)).collect()
     }
 

@@ -22,48 +22,18 @@ use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use shakmaty::Color;
+use tactus_core::serde_chess;
 use tactus_trace::{Claim, GameResult, Input, OffBoardReason};
 use tokio::sync::{Notify, mpsc};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tower::ServiceExt;
 
 use crate::auth::{Refusals, SecretError, read_secret, same_secret};
 use crate::feed::{BoardFeed, Hall, Trust};
-use crate::sse::{self, SharedHall, Shutdown};
+use crate::sse::{self, SharedHall};
 use crate::teams::{BoardTeams, MatchScore};
-
-/// An arbiter's action for a board's core, as the daemon applies it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Control {
-    pub board: String,
-    pub input: Input,
-}
-
-/// The most time an arbiter may set on a clock: 9:59:59, what a chess
-/// clock can show (a trace's range, `tactus_trace::range::CLOCK_MS`).
-pub const MAX_CLOCK_SET_MS: u64 = *tactus_trace::range::CLOCK_MS.values.end();
-/// The most time one penalty or addition may give (FIDE's are minutes).
-pub const MAX_ADDED_MS: u64 = *tactus_trace::range::ADDED_MS.values.end();
-
-/// Checks an arbiter's action as the board will take it, from the page or
-/// over MQTT: only the actions of `API.md`, with values in range.
-pub fn check_arbiter_input(input: &Input) -> Result<(), String> {
-    let clock = |name: &str, ms: u64| {
-        if ms > MAX_CLOCK_SET_MS {
-            Err(format!("{name} {ms} ms is more than a clock shows (9:59:59 = {MAX_CLOCK_SET_MS} ms)"))
-        } else {
-            Ok(())
-        }
-    };
-    match *input {
-        Input::SetClock { white_ms, black_ms } => clock("white_ms", white_ms).and(clock("black_ms", black_ms)),
-        Input::AddTime { ms: 0, .. } => Err("time added must be more than 0 ms".into()),
-        Input::AddTime { ms, .. } if ms > MAX_ADDED_MS => {
-            Err(format!("{ms} ms is more time than one addition gives (at most {MAX_ADDED_MS} ms, an hour)"))
-        }
-        Input::AddTime { .. } | Input::Result { .. } | Input::Claim { .. } | Input::Pause | Input::Resume => Ok(()),
-        _ => Err("not an arbiter's action (result, set_clock, add_time, claim, pause, resume)".into()),
-    }
-}
+use crate::wire::{Control, MAX_ADDED_MS, MAX_CLOCK_SET_MS, check_arbiter_input, opt_spelled, spelled, unix_ms};
 
 /// The environment variable that may hold the arbiter's token.
 pub const TOKEN_ENV: &str = "TACTUS_TOKEN";
@@ -131,13 +101,12 @@ impl Default for Limits {
 /// and the page's files. Cheap to clone.
 #[derive(Clone)]
 pub struct AppState {
-    pub(crate) hall: SharedHall,
+    hall: SharedHall,
     controls: Result<mpsc::Sender<Control>, Arc<str>>,
     token: Option<Arc<str>>,
     web_dir: Option<Arc<Path>>,
-    pub(crate) shutdown: Shutdown,
-    pub(crate) limits: Limits,
-    pub(crate) viewers: Arc<AtomicUsize>,
+    limits: Limits,
+    viewers: Arc<AtomicUsize>,
 }
 
 impl AppState {
@@ -158,7 +127,6 @@ impl AppState {
             controls,
             token: None,
             web_dir: None,
-            shutdown: Shutdown::new(),
             limits: Limits::default(),
             viewers: Arc::new(AtomicUsize::new(0)),
         }
@@ -183,18 +151,10 @@ impl AppState {
         self
     }
 
-    /// Shut the server down (and end the `/events` streams) when triggered.
-    pub fn with_shutdown(mut self, shutdown: Shutdown) -> AppState {
-        self.shutdown = shutdown;
-        self
-    }
-
-    pub fn hall(&self) -> &SharedHall {
-        &self.hall
-    }
-
-    /// The routes, for serving or embedding.
-    pub fn router(self) -> Router {
+    /// The routes, served until `stop` (which ends the `/events` streams too).
+    fn router(self, stop: CancellationToken) -> Router {
+        let streams =
+            sse::Streams { hall: self.hall.clone(), open: self.viewers.clone(), max: self.limits.max_viewers, stop };
         Router::new()
             .route("/games.pgn", get(games_pgn))
             .route("/game/{file}", get(game_pgn))
@@ -206,7 +166,7 @@ impl AppState {
             .route("/api/game/{id}/claim", post(claim))
             .route("/api/game/{id}/pause", post(pause))
             .route("/api/game/{id}/resume", post(resume))
-            .route("/events", get(sse::events))
+            .route("/events", get(sse::events).with_state(streams))
             .route("/", get(page))
             .route("/board/{id}", get(page))
             .route("/arbiter", get(page))
@@ -245,7 +205,6 @@ impl Drop for Busy {
 struct Connections {
     max: usize,
     inner: Mutex<Open>,
-    empty: Notify,
 }
 
 #[derive(Default)]
@@ -300,15 +259,7 @@ impl Connections {
     }
 
     fn release(&self, id: u64) {
-        let mut open = self.lock();
-        open.remove(id);
-        if open.slots.is_empty() {
-            self.empty.notify_waiters();
-        }
-    }
-
-    fn count(&self) -> usize {
-        self.lock().slots.len()
+        self.lock().remove(id);
     }
 }
 
@@ -341,10 +292,12 @@ impl http_body::Body for Guarded {
 /// How long open requests may go on once the server is told to stop.
 const GRACE: Duration = Duration::from_secs(5);
 
-/// Serves until the state's [`Shutdown`] is triggered, then finishes the
-/// requests in flight (for at most a few seconds). Holds at most
-/// [`Limits::max_connections`] connections, closes those that do not send a
-/// request head in time, and bounds every request's body and answer.
+/// Serves until `stop` is cancelled (or the returned future is dropped),
+/// then ends the `/events` streams and finishes the requests in flight: the
+/// future is ready once every connection has ended, or after 5 s those
+/// still open are closed. Holds at most [`Limits::max_connections`]
+/// connections, closes those that do not send a request head in time, and
+/// bounds every request's body and answer.
 ///
 /// The connections are served on a thread of their own, with a runtime of
 /// its own: a crowd of clients never delays the caller's tasks (the
@@ -352,35 +305,35 @@ const GRACE: Duration = Duration::from_secs(5);
 /// thread's own heap (glibc gives each thread an arena), not between the
 /// game's allocations, where glibc kept it once freed: 1,000 slow clients
 /// left 13–23 MB behind, more round after round (`benches/http_load.rs`);
-/// now they cost about 2 MB at their peak, kept for the next crowd. Dropping
-/// the returned future stops the thread too.
-pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
-    let listener = listener.into_std()?;
-    let (done_tx, done) = tokio::sync::oneshot::channel();
-    // Dropped with this future: the thread stops serving.
-    let (_serving, dropped) = tokio::sync::oneshot::channel::<()>();
-    std::thread::Builder::new().name("tactus-http".into()).spawn(move || {
-        let served = tokio::runtime::Builder::new_current_thread().enable_all().build().and_then(|rt| {
-            rt.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener)?;
-                tokio::select! {
-                    served = accept(listener, state) => served,
-                    _ = dropped => Ok(()),
-                }
-            })
-        });
-        let _ = done_tx.send(served);
-    })?;
-    done.await.unwrap_or_else(|_| Err(std::io::Error::other("the HTTP thread ended")))
+/// now they cost about 2 MB at their peak, kept for the next crowd.
+pub fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    stop: &CancellationToken,
+) -> impl Future<Output = std::io::Result<()>> + Send + 'static {
+    // The server's own: dropping the future stops the server, not its owner.
+    let stop = stop.child_token();
+    async move {
+        let _stop_when_dropped = stop.clone().drop_guard();
+        let listener = listener.into_std()?;
+        let (done_tx, done) = tokio::sync::oneshot::channel();
+        std::thread::Builder::new().name("tactus-http".into()).spawn(move || {
+            let served = tokio::runtime::Builder::new_current_thread().enable_all().build().and_then(|rt| {
+                rt.block_on(async move { accept(tokio::net::TcpListener::from_std(listener)?, state, stop).await })
+            });
+            let _ = done_tx.send(served);
+        })?;
+        done.await.unwrap_or_else(|_| Err(std::io::Error::other("the HTTP thread ended")))
+    }
 }
 
-/// Takes connections until the state's [`Shutdown`], on the HTTP thread.
-async fn accept(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
-    let shutdown = state.shutdown.clone();
+/// Takes connections until `stop`, on the HTTP thread, then waits for the
+/// connections (each is given [`GRACE`] to finish).
+async fn accept(listener: tokio::net::TcpListener, state: AppState, stop: CancellationToken) -> std::io::Result<()> {
     let limits = state.limits;
-    let router = state.router();
-    let connections =
-        Arc::new(Connections { max: limits.max_connections.max(1), inner: Mutex::default(), empty: Notify::new() });
+    let router = state.router(stop.clone());
+    let connections = Arc::new(Connections { max: limits.max_connections.max(1), inner: Mutex::default() });
+    let tasks = TaskTracker::new();
     let refused = Refusals::default();
     loop {
         let stream = tokio::select! {
@@ -393,7 +346,7 @@ async fn accept(listener: tokio::net::TcpListener, state: AppState) -> std::io::
                     continue;
                 }
             },
-            () = shutdown.wait() => break,
+            () = stop.cancelled() => break,
         };
         let (stream, peer) = stream;
         let Some((slot, made_room)) = connections.admit(peer.ip()) else {
@@ -403,7 +356,7 @@ async fn accept(listener: tokio::net::TcpListener, state: AppState) -> std::io::
             continue;
         };
         let _ = stream.set_nodelay(true);
-        tokio::spawn(connection(stream, slot, router.clone(), limits, shutdown.clone(), connections.clone()));
+        tasks.spawn(connection(stream, slot, router.clone(), limits, stop.clone(), connections.clone()));
         if made_room {
             // Let the connection closed to make room go before taking
             // another: its file is free again, so the open files stay
@@ -411,12 +364,10 @@ async fn accept(listener: tokio::net::TcpListener, state: AppState) -> std::io::
             tokio::task::yield_now().await;
         }
     }
-    if connections.count() > 0 {
-        let empty = connections.empty.notified();
-        if connections.count() > 0 {
-            let _ = tokio::time::timeout(GRACE + Duration::from_secs(1), empty).await;
-        }
-    }
+    // A client from now on is refused rather than left waiting.
+    drop(listener);
+    tasks.close();
+    let _ = tokio::time::timeout(GRACE + Duration::from_secs(1), tasks.wait()).await;
     Ok(())
 }
 
@@ -429,7 +380,7 @@ async fn connection(
     slot: Arc<Slot>,
     router: Router,
     limits: Limits,
-    shutdown: Shutdown,
+    stop: CancellationToken,
     connections: Arc<Connections>,
 ) {
     // hyper gives a connection buffers of 8 KiB and more as it starts
@@ -440,12 +391,12 @@ async fn connection(
         head = tokio::time::timeout(limits.header_timeout, first_head(&mut stream)) => head.ok().and_then(Result::ok),
         // Closed to make room: the socket closes as the connection drops.
         () = slot.evict.notified() => None,
-        () = shutdown.wait() => None,
+        () = stop.cancelled() => None,
     };
     if let Some(head) = first {
         // Boxed: the task of a client still sending its head holds none of
         // hyper's state.
-        Box::pin(serve_connection(Prefixed { head, at: 0, stream }, &slot, router, limits, shutdown)).await;
+        Box::pin(serve_connection(Prefixed { head, at: 0, stream }, &slot, router, limits, stop)).await;
     }
     connections.release(slot.id);
 }
@@ -527,7 +478,7 @@ impl tokio::io::AsyncWrite for Prefixed {
 
 /// Answers the connection's requests with hyper until it ends, is closed to
 /// make room, or the server stops.
-async fn serve_connection(io: Prefixed, slot: &Arc<Slot>, router: Router, limits: Limits, shutdown: Shutdown) {
+async fn serve_connection(io: Prefixed, slot: &Arc<Slot>, router: Router, limits: Limits, stop: CancellationToken) {
     let service_slot = slot.clone();
     let service = hyper::service::service_fn(move |request: axum::http::Request<hyper::body::Incoming>| {
         let busy = Busy::new(&service_slot);
@@ -552,7 +503,7 @@ async fn serve_connection(io: Prefixed, slot: &Arc<Slot>, router: Router, limits
         _ = conn.as_mut() => {}
         // Closed to make room: the socket closes as the connection drops.
         () = slot.evict.notified() => {}
-        () = shutdown.wait() => {
+        () = stop.cancelled() => {
             conn.as_mut().graceful_shutdown();
             let _ = tokio::time::timeout(GRACE, conn).await;
         }
@@ -620,7 +571,7 @@ async fn api_hall(State(state): State<AppState>) -> Response {
     let text = state.hall.read(|h| {
         let boards =
             h.feeds().map(|feed| BoardView { feed, team: h.board_teams(&feed.id), now_unix_ms: None }).collect();
-        let now_unix_ms = crate::mqtt::unix_ms();
+        let now_unix_ms = unix_ms();
         serde_json::to_string(&HallView { hall: h.name(), trust: h.trust(), now_unix_ms, boards, matches: h.scores() })
     });
     match text {
@@ -632,7 +583,7 @@ async fn api_hall(State(state): State<AppState>) -> Response {
 async fn api_game(State(state): State<AppState>, UrlPath(id): UrlPath<String>) -> Response {
     let text = state.hall.read(|h| {
         h.feed(&id).map(|feed| {
-            let view = BoardView { feed, team: h.board_teams(&id), now_unix_ms: Some(crate::mqtt::unix_ms()) };
+            let view = BoardView { feed, team: h.board_teams(&id), now_unix_ms: Some(unix_ms()) };
             serde_json::to_string(&view)
         })
     });
@@ -669,27 +620,12 @@ impl FromRequestParts<AppState> for Arbiter {
     }
 }
 
-#[derive(Deserialize, Clone, Copy)]
-#[serde(rename_all = "lowercase")]
-enum Side {
-    White,
-    Black,
-}
-
-impl From<Side> for Color {
-    fn from(s: Side) -> Color {
-        match s {
-            Side::White => Color::White,
-            Side::Black => Color::Black,
-        }
-    }
-}
-
 #[derive(Deserialize)]
 struct ResultBody {
-    result: String,
-    #[serde(default)]
-    reason: Option<String>,
+    #[serde(deserialize_with = "spelled")]
+    result: GameResult,
+    #[serde(default, deserialize_with = "opt_spelled")]
+    reason: Option<OffBoardReason>,
 }
 
 /// A field of milliseconds, named in the error when it is missing or not
@@ -707,21 +643,16 @@ fn clip(text: &str) -> String {
 
 #[derive(Deserialize)]
 struct PenaltySide {
-    side: Side,
-}
-
-#[derive(Deserialize, Clone, Copy)]
-#[serde(rename_all = "lowercase")]
-enum ClaimName {
-    Illegal,
-    Threefold,
-    Fifty,
+    #[serde(with = "serde_chess::color")]
+    side: Color,
 }
 
 #[derive(Deserialize)]
 struct ClaimBody {
-    side: Side,
-    claim: ClaimName,
+    #[serde(with = "serde_chess::color")]
+    side: Color,
+    #[serde(deserialize_with = "spelled")]
+    claim: Claim,
     accept: bool,
 }
 
@@ -753,7 +684,7 @@ const SEND_WAIT: Duration = Duration::from_secs(2);
 async fn send(state: &AppState, board: String, input: Input) -> Result<Response, Refused> {
     check_arbiter_input(&input).map_err(bad)?;
     let unavailable = |why: String| Err(Refused(StatusCode::SERVICE_UNAVAILABLE, why));
-    let known = state.hall.read(|h| h.feed(&board).map(|f| (f.seq, f.result.clone())));
+    let known = state.hall.read(|h| h.feed(&board).map(|f| (f.seq, f.result)));
     let Some(known) = known else {
         return Ok(no_board(&board));
     };
@@ -764,6 +695,7 @@ async fn send(state: &AppState, board: String, input: Input) -> Result<Response,
     match known {
         (0, _) => return unavailable(format!("board {board:?} has not been heard from yet")),
         (_, Some(result)) => {
+            let result = result.as_str();
             return unavailable(format!("the game on board {board:?} is over ({result}): it takes no more actions"));
         }
         _ => {}
@@ -782,12 +714,8 @@ async fn set_result(
     body: Bytes,
 ) -> Result<Response, Refused> {
     let body: ResultBody = parse(&headers, &body)?;
-    let result: GameResult = body.result.parse().map_err(bad)?;
-    let reason = match body.reason.as_deref() {
-        None => OffBoardReason::Arbiter,
-        Some(r) => r.parse().map_err(bad)?,
-    };
-    send(&state, id, Input::Result { result, reason }).await
+    let reason = body.reason.unwrap_or(OffBoardReason::Arbiter);
+    send(&state, id, Input::Result { result: body.result, reason }).await
 }
 
 async fn set_clock(
@@ -812,7 +740,7 @@ async fn penalty(
     let b: serde_json::Value = parse(&headers, &body)?;
     let side: PenaltySide = serde_json::from_value(b.clone()).map_err(|e| bad(format!("bad request body: {e}")))?;
     let ms = millis(&b, "ms", MAX_ADDED_MS)?;
-    send(&state, id, Input::AddTime { side: side.side.into(), ms }).await
+    send(&state, id, Input::AddTime { side: side.side, ms }).await
 }
 
 async fn claim(
@@ -822,23 +750,17 @@ async fn claim(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, Refused> {
-    let b: ClaimBody = parse(&headers, &body)?;
-    let side = Color::from(b.side);
-    let claim = match b.claim {
-        ClaimName::Illegal => Claim::Illegal,
-        ClaimName::Threefold => Claim::Threefold,
-        ClaimName::Fifty => Claim::Fifty,
-    };
-    if b.accept {
+    let ClaimBody { side, claim, accept } = parse(&headers, &body)?;
+    if accept {
         return send(&state, id, Input::Claim { side, claim }).await;
     }
     // A rejected claim never reaches the core: it is recorded here.
-    let what = match b.claim {
-        ClaimName::Illegal => "an illegal move (A.5.2)",
-        ClaimName::Threefold => "a draw by threefold repetition (9.2)",
-        ClaimName::Fifty => "a draw under the fifty-move rule (9.3)",
+    let what = match claim {
+        Claim::Illegal => "an illegal move (A.5.2)",
+        Claim::Threefold => "a draw by threefold repetition (9.2)",
+        Claim::Fifty => "a draw under the fifty-move rule (9.3)",
     };
-    let side = tactus_core::serde_chess::color_str(side);
+    let side = serde_chess::color_str(side);
     Ok(match state.hall.note(&id, &format!("the arbiter rejected {side}'s claim of {what}")) {
         Some(note) => axum::Json(json!({ "ok": true, "note": note })).into_response(),
         None => no_board(&id),

@@ -3,22 +3,50 @@
 //! boards. See `API.md` beside this crate for the HTTP and MQTT contract.
 //!
 //! Everything is built from the core's events: a [`Hall`] of [`BoardFeed`]s
-//! (pure, in [`feed`]) is shared live as a [`SharedHall`] whose updates go to
-//! `/events`; arbiter actions come back as [`Control`]s.
+//! (pure) is shared live as a [`SharedHall`] whose updates go to `/events`;
+//! arbiter actions come back as [`Control`]s.
+//!
+//! The modules are private, in layers; each imports only from the layers
+//! below it (`tests/layers.rs` holds them to it):
+//!
+//! | layer | modules | what |
+//! |---|---|---|
+//! | 1 | `wire` | words on the wire: names and topics, a change's envelope, the arbiter's controls, the wall clock |
+//! | 2 | `teams` | pure: team matches, their boards and scores |
+//! | 3 | `feed` | pure: a hall's games as the core's events tell them, and their PGN |
+//! | 4 | `vet` | pure: what a relay takes from the broker, checked |
+//! | 5 | `auth` | the hall key's seals, secrets read from files, refusals counted |
+//! | 6 | `sse` | the hall shared live, and `/events` (given the hall, not the server) |
+//! | 7 | `http`, `mqtt` | the server; a board's publisher and the broker's client |
+//! | 8 | `relay` | a hall's boards gathered from the broker |
+//!
+//! One stop for all it starts: [`serve`], [`relay`] and
+//! [`BoardPublisher::start`] take their owner's `CancellationToken`
+//! (tokio-util) and stop when it is cancelled, each the orderly way and
+//! within a bound: the server finishes the requests in flight and ends the
+//! `/events` streams, a board and a relay hand the broker what they hold
+//! (not while it is away), say goodbye and wait for it to close the
+//! connection. Their tasks are tracked: the future `serve` returns, and
+//! `stopped()` of a board or a relay, are ready once all have ended;
+//! `shutdown()` stops one alone. Nothing is aborted.
 
-pub mod auth;
-pub mod feed;
-pub mod http;
-pub mod mqtt;
-pub mod relay;
-pub mod sse;
-pub mod teams;
-pub mod vet;
+mod auth;
+mod feed;
+mod http;
+mod mqtt;
+mod relay;
+mod sse;
+mod teams;
+mod vet;
+mod wire;
 
-pub use auth::{HallKey, SecretError, read_secret};
-pub use feed::{Applied, ArbiterNote, BoardFeed, Change, Clocks, EngineView, FeedMove, Hall, Spoken, Tags, Trust};
-pub use http::{AppState, Control, Limits, check_arbiter_input, serve};
-pub use mqtt::{BoardPublisher, Broker, HallLink, LinkSettings, Login, MqttError};
-pub use relay::{Relay, RelayOptions, RelayStats, relay};
-pub use sse::{SharedHall, Shutdown, Update};
-pub use teams::{BoardTeams, HomeAway, MatchScore, Team, TeamMatch};
+pub use auth::{HallKey, MIN_KEY_BYTES, Refusals, SecretError, read_secret};
+pub use feed::{
+    Applied, ArbiterNote, BoardFeed, Change, Clocks, EngineView, FeedMove, Hall, SPOKEN_KEPT, Spoken, Tags, Trust,
+};
+pub use http::{AppState, Limits, MAX_HEAD, TOKEN_ENV, arbiter_token, serve};
+pub use mqtt::{BoardPublisher, Broker, HallLink, LinkSettings, Login, MqttError, PASSWORD_ENV, SYSTEM_CA_FILE};
+pub use relay::{MAX_BOARDS, Relay, RelayOptions, RelayStats, UNTRUSTED, relay};
+pub use sse::{SharedHall, Update, UpdateKind};
+pub use teams::{BoardScore, BoardTeams, HomeAway, MatchScore, Team, TeamMatch, TeamScore};
+pub use wire::{BadName, Control, check_arbiter_input};

@@ -1,6 +1,7 @@
 //! MQTT: each board publishes its changes to `tactus/<hall>/<board>/events`
-//! (QoS 1) and its [`BoardFeed`] retained on `tactus/<hall>/<board>/state`,
-//! and takes the arbiter's controls from `tactus/<hall>/<board>/control`.
+//! (QoS 1) and its [`BoardFeed`](crate::feed::BoardFeed) retained on
+//! `tactus/<hall>/<board>/state`, and takes the arbiter's controls from
+//! `tactus/<hall>/<board>/control` ([`BoardPublisher`]).
 //!
 //! A change travels as `{"epoch": e, "seq": n, "event" | "spoken" | "tags": …}`:
 //! `epoch` names the publisher's run (its start in Unix ms) and `seq` counts
@@ -12,47 +13,35 @@
 //! takes controls only with one, and only sealed for its own run, each once.
 //! A board also watches its own state topic and puts its state back when
 //! anyone else writes there.
+//!
+//! Here too the broker's client, as boards and relays share it: where the
+//! broker is and how to log in ([`HallLink`]), and a [`Connection`] kept up
+//! with back-off until its owner stops it, then ended the orderly way.
 
 use std::collections::VecDeque;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-use rumqttc::v5::mqttbytes::QoS;
 use rumqttc::v5::mqttbytes::v5::{ConnectReturnCode, Filter, Packet, Publish};
 use rumqttc::v5::{AsyncClient, ConnectionError, Event as MqttEvent, EventLoop, MqttOptions, Request};
-use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
-use tactus_core::Event;
-use tactus_trace::{Entry, Input, Ms, Record};
-use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
-use tracing::{debug, info, warn};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tracing::{debug, warn};
 
-use crate::auth::{Counters, HallKey, Refusals, SecretError, read_secret};
-use crate::feed::{BoardFeed, Change, Spoken, Tags};
-use crate::http::{Control, check_arbiter_input};
+use crate::auth::{HallKey, SecretError, random_id, read_secret};
+use crate::wire::BadName;
 
-/// Changes waiting for the broker; past this the oldest passing ones
-/// (touches, announced moves) make room, so the daemon never waits.
-pub const QUEUE_CAPACITY: usize = 1024;
+mod publisher;
+
+pub use publisher::BoardPublisher;
 
 /// Large enough for the retained state of a long game with its rulings.
 /// The broker is told (MQTT 5's Maximum Packet Size) and passes over
 /// anything larger rather than send it.
 pub(crate) const MAX_PACKET: u32 = 4 << 20;
-
-/// Messages a board keeps for the broker across a lost connection.
-const UNSENT_KEPT: usize = 256;
-
-/// States published and not yet heard back that a board remembers.
-const UNECHOED_KEPT: usize = 256;
-
-/// A board puts its state back at most this often when others overwrite it.
-const HEAL_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Where TLS finds the authorities it trusts when no CA file is given
 /// (Debian's bundle, from the `ca-certificates` package).
@@ -146,8 +135,8 @@ impl fmt::Display for Broker {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MqttError {
-    #[error("{what} {name:?} cannot be part of an MQTT topic: use letters, digits, '-' or '_' (at most 64)")]
-    Name { what: &'static str, name: String },
+    #[error(transparent)]
+    Name(#[from] BadName),
     #[error(
         "{0:?} is not a broker address: expected host, host:port or mqtts://host:port, a host name or IP address and a port from 1 to 65535 (e.g. 127.0.0.1:1883)"
     )]
@@ -310,7 +299,7 @@ impl Backoff {
         }
         let step = self.step;
         self.step = (self.step * 2).min(RETRY_MAX);
-        let spread = crate::auth::random_id() % 401;
+        let spread = random_id() % 401;
         step * (800 + spread as u32) / 1000
     }
 }
@@ -346,504 +335,161 @@ pub(crate) fn describe(e: &ConnectionError, link: &HallLink) -> String {
     }
 }
 
-/// Checks one level of a topic: a hall or board name. Names are plain
-/// (letters, digits, `-`, `_`) so that they read the same in a topic, a URL
-/// and a file name.
-pub(crate) fn check_name(what: &'static str, name: &str) -> Result<(), MqttError> {
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if ok { Ok(()) } else { Err(MqttError::Name { what, name: name.to_string() }) }
-}
-
-pub(crate) fn topic(hall: &str, board: &str, leaf: &str) -> String {
-    format!("tactus/{hall}/{board}/{leaf}")
-}
-
-/// One change on the `events` topic.
-#[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct Envelope<C> {
-    pub epoch: u64,
-    pub seq: u64,
-    #[serde(flatten)]
-    pub change: C,
-}
-
-pub(crate) fn control_payload(input: Input) -> String {
-    let mut line = String::new();
-    tactus_trace::format_entry(&mut line, &Entry { t: 0, record: Record::Input(input) });
-    line
-}
-
-pub(crate) fn parse_control(payload: &[u8]) -> Result<Input, String> {
-    let text = std::str::from_utf8(payload).map_err(|e| e.to_string())?;
-    match tactus_trace::parse_entry(1, text.trim()) {
-        Ok(Entry { record: Record::Input(input), .. }) => Ok(input),
-        Ok(_) => Err("not an input line".to_string()),
-        Err(e) => Err(e.message),
-    }
-}
-
-pub(crate) fn unix_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-/// A new run's number: the Unix ms of its start, and always more than the
-/// last run started in this process (two may start within a millisecond).
-fn next_epoch() -> u64 {
-    static LAST: AtomicU64 = AtomicU64::new(0);
-    let now = unix_ms();
-    let previous = LAST.fetch_max(now, Ordering::SeqCst);
-    if previous < now { now } else { LAST.fetch_add(1, Ordering::SeqCst) + 1 }
-}
-
-fn digest(bytes: &[u8]) -> [u8; 32] {
-    Sha256::digest(bytes).into()
-}
-
-struct Queued {
-    essential: bool,
-    payload: Vec<u8>,
-}
-
-/// Where the publisher's connection to the broker stands.
+/// Where a client's connection to the broker stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum LinkState {
+pub(crate) enum LinkState {
     /// Not connected yet, and no attempt has failed.
     Connecting,
     Up,
     /// The last attempt failed, or the connection ended: nothing handed to
     /// the client now reaches the broker until it is back.
     Down,
+    /// Stopped: nothing more goes to the broker.
+    Closed,
 }
 
-struct Outbox {
-    link: LinkState,
-    feed: BoardFeed,
-    queue: VecDeque<Queued>,
-    /// The retained state is behind the feed.
-    state_due: bool,
-    /// The feed's `seq` as last handed to the client.
-    sent_seq: u64,
-    /// The states published and not yet heard back, oldest first: the
-    /// broker passes them back in order.
-    unechoed: VecDeque<[u8; 32]>,
-    /// When the state was last put back after someone else wrote there.
-    healed_at: Option<Instant>,
+/// What one client does with its connection; [`Connection::drive`] keeps
+/// it up and ends it.
+pub(crate) trait Peer {
+    /// The broker took the connection: the filters to subscribe to (a
+    /// clean session forgets them).
+    fn connected(&mut self) -> Vec<Filter>;
+    /// A message on a topic subscribed to.
+    fn received(&mut self, p: &Publish);
+    /// The connection failed or ended; `first` when it was not down
+    /// already (say so once). Trim what the client keeps for the next.
+    fn lost(&mut self, eventloop: &mut EventLoop, why: &ConnectionError, first: bool);
+    /// Nothing more goes to the broker; `away` when it was away at the stop.
+    fn closed(&mut self, away: bool);
 }
 
-struct Shared {
-    outbox: Mutex<Outbox>,
-    wake: Notify,
-    dropped: AtomicU64,
-    malformed: AtomicU64,
-    refused: Refusals,
-    counters: Mutex<Counters>,
+/// A client's connection to the broker, kept up until its owner's token is
+/// cancelled, then ended the orderly way.
+pub(crate) struct Connection {
+    pub client: AsyncClient,
+    /// The owner's word to stop (a child of the owner's token).
+    pub stop: CancellationToken,
+    /// Cancelled once the connection is over: whatever waits on the
+    /// client (its queue may be full) gives up.
+    pub over: CancellationToken,
+    /// Every task of the client's, this one's included.
+    pub tasks: TaskTracker,
 }
 
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, Outbox> {
-        self.outbox.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// A board's link to the hall's broker: publishes its changes and retained
-/// state, and passes the arbiter's controls from the relay to the daemon.
-/// Its methods never block: a bounded queue sits between them and the broker.
-pub struct BoardPublisher {
-    shared: Arc<Shared>,
-    client: AsyncClient,
-    tasks: Vec<JoinHandle<()>>,
-}
-
-impl BoardPublisher {
-    /// Starts publishing board `board` of hall `hall` (needs a Tokio runtime).
-    /// With `controls` and a hall key, the board also takes the arbiter's
-    /// controls from its control topic; without a hall key control over MQTT
-    /// is off (anyone on the broker could send them). It connects in the
-    /// background and reconnects for as long as it lives.
-    pub fn start(
-        link: &HallLink,
-        hall: &str,
-        board: &str,
-        controls: Option<mpsc::Sender<Control>>,
-    ) -> Result<BoardPublisher, MqttError> {
-        check_name("hall", hall)?;
-        check_name("board", board)?;
-        let (client, eventloop) = AsyncClient::new(link.options(format!("tactus-{hall}-{board}"))?, 64);
-        let controls = match (controls, &link.key) {
-            (Some(tx), Some(_)) => Some(tx),
-            (Some(_), None) => {
-                warn!(board, "MQTT control is off: without a hall key, a control cannot be told from a stranger's");
-                None
-            }
-            (None, _) => None,
-        };
-        if link.key.is_none() {
-            warn!(board, "no hall key: what this board publishes is not sealed, and a relay with one will refuse it");
-        }
-        let epoch = next_epoch();
-        let shared = Arc::new(Shared {
-            outbox: Mutex::new(Outbox {
-                link: LinkState::Connecting,
-                feed: BoardFeed { epoch, ..BoardFeed::new(board) },
-                queue: VecDeque::new(),
-                state_due: true,
-                sent_seq: 0,
-                unechoed: VecDeque::new(),
-                healed_at: None,
-            }),
-            wake: Notify::new(),
-            dropped: AtomicU64::new(0),
-            malformed: AtomicU64::new(0),
-            refused: Refusals::default(),
-            counters: Mutex::new(Counters::default()),
-        });
-        let link = Link {
-            shared: shared.clone(),
-            client: client.clone(),
-            hall_link: link.clone(),
-            board: board.to_string(),
-            events: topic(hall, board, "events"),
-            state: topic(hall, board, "state"),
-            control: topic(hall, board, "control"),
-        };
-        let publishing = tokio::spawn(link.clone().publish());
-        let connection = tokio::spawn(link.connection(eventloop, controls));
-        Ok(BoardPublisher { shared, client, tasks: vec![publishing, connection] })
+impl Connection {
+    pub fn new(client: AsyncClient, stop: &CancellationToken) -> Connection {
+        Connection { client, stop: stop.child_token(), over: CancellationToken::new(), tasks: TaskTracker::new() }
     }
 
-    /// Publishes one core event.
-    pub fn event(&self, ev: &Event) {
-        self.push(Change::Event(ev.clone()));
-    }
-
-    /// Publishes a line the daemon spoke.
-    pub fn spoken(&self, t: Ms, text: &str) {
-        self.push(Change::Spoken(Spoken { t, text: text.to_string() }));
-    }
-
-    /// Publishes the game's tags.
-    pub fn set_tags(&self, tags: Tags) {
-        self.push(Change::Tags(tags));
-    }
-
-    fn push(&self, change: Change) {
-        let essential = change.changes_feed();
-        let mut out = self.shared.lock();
-        out.feed.change(&change);
-        let envelope = Envelope { epoch: out.feed.epoch, seq: out.feed.seq, change: &change };
-        let Ok(payload) = serde_json::to_vec(&envelope) else {
-            return;
-        };
-        if out.queue.len() >= QUEUE_CAPACITY {
-            // The retained state carries every essential change, so dropping
-            // one costs a relay only its live notice; passing ones go first.
-            if let Some(i) = out.queue.iter().position(|q| !q.essential) {
-                out.queue.remove(i);
-            } else if !essential {
-                self.shared.dropped.fetch_add(1, Ordering::Relaxed);
-                return;
-            } else {
-                out.queue.pop_front();
-            }
-            self.shared.dropped.fetch_add(1, Ordering::Relaxed);
-        }
-        out.queue.push_back(Queued { essential, payload });
-        out.state_due |= essential;
-        drop(out);
-        self.shared.wake.notify_one();
-    }
-
-    /// Changes dropped because the broker could not keep up.
-    pub fn dropped(&self) -> u64 {
-        self.shared.dropped.load(Ordering::Relaxed)
-    }
-
-    /// Control messages that were sealed but not trace input lines.
-    pub fn malformed(&self) -> u64 {
-        self.shared.malformed.load(Ordering::Relaxed)
-    }
-
-    /// Messages refused: controls without a valid seal, replayed, for
-    /// another run or out of range, and others' writes to the board's state.
-    pub fn refused(&self) -> u64 {
-        self.shared.refused.count()
-    }
-
-    /// Whether the broker has the connection now.
-    pub fn connected(&self) -> bool {
-        self.shared.lock().link == LinkState::Up
-    }
-
-    /// The board as published.
-    pub fn feed(&self) -> BoardFeed {
-        self.shared.lock().feed.clone()
-    }
-
-    /// Waits until every change so far has been handed to the MQTT client,
-    /// at most `timeout`; false if it had not. It does not wait for a
-    /// broker that is away: then it is false at once.
-    pub async fn flush(&self, timeout: Duration) -> bool {
-        let done = async {
-            loop {
-                {
-                    let out = self.shared.lock();
-                    if out.queue.is_empty() && !out.state_due && out.sent_seq == out.feed.seq {
-                        return true;
-                    }
-                    if out.link == LinkState::Down {
-                        return false;
-                    }
-                }
-                tokio::time::sleep(Duration::from_millis(5)).await;
+    /// Polls the client's event loop: reconnects after a failure on the
+    /// [`Backoff`]'s timer, subscribes on every connection, and passes what
+    /// comes to `peer`. Once stopped, and within `within()`: waits for
+    /// `handing` (the task that hands the client what its owner holds) to
+    /// end, says goodbye (MQTT's DISCONNECT, after everything handed
+    /// before it) and waits for the broker to close the connection. A
+    /// broker that is away at the stop is not waited for.
+    pub async fn drive(
+        self,
+        mut eventloop: EventLoop,
+        mut peer: impl Peer,
+        handing: Option<JoinHandle<()>>,
+        within: impl Fn() -> Duration,
+    ) {
+        let id = eventloop.options.client_id();
+        let handed = async {
+            if let Some(task) = handing {
+                let _ = task.await;
             }
         };
-        tokio::time::timeout(timeout, done).await.unwrap_or(false)
-    }
-
-    /// Flushes (for at most `timeout`, and not at all while the broker is
-    /// away), disconnects and stops.
-    pub async fn shutdown(self, timeout: Duration) {
-        if !self.flush(timeout).await {
-            let out = self.shared.lock();
-            if out.link == LinkState::Down {
-                let unsent = out.queue.len();
-                warn!(board = %out.feed.id, "mqtt: the broker is away: {unsent} changes and the board's last state were not sent");
-                return;
-            }
-        }
-        // Give the client a moment to write what it was handed.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        let _ = self.client.try_disconnect();
-    }
-}
-
-impl Drop for BoardPublisher {
-    fn drop(&mut self) {
-        for task in &self.tasks {
-            task.abort();
-        }
-    }
-}
-
-#[derive(Clone)]
-struct Link {
-    shared: Arc<Shared>,
-    client: AsyncClient,
-    hall_link: HallLink,
-    board: String,
-    events: String,
-    state: String,
-    control: String,
-}
-
-impl Link {
-    fn seal(&self, topic: &str, body: Vec<u8>) -> Vec<u8> {
-        match &self.hall_link.key {
-            Some(key) => key.seal(topic, "", &body),
-            None => body,
-        }
-    }
-
-    /// Hands the queued changes, then the retained state, to the client. The
-    /// state is taken with the batch, so it never runs ahead of the changes
-    /// published before it.
-    async fn publish(self) {
-        loop {
-            let (batch, state, seq) = {
-                let mut out = self.shared.lock();
-                let batch: Vec<Queued> = out.queue.drain(..).collect();
-                let state = if std::mem::take(&mut out.state_due) { serde_json::to_vec(&out.feed).ok() } else { None };
-                (batch, state, out.feed.seq)
-            };
-            if batch.is_empty() && state.is_none() {
-                self.shared.lock().sent_seq = seq;
-                self.shared.wake.notified().await;
-                continue;
-            }
-            for q in batch {
-                let payload = self.seal(&self.events, q.payload);
-                if self.client.publish(&self.events, QoS::AtLeastOnce, false, payload).await.is_err() {
-                    return;
-                }
-            }
-            if let Some(state) = state {
-                let payload = self.seal(&self.state, state);
-                {
-                    let mut out = self.shared.lock();
-                    out.unechoed.push_back(digest(&payload));
-                    while out.unechoed.len() > UNECHOED_KEPT {
-                        out.unechoed.pop_front();
-                    }
-                }
-                if self.client.publish(&self.state, QoS::AtLeastOnce, true, payload).await.is_err() {
-                    return;
-                }
-            }
-            self.shared.lock().sent_seq = seq;
-        }
-    }
-
-    /// Drives the connection: reconnects, re-publishes the retained state
-    /// (a restarted broker may have lost it) and renews the subscriptions on
-    /// every connection, and passes controls on.
-    async fn connection(self, mut eventloop: EventLoop, controls: Option<mpsc::Sender<Control>>) {
+        tokio::pin!(handed);
         let mut backoff = Backoff::default();
-        loop {
-            match eventloop.poll().await {
+        let mut link = LinkState::Connecting;
+        let mut phase = Phase::Running;
+        let away = loop {
+            let polled = tokio::select! {
+                polled = eventloop.poll() => polled,
+                () = self.stop.cancelled(), if phase == Phase::Running => {
+                    if link == LinkState::Down {
+                        break true;
+                    }
+                    phase = Phase::Handing { until: Instant::now() + within() };
+                    continue;
+                }
+                () = &mut handed, if matches!(phase, Phase::Handing { .. }) => {
+                    let (client, over) = (self.client.clone(), self.over.clone());
+                    self.tasks.spawn(async move { over.run_until_cancelled(client.disconnect()).await });
+                    if let Phase::Handing { until } = phase {
+                        phase = Phase::Leaving { until };
+                    }
+                    continue;
+                }
+                () = sleep_until(phase.until()), if phase != Phase::Running => {
+                    warn!(client = %id, "mqtt: the broker did not take everything in time; stopped anyway");
+                    break false;
+                }
+            };
+            match polled {
                 Ok(MqttEvent::Incoming(Packet::ConnAck(_))) => {
-                    info!(board = %self.board, "connected to the MQTT broker {}", self.hall_link.broker);
                     backoff.connected(Instant::now());
-                    {
-                        let mut out = self.shared.lock();
-                        out.link = LinkState::Up;
-                        out.state_due = true;
-                    }
-                    self.shared.wake.notify_one();
-                    let client = self.client.clone();
-                    // One request for both: once the broker passes on one,
-                    // both are in place.
-                    let mut topics = vec![Filter::new(self.state.clone(), QoS::AtLeastOnce)];
-                    if controls.is_some() {
-                        topics.push(Filter::new(self.control.clone(), QoS::AtLeastOnce));
-                    }
-                    tokio::spawn(async move { client.subscribe_many(topics).await });
+                    link = LinkState::Up;
+                    let filters = peer.connected();
+                    // On a task of its own: the client's queue may be full,
+                    // and only this loop empties it.
+                    let (client, over) = (self.client.clone(), self.over.clone());
+                    self.tasks.spawn(async move { over.run_until_cancelled(client.subscribe_many(filters)).await });
                 }
-                Ok(MqttEvent::Incoming(Packet::Publish(p))) if p.topic == self.state.as_bytes() => self.watch_state(&p),
-                Ok(MqttEvent::Incoming(Packet::Publish(p))) if p.topic == self.control.as_bytes() => {
-                    let Some(controls) = &controls else { continue };
-                    match self.take_control(&p) {
-                        Ok(input) => {
-                            if controls.try_send(Control { board: self.board.clone(), input }).is_err() {
-                                warn!(board = %self.board, "a control was dropped: the daemon is not taking them");
-                            }
-                        }
-                        Err(why) => {
-                            self.shared.refused.warn(|| format!("board {}: a control was refused: {why}", self.board))
-                        }
-                    }
-                }
-                Ok(other) => debug!(board = %self.board, "mqtt: {other:?}"),
+                Ok(MqttEvent::Incoming(Packet::Publish(p))) => peer.received(&p),
+                Ok(other) => debug!(client = %id, "mqtt: {other:?}"),
+                // The broker closed the connection after the goodbye, or it
+                // was lost while stopping: over either way.
+                Err(_) if phase != Phase::Running => break false,
                 Err(e) => {
-                    let was = std::mem::replace(&mut self.shared.lock().link, LinkState::Down);
-                    if was != LinkState::Down {
-                        warn!(board = %self.board, "{}; retrying", describe(&e, &self.hall_link));
+                    peer.lost(&mut eventloop, &e, link != LinkState::Down);
+                    link = LinkState::Down;
+                    let wait = backoff.failed(Instant::now());
+                    if self.stop.run_until_cancelled(tokio::time::sleep(wait)).await.is_none() {
+                        break true;
                     }
-                    self.trim_unsent(&mut eventloop);
-                    tokio::time::sleep(backoff.failed(Instant::now())).await;
                 }
             }
-        }
-    }
-
-    /// What the client held for a connection that ended is sent again on
-    /// the next, oldest first, as QoS 1 wants; the newest [`UNSENT_KEPT`]
-    /// of it, so that it cannot grow with every connection that ends
-    /// before it is sent (the state published on connecting carries every
-    /// change dropped). The subscriptions are renewed anyway.
-    fn trim_unsent(&self, eventloop: &mut EventLoop) {
-        let dropped = trim_pending(eventloop, UNSENT_KEPT);
-        let changes = dropped.iter().filter(|r| matches!(r, Request::Publish(p) if p.topic == self.events.as_bytes()));
-        self.shared.dropped.fetch_add(changes.count() as u64, Ordering::Relaxed);
-    }
-
-    /// The board's own state topic: what it published comes back, in order,
-    /// and is known; anything else (a stranger's state, an old one replayed,
-    /// the retained message cleared) is overwritten with the board's own, at
-    /// most once a second. An earlier run's state, retained by the broker,
-    /// is overwritten without a warning.
-    fn watch_state(&self, p: &Publish) {
-        {
-            let mut out = self.shared.lock();
-            let seen = digest(&p.payload);
-            if let Some(i) = out.unechoed.iter().position(|d| *d == seen) {
-                out.unechoed.drain(..=i);
-                return;
-            }
-        }
-        if !(p.retain && self.earlier_run(&p.payload)) {
-            self.shared.refused.warn(|| {
-                format!(
-                    "board {}: someone else wrote to its state topic; the board's own state is put back",
-                    self.board
-                )
-            });
-        }
-        let mut out = self.shared.lock();
-        let now = Instant::now();
-        match out.healed_at {
-            // A put-back is already planned: this write is undone with it.
-            Some(at) if at > now => {}
-            Some(at) if now.duration_since(at) < HEAL_INTERVAL => {
-                let when = at + HEAL_INTERVAL;
-                out.healed_at = Some(when);
-                drop(out);
-                let shared = self.shared.clone();
-                tokio::spawn(async move {
-                    tokio::time::sleep_until(when.into()).await;
-                    shared.lock().state_due = true;
-                    shared.wake.notify_one();
-                });
-            }
-            _ => {
-                out.healed_at = Some(now);
-                out.state_due = true;
-                drop(out);
-                self.shared.wake.notify_one();
-            }
-        }
-    }
-
-    /// Whether a state is this board's from an earlier run (as far as the
-    /// hall key, or without one the payload, can tell).
-    fn earlier_run(&self, payload: &[u8]) -> bool {
-        #[derive(Deserialize)]
-        struct Run {
-            epoch: u64,
-        }
-        let body = match &self.hall_link.key {
-            Some(key) => match key.open(&self.state, payload) {
-                Ok(opened) => opened.body,
-                Err(_) => return false,
-            },
-            None => crate::auth::unchecked_body(payload),
         };
-        let own = self.shared.lock().feed.epoch;
-        serde_json::from_slice::<Run>(body).is_ok_and(|r| r.epoch < own)
+        self.over.cancel();
+        peer.closed(away);
     }
+}
 
-    /// A control, if it carries the hall key's seal for this board's run
-    /// and is newer than its sender's last, and is an arbiter's action in range.
-    fn take_control(&self, p: &Publish) -> Result<Input, String> {
-        if p.retain {
-            return Err("it was retained by the broker (controls never are)".into());
+/// Where a [`Connection`] is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Kept up, until its stop.
+    Running,
+    /// Stopped: what its owner holds is being handed to the client.
+    Handing { until: Instant },
+    /// Goodbye said: the broker is to close the connection.
+    Leaving { until: Instant },
+}
+
+impl Phase {
+    /// The end of a stop's time.
+    fn until(self) -> Option<Instant> {
+        match self {
+            Phase::Running => None,
+            Phase::Handing { until } | Phase::Leaving { until } => Some(until),
         }
-        let key = self.hall_link.key.as_ref().ok_or("no hall key")?;
-        let opened = key.open(&self.control, &p.payload).map_err(|e| e.to_string())?;
-        let (Some(epoch), Some(from), Some(n)) = (opened.number("epoch"), opened.number("from"), opened.number("n"))
-        else {
-            return Err("its seal lacks the board's run, the sender or the counter".into());
-        };
-        let own = self.shared.lock().feed.epoch;
-        if epoch != own {
-            return Err(format!("it was sealed for run {epoch} of the board, not this one ({own}): replayed?"));
-        }
-        let input = parse_control(opened.body).inspect_err(|_| {
-            self.shared.malformed.fetch_add(1, Ordering::Relaxed);
-        })?;
-        check_arbiter_input(&input)?;
-        if !self.shared.counters.lock().unwrap_or_else(PoisonError::into_inner).take(from, n) {
-            return Err(format!("its sender already sent number {n} or a later one: replayed"));
-        }
-        Ok(input)
+    }
+}
+
+/// Sleeps until `deadline`; never without one.
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tactus_core::EventKind;
 
     #[test]
     fn broker_addresses() {
@@ -899,38 +545,6 @@ mod tests {
         // …one that lasted does.
         backoff.connected(start);
         assert!(within(backoff.failed(start + RETRY_MAX), RETRY_FIRST));
-    }
-
-    #[test]
-    fn names_must_be_one_plain_topic_level() {
-        assert!(check_name("board", "12").is_ok());
-        assert!(check_name("board", "table-3_b").is_ok());
-        for bad in ["", "a/b", "+", "#", "x#", "a b", "é", &"x".repeat(65)] {
-            assert!(check_name("board", bad).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn envelopes_round_trip() {
-        let ev = Event { t: 5, kind: EventKind::Paused };
-        let text = serde_json::to_string(&Envelope { epoch: 9, seq: 3, change: &Change::Event(ev.clone()) }).unwrap();
-        assert_eq!(text, r#"{"epoch":9,"seq":3,"event":{"t":5,"event":"paused"}}"#);
-        let back: Envelope<Change> = serde_json::from_str(&text).unwrap();
-        assert_eq!((back.epoch, back.seq, back.change), (9, 3, Change::Event(ev)));
-        let spoken: Envelope<Change> =
-            serde_json::from_str(r#"{"epoch":1,"seq":2,"spoken":{"t":4,"text":"e4"}}"#).unwrap();
-        assert_eq!(spoken.change, Change::Spoken(Spoken { t: 4, text: "e4".into() }));
-        assert!(serde_json::from_str::<Envelope<Change>>(r#"{"epoch":1,"seq":2}"#).is_err());
-    }
-
-    #[test]
-    fn controls_are_trace_input_lines() {
-        let input = Input::AddTime { side: shakmaty::Color::Black, ms: 60_000 };
-        let line = control_payload(input);
-        assert_eq!(line, r#"{"t": 0, "input": "add_time", "side": "black", "ms": 60000}"#);
-        assert_eq!(parse_control(line.as_bytes()), Ok(input));
-        assert!(parse_control(br#"{"t": 0, "sq": "e4", "on": true}"#).is_err());
-        assert!(parse_control(b"\xff").is_err());
     }
 
     #[test]

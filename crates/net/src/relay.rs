@@ -19,20 +19,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rumqttc::v5::mqttbytes::QoS;
-use rumqttc::v5::mqttbytes::v5::{Packet, Publish};
-use rumqttc::v5::{AsyncClient, Event as MqttEvent, EventLoop, Request};
+use rumqttc::v5::mqttbytes::v5::{Filter, Publish};
+use rumqttc::v5::{AsyncClient, ConnectionError, EventLoop, Request};
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
-use tracing::{debug, info, warn};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tracing::{info, warn};
 
 use crate::auth::{HallKey, Refusals, random_id, unchecked_body};
 use crate::feed::{Applied, BoardFeed, Change, Hall};
-use crate::http::Control;
-use crate::mqtt::{
-    Backoff, Envelope, HallLink, MqttError, check_name, control_payload, describe, topic, trim_pending, unix_ms,
-};
+use crate::mqtt::{Connection, HallLink, MqttError, Peer, describe, trim_pending};
 use crate::sse::SharedHall;
 use crate::vet;
+use crate::wire::{Control, ControlSeal, Envelope, Leaf, Topic, check_name, control_payload, unix_ms};
 
 /// How many boards a relay follows unless told otherwise.
 pub const MAX_BOARDS: usize = 256;
@@ -78,7 +77,14 @@ pub struct RelayStats {
     pub replaced: Refusals,
 }
 
-/// A running relay.
+/// How long a relay that stops goes on sending the arbiter's last controls.
+const CLOSE_WITHIN: Duration = Duration::from_secs(2);
+
+/// A running relay. It stops when its owner's token is cancelled, on
+/// [`Relay::shutdown`], or when dropped: it sends the controls it holds (for
+/// at most 2 s, and not at all while the broker is away), says goodbye and
+/// waits for the broker to close the connection; [`Relay::stopped`] waits
+/// for all that.
 pub struct Relay {
     /// The hall, to serve ([`crate::AppState::new`]).
     pub hall: SharedHall,
@@ -86,23 +92,28 @@ pub struct Relay {
     /// control topic; `None` without a hall key (control is off).
     pub controls: Option<mpsc::Sender<Control>>,
     pub stats: Arc<RelayStats>,
-    tasks: Vec<JoinHandle<()>>,
+    stop: CancellationToken,
+    tasks: TaskTracker,
 }
 
 impl Relay {
-    /// Stops following the hall.
-    pub fn stop(self) {
-        for task in &self.tasks {
-            task.abort();
-        }
+    /// Stops following the hall, and waits until the relay's tasks have ended.
+    pub async fn shutdown(&self) {
+        self.stop.cancel();
+        self.stopped().await;
+    }
+
+    /// Waits until the relay has stopped (its owner's token cancelled, or
+    /// [`Relay::shutdown`]) and its tasks have ended.
+    pub async fn stopped(&self) {
+        self.tasks.wait().await;
     }
 }
 
 impl Drop for Relay {
+    /// The tasks stop the orderly way, unwaited.
     fn drop(&mut self) {
-        for task in &self.tasks {
-            task.abort();
-        }
+        self.stop.cancel();
     }
 }
 
@@ -111,9 +122,9 @@ pub const UNTRUSTED: &str = "this relay has no hall key: it cannot tell the hall
      broker, so anyone who can publish there can change what it shows; the arbiter's actions over MQTT are off";
 
 /// Starts relaying `hall` (its name, and its team matches) from the broker
-/// (needs a Tokio runtime). It connects in the background and reconnects
-/// for as long as it lives.
-pub fn relay(link: &HallLink, hall: Hall, options: RelayOptions) -> Result<Relay, MqttError> {
+/// until `stop` (needs a Tokio runtime). It connects in the background and
+/// reconnects until it stops.
+pub fn relay(link: &HallLink, hall: Hall, options: RelayOptions, stop: &CancellationToken) -> Result<Relay, MqttError> {
     let name = hall.name().to_string();
     check_name("hall", &name)?;
     // Several relays may follow one hall: each needs its own client id.
@@ -125,6 +136,8 @@ pub fn relay(link: &HallLink, hall: Hall, options: RelayOptions) -> Result<Relay
     if link.key.is_none() {
         warn!(hall = %name, "{UNTRUSTED}");
     }
+    let connection = Connection::new(client, stop);
+    let (stop, tasks) = (connection.stop.clone(), connection.tasks.clone());
     let follower = Follower {
         link: link.clone(),
         hall: name.clone(),
@@ -133,38 +146,60 @@ pub fn relay(link: &HallLink, hall: Hall, options: RelayOptions) -> Result<Relay
         options,
         places: Places::keeping(listed),
     };
-    let mut tasks = vec![tokio::spawn(follower.follow(eventloop, client.clone()))];
-    let controls = link.key.clone().map(|key| {
-        let (tx, rx) = mpsc::channel(64);
-        tasks.push(tokio::spawn(send_controls(rx, client, name, shared.clone(), key)));
-        tx
-    });
-    Ok(Relay { hall: shared, controls, stats, tasks })
+    let (controls, sending) = match link.key.clone() {
+        Some(key) => {
+            let (tx, rx) = mpsc::channel(64);
+            let sender = Sender { client: connection.client.clone(), hall: name, shared: shared.clone(), key };
+            let task = tasks.spawn(sender.send(rx, stop.clone(), connection.over.clone()));
+            (Some(tx), Some(task))
+        }
+        None => (None, None),
+    };
+    tasks.spawn(connection.drive(eventloop, follower, sending, || CLOSE_WITHIN));
+    // Only its own tasks start more (subscriptions).
+    tasks.close();
+    Ok(Relay { hall: shared, controls, stats, stop, tasks })
 }
 
-/// Seals each control for the run of the board it is for, numbered so
-/// that the board takes it once.
-async fn send_controls(
-    mut rx: mpsc::Receiver<Control>,
+/// Sends the arbiter's controls to the boards.
+struct Sender {
     client: AsyncClient,
     hall: String,
     shared: SharedHall,
     key: HallKey,
-) {
-    let from = random_id();
-    let mut n = 0u64;
-    while let Some(c) = rx.recv().await {
-        // Microseconds of the wall clock, and never the same twice.
-        n = (n + 1).max(unix_ms().saturating_mul(1000));
-        let Some(epoch) = shared.read(|h| h.feed(&c.board).map(|f| f.epoch)).filter(|&e| e > 0) else {
-            warn!(board = %c.board, "a control was not sent: the board has not been heard from on the broker");
-            continue;
-        };
-        let topic = topic(&hall, &c.board, "control");
-        let payload =
-            key.seal(&topic, &format!("epoch={epoch} from={from} n={n}"), control_payload(c.input).as_bytes());
-        if let Err(e) = client.publish(topic, QoS::AtLeastOnce, false, payload).await {
-            warn!(board = %c.board, "a control could not be published: {e}");
+}
+
+impl Sender {
+    /// Seals each control for the run of the board it is for, numbered so
+    /// that the board takes it once. Once stopped, it sends what it holds
+    /// and ends; once the connection is `over`, at once.
+    async fn send(self, mut rx: mpsc::Receiver<Control>, stop: CancellationToken, over: CancellationToken) {
+        let from = random_id();
+        let mut n = 0u64;
+        loop {
+            let control = tokio::select! {
+                control = rx.recv() => control,
+                () = stop.cancelled(), if !rx.is_closed() => {
+                    // No more come in; those already here still go.
+                    rx.close();
+                    continue;
+                }
+            };
+            let Some(c) = control else { return };
+            // Microseconds of the wall clock, and never the same twice.
+            n = (n + 1).max(unix_ms().saturating_mul(1000));
+            let Some(epoch) = self.shared.read(|h| h.feed(&c.board).map(|f| f.epoch)).filter(|&e| e > 0) else {
+                warn!(board = %c.board, "a control was not sent: the board has not been heard from on the broker");
+                continue;
+            };
+            let topic = Topic::new(&self.hall, &c.board, Leaf::Control).to_string();
+            let seal = ControlSeal { epoch, from, n };
+            let payload = self.key.seal(&topic, &seal.params(), control_payload(c.input).as_bytes());
+            match over.run_until_cancelled(self.client.publish(topic, QoS::AtLeastOnce, false, payload)).await {
+                Some(Ok(())) => {}
+                Some(Err(e)) => warn!(board = %c.board, "a control could not be published: {e}"),
+                None => return,
+            }
         }
     }
 }
@@ -178,48 +213,37 @@ struct Follower {
     places: Places,
 }
 
-impl Follower {
-    async fn follow(mut self, mut eventloop: EventLoop, client: AsyncClient) {
-        let mut down = false;
-        let mut backoff = Backoff::default();
-        loop {
-            match eventloop.poll().await {
-                Ok(MqttEvent::Incoming(Packet::ConnAck(_))) => {
-                    info!(hall = %self.hall, "relay connected to the MQTT broker {}", self.link.broker);
-                    self.stats.connections.fetch_add(1, Ordering::Relaxed);
-                    backoff.connected(Instant::now());
-                    down = false;
-                    // A clean session forgets subscriptions: renew them. Retained
-                    // states come first, on subscribing.
-                    let client = client.clone();
-                    let filters = [topic(&self.hall, "+", "state"), topic(&self.hall, "+", "events")];
-                    tokio::spawn(async move {
-                        for filter in filters {
-                            if let Err(e) = client.subscribe(filter, QoS::AtLeastOnce).await {
-                                warn!("relay could not subscribe: {e}");
-                            }
-                        }
-                    });
-                }
-                Ok(MqttEvent::Incoming(Packet::Publish(p))) => self.receive(&p),
-                Ok(other) => debug!(hall = %self.hall, "mqtt: {other:?}"),
-                Err(e) => {
-                    if !down {
-                        warn!(hall = %self.hall, "{}; retrying", describe(&e, &self.link));
-                        down = true;
-                    }
-                    let dropped = trim_pending(&mut eventloop, PENDING_CONTROLS);
-                    let controls = dropped.iter().filter(|r| matches!(r, Request::Publish(_))).count();
-                    if controls > 0 {
-                        warn!(hall = %self.hall, "{controls} arbiter's controls were not sent: the broker was away too long");
-                    }
-                    tokio::time::sleep(backoff.failed(Instant::now())).await;
-                }
-            }
+impl Peer for Follower {
+    /// A clean session forgets subscriptions: renew them. Retained states
+    /// come first, on subscribing.
+    fn connected(&mut self) -> Vec<Filter> {
+        info!(hall = %self.hall, "relay connected to the MQTT broker {}", self.link.broker);
+        self.stats.connections.fetch_add(1, Ordering::Relaxed);
+        [Leaf::State, Leaf::Events]
+            .map(|leaf| Filter::new(Topic::every_board(&self.hall, leaf), QoS::AtLeastOnce))
+            .to_vec()
+    }
+
+    fn received(&mut self, p: &Publish) {
+        self.receive(p);
+    }
+
+    fn lost(&mut self, eventloop: &mut EventLoop, why: &ConnectionError, first: bool) {
+        if first {
+            warn!(hall = %self.hall, "{}; retrying", describe(why, &self.link));
+        }
+        let dropped = trim_pending(eventloop, PENDING_CONTROLS);
+        let controls = dropped.iter().filter(|r| matches!(r, Request::Publish(_))).count();
+        if controls > 0 {
+            warn!(hall = %self.hall, "{controls} arbiter's controls were not sent: the broker was away too long");
         }
     }
 
-    fn refuse(&self, board: &str, leaf: &str, why: impl std::fmt::Display) {
+    fn closed(&mut self, _away: bool) {}
+}
+
+impl Follower {
+    fn refuse(&self, board: &str, leaf: Leaf, why: impl std::fmt::Display) {
         self.stats.refused.warn(|| format!("hall {}: board {board:?}: {leaf} refused: {why}", self.hall));
     }
 
@@ -235,17 +259,13 @@ impl Follower {
         let Ok(topic) = std::str::from_utf8(&p.topic) else {
             return self.malformed(&String::from_utf8_lossy(&p.topic), "a topic that is not UTF-8");
         };
-        let mut levels = topic.split('/');
-        let (Some("tactus"), Some(h), Some(board), Some(leaf), None) =
-            (levels.next(), levels.next(), levels.next(), levels.next(), levels.next())
-        else {
-            return self.malformed(topic, "not a tactus/<hall>/<board>/<leaf> topic");
-        };
-        if h != self.hall || !matches!(leaf, "state" | "events") {
+        let (board, leaf) = match Topic::parse(topic) {
+            Err(why) => return self.malformed(topic, why),
+            Ok(Some(t)) if t.hall == self.hall && t.leaf != Leaf::Control => (t.board, t.leaf),
             // Not subscribed: nothing else is for the relay.
-            return;
-        }
-        if leaf == "state" && p.payload.is_empty() {
+            Ok(_) => return,
+        };
+        if leaf == Leaf::State && p.payload.is_empty() {
             // A retained state cleared: nothing to apply.
             return;
         }
@@ -275,8 +295,8 @@ impl Follower {
 
     /// A message's state or change, checked; `None` (logged and counted)
     /// when it is malformed or out of bounds.
-    fn vet(&self, topic: &str, board: &str, leaf: &str, body: &[u8]) -> Option<Vetted> {
-        if leaf == "state" {
+    fn vet(&self, topic: &str, board: &str, leaf: Leaf, body: &[u8]) -> Option<Vetted> {
+        if leaf == Leaf::State {
             let claimed = match serde_json::from_slice::<BoardFeed>(body) {
                 Ok(feed) => feed,
                 Err(e) => {

@@ -4,7 +4,6 @@
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -14,20 +13,45 @@ use futures_util::{StreamExt, stream};
 use serde_json::json;
 use tactus_core::Event;
 use tactus_trace::Ms;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
 
-use crate::feed::{Applied, ArbiterNote, BoardFeed, Change, Hall, Tags};
-use crate::http::AppState;
+use crate::feed::{Applied, ArbiterNote, BoardFeed, Change, Hall, Spoken, Tags};
+use crate::wire::unix_ms;
 
 /// How many updates a slow `/events` client may fall behind before it is
 /// told to fetch the hall again.
 const BACKLOG: usize = 4096;
 
-/// One server-sent event: its name (`board`, `spoken`, `arbiter`, `reset`)
-/// and its JSON data, serialised once for every client.
+/// What a server-sent event tells; its `event:` name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpdateKind {
+    /// A core event of a board.
+    Board,
+    /// A line a board spoke.
+    Spoken,
+    /// An arbiter's note the core does not see.
+    Arbiter,
+    /// Fetch a board (or, for none, the hall) again.
+    Reset,
+}
+
+impl UpdateKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            UpdateKind::Board => "board",
+            UpdateKind::Spoken => "spoken",
+            UpdateKind::Arbiter => "arbiter",
+            UpdateKind::Reset => "reset",
+        }
+    }
+}
+
+/// One server-sent event: what it tells and its JSON data, serialised once
+/// for every client.
 #[derive(Debug, Clone)]
 pub struct Update {
-    pub name: &'static str,
+    pub kind: UpdateKind,
     pub data: Arc<str>,
 }
 
@@ -37,10 +61,6 @@ pub struct Update {
 pub struct SharedHall {
     hall: Arc<Mutex<Hall>>,
     tx: broadcast::Sender<Update>,
-}
-
-fn unix_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 impl SharedHall {
@@ -71,7 +91,7 @@ impl SharedHall {
 
     /// Records a line the daemon spoke.
     pub fn spoken(&self, board: &str, t: Ms, text: &str) {
-        self.change(board, &Change::Spoken(crate::Spoken { t, text: text.to_string() }));
+        self.change(board, &Change::Spoken(Spoken { t, text: text.to_string() }));
     }
 
     /// Sets a board's tags.
@@ -128,7 +148,7 @@ impl SharedHall {
         let note = hall.note(board, text)?;
         if self.tx.receiver_count() > 0 {
             let data = json!({"board": board, "t": note.t, "text": note.text});
-            let _ = self.tx.send(Update { name: "arbiter", data: data.to_string().into() });
+            let _ = self.tx.send(Update { kind: UpdateKind::Arbiter, data: data.to_string().into() });
         }
         Some(note)
     }
@@ -141,7 +161,8 @@ impl SharedHall {
 
     fn reset(&self, board: Option<&str>) {
         if self.tx.receiver_count() > 0 {
-            let _ = self.tx.send(Update { name: "reset", data: json!({ "board": board }).to_string().into() });
+            let _ =
+                self.tx.send(Update { kind: UpdateKind::Reset, data: json!({ "board": board }).to_string().into() });
         }
     }
 
@@ -158,40 +179,24 @@ impl SharedHall {
             Some(feed) => (feed.seq, feed.outgoing(change)),
             None => (0, change.clone()),
         };
-        let (name, data) = match &change {
-            Change::Event(ev) => ("board", json!({"board": board, "seq": seq, "event": ev})),
-            Change::Spoken(s) => ("spoken", json!({"board": board, "seq": seq, "t": s.t, "text": s.text})),
+        let (kind, data) = match &change {
+            Change::Event(ev) => (UpdateKind::Board, json!({"board": board, "seq": seq, "event": ev})),
+            Change::Spoken(s) => (UpdateKind::Spoken, json!({"board": board, "seq": seq, "t": s.t, "text": s.text})),
             Change::Tags(_) => return self.reset(Some(board)),
         };
-        let _ = self.tx.send(Update { name, data: data.to_string().into() });
+        let _ = self.tx.send(Update { kind, data: data.to_string().into() });
     }
 }
 
-/// Stops the server and ends the `/events` streams, so a graceful shutdown
-/// does not wait on clients that never hang up. Cheap to clone.
-#[derive(Clone, Debug)]
-pub struct Shutdown(Arc<watch::Sender<bool>>);
-
-impl Default for Shutdown {
-    fn default() -> Shutdown {
-        Shutdown(Arc::new(watch::channel(false).0))
-    }
-}
-
-impl Shutdown {
-    pub fn new() -> Shutdown {
-        Shutdown::default()
-    }
-
-    pub fn trigger(&self) {
-        self.0.send_replace(true);
-    }
-
-    /// Resolves once [`Shutdown::trigger`] has been called.
-    pub async fn wait(&self) {
-        let mut rx = self.0.subscribe();
-        let _ = rx.wait_for(|stop| *stop).await;
-    }
+/// What `/events` needs of the server: the hall, how many streams are open
+/// and may be, and when to end them (a server that stops does not wait on
+/// clients that never hang up).
+#[derive(Clone)]
+pub(crate) struct Streams {
+    pub hall: SharedHall,
+    pub open: Arc<AtomicUsize>,
+    pub max: usize,
+    pub stop: CancellationToken,
 }
 
 /// Counts an `/events` stream while it lasts.
@@ -205,12 +210,11 @@ impl Drop for Viewer {
 
 /// `GET /events`: every update as a server-sent event, in order. A client
 /// that falls too far behind gets `reset` with `"board": null` (fetch the
-/// hall again) and goes on from there. Past [`crate::Limits::max_viewers`]
-/// streams, 503.
-pub(crate) async fn events(State(state): State<AppState>) -> Response {
-    let max = state.limits.max_viewers;
-    if state.viewers.fetch_add(1, Ordering::SeqCst) >= max {
-        state.viewers.fetch_sub(1, Ordering::SeqCst);
+/// hall again) and goes on from there. Past [`Streams::max`] streams, 503.
+pub(crate) async fn events(State(streams): State<Streams>) -> Response {
+    let max = streams.max;
+    if streams.open.fetch_add(1, Ordering::SeqCst) >= max {
+        streams.open.fetch_sub(1, Ordering::SeqCst);
         let message = format!("{max} viewers are following live already; try again later");
         return (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -219,19 +223,18 @@ pub(crate) async fn events(State(state): State<AppState>) -> Response {
         )
             .into_response();
     }
-    let viewer = Viewer(state.viewers.clone());
-    let rx = state.hall.subscribe();
+    let viewer = Viewer(streams.open.clone());
+    let rx = streams.hall.subscribe();
     let updates = stream::unfold((rx, viewer), |(mut rx, viewer)| async move {
         let update = match rx.recv().await {
             Ok(update) => update,
             Err(broadcast::error::RecvError::Lagged(_)) => {
-                Update { name: "reset", data: json!({ "board": null }).to_string().into() }
+                Update { kind: UpdateKind::Reset, data: json!({ "board": null }).to_string().into() }
             }
             Err(broadcast::error::RecvError::Closed) => return None,
         };
-        Some((Ok::<_, Infallible>(SseEvent::default().event(update.name).data(&*update.data)), (rx, viewer)))
+        Some((Ok::<_, Infallible>(SseEvent::default().event(update.kind.name()).data(&*update.data)), (rx, viewer)))
     });
-    let shutdown = state.shutdown.clone();
-    let stream = updates.take_until(Box::pin(async move { shutdown.wait().await }));
+    let stream = updates.take_until(Box::pin(streams.stop.cancelled_owned()));
     Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
 }

@@ -2,6 +2,9 @@
 //! school match), board points (1, ½, 0) and the match score.
 
 use serde::{Deserialize, Serialize};
+use tactus_trace::GameResult;
+
+use crate::wire::{check_name, opt_result};
 
 /// A match between two teams, as configured for a hall.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,7 +60,8 @@ pub struct BoardScore {
     pub id: String,
     pub white_team: String,
     pub black_team: String,
-    pub result: Option<String>,
+    #[serde(with = "opt_result")]
+    pub result: Option<GameResult>,
     /// `None` while the game is in progress.
     pub home_points: Option<f64>,
     pub away_points: Option<f64>,
@@ -73,13 +77,12 @@ pub struct MatchScore {
     pub finished: bool,
 }
 
-/// Half points for (White, Black); `None` for a game without a result.
-fn half_points(result: &str) -> Option<(u32, u32)> {
+/// Half points for (White, Black).
+fn half_points(result: GameResult) -> (u32, u32) {
     match result {
-        "1-0" => Some((2, 0)),
-        "0-1" => Some((0, 2)),
-        "1/2-1/2" => Some((1, 1)),
-        _ => None,
+        GameResult::WhiteWins => (2, 0),
+        GameResult::BlackWins => (0, 2),
+        GameResult::Draw => (1, 1),
     }
 }
 
@@ -104,7 +107,7 @@ impl TeamMatch {
             return Err(format!("team match {:?}: home and away list different boards", self.name));
         }
         for (i, b) in boards.iter().enumerate() {
-            if crate::mqtt::check_name("board", b).is_err() {
+            if check_name("board", b).is_err() {
                 return Err(format!(
                     "team match {:?}: board {b:?}: use the board's id (letters, digits, '-', '_')",
                     self.name
@@ -122,10 +125,10 @@ impl TeamMatch {
     }
 
     /// Half points (home, away) so far, from each board's result.
-    fn half_totals(&self, result: &impl Fn(&str) -> Option<String>) -> (u32, u32) {
+    fn half_totals(&self, result: &impl Fn(&str) -> Option<GameResult>) -> (u32, u32) {
         let mut totals = (0, 0);
         for (number, id) in (1..).zip(self.boards()) {
-            if let Some((w, b)) = result(id).as_deref().and_then(half_points) {
+            if let Some((w, b)) = result(id).map(half_points) {
                 let (h, a) = if self.home_white(number) { (w, b) } else { (b, w) };
                 totals.0 += h;
                 totals.1 += a;
@@ -143,7 +146,7 @@ impl TeamMatch {
     }
 
     /// The board's place in this match; `result` gives each board's result.
-    pub fn board_teams(&self, board: &str, result: impl Fn(&str) -> Option<String>) -> Option<BoardTeams> {
+    pub fn board_teams(&self, board: &str, result: impl Fn(&str) -> Option<GameResult>) -> Option<BoardTeams> {
         let number = u32::try_from(self.boards().iter().position(|b| b == board)? + 1).ok()?;
         let (white_team, black_team) = self.teams_on(number);
         let (home, away) = self.half_totals(&result);
@@ -152,12 +155,12 @@ impl TeamMatch {
     }
 
     /// Board points and the match score; `result` gives each board's result.
-    pub fn score(&self, result: impl Fn(&str) -> Option<String>) -> MatchScore {
+    pub fn score(&self, result: impl Fn(&str) -> Option<GameResult>) -> MatchScore {
         let mut boards = Vec::with_capacity(self.boards().len());
         for (number, id) in (1..).zip(self.boards()) {
             let (white_team, black_team) = self.teams_on(number);
-            let game = result(id).filter(|r| half_points(r).is_some());
-            let (home_points, away_points) = match game.as_deref().and_then(half_points) {
+            let game = result(id);
+            let (home_points, away_points) = match game.map(half_points) {
                 Some((w, b)) if self.home_white(number) => (Some(f64::from(w) / 2.0), Some(f64::from(b) / 2.0)),
                 Some((w, b)) => (Some(f64::from(b) / 2.0), Some(f64::from(w) / 2.0)),
                 None => (None, None),
@@ -214,9 +217,8 @@ mod tests {
         let m = school();
         // b1 home White wins; b2 away White wins; b3 draw; b4 still playing.
         let results = |id: &str| match id {
-            "b1" => Some("1-0".to_string()),
-            "b2" => Some("1-0".to_string()),
-            "b3" => Some("1/2-1/2".to_string()),
+            "b1" | "b2" => Some(GameResult::WhiteWins),
+            "b3" => Some(GameResult::Draw),
             _ => None,
         };
         let s = m.score(results);
@@ -226,7 +228,7 @@ mod tests {
         assert_eq!(points, [(Some(1.0), Some(0.0)), (Some(0.0), Some(1.0)), (Some(0.5), Some(0.5)), (None, None)]);
         assert_eq!(m.board_teams("b4", results).unwrap().score_text, "Oakfield 1.5 - 1.5 Riverside");
 
-        let done = m.score(|id| Some(if id == "b4" { "0-1" } else { "1-0" }.to_string()));
+        let done = m.score(|id| Some(if id == "b4" { GameResult::BlackWins } else { GameResult::WhiteWins }));
         // b4: away has White, so 0-1 is a home win.
         assert_eq!((done.home.points, done.away.points), (3.0, 1.0));
         assert!(done.finished);

@@ -70,13 +70,6 @@ fn opt_clock(what: &str, ms: Option<i64>) -> Result<Option<i64>, String> {
     ms.map(|ms| clock(what, ms)).transpose()
 }
 
-fn result(r: &str) -> Result<String, String> {
-    match r {
-        "1-0" | "0-1" | "1/2-1/2" => Ok(r.to_string()),
-        _ => Err(format!("{:?} is not a result", clean(r, 16))),
-    }
-}
-
 fn fen(f: &str, chess960: bool) -> Result<String, String> {
     parse_position(f, chess960).map(|p| fen_of(&p)).ok_or_else(|| format!("{:?} is not a position", clean(f, 100)))
 }
@@ -288,7 +281,7 @@ pub(crate) fn state(board: &str, claimed: BoardFeed) -> Result<BoardFeed, String
         at_unix_ms: None,
     };
     feed.paused = claimed.paused;
-    feed.result = claimed.result.as_deref().map(result).transpose()?;
+    feed.result = claimed.result;
     feed.end_reason = claimed.end_reason;
     for ev in claimed.irregularities {
         let ruling = matches!(
@@ -331,7 +324,7 @@ mod tests {
             moves: vec![mv(1, "e4", "e2e4"), mv(2, "1-0\"] {evil}", "e7e5"), mv(3, "Qh5", "d1h5")],
             fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into(),
             tags: Tags { white: Some("Ann\n[Result \"1-0\"]".into()), ..Tags::default() },
-            arbiter_notes: vec![crate::ArbiterNote { t: 1, text: "forged".into() }],
+            arbiter_notes: vec![crate::feed::ArbiterNote { t: 1, text: "forged".into() }],
             ..BoardFeed::new("x")
         };
         let feed = state("b1", claimed).unwrap();
@@ -356,10 +349,14 @@ mod tests {
         assert!(bad(&|c| c.start_fen = "nonsense".into()).contains("not a position"));
         assert!(bad(&|c| c.moves[0].uci = "e2e4\n1-0".into()).contains("UCI"));
         assert!(bad(&|c| c.moves.push(mv(5, "e5", "e7e5"))).contains("ply 5"));
-        assert!(bad(&|c| c.result = Some("1-0\n\n[Event \"x\"]".into())).contains("not a result"));
         assert!(bad(&|c| c.clocks.white_ms = Some(i64::MAX)).contains("beyond a day"));
         assert!(bad(&|c| c.moves = vec![mv(1, "e4", "e2e4"); MAX_MOVES + 1]).contains("more than"));
         assert!(bad(&|c| c.irregularities.push(Event { t: 0, kind: EventKind::Paused })).contains("paused"));
+        // A result other than the three does not even make a state.
+        let mut json = serde_json::to_value(BoardFeed::new("b")).unwrap();
+        json["result"] = "1-0\n\n[Event \"x\"]".into();
+        let e = serde_json::from_value::<BoardFeed>(json).unwrap_err().to_string();
+        assert!(e.contains("unknown result"), "{e}");
     }
 
     #[test]

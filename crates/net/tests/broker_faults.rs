@@ -13,6 +13,7 @@ use common::{Game, Mosquitto, eventually, played};
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 use tactus_net::{BoardFeed, BoardPublisher, Broker, Hall, HallKey, HallLink, RelayOptions, Tags, relay};
 use tactus_sim::Profile;
+use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -94,8 +95,8 @@ async fn a_huge_retained_message_is_passed_over(key: bool) {
     let messages = [("tactus/club/ghost/state", huge(b'x')), ("tactus/club/b1/state", huge(b'y'))];
     stranger_publishes(mosquitto.port, messages.map(|(topic, payload)| (topic.to_string(), payload))).await;
 
-    let relay = relay(&link, Hall::new("club"), RelayOptions::default()).unwrap();
-    let board = BoardPublisher::start(&link, "club", "b1", None).unwrap();
+    let relay = relay(&link, Hall::new("club"), RelayOptions::default(), &CancellationToken::new()).unwrap();
+    let board = BoardPublisher::start(&link, "club", "b1", None, &CancellationToken::new()).unwrap();
     let game = played(91, 40, false, Profile::Realistic, Some("5400+30"));
     let half = game.events.len() / 2;
     publish(&board, &game, 0..half);
@@ -130,10 +131,10 @@ async fn a_huge_retained_message_with_a_hall_key_is_passed_over() {
 async fn boards_invented_without_a_hall_key_do_not_keep_real_boards_out() {
     let mosquitto = Mosquitto::start();
     let link = link(mosquitto.port, false);
-    let max = tactus_net::relay::MAX_BOARDS;
+    let max = tactus_net::MAX_BOARDS;
     let invent = |from: usize| (from..from + max + 44).map(|i| invented("club", &format!("fake{i}")));
     stranger_publishes(mosquitto.port, invent(0)).await;
-    let relay = relay(&link, Hall::new("club"), RelayOptions::default()).unwrap();
+    let relay = relay(&link, Hall::new("club"), RelayOptions::default(), &CancellationToken::new()).unwrap();
     let heard = |n: u64| {
         let stats = relay.stats.clone();
         async move || stats.messages.load(std::sync::atomic::Ordering::Relaxed) >= n
@@ -141,7 +142,7 @@ async fn boards_invented_without_a_hall_key_do_not_keep_real_boards_out() {
     eventually(WAIT, "the relay to hear of every invented board", heard(max as u64 + 44)).await;
     assert_eq!(relay.hall.read(|h| h.len()), max, "the hall is full");
 
-    let board = BoardPublisher::start(&link, "club", "b1", None).unwrap();
+    let board = BoardPublisher::start(&link, "club", "b1", None, &CancellationToken::new()).unwrap();
     let game = played(92, 40, false, Profile::Realistic, Some("5400+30"));
     publish(&board, &game, 0..game.events.len());
     assert!(board.flush(WAIT).await);
@@ -166,8 +167,8 @@ async fn the_broker_killed_and_restarted_mid_game() {
     let mosquitto = Mosquitto::start();
     let port = mosquitto.port;
     let link = link(port, true);
-    let relay = relay(&link, Hall::new("club"), RelayOptions::default()).unwrap();
-    let board = BoardPublisher::start(&link, "club", "b1", None).unwrap();
+    let relay = relay(&link, Hall::new("club"), RelayOptions::default(), &CancellationToken::new()).unwrap();
+    let board = BoardPublisher::start(&link, "club", "b1", None, &CancellationToken::new()).unwrap();
     let game = played(93, 60, false, Profile::Realistic, Some("5400+30"));
     let (third, two_thirds, all) = (game.events.len() / 3, 2 * game.events.len() / 3, game.events.len());
     publish(&board, &game, 0..third);

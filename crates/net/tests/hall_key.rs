@@ -17,8 +17,9 @@ use tactus_net::{
     AppState, BoardPublisher, Broker, Control, Hall, HallKey, HallLink, Login, RelayOptions, Tags, relay, serve,
 };
 use tactus_sim::Profile;
-use tactus_trace::Input;
+use tactus_trace::{GameResult, Input};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(15);
 
@@ -98,9 +99,9 @@ async fn serve_relay(hall: tactus_net::SharedHall, controls: Option<mpsc::Sender
     let addr = listener.local_addr().unwrap();
     let state = match controls {
         Some(tx) => AppState::new(hall, tx),
-        None => AppState::read_only(hall, tactus_net::relay::UNTRUSTED),
+        None => AppState::read_only(hall, tactus_net::UNTRUSTED),
     };
-    tokio::spawn(serve(listener, state.with_token("tok")));
+    tokio::spawn(serve(listener, state.with_token("tok"), &CancellationToken::new()));
     addr
 }
 
@@ -112,12 +113,12 @@ async fn a_stranger_cannot_end_a_game_add_time_or_replay_a_control() {
     let mosquitto = Mosquitto::start();
     let link = link(mosquitto.port);
     let (tx, mut controls) = mpsc::channel(8);
-    let board = BoardPublisher::start(&link, "club", "b1", Some(tx)).unwrap();
+    let board = BoardPublisher::start(&link, "club", "b1", Some(tx), &CancellationToken::new()).unwrap();
     let game = played(71, 80, false, Profile::Realistic, Some("5400+30"));
     let half = game.events.len() / 2;
     publish(&board, &game, 0..half);
     assert!(board.flush(WAIT).await);
-    let relay = relay(&link, Hall::new("club"), RelayOptions::default()).unwrap();
+    let relay = relay(&link, Hall::new("club"), RelayOptions::default(), &CancellationToken::new()).unwrap();
     let seq = board.feed().seq;
     eventually(WAIT, "the relay to follow the board", async || {
         relay.hall.read(|h| h.feed("b1").is_some_and(|f| f.seq == seq))
@@ -158,7 +159,7 @@ async fn a_stranger_cannot_end_a_game_add_time_or_replay_a_control() {
     // either (a new game on the board).
     stranger.publish("tactus/club/b1/control", true, heard.payload.to_vec()).await;
     let (tx2, mut controls2) = mpsc::channel(8);
-    let next_run = BoardPublisher::start(&link, "club", "b1", Some(tx2)).unwrap();
+    let next_run = BoardPublisher::start(&link, "club", "b1", Some(tx2), &CancellationToken::new()).unwrap();
     eventually(WAIT, "the next run to refuse the retained control", async || next_run.refused() >= 1).await;
     assert!(controls2.try_recv().is_err());
     drop(next_run);
@@ -166,7 +167,7 @@ async fn a_stranger_cannot_end_a_game_add_time_or_replay_a_control() {
     // The board plays to its real end, and the relay shows just that. (The
     // next run was started and stopped: the relay follows the newest run, so
     // the game is published again by a third run, as a restarted daemon does.)
-    let board = BoardPublisher::start(&link, "club", "b1", None).unwrap();
+    let board = BoardPublisher::start(&link, "club", "b1", None, &CancellationToken::new()).unwrap();
     publish(&board, &game, 0..game.events.len());
     assert!(board.flush(WAIT).await);
     let want = expected("b1", &game).games_pgn();
@@ -178,12 +179,12 @@ async fn a_stranger_cannot_end_a_game_add_time_or_replay_a_control() {
 async fn a_stranger_cannot_forge_a_board_or_the_feed() {
     let mosquitto = Mosquitto::start();
     let link = link(mosquitto.port);
-    let board = BoardPublisher::start(&link, "club", "b1", None).unwrap();
+    let board = BoardPublisher::start(&link, "club", "b1", None, &CancellationToken::new()).unwrap();
     let game = played(72, 70, false, Profile::Realistic, Some("5400+30"));
     let half = game.events.len() / 2;
     publish(&board, &game, 0..half);
     assert!(board.flush(WAIT).await);
-    let relay = relay(&link, Hall::new("club"), RelayOptions::default()).unwrap();
+    let relay = relay(&link, Hall::new("club"), RelayOptions::default(), &CancellationToken::new()).unwrap();
     let seq = board.feed().seq;
     eventually(WAIT, "the relay to follow the board", async || {
         relay.hall.read(|h| h.feed("b1").is_some_and(|f| f.seq == seq))
@@ -204,7 +205,7 @@ async fn a_stranger_cannot_forge_a_board_or_the_feed() {
     let mut forged = BoardFeed::new("b1");
     forged.epoch = u64::MAX;
     forged.seq = u64::MAX;
-    forged.result = Some("1-0".into());
+    forged.result = Some(GameResult::WhiteWins);
     forged.moves.push(tactus_net::FeedMove {
         ply: 1,
         san: "e4 1-0\n\n[Event \"Injected\"]\n\n1. f3 e5 2. g4 Qh4# 0-1".into(),
@@ -235,7 +236,7 @@ async fn a_stranger_cannot_forge_a_board_or_the_feed() {
 }
 
 async fn relay_late(link: &HallLink) -> tactus_net::Relay {
-    relay(link, Hall::new("club"), RelayOptions::default()).unwrap()
+    relay(link, Hall::new("club"), RelayOptions::default(), &CancellationToken::new()).unwrap()
 }
 
 use tactus_net::BoardFeed;
@@ -244,9 +245,10 @@ use tactus_net::BoardFeed;
 async fn a_relay_follows_the_boards_that_hold_the_key_up_to_its_cap() {
     let mosquitto = Mosquitto::start();
     let link = link(mosquitto.port);
-    let relay = relay(&link, Hall::new("club"), RelayOptions { max_boards: 3 }).unwrap();
-    let boards: Vec<BoardPublisher> =
-        (1..=5).map(|i| BoardPublisher::start(&link, "club", &format!("t{i}"), None).unwrap()).collect();
+    let relay = relay(&link, Hall::new("club"), RelayOptions { max_boards: 3 }, &CancellationToken::new()).unwrap();
+    let boards: Vec<BoardPublisher> = (1..=5)
+        .map(|i| BoardPublisher::start(&link, "club", &format!("t{i}"), None, &CancellationToken::new()).unwrap())
+        .collect();
     for (i, b) in boards.iter().enumerate() {
         b.set_tags(Tags { white: Some(format!("Player {i}")), ..Tags::default() });
     }
@@ -262,11 +264,11 @@ async fn without_a_hall_key_control_is_off_and_the_relay_says_it_cannot_tell() {
     let mosquitto = Mosquitto::start();
     let open = HallLink::new(Broker::new("127.0.0.1", mosquitto.port));
     let (tx, mut controls) = mpsc::channel(8);
-    let board = BoardPublisher::start(&open, "club", "b1", Some(tx)).unwrap();
+    let board = BoardPublisher::start(&open, "club", "b1", Some(tx), &CancellationToken::new()).unwrap();
     let game = played(73, 20, false, Profile::Clean, Some("5400+30"));
     publish(&board, &game, 0..game.events.len());
     assert!(board.flush(WAIT).await);
-    let relay = relay(&open, Hall::new("club"), RelayOptions::default()).unwrap();
+    let relay = relay(&open, Hall::new("club"), RelayOptions::default(), &CancellationToken::new()).unwrap();
     assert!(relay.controls.is_none());
     eventually(WAIT, "the relay to follow the board", async || relay.hall.read(|h| h.len()) == 1).await;
     let addr = serve_relay(relay.hall.clone(), None).await;
@@ -332,8 +334,9 @@ async fn the_shipped_broker_keeps_strangers_out_and_boards_to_their_own_topics()
     }
 
     // The relay and board b1, each with its login, over TLS.
-    let relay = relay(&tls(Some(users[0])), Hall::new("club"), RelayOptions::default()).unwrap();
-    let board = BoardPublisher::start(&tls(Some(users[1])), "club", "b1", None).unwrap();
+    let relay =
+        relay(&tls(Some(users[0])), Hall::new("club"), RelayOptions::default(), &CancellationToken::new()).unwrap();
+    let board = BoardPublisher::start(&tls(Some(users[1])), "club", "b1", None, &CancellationToken::new()).unwrap();
     let game = played(74, 40, false, Profile::Realistic, Some("5400+30"));
     publish(&board, &game, 0..game.events.len());
     assert!(board.flush(WAIT).await);

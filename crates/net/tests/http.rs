@@ -9,11 +9,12 @@ use std::time::Duration;
 
 use common::{Events, get, played, request};
 use shakmaty::Color;
-use tactus_net::{AppState, Control, Hall, Limits, SharedHall, Shutdown, Tags, serve};
+use tactus_net::{AppState, Control, Hall, Limits, SharedHall, Tags, serve};
 use tactus_sim::Profile;
 use tactus_trace::{Claim, GameResult, Input, OffBoardReason};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 const TOKEN: &str = "s3cret-arbiter";
 
@@ -21,19 +22,19 @@ struct Server {
     addr: SocketAddr,
     hall: SharedHall,
     controls: mpsc::Receiver<Control>,
-    shutdown: Shutdown,
+    stop: CancellationToken,
     task: JoinHandle<std::io::Result<()>>,
 }
 
 async fn server(configure: impl FnOnce(AppState) -> AppState) -> Server {
     let hall = SharedHall::new(Hall::new("club"));
     let (tx, controls) = mpsc::channel(16);
-    let shutdown = Shutdown::new();
-    let state = configure(AppState::new(hall.clone(), tx).with_shutdown(shutdown.clone()));
+    let stop = CancellationToken::new();
+    let state = configure(AppState::new(hall.clone(), tx));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let task = tokio::spawn(serve(listener, state));
-    Server { addr, hall, controls, shutdown, task }
+    let task = tokio::spawn(serve(listener, state, &stop));
+    Server { addr, hall, controls, stop, task }
 }
 
 /// A board with a game on it.
@@ -261,7 +262,7 @@ async fn shutdown_ends_the_event_streams_and_the_server() {
     let mut events = Events::open(s.addr).await;
     s.hall.spoken("1", 0, "hello");
     assert_eq!(events.next_within(Duration::from_secs(2)).await.0, "spoken");
-    s.shutdown.trigger();
+    s.stop.cancel();
     let done = tokio::time::timeout(Duration::from_secs(5), s.task).await;
     assert!(matches!(done, Ok(Ok(Ok(())))), "the server stops with a client still listening");
 }
@@ -338,7 +339,7 @@ async fn a_board_that_takes_no_actions_answers_503_and_says_why() {
     let (tx, _rx) = mpsc::channel(1);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(serve(listener, AppState::new(hall.clone(), tx).with_token(TOKEN)));
+    tokio::spawn(serve(listener, AppState::new(hall.clone(), tx).with_token(TOKEN), &CancellationToken::new()));
     let r = post(addr, "/api/game/m1/pause", Some(TOKEN), "").await;
     assert_eq!(r.status, 503);
     assert!(r.body.contains("not been heard from"), "{}", r.body);
@@ -347,7 +348,11 @@ async fn a_board_that_takes_no_actions_answers_503_and_says_why() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     with_game(&hall, "m1", 45);
-    tokio::spawn(serve(listener, AppState::read_only(hall, "control is off here").with_token(TOKEN)));
+    tokio::spawn(serve(
+        listener,
+        AppState::read_only(hall, "control is off here").with_token(TOKEN),
+        &CancellationToken::new(),
+    ));
     let r = post(addr, "/api/game/m1/pause", Some(TOKEN), "").await;
     assert_eq!((r.status, r.body.contains("control is off here")), (503, true), "{}", r.body);
 }
@@ -432,8 +437,7 @@ async fn request_heads_are_taken_in_pieces_and_bounded() {
     assert!(reply.starts_with("HTTP/1.0 200") && reply.contains("\"id\":\"1\""), "{reply}");
 
     let mut huge = tokio::net::TcpStream::connect(s.addr).await.unwrap();
-    let head =
-        format!("GET /games.pgn HTTP/1.1\r\nHost: x\r\nX-Filler: {}\r\n\r\n", "f".repeat(tactus_net::http::MAX_HEAD));
+    let head = format!("GET /games.pgn HTTP/1.1\r\nHost: x\r\nX-Filler: {}\r\n\r\n", "f".repeat(tactus_net::MAX_HEAD));
     let _ = huge.write_all(head.as_bytes()).await;
     let reply = until_closed(&mut huge).await;
     assert!(reply.starts_with("HTTP/1.1 431"), "{reply}");
@@ -474,8 +478,8 @@ fn the_token_comes_from_a_file_or_the_environment() {
     let path = dir.path().join("token");
     std::fs::write(&path, "s3cret\n").unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
-    assert_eq!(tactus_net::http::arbiter_token(Some(&path)).unwrap().as_deref(), Some("s3cret"));
+    assert_eq!(tactus_net::arbiter_token(Some(&path)).unwrap().as_deref(), Some("s3cret"));
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let e = tactus_net::http::arbiter_token(Some(&path)).unwrap_err().to_string();
+    let e = tactus_net::arbiter_token(Some(&path)).unwrap_err().to_string();
     assert!(e.contains("token") && e.contains("every user"), "{e}");
 }

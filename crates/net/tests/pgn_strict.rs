@@ -11,6 +11,7 @@ use common::{Game, pgn_extract, played};
 use tactus_core::{EndReason, EventKind};
 use tactus_net::{Hall, Tags, Team, TeamMatch};
 use tactus_sim::Profile;
+use tactus_trace::GameResult;
 
 struct Expected {
     white: String,
@@ -63,7 +64,7 @@ fn hall() -> (Hall, Vec<Expected>) {
         expected.push(Expected {
             white: game.header.white.clone().unwrap(),
             moves,
-            result: feed.result.clone().unwrap_or_else(|| "*".into()),
+            result: feed.result.map_or("*", GameResult::as_str).to_string(),
             clocks: game.header.time_control.is_some(),
         });
     }

@@ -14,6 +14,7 @@ use tactus_net::{
 use tactus_sim::Profile;
 use tactus_trace::Input;
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -57,11 +58,17 @@ async fn same_games(relayed: &SharedHall, expected: &Hall) -> bool {
 async fn two_boards_end_to_end_and_a_late_relay() {
     let mosquitto = Mosquitto::start();
     let broker = link(mosquitto.port);
-    let early = relay(&broker, Hall::new("hall1").with_matches(vec![school_match()]), RelayOptions::default()).unwrap();
+    let early = relay(
+        &broker,
+        Hall::new("hall1").with_matches(vec![school_match()]),
+        RelayOptions::default(),
+        &CancellationToken::new(),
+    )
+    .unwrap();
 
     let (a_tx, mut a_controls) = mpsc::channel(8);
-    let board_a = BoardPublisher::start(&broker, "hall1", "a", Some(a_tx)).unwrap();
-    let board_b = BoardPublisher::start(&broker, "hall1", "b", None).unwrap();
+    let board_a = BoardPublisher::start(&broker, "hall1", "a", Some(a_tx), &CancellationToken::new()).unwrap();
+    let board_b = BoardPublisher::start(&broker, "hall1", "b", None, &CancellationToken::new()).unwrap();
     let game_a = played(51, 60, false, Profile::Realistic, Some("5400+30"));
     let game_b = played(52, 300, true, Profile::Clean, None);
     publish(&board_a, &game_a);
@@ -74,7 +81,13 @@ async fn two_boards_end_to_end_and_a_late_relay() {
     assert_eq!(early.stats.malformed.load(std::sync::atomic::Ordering::Relaxed), 0);
 
     // A relay started after the boards rebuilds them from the retained states.
-    let late = relay(&broker, Hall::new("hall1").with_matches(vec![school_match()]), RelayOptions::default()).unwrap();
+    let late = relay(
+        &broker,
+        Hall::new("hall1").with_matches(vec![school_match()]),
+        RelayOptions::default(),
+        &CancellationToken::new(),
+    )
+    .unwrap();
     eventually(WAIT, "the late relay to hold both games", async || same_games(&late.hall, &expected).await).await;
     let scores = late.hall.read(Hall::scores);
     let want = expected.scores();
@@ -84,7 +97,7 @@ async fn two_boards_end_to_end_and_a_late_relay() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let state = tactus_net::AppState::new(late.hall.clone(), late.controls.clone().unwrap()).with_token("tok");
-    tokio::spawn(serve(listener, state));
+    tokio::spawn(serve(listener, state, &CancellationToken::new()));
     let pgn = get(addr, "/games.pgn").await;
     assert_eq!(pgn.body, expected.games_pgn());
     let hall: serde_json::Value = serde_json::from_str(&get(addr, "/api/hall").await.body).unwrap();
@@ -127,7 +140,7 @@ async fn a_board_survives_a_broker_restart() {
     let mosquitto = Mosquitto::start();
     let port = mosquitto.port;
     let broker = link(port);
-    let board = BoardPublisher::start(&broker, "hall2", "z", None).unwrap();
+    let board = BoardPublisher::start(&broker, "hall2", "z", None, &CancellationToken::new()).unwrap();
     let game = played(61, 80, false, Profile::Realistic, Some("5400+30"));
     let (first, rest) = game.events.split_at(game.events.len() / 2);
     board.set_tags(Tags::from(&game.header));
@@ -149,7 +162,7 @@ async fn a_board_survives_a_broker_restart() {
     for ev in &game.events {
         expected.apply("z", ev);
     }
-    let relayed = relay(&broker, Hall::new("hall2"), RelayOptions::default()).unwrap();
+    let relayed = relay(&broker, Hall::new("hall2"), RelayOptions::default(), &CancellationToken::new()).unwrap();
     eventually(WAIT, "the state re-published after the restart", async || same_games(&relayed.hall, &expected).await)
         .await;
     assert_eq!(board.dropped(), 0);

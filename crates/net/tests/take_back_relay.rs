@@ -10,6 +10,7 @@ use shakmaty::{Color, Square};
 use tactus_core::{Event, EventKind, Policy, Session};
 use tactus_net::{BoardPublisher, Broker, Hall, HallKey, HallLink, RelayOptions, Tags, relay};
 use tactus_trace::{Entry, Header, Input, Record};
+use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -98,8 +99,8 @@ async fn relay_a_take_back(three: bool) {
     let mosquitto = Mosquitto::start();
     let link = HallLink::new(Broker::new("127.0.0.1", mosquitto.port))
         .with_key(HallKey::from_bytes(b"the take-back tests' hall key").unwrap());
-    let relayed = relay(&link, Hall::new("hall9"), RelayOptions::default()).unwrap();
-    let board = BoardPublisher::start(&link, "hall9", "a", None).unwrap();
+    let relayed = relay(&link, Hall::new("hall9"), RelayOptions::default(), &CancellationToken::new()).unwrap();
+    let board = BoardPublisher::start(&link, "hall9", "a", None, &CancellationToken::new()).unwrap();
     board.set_tags(Tags::from(&header));
     for ev in &g.events {
         board.event(ev);

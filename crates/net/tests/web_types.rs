@@ -22,6 +22,7 @@ use tactus_core::{
 use tactus_net::{AppState, BoardFeed, Hall, HomeAway, SharedHall, Tags, Team, TeamMatch, serve};
 use tactus_sim::Profile;
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 fn web() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web").canonicalize().unwrap()
@@ -366,7 +367,7 @@ async fn the_server_s_replies_and_updates_are_what_the_page_s_types_say() {
     let (tx, _controls) = mpsc::channel(8);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(serve(listener, AppState::new(hall.clone(), tx).with_token("tok")));
+    tokio::spawn(serve(listener, AppState::new(hall.clone(), tx).with_token("tok"), &CancellationToken::new()));
     let mut live = Events::open(addr).await;
 
     // b1: a finished game with rulings; b2: one going on, with spoken lines

@@ -11,7 +11,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use serde::Deserialize;
-use tactus_net::{AppState, Hall, HallLink, LinkSettings, RelayOptions, Shutdown, TeamMatch};
+use tactus_net::{AppState, Hall, HallLink, LinkSettings, RelayOptions, TeamMatch};
+use tokio_util::sync::CancellationToken;
 
 use crate::daemon::web_dir;
 
@@ -59,7 +60,7 @@ pub struct Args {
     /// refused (and logged).
     #[arg(
         long,
-        default_value_t = tactus_net::relay::MAX_BOARDS as u64,
+        default_value_t = tactus_net::MAX_BOARDS as u64,
         value_parser = clap::value_parser!(u64).range(1..=10_000)
     )]
     max_boards: u64,
@@ -99,7 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         hall_key_file: args.hall_key.as_deref(),
     };
     let link = HallLink::from_settings(&settings).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let token = match (&args.token, tactus_net::http::arbiter_token(args.token_file.as_deref())?) {
+    let token = match (&args.token, tactus_net::arbiter_token(args.token_file.as_deref())?) {
         (_, Some(token)) => Some(token),
         (Some(token), None) => {
             tracing::warn!("relay: --token is visible to every user in `ps`: use --token-file or TACTUS_TOKEN");
@@ -124,7 +125,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
         let options = RelayOptions { max_boards };
-        let relay = tactus_net::relay(&link, hall, options).map_err(|e| anyhow::anyhow!("relay: {e}"))?;
+        // Stops the relay and the server.
+        let stop = CancellationToken::new();
+        let relay = tactus_net::relay(&link, hall, options, &stop).map_err(|e| anyhow::anyhow!("relay: {e}"))?;
         let listener = tokio::net::TcpListener::bind(&args.http)
             .await
             .with_context(|| format!("--http {}: cannot listen", args.http))?;
@@ -136,16 +139,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 web.display()
             );
         }
-        let shutdown = Shutdown::new();
         let state = match &relay.controls {
             Some(tx) => AppState::new(relay.hall.clone(), tx.clone()),
-            None => AppState::read_only(relay.hall.clone(), tactus_net::relay::UNTRUSTED),
+            None => AppState::read_only(relay.hall.clone(), tactus_net::UNTRUSTED),
         };
-        let mut state = state.with_web_dir(web).with_shutdown(shutdown.clone());
+        let mut state = state.with_web_dir(web);
         if let Some(token) = token {
             state = state.with_token(token);
         }
-        let server = tokio::spawn(tactus_net::serve(listener, state));
+        let server = tokio::spawn(tactus_net::serve(listener, state, &stop));
         let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
         let mut summaries = tokio::time::interval(std::time::Duration::from_secs(10));
         loop {
@@ -155,9 +157,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 _ = summaries.tick() => crate::log::summarise(false),
             }
         }
-        shutdown.trigger();
+        stop.cancel();
         let _ = server.await;
-        relay.stop();
+        relay.stopped().await;
         crate::log::summarise(true);
         Ok(ExitCode::SUCCESS)
     })

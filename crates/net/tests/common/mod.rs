@@ -193,6 +193,27 @@ impl Mosquitto {
         log.lines().filter(|l| l.contains("New client connected") && l.contains(&format!(" as {client}"))).count()
     }
 
+    /// How clients whose ids start with `client` left, as the broker's log
+    /// says: (said goodbye, MQTT's DISCONNECT: `Client <id> disconnected.`;
+    /// dropped the connection without one: `Client <id> closed its connection.`).
+    pub fn departures(&self, client: &str) -> (usize, usize) {
+        let log = std::fs::read_to_string(self.dir.path().join("mosquitto.log")).unwrap_or_default();
+        let mut left = (0, 0);
+        for (at, _) in log.match_indices("Client ") {
+            let rest = &log[at + "Client ".len()..];
+            let Some((id, how)) = rest.split_once(' ') else { continue };
+            if !id.starts_with(client) {
+                continue;
+            }
+            if how.starts_with("disconnected.") {
+                left.0 += 1;
+            } else if how.starts_with("closed its connection.") {
+                left.1 += 1;
+            }
+        }
+        left
+    }
+
     /// The broker of `config/mosquitto/` as shipped (logins, the ACL, TLS),
     /// on a free port of 127.0.0.1, with its files in a directory of the
     /// test's own: a CA and the broker's certificate made with `openssl`,

@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 use tactus_core::Event;
-use tactus_net::{AppState, BoardPublisher, Control, Hall, HallLink, LinkSettings, SharedHall, Shutdown, Tags};
+use tactus_net::{AppState, BoardPublisher, Control, Hall, HallLink, LinkSettings, SharedHall, Tags};
 use tactus_trace::Header;
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use super::voice::OnSaid;
 use crate::config::Config;
@@ -19,7 +20,8 @@ pub struct Broadcast {
     board: String,
     hall: SharedHall,
     publisher: Option<Arc<BoardPublisher>>,
-    shutdown: Shutdown,
+    /// Stops the server and the publisher.
+    stop: CancellationToken,
     server: Option<tokio::task::JoinHandle<()>>,
 }
 
@@ -46,7 +48,7 @@ impl Broadcast {
         let hall_name = if cfg.mqtt.hall.is_empty() { "tactus".to_string() } else { cfg.mqtt.hall.clone() };
         let hall = SharedHall::new(Hall::new(&hall_name));
         hall.set_tags(&board, Tags::from(header));
-        let shutdown = Shutdown::new();
+        let stop = CancellationToken::new();
         if let Some(addr) = &cfg.http.listen {
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
@@ -58,18 +60,18 @@ impl Broadcast {
                     web.display()
                 );
             }
-            let mut state =
-                AppState::new(hall.clone(), controls.clone()).with_web_dir(web).with_shutdown(shutdown.clone());
+            let mut state = AppState::new(hall.clone(), controls.clone()).with_web_dir(web);
             let token = match &cfg.http.token {
                 Some(token) => Some(token.clone()),
-                None => tactus_net::http::arbiter_token(cfg.http.token_file.as_deref())?,
+                None => tactus_net::arbiter_token(cfg.http.token_file.as_deref())?,
             };
             if let Some(token) = token {
                 state = state.with_token(token);
             }
             tracing::info!("http: serving on http://{}/", listener.local_addr()?);
+            let serving = tactus_net::serve(listener, state, &stop);
             server = Some(tokio::spawn(async move {
-                if let Err(e) = tactus_net::serve(listener, state).await {
+                if let Err(e) = serving.await {
                     tracing::error!("http: {e}");
                 }
             }));
@@ -86,13 +88,13 @@ impl Broadcast {
                     hall_key_file: cfg.mqtt.hall_key_file.as_deref(),
                 })
                 .map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
-                let p = BoardPublisher::start(&link, &hall_name, &board, Some(controls))
+                let p = BoardPublisher::start(&link, &hall_name, &board, Some(controls), &stop)
                     .map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
                 p.set_tags(Tags::from(header));
                 Some(Arc::new(p))
             }
         };
-        Ok(Some(Broadcast { board, hall, publisher, shutdown, server }))
+        Ok(Some(Broadcast { board, hall, publisher, stop, server }))
     }
 
     /// A new game on this board: its tags.
@@ -130,15 +132,13 @@ impl Broadcast {
         })
     }
 
-    /// Flushes the broker, closes the page's streams and waits for the server.
+    /// Flushes the broker (for at most 2 s), closes the page's streams and
+    /// waits for the server and the publisher.
     pub async fn stop(self) {
-        if let Some(p) = self.publisher {
-            match Arc::try_unwrap(p) {
-                Ok(p) => p.shutdown(Duration::from_secs(2)).await,
-                Err(_) => tracing::warn!("mqtt: still in use at shutdown; not flushed"),
-            }
+        if let Some(p) = &self.publisher {
+            p.shutdown(Duration::from_secs(2)).await;
         }
-        self.shutdown.trigger();
+        self.stop.cancel();
         if let Some(server) = self.server {
             let _ = server.await;
         }
