@@ -106,7 +106,8 @@ impl Client {
     /// know the token.
     pub async fn token_check(&self) -> Result<Option<TokenCheck>, Error> {
         let secret = self.token().secret().to_string();
-        let bytes = self.request(Family::Account, Method::POST, "/api/token/test", Body::Text(secret.clone()), SMALL).await?;
+        let bytes =
+            self.request(Family::Account, Method::POST, "/api/token/test", Body::Text(secret.clone()), SMALL).await?;
         let mut map: std::collections::HashMap<String, Option<wire::TokenInfo>> = json(&bytes)?;
         Ok(map.remove(&secret).flatten().map(|t| TokenCheck {
             user_id: t.user_id,
@@ -127,8 +128,12 @@ impl Client {
     /// `POST /api/board/game/{gameId}/move/{move}` (`?offeringDraw=true`).
     pub async fn board_move(&self, game: &str, uci: &str, offering_draw: bool) -> Result<(), Error> {
         let query = if offering_draw { "?offeringDraw=true" } else { "" };
-        self.ok(Family::Board, &format!("/api/board/game/{}/move/{}{query}", segment(game)?, segment(uci)?), Body::Empty)
-            .await
+        self.ok(
+            Family::Board,
+            &format!("/api/board/game/{}/move/{}{query}", segment(game)?, segment(uci)?),
+            Body::Empty,
+        )
+        .await
     }
 
     /// `POST /api/board/game/{gameId}/draw/{yes|no}`: offer or accept; decline.

@@ -43,26 +43,50 @@ pub enum Action {
     Move(ServerMove),
     /// POST our move: `POST /api/board/game/{id}/move/{uci}`; report the
     /// outcome with [`Follower::sent`].
-    Send { ply: u32, uci: String, offering_draw: bool },
+    Send {
+        ply: u32,
+        uci: String,
+        offering_draw: bool,
+    },
     /// Our move is in the server's list.
-    Confirmed { ply: u32, uci: String },
+    Confirmed {
+        ply: u32,
+        uci: String,
+    },
     /// Reopen the game stream (and call [`Follower::stream_opened`]): only
     /// a `gameFull` from a stream opened now tells what became of our move.
     Resync,
     /// The server does not have our move of `ply`: the board goes back to
     /// the position before it, where `ply` is to be made again.
-    Refused { ply: u32, uci: String, why: Refusal },
+    Refused {
+        ply: u32,
+        uci: String,
+        why: Refusal,
+    },
     /// Moves were taken back on the server: the board goes back to the
     /// position where `ply` is to be made.
-    TakenBack { ply: u32 },
+    TakenBack {
+        ply: u32,
+    },
     /// The clocks as the server has them now.
     Clocks(Clocks),
     /// A draw or takeback offer stands (`open`), or no longer does.
-    Offer { kind: OfferKind, by: Color, open: bool },
+    Offer {
+        kind: OfferKind,
+        by: Color,
+        open: bool,
+    },
     /// The opponent left the game, or came back; a win can be claimed in
     /// `claim_win_in_s` seconds (0: now).
-    OpponentGone { gone: bool, claim_win_in_s: Option<u32> },
-    Chat { room: String, username: String, text: String },
+    OpponentGone {
+        gone: bool,
+        claim_win_in_s: Option<u32>,
+    },
+    Chat {
+        room: String,
+        username: String,
+        text: String,
+    },
     /// The game is over.
     Ended(Ending),
 }
@@ -283,14 +307,7 @@ impl Game {
                 .ok_or_else(|| FollowError::Fen(full.initial_fen.clone()))?
         };
         let start_ply = (start.fullmoves().get() - 1) * 2 + u32::from(start.turn() == Color::Black);
-        Ok(Game {
-            id: full.id.clone(),
-            pos: start.clone(),
-            start,
-            mode,
-            start_ply,
-            line: Vec::new(),
-        })
+        Ok(Game { id: full.id.clone(), pos: start.clone(), start, mode, start_ply, line: Vec::new() })
     }
 
     /// The ply of the move at `index` of the line.
@@ -587,8 +604,7 @@ impl Follower {
             }
         }
 
-        for i in g.line.len()..server.len() {
-            let m = server[i];
+        for (i, &m) in server.iter().enumerate().skip(g.line.len()) {
             let side = g.pos.turn();
             let san = SanPlus::from_move(g.pos.clone(), m).to_string();
             self.out.push(Action::Move(ServerMove {

@@ -134,7 +134,11 @@ impl Base {
         let tls = match uri.scheme_str() {
             Some("https") => true,
             Some("http") => false,
-            _ => return Err(format!("{url:?}: the Lichess URL must start with https:// (or http:// for a test server)")),
+            _ => {
+                return Err(format!(
+                    "{url:?}: the Lichess URL must start with https:// (or http:// for a test server)"
+                ));
+            }
         };
         let authority = uri.authority().ok_or_else(|| format!("{url:?} names no host"))?;
         if authority.as_str().contains('@') {
@@ -287,7 +291,8 @@ impl Client {
         builder.max_buf_size(MAX_LINE * 2);
         match &self.inner.tls {
             None => {
-                let (sender, conn) = builder.handshake(TokioIo::new(tcp)).await.map_err(|e| connect_error(e.to_string()))?;
+                let (sender, conn) =
+                    builder.handshake(TokioIo::new(tcp)).await.map_err(|e| connect_error(e.to_string()))?;
                 tokio::spawn(conn);
                 Ok(sender)
             }
@@ -337,20 +342,22 @@ impl Client {
         let timeout = || Error::Timeout { host: self.host(), after: limit };
         let network = |e: hyper::Error| Error::Network { host: self.host(), why: e.to_string() };
         let mut req = Some(req);
-        if let Some(Idle { mut sender, since }) = idle.take() {
-            if since.elapsed() < KEEP_IDLE && !sender.is_closed() && sender.is_ready() {
-                match tokio::time::timeout(limit, sender.try_send_request(req.take().expect("not sent yet"))).await {
-                    Err(_) => return Err(timeout()),
-                    Ok(Ok(res)) => {
-                        let (parts, body) = res.into_parts();
-                        return Ok((parts, body, sender));
-                    }
-                    // Never written: the connection had closed. Try a new one.
-                    Ok(Err(mut e)) => match e.take_message() {
-                        Some(unsent) => req = Some(unsent),
-                        None => return Err(network(e.into_error())),
-                    },
+        if let Some(Idle { mut sender, since }) = idle.take()
+            && since.elapsed() < KEEP_IDLE
+            && !sender.is_closed()
+            && sender.is_ready()
+        {
+            match tokio::time::timeout(limit, sender.try_send_request(req.take().expect("not sent yet"))).await {
+                Err(_) => return Err(timeout()),
+                Ok(Ok(res)) => {
+                    let (parts, body) = res.into_parts();
+                    return Ok((parts, body, sender));
                 }
+                // Never written: the connection had closed. Try a new one.
+                Ok(Err(mut e)) => match e.take_message() {
+                    Some(unsent) => req = Some(unsent),
+                    None => return Err(network(e.into_error())),
+                },
             }
         }
         let mut sender = self.connect().await?;
@@ -554,7 +561,10 @@ mod tests {
     fn base_urls() {
         let b = Base::parse("https://lichess.org").unwrap();
         assert!(b.tls);
-        assert_eq!((b.host.as_str(), b.port, b.authority.as_str(), b.prefix.as_str()), ("lichess.org", 443, "lichess.org", ""));
+        assert_eq!(
+            (b.host.as_str(), b.port, b.authority.as_str(), b.prefix.as_str()),
+            ("lichess.org", 443, "lichess.org", "")
+        );
         let b = Base::parse("http://127.0.0.1:8080/").unwrap();
         assert!(!b.tls);
         assert_eq!((b.port, b.authority.as_str(), b.prefix.as_str()), (8080, "127.0.0.1:8080", ""));
@@ -575,7 +585,10 @@ mod tests {
 
     #[test]
     fn forms_and_segments() {
-        assert_eq!(form(&[("clock.limit", "1800".into()), ("text", "a b&c=é".into())]), "clock.limit=1800&text=a+b%26c%3D%C3%A9");
+        assert_eq!(
+            form(&[("clock.limit", "1800".into()), ("text", "a b&c=é".into())]),
+            "clock.limit=1800&text=a+b%26c%3D%C3%A9"
+        );
         assert!(segment("Ab12Cd34").is_ok());
         assert!(segment("e2e4").is_ok());
         for bad in ["", "../account", "a/b", "a?b", "a b", &"x".repeat(65)] {
@@ -585,7 +598,10 @@ mod tests {
 
     #[test]
     fn error_bodies_are_read_and_bounded() {
-        assert_eq!(error_text(br#"{"error":"Not your turn, or game already over"}"#), "Not your turn, or game already over");
+        assert_eq!(
+            error_text(br#"{"error":"Not your turn, or game already over"}"#),
+            "Not your turn, or game already over"
+        );
         assert_eq!(error_text(b"<html>\n"), "<html>");
         assert_eq!(error_text(b""), "(no reason given)");
         assert_eq!(error_text(&[b'x'; 1000]).len(), 200);

@@ -89,12 +89,7 @@ mod tests {
         let out = read(&[b"{\"a\":1}\n\n{\"b\"", b":2}\r\n", b"\r\n", b"{\"c\":3}"], 100);
         assert_eq!(
             out,
-            vec![
-                Line::Text("{\"a\":1}".into()),
-                Line::KeepAlive,
-                Line::Text("{\"b\":2}".into()),
-                Line::KeepAlive
-            ]
+            vec![Line::Text("{\"a\":1}".into()), Line::KeepAlive, Line::Text("{\"b\":2}".into()), Line::KeepAlive]
         );
     }
 

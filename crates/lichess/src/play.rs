@@ -57,10 +57,21 @@ pub struct Resume {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
     /// Something for the game being played, by its id.
-    Game { id: String, what: GameCommand },
-    Accept { challenge: String },
-    Decline { challenge: String, reason: DeclineReason },
-    Challenge { username: String, spec: ChallengeSpec },
+    Game {
+        id: String,
+        what: GameCommand,
+    },
+    Accept {
+        challenge: String,
+    },
+    Decline {
+        challenge: String,
+        reason: DeclineReason,
+    },
+    Challenge {
+        username: String,
+        spec: ChallengeSpec,
+    },
     Seek(SeekSpec),
     CancelSeek,
 }
@@ -68,7 +79,10 @@ pub enum Command {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GameCommand {
     /// The board completed our move.
-    Move { uci: String, offering_draw: bool },
+    Move {
+        uci: String,
+        offering_draw: bool,
+    },
     /// Offer or accept a draw (true); decline one (false).
     Draw(bool),
     /// Propose or accept a takeback (true); decline one (false).
@@ -132,6 +146,7 @@ impl Play {
             game: None,
             challenge_jobs: Jobs::default(),
             seek: None,
+            events_open: false,
             other_games: HashSet::new(),
         };
         let task = tokio::spawn(actor.run(command_rx, internal_rx));
@@ -155,20 +170,65 @@ impl Drop for Play {
 
 /// What the actor's own tasks report.
 enum Internal {
-    AccountLine { generation: u64, event: AccountEvent },
-    AccountEnded { generation: u64, why: String },
-    GameLine { generation: u64, event: GameEvent },
-    GameEnded { generation: u64, why: String, transient: bool },
-    GameJobDone { id: String, job: Job, result: Result<(), Error> },
-    ChallengeJobDone { job: Job, result: Result<(), Error> },
-    SeekEnded { why: String },
+    /// The event stream is open: the link stands, events or not.
+    AccountOpened {
+        generation: u64,
+    },
+    AccountLine {
+        generation: u64,
+        event: Box<AccountEvent>,
+    },
+    AccountEnded {
+        generation: u64,
+        why: String,
+    },
+    GameLine {
+        generation: u64,
+        event: GameEvent,
+    },
+    GameEnded {
+        generation: u64,
+        why: String,
+        transient: bool,
+    },
+    GameJobDone {
+        id: String,
+        job: Job,
+        result: Result<(), Error>,
+    },
+    ChallengeJobDone {
+        job: Job,
+        result: Result<(), Error>,
+    },
+    SeekEnded {
+        why: String,
+    },
+}
+
+/// A task of the actor's that ends with it.
+struct Owned(JoinHandle<()>);
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// A seek asked for, and once the event stream is open, standing.
+enum Seek {
+    Wanted(SeekSpec),
+    /// Held for its task: dropped, the seek's stream closes and Lichess
+    /// cancels the seek.
+    Running {
+        _task: Owned,
+    },
 }
 
 /// A reconnecting stream: its generation (lines of older ones are
 /// dropped), its task, and when to try again.
 struct Stream {
     generation: u64,
-    task: Option<JoinHandle<()>>,
+    task: Option<Owned>,
     retry_at: Option<Instant>,
     backoff: Backoff,
     opened_at: Instant,
@@ -188,9 +248,7 @@ impl Default for Stream {
 
 impl Stream {
     fn stop(&mut self) {
-        if let Some(t) = self.task.take() {
-            t.abort();
-        }
+        self.task = None;
     }
 
     /// The stream ended: when to try again. One that stood a minute
@@ -277,7 +335,9 @@ struct Actor {
     events: Stream,
     game: Option<GameRun>,
     challenge_jobs: Jobs,
-    seek: Option<JoinHandle<()>>,
+    seek: Option<Seek>,
+    /// Whether the event stream is open now.
+    events_open: bool,
     other_games: HashSet<String>,
 }
 
@@ -322,13 +382,6 @@ impl Actor {
                 Some(msg) = internal.recv() => self.internal(msg).await,
                 () = sleep_until(wake) => {}
             }
-        }
-        self.events.stop();
-        if let Some(g) = &mut self.game {
-            g.stream.stop();
-        }
-        if let Some(s) = self.seek.take() {
-            s.abort();
         }
     }
 
@@ -381,6 +434,48 @@ impl Actor {
         if reopen {
             self.open_game_stream(now);
         }
+        if let Some(g) = &mut self.game
+            && let Some(job) = g.jobs.start(now)
+        {
+            let client = self.client.clone();
+            let tx = self.internal.clone();
+            let id = g.id.clone();
+            tokio::spawn(async move {
+                let Command::Game { what, .. } = &job.command else { return };
+                let result = match what {
+                    GameCommand::Move { uci, offering_draw } => client.board_move(&id, uci, *offering_draw).await,
+                    GameCommand::Draw(yes) => client.draw(&id, *yes).await,
+                    GameCommand::Takeback(yes) => client.takeback(&id, *yes).await,
+                    GameCommand::End(what) => client.game_end(&id, *what).await,
+                    GameCommand::Chat(text) => client.chat(&id, false, text).await,
+                };
+                let _ = tx.send(Internal::GameJobDone { id, job, result }).await;
+            });
+        }
+        // A game that starts must find the event stream open (the seek's
+        // reference says so): challenges and seeks wait for it.
+        if !self.events_open {
+            return;
+        }
+        if let Some(Seek::Wanted(spec)) = self.seek {
+            let client = self.client.clone();
+            let tx = self.internal.clone();
+            self.seek = Some(Seek::Running {
+                _task: Owned(tokio::spawn(async move {
+                    let why = match client.seek(&spec).await {
+                        Ok(mut lines) => loop {
+                            match lines.next().await {
+                                Ok(_) => {}
+                                Err(StreamEnd::Closed) => break "the seek ended: a game started, or it expired".into(),
+                                Err(end) => break end.to_string(),
+                            }
+                        },
+                        Err(e) => e.to_string(),
+                    };
+                    let _ = tx.send(Internal::SeekEnded { why }).await;
+                })),
+            });
+        }
         if let Some(job) = self.challenge_jobs.start(now) {
             let client = self.client.clone();
             let tx = self.internal.clone();
@@ -394,24 +489,6 @@ impl Actor {
                 let _ = tx.send(Internal::ChallengeJobDone { job, result }).await;
             });
         }
-        if let Some(g) = &mut self.game {
-            if let Some(job) = g.jobs.start(now) {
-                let client = self.client.clone();
-                let tx = self.internal.clone();
-                let id = g.id.clone();
-                tokio::spawn(async move {
-                    let Command::Game { what, .. } = &job.command else { return };
-                    let result = match what {
-                        GameCommand::Move { uci, offering_draw } => client.board_move(&id, uci, *offering_draw).await,
-                        GameCommand::Draw(yes) => client.draw(&id, *yes).await,
-                        GameCommand::Takeback(yes) => client.takeback(&id, *yes).await,
-                        GameCommand::End(what) => client.game_end(&id, *what).await,
-                        GameCommand::Chat(text) => client.chat(&id, false, text).await,
-                    };
-                    let _ = tx.send(Internal::GameJobDone { id, job, result }).await;
-                });
-            }
-        }
     }
 
     fn open_events(&mut self, now: Instant) {
@@ -422,13 +499,16 @@ impl Actor {
         let generation = self.events.generation;
         let client = self.client.clone();
         let tx = self.internal.clone();
-        self.events.task = Some(tokio::spawn(async move {
+        self.events.task = Some(Owned(tokio::spawn(async move {
             match client.event_stream().await {
                 Ok(lines) => {
+                    if tx.send(Internal::AccountOpened { generation }).await.is_err() {
+                        return;
+                    }
                     pump(
                         lines,
                         tx,
-                        move |event| Internal::AccountLine { generation, event },
+                        move |event| Internal::AccountLine { generation, event: Box::new(event) },
                         move |why, _| Internal::AccountEnded { generation, why },
                     )
                     .await
@@ -437,7 +517,7 @@ impl Actor {
                     let _ = tx.send(Internal::AccountEnded { generation, why: e.to_string() }).await;
                 }
             }
-        }));
+        })));
     }
 
     fn open_game_stream(&mut self, now: Instant) {
@@ -451,7 +531,7 @@ impl Actor {
         let client = self.client.clone();
         let tx = self.internal.clone();
         let id = g.id.clone();
-        g.stream.task = Some(tokio::spawn(async move {
+        g.stream.task = Some(Owned(tokio::spawn(async move {
             match client.game_stream(&id).await {
                 Ok(lines) => {
                     pump(
@@ -467,7 +547,7 @@ impl Actor {
                     let _ = tx.send(Internal::GameEnded { generation, why: e.to_string(), transient }).await;
                 }
             }
-        }));
+        })));
     }
 
     async fn command(&mut self, command: Command) {
@@ -497,30 +577,9 @@ impl Actor {
                     self.challenge_jobs.queue.push_back(Job { command, ply: None, attempts: 0 });
                 }
             }
-            Command::Seek(spec) => {
-                if let Some(old) = self.seek.take() {
-                    old.abort();
-                }
-                let client = self.client.clone();
-                let tx = self.internal.clone();
-                let spec = *spec;
-                self.seek = Some(tokio::spawn(async move {
-                    let why = match client.seek(&spec).await {
-                        Ok(mut lines) => loop {
-                            match lines.next().await {
-                                Ok(_) => {}
-                                Err(StreamEnd::Closed) => break "the seek ended: a game started, or it expired".into(),
-                                Err(end) => break end.to_string(),
-                            }
-                        },
-                        Err(e) => e.to_string(),
-                    };
-                    let _ = tx.send(Internal::SeekEnded { why }).await;
-                }));
-            }
+            Command::Seek(spec) => self.seek = Some(Seek::Wanted(*spec)),
             Command::CancelSeek => {
-                if let Some(old) = self.seek.take() {
-                    old.abort();
+                if self.seek.take().is_some() {
                     self.say(Update::SeekEnded { why: "canceled".into() }).await;
                 }
             }
@@ -530,11 +589,16 @@ impl Actor {
     async fn internal(&mut self, msg: Internal) {
         let now = Instant::now();
         match msg {
+            Internal::AccountOpened { generation } if generation == self.events.generation => {
+                self.events_open = true;
+                self.worked().await
+            }
             Internal::AccountLine { generation, event } if generation == self.events.generation => {
                 self.worked().await;
-                self.account_event(event).await;
+                self.account_event(*event).await;
             }
             Internal::AccountEnded { generation, why } if generation == self.events.generation => {
+                self.events_open = false;
                 // Even a token refused is tried again, after the back-off:
                 // said once all the same.
                 self.events.ended(now);
@@ -581,7 +645,7 @@ impl Actor {
                 self.say(Update::SeekEnded { why }).await;
             }
             // Lines of streams replaced since.
-            Internal::AccountLine { .. } | Internal::AccountEnded { .. } => {}
+            Internal::AccountOpened { .. } | Internal::AccountLine { .. } | Internal::AccountEnded { .. } => {}
         }
     }
 
@@ -639,8 +703,7 @@ impl Actor {
         for action in actions {
             match action {
                 Action::Send { ply, uci, offering_draw } => {
-                    let command =
-                        Command::Game { id: id.clone(), what: GameCommand::Move { uci, offering_draw } };
+                    let command = Command::Game { id: id.clone(), what: GameCommand::Move { uci, offering_draw } };
                     // A move goes before the requests waiting.
                     if let Some(g) = &mut self.game {
                         g.jobs.queue.push_front(Job { command, ply: Some(ply), attempts: 0 });
@@ -653,12 +716,13 @@ impl Actor {
                 }
             }
         }
-        if resync && !over {
-            if let Some(g) = &mut self.game {
-                // Opened again at once, or after the requests' back-off.
-                g.stream.stop();
-                g.stream.retry_at = Some(g.jobs.not_before.unwrap_or_else(Instant::now));
-            }
+        if resync
+            && !over
+            && let Some(g) = &mut self.game
+        {
+            // Opened again at once, or after the requests' back-off.
+            g.stream.stop();
+            g.stream.retry_at = Some(g.jobs.not_before.unwrap_or_else(Instant::now));
         }
         if over {
             self.end_game();
@@ -702,7 +766,11 @@ impl Actor {
             Some("the board is playing another game".to_string())
         } else if info.compat.and_then(|c| c.board) == Some(false) {
             Some("the Board API cannot play it".to_string())
-        } else if info.variant.as_ref().is_some_and(|v| !matches!(v.key.as_str(), "standard" | "chess960" | "fromPosition")) {
+        } else if info
+            .variant
+            .as_ref()
+            .is_some_and(|v| !matches!(v.key.as_str(), "standard" | "chess960" | "fromPosition"))
+        {
             Some(format!("the variant {} cannot be played on the board", info.variant.as_ref().map_or("", |v| &v.key)))
         } else if info.color.is_none() {
             Some("Lichess did not say which side the account plays".to_string())

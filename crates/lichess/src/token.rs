@@ -54,7 +54,9 @@ impl Token {
             return Err(TokenError::Exposed { file: file.into(), mode });
         }
         let mut text = String::new();
-        f.take(MAX_LEN as u64 + 1).read_to_string(&mut text).map_err(|_| TokenError::Malformed { file: file.into() })?;
+        f.take(MAX_LEN as u64 + 1)
+            .read_to_string(&mut text)
+            .map_err(|_| TokenError::Malformed { file: file.into() })?;
         if text.len() > MAX_LEN {
             return Err(TokenError::Malformed { file: file.into() });
         }
@@ -68,16 +70,16 @@ impl Token {
     /// A token from its text, if it has the form Lichess gives tokens:
     /// `^[A-Za-z0-9_]+$` (its API reference, "Token format").
     pub fn new(text: &str) -> Option<Token> {
-        let ok = !text.is_empty()
-            && text.len() <= MAX_LEN
-            && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        let ok =
+            !text.is_empty() && text.len() <= MAX_LEN && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
         ok.then(|| Token(text.to_string()))
     }
 
     /// The `Authorization` header's value, marked sensitive so that hyper
     /// keeps it out of its own debug output.
     pub(crate) fn bearer(&self) -> HeaderValue {
-        let mut value = HeaderValue::from_str(&format!("Bearer {}", self.0)).expect("a token is ASCII letters and digits");
+        let mut value =
+            HeaderValue::from_str(&format!("Bearer {}", self.0)).expect("a token is ASCII letters and digits");
         value.set_sensitive(true);
         value
     }

@@ -140,9 +140,14 @@ pub struct ChallengeUser {
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum TimeControl {
     /// Seconds and seconds.
-    Clock { limit: u32, increment: u32 },
+    Clock {
+        limit: u32,
+        increment: u32,
+    },
     #[serde(rename_all = "camelCase")]
-    Correspondence { days_per_turn: u32 },
+    Correspondence {
+        days_per_turn: u32,
+    },
     Unlimited,
 }
 
@@ -354,7 +359,8 @@ mod tests {
         assert!(full.state.bdraw && !full.state.wdraw);
         assert_eq!(full.clock, Some(ClockSetup { initial: 1_800_000, increment: 5000 }));
         assert_eq!(full.white.name.as_deref(), Some("Kasia"));
-        let gone: GameEvent = serde_json::from_str(r#"{"type":"opponentGone","gone":true,"claimWinInSeconds":20}"#).unwrap();
+        let gone: GameEvent =
+            serde_json::from_str(r#"{"type":"opponentGone","gone":true,"claimWinInSeconds":20}"#).unwrap();
         assert!(matches!(gone, GameEvent::OpponentGone(OpponentGone { gone: true, claim_win_in_seconds: Some(20) })));
         let push = r#"{"games":[{"tags":{"White":"Kasia","Result":"*"},"moves":7},{"tags":{},"error":"no moves"}]}"#;
         let reply: PushReply = serde_json::from_str(push).unwrap();
@@ -368,10 +374,9 @@ mod tests {
         assert!(matches!(e, AccountEvent::Other));
         let e: GameEvent = serde_json::from_str(r#"{"type":"somethingNew"}"#).unwrap();
         assert!(matches!(e, GameEvent::Other));
-        let s: GameState = serde_json::from_str(
-            r#"{"moves":"","wtime":1,"btime":1,"winc":0,"binc":0,"status":"someNewEnding"}"#,
-        )
-        .unwrap();
+        let s: GameState =
+            serde_json::from_str(r#"{"moves":"","wtime":1,"btime":1,"winc":0,"binc":0,"status":"someNewEnding"}"#)
+                .unwrap();
         assert_eq!(s.status, Status::Unknown);
         assert!(!s.status.is_ongoing());
     }

@@ -96,7 +96,10 @@ fn a_whole_game_as_white_to_mate() {
         line.push_str(uci);
         if i % 2 == 0 {
             f.our_move(uci, false).unwrap();
-            assert_eq!(f.drain().collect::<Vec<_>>(), vec![Action::Send { ply, uci: uci.to_string(), offering_draw: false }]);
+            assert_eq!(
+                f.drain().collect::<Vec<_>>(),
+                vec![Action::Send { ply, uci: uci.to_string(), offering_draw: false }]
+            );
             f.sent(ply, Sent::Accepted);
             assert_eq!(f.drain().count(), 0);
             let mut s = st(&line);
@@ -396,7 +399,10 @@ fn chess960_castling_goes_out_as_king_takes_rook() {
 fn what_cannot_be_followed_is_an_error_not_a_panic() {
     let mut f = Follower::new(Color::White);
     f.stream_opened();
-    assert_eq!(f.server(ev(&full_json_from(&st(""), "atomic", "startpos"))), Err(FollowError::Variant("atomic".into())));
+    assert_eq!(
+        f.server(ev(&full_json_from(&st(""), "atomic", "startpos"))),
+        Err(FollowError::Variant("atomic".into()))
+    );
     assert!(matches!(f.server(ev(&full_json_from(&st(""), "standard", "not a fen"))), Err(FollowError::Fen(_))));
     full(&mut f, &st(""));
     assert_eq!(f.server(ev(&state_json(&st("e2e4 e2e4")))), Err(FollowError::Moves { ply: 2, uci: "e2e4".into() }));
@@ -604,7 +610,9 @@ impl World {
         self.reader.feed(&piece, &mut lines);
         for line in lines {
             if let Line::Text(text) = line {
-                self.follower.server(serde_json::from_str(&text).unwrap()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                self.follower
+                    .server(serde_json::from_str(&text).unwrap())
+                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
                 self.handle()?;
             }
         }
@@ -623,9 +631,9 @@ impl World {
     /// follower (or not).
     fn resolve(&mut self, how: u64) -> Result<(), TestCaseError> {
         let Some((ply, m)) = self.post.take() else { return Ok(()) };
-        let reaches = how % 3 != 0;
+        let reaches = !how.is_multiple_of(3);
         let applied = reaches && self.server.apply(m);
-        let outcome = match (reaches, applied, how % 2 == 0) {
+        let outcome = match (reaches, applied, how.is_multiple_of(2)) {
             (false, _, _) => Sent::Unknown,
             (true, true, true) => Sent::Accepted,
             (true, true, false) => Sent::Unknown,
@@ -638,10 +646,10 @@ impl World {
     /// The daemon is killed and restarted: the POST in flight may or may
     /// not have reached the server; the journal has the board's line.
     fn restart(&mut self, how: u64) -> Result<(), TestCaseError> {
-        if let Some((_, m)) = self.post.take() {
-            if how % 2 == 0 {
-                self.server.apply(m);
-            }
+        if let Some((_, m)) = self.post.take()
+            && how.is_multiple_of(2)
+        {
+            self.server.apply(m);
         }
         let journal: Vec<String> = self.owner.line.iter().map(|&m| UciMove::from_standard(m).to_string()).collect();
         self.follower = Follower::resume(self.our, journal);
@@ -653,7 +661,7 @@ impl World {
 fn run(seed: u64, plies: usize, ops: &[(u8, u16)]) -> Result<(), TestCaseError> {
     let mut rng = Rng(seed | 1);
     let game = random_game(&mut rng, plies);
-    let our = if seed % 2 == 0 { Color::White } else { Color::Black };
+    let our = if seed.is_multiple_of(2) { Color::White } else { Color::Black };
     let mut w = World {
         our,
         server: Server { game, moves: Vec::new(), pos: Chess::default(), stream: Vec::new() },
