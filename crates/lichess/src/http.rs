@@ -584,6 +584,16 @@ mod tests {
     }
 
     #[test]
+    fn https_uses_the_systems_roots() {
+        // rustls with ring and the roots of ca-certificates: no network needed.
+        let client = Client::new(Token::new("lip_x").unwrap(), Settings::default()).expect("the system's roots load");
+        assert!(client.inner.tls.is_some());
+        let plain = Settings { url: "http://127.0.0.1:9".into(), ..Settings::default() };
+        assert!(Client::new(Token::new("lip_x").unwrap(), plain).unwrap().inner.tls.is_none());
+        assert!(format!("{client:?}").contains("lichess.org") && !format!("{client:?}").contains("lip_x"));
+    }
+
+    #[test]
     fn forms_and_segments() {
         assert_eq!(
             form(&[("clock.limit", "1800".into()), ("text", "a b&c=é".into())]),

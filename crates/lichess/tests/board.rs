@@ -486,3 +486,17 @@ async fn the_account_and_the_tokens_scopes() {
     let e = study.board_move("Gm000001", "e2e4", false).await.unwrap_err();
     assert!(e.to_string().contains("403"), "{e}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_event_stream_is_reopened_and_said_back_without_any_event() {
+    let server = Server::start(0.5);
+    let mut owner = Owner::start(&server, PlayOptions::default());
+    server.wait_requests("GET /api/stream/event", 1).await;
+    server.post("/_test/events/drop", json!({})).await;
+    owner.until("the link lost", |u| matches!(u, Update::Link(Link::Lost { .. }))).await;
+    server.wait_requests("GET /api/stream/event", 2).await;
+    owner.until("the link back", |u| matches!(u, Update::Link(Link::Restored))).await;
+    // The reopened stream carries what comes next.
+    let id = new_game(&server, "white").await;
+    assert_eq!(owner.started().await.0, id);
+}
