@@ -29,12 +29,12 @@ use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};
 use tactus_core::pgn::{Tags, Written, write_movetext, write_tags};
-use tactus_lichess::broadcast::{PushOptions, Pusher, RoundSpec};
+use tactus_lichess::broadcast::{Next, Plan, PushOptions, Pusher, RoundSpec};
 use tactus_lichess::follower::{Action, Follower};
 use tactus_lichess::http::{Client, Settings};
 use tactus_lichess::play::{Command, GameCommand, Play, PlayOptions, Update};
 use tactus_lichess::token::Token;
-use tactus_lichess::wire::GameEvent;
+use tactus_lichess::wire::{GameEvent, PushReply, PushedGame};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
@@ -70,14 +70,10 @@ fn rss_kb() -> u64 {
         .unwrap_or(0)
 }
 
-/// CPU time of the calling thread, in seconds (utime + stime, clock ticks of 10 ms).
+/// CPU time of the calling thread, in seconds (the scheduler's count, in ns).
 fn thread_cpu_s() -> f64 {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks: u64 = fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0)
-        + fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
-    ticks as f64 / 100.0
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+    stat.split_whitespace().next().and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) as f64 / 1e9
 }
 
 fn main() {
@@ -361,16 +357,26 @@ fn keep_alives(server: &StubServer, lines: usize) {
         server
             .event_line(r#"{"type":"gameStart","game":{"gameId":"KeepA001","color":"white","compat":{"board":true}}}"#);
         until(&mut updates, |u| matches!(u, Update::Game { action: Action::Started(_), .. })).await;
-        let before = rss_kb();
-        // Keep-alives on both streams, then one line that must still come.
-        for _ in 0..lines {
-            server.game_line("");
-            server.event_line("");
+        // Keep-alives on both streams, 200 at a time, each batch followed by
+        // a chat line that must come through (so nothing piles up in the stub).
+        let mut rss = Vec::new();
+        for batch in 0..lines.div_ceil(200) {
+            for _ in 0..200 {
+                server.game_line("");
+                server.event_line("");
+            }
+            server.game_line(&format!(r#"{{"type":"chatLine","room":"player","username":"rival","text":"{batch}"}}"#));
+            until(&mut updates, |u| matches!(u, Update::Game { action: Action::Chat { .. }, .. })).await;
+            rss.push(rss_kb());
         }
         server.game_line(&game_state("", "aborted"));
         until(&mut updates, |u| matches!(u, Update::Game { action: Action::Ended(_), .. })).await;
-        let after = rss_kb();
-        println!("keep-alives: {lines} on each stream, memory (VmRSS) {before} kB before, {after} kB after");
+        println!(
+            "keep-alives: {lines} on each stream (two hours at one a second); memory (VmRSS) after the first 200: {} kB, halfway: {} kB, at the end: {} kB",
+            rss[0],
+            rss[rss.len() / 2],
+            rss_kb()
+        );
         drop(play);
     });
 }
@@ -427,6 +433,35 @@ fn push(server: &StubServer, boards: usize, run: Duration) {
         .collect();
     let options = PushOptions::new(rounds).unwrap();
     let whole_bytes: usize = games.iter().map(|g| g.pgn(g.sans.len().min(60)).len()).sum();
+
+    // The pure part: a whole push of every round put together.
+    let mut plan = Plan::new(&options);
+    for g in &games {
+        plan.set(g.board, g.pgn(g.sans.len().min(60)).into()).unwrap();
+    }
+    let t = Instant::now();
+    let mut now = Instant::now();
+    let mut built = 0;
+    while let Next::Push(p) = plan.next(now) {
+        built += p.body.len();
+        plan.done(
+            &p,
+            &Ok(PushReply {
+                games: p
+                    .boards
+                    .iter()
+                    .map(|_| PushedGame { tags: Default::default(), moves: Some(1), error: None })
+                    .collect(),
+            }),
+            now,
+        );
+        now += Duration::from_millis(1);
+    }
+    println!(
+        "push, {boards} boards: every round's whole push put together in {:.2} ms ({} kB)",
+        t.elapsed().as_secs_f64() * 1e3,
+        built / 1024
+    );
 
     // The pusher on its own thread and runtime: its CPU time is that thread's.
     let (handle_tx, handle_rx) = std::sync::mpsc::channel();
@@ -489,7 +524,7 @@ fn push(server: &StubServer, boards: usize, run: Duration) {
     // The first push of each round is whole; the rest carry the games that changed.
     let later = pushes.saturating_sub(rounds).max(1) as f64;
     println!(
-        "push, {boards} boards in {rounds} round(s), {elapsed:.0} s: {changes} changes, {pushes} pushes ({:.2}/s), {:.0} kB ({:.1} kB/s); a round's whole push {:.0} kB; later pushes {:.1} games, {:.1} kB on average; pusher CPU {:.2} s ({:.2} % of a core); errors {}",
+        "push, {boards} boards in {rounds} round(s), {elapsed:.0} s: {changes} changes, {pushes} pushes ({:.2}/s), {:.0} kB ({:.1} kB/s); a round's whole push {:.0} kB; later pushes {:.1} games, {:.1} kB on average; pusher CPU {:.3} s ({:.2} % of a core); errors {}",
         pushes as f64 / elapsed,
         bytes as f64 / 1024.0,
         bytes as f64 / 1024.0 / elapsed,
