@@ -341,15 +341,16 @@ struct Actor {
     other_games: HashSet<String>,
 }
 
-/// Reads a stream's lines into the actor as typed events; lines that are
-/// not what the API describes are logged and skipped.
+/// Reads a stream's lines into the actor as typed events until it ends
+/// (then `ended` says why). Lines that are not what the API describes are
+/// skipped; the first of a stream is logged.
 async fn pump<T: serde::de::DeserializeOwned>(
     mut lines: Lines,
     tx: mpsc::Sender<Internal>,
     wrap: impl Fn(T) -> Internal,
-    ended: impl FnOnce(String, bool) -> Internal,
+    ended: impl FnOnce(String) -> Internal,
 ) {
-    // A stream that ends, whatever the reason, is opened again.
+    let mut said = false;
     loop {
         match lines.next().await {
             Ok(text) => match serde_json::from_str::<T>(&text) {
@@ -358,10 +359,13 @@ async fn pump<T: serde::de::DeserializeOwned>(
                         return;
                     }
                 }
-                Err(e) => tracing::warn!("a Lichess stream line was not what the API describes, skipped: {e}"),
+                Err(e) if !std::mem::replace(&mut said, true) => {
+                    tracing::warn!("a Lichess stream line was not what the API describes, skipped: {e}")
+                }
+                Err(e) => tracing::debug!("a Lichess stream line skipped: {e}"),
             },
             Err(end) => {
-                let _ = tx.send(ended(end.to_string(), true)).await;
+                let _ = tx.send(ended(end.to_string())).await;
                 return;
             }
         }
@@ -509,7 +513,7 @@ impl Actor {
                         lines,
                         tx,
                         move |event| Internal::AccountLine { generation, event: Box::new(event) },
-                        move |why, _| Internal::AccountEnded { generation, why },
+                        move |why| Internal::AccountEnded { generation, why },
                     )
                     .await
                 }
@@ -538,7 +542,7 @@ impl Actor {
                         lines,
                         tx,
                         move |event| Internal::GameLine { generation, event },
-                        move |why, transient| Internal::GameEnded { generation, why, transient },
+                        move |why| Internal::GameEnded { generation, why, transient: true },
                     )
                     .await
                 }
