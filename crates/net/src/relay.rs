@@ -346,7 +346,10 @@ impl Follower {
         if known || count < max {
             return Ok(());
         }
-        let Some(quiet) = self.places.replaceable(now) else {
+        // With the hall key every board proved it is the hall's: none is
+        // invented, and the cap is the operator's to keep.
+        let replaceable = if self.link.key.is_some() { None } else { self.places.replaceable(now) };
+        let Some(quiet) = replaceable else {
             return Err(format!(
                 "this relay follows at most {max} boards (--max-boards), and all of them have been heard from lately"
             ));
@@ -391,7 +394,8 @@ impl Traffic {
 /// of the board with the least traffic, if that is less than its own one
 /// message now. A board that a team match lists keeps its place. A stranger
 /// who keeps inventing boards only displaces them, and the boards that play
-/// stay; only the hall key keeps strangers out altogether.
+/// stay; only the hall key keeps strangers out altogether — and with it no
+/// board is invented, so a full hall refuses a newcomer instead.
 #[derive(Debug, Default)]
 struct Places {
     /// The boards of the hall that were heard from (at most `max_boards`).
