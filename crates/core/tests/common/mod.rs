@@ -84,3 +84,28 @@ impl Game {
         })
     }
 }
+
+/// The record's remarks as their data: the core's tests check that each is
+/// where it belongs; its words are tested in tactus-speech.
+pub struct Data;
+
+impl tactus_core::pgn::Commentary for Data {
+    fn ruling(&self, r: &tactus_core::Irregularity) -> String {
+        let reason = serde_json::to_value(r.reason).unwrap();
+        let attempt =
+            r.attempt.map(|a| format!(" {}{}-{}", a.piece.role.upper_char(), a.from, a.to)).unwrap_or_default();
+        format!("{} {}{attempt}", tactus_core::serde_chess::color_str(r.side), reason.as_str().unwrap())
+    }
+
+    fn settled(&self, s: &tactus_core::pgn::Settled) -> String {
+        let loser = s.loser.map_or("none", tactus_core::serde_chess::color_str);
+        let outcome = if s.draw {
+            "draw"
+        } else if s.undetermined {
+            "undetermined"
+        } else {
+            "win"
+        };
+        format!("loser {loser}, {outcome}")
+    }
+}
