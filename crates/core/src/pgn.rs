@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use shakmaty::{Color, Position};
 use tactus_trace::Header;
+pub use tactus_trace::MateVerdict;
 
 use crate::event::{Article, EndReason, Irregularity};
 use crate::game::Game;
@@ -29,17 +30,25 @@ pub enum Note {
     Settled(Settled),
 }
 
-/// Why a game ended on who can still mate: `loser`'s flag fell (6.9) or
-/// `loser` made a second illegal move (7.5.5), and the opponent could mate
-/// (a win), could not (`draw`), or the search did not settle it within its
-/// limit (`undetermined`: the loss stands); `loser` is `None` for a dead
-/// position (5.2.2), where neither side can.
+/// How a result was settled on who can still checkmate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Settled {
-    pub article: Article,
-    pub loser: Option<Color>,
-    pub draw: bool,
-    pub undetermined: bool,
+pub enum Settled {
+    /// A dead position (5.2.2): neither side can checkmate by any series of
+    /// legal moves.
+    Dead,
+    /// `loser`'s flag fell (6.9) or `loser` made a second illegal move
+    /// (7.5.5), and the opponent's search found it can mate (a win), cannot
+    /// (a draw), or did not settle it within its limit (the loss stands).
+    Lost { article: Article, loser: Color, opponent: MateVerdict },
+}
+
+impl Settled {
+    pub fn article(self) -> Article {
+        match self {
+            Settled::Dead => Article::A5_2_2,
+            Settled::Lost { article, .. } => article,
+        }
+    }
 }
 
 /// The words of the record's remarks: the speech crate's, in the language
@@ -60,7 +69,7 @@ impl Note {
                 let s = ms.max(&0) / 1000;
                 format!("{} {} +{}:{:02}", article.as_str(), color_str(*side), s / 60, s % 60)
             }
-            Note::Settled(v) => format!("{} {}", v.article.as_str(), words.settled(v)),
+            Note::Settled(settled) => format!("{} {}", settled.article().as_str(), words.settled(settled)),
         }
     }
 }
@@ -326,14 +335,18 @@ mod tests {
             fn ruling(&self, r: &Irregularity) -> String {
                 format!("ruling {:?}", r.reason)
             }
-            fn settled(&self, v: &Settled) -> String {
-                format!("settled {:?}", v.loser)
+            fn settled(&self, settled: &Settled) -> String {
+                format!("{settled:?}")
             }
         }
         let penalty = Note::Penalty { article: Article::A7_5_5, side: Color::Black, ms: 60_000 };
         assert_eq!(penalty.text(&Plain), "7.5.5 black +1:00");
-        let settled = Settled { article: Article::A6_9, loser: Some(Color::White), draw: true, undetermined: false };
-        assert_eq!(Note::Settled(settled).text(&Plain), "6.9 settled Some(White)");
+        let settled = Settled::Lost { article: Article::A6_9, loser: Color::White, opponent: MateVerdict::CannotMate };
+        assert_eq!(
+            Note::Settled(settled).text(&Plain),
+            "6.9 Lost { article: A6_9, loser: White, opponent: CannotMate }"
+        );
+        assert_eq!(Note::Settled(Settled::Dead).text(&Plain), "5.2.2 Dead");
         let ruling = Irregularity {
             article: Article::A7_5_3,
             side: Color::White,

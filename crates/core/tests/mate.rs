@@ -161,7 +161,7 @@ fn a_move_that_fixes_the_last_pawn_ends_the_game_5_2_2() {
         assert_eq!(game_over(&events), Some(("1/2-1/2".into(), EndReason::DeadPosition, false)), "{search:?}");
         let pgn = tactus_core::pgn::write(&Header::default(), session.game(), &Data);
         let pgn = pgn.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(pgn.contains("h4 {[%clk 1:30:28] 5.2.2 loser none, draw}"), "{pgn}");
+        assert!(pgn.contains("h4 {[%clk 1:30:28] 5.2.2 dead}"), "{pgn}");
     }
 }
 

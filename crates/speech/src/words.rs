@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Rank, Role, Square};
-use tactus_core::pgn::{Commentary, Settled};
+use tactus_core::pgn::{Commentary, MateVerdict, Settled};
 use tactus_core::{
     Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, MoveInfo, NotNow, OnBoard,
     Placed, Reason, Slip, ToControl,
@@ -1015,15 +1015,19 @@ impl Commentary for Words {
 
     fn settled(&self, settled: &Settled) -> String {
         let e = &self.lex.endings;
-        let Some(loser) = settled.loser else { return e.dead_position.to_owned() };
-        let about = match (settled.article, settled.draw) {
+        let Settled::Lost { article, loser, opponent } = *settled else { return e.dead_position.to_owned() };
+        let draw = opponent == MateVerdict::CannotMate;
+        let about = match (article, draw) {
             (Article::A6_9, true) => &e.flag_fall_draw,
             (Article::A6_9, false) => &e.flag_fall,
             (_, true) => &e.illegal_draw,
             (_, false) => &e.illegal,
         };
         let said = self.said(about, loser, &Scene::new(None), &[]);
-        if settled.undetermined { format!("{said} {}", self.unsettled(!loser)) } else { said }
+        match opponent {
+            MateVerdict::Undetermined => format!("{said} {}", self.unsettled(!loser)),
+            MateVerdict::CanMate | MateVerdict::CannotMate => said,
+        }
     }
 }
 

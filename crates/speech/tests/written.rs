@@ -13,6 +13,7 @@ use tactus_core::{
     Article, Attempt, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, Placed, Reason, Slip,
 };
 use tactus_speech::{Lang, Scribe, Style, Words, moves_from_san};
+use tactus_trace::MateVerdict;
 
 fn p(c: char) -> Piece {
     Piece::from_char(c).unwrap()
@@ -165,23 +166,18 @@ fn rulings_are_written_as_what_they_are() {
 #[test]
 fn the_records_verdicts_say_who_could_still_mate() {
     let words = Words::new(Lang::En, Style::Natural);
-    let settled = |article, loser, draw, undetermined| Note::Settled(Settled { article, loser, draw, undetermined });
+    let lost = |article, loser, opponent| Note::Settled(Settled::Lost { article, loser, opponent });
     assert_eq!(
-        settled(Article::A7_5_5, Some(Color::White), true, false).text(&words),
+        lost(Article::A7_5_5, Color::White, MateVerdict::CannotMate).text(&words),
         "7.5.5 White's second illegal move, but Black cannot checkmate by any series of legal moves: draw."
     );
     assert_eq!(
-        settled(Article::A6_9, Some(Color::Black), false, true).text(&words),
+        lost(Article::A6_9, Color::Black, MateVerdict::Undetermined).text(&words),
         "6.9 Black's flag has fallen: White wins on time. Whether White can checkmate was not settled within the search's limit: the loss stands, and the arbiter may look again."
     );
-    assert_eq!(
-        settled(Article::A5_2_2, None, true, false).text(&words),
-        "5.2.2 Dead position, neither side can checkmate: draw."
-    );
-    assert_eq!(
-        words.settled(&Settled { article: Article::A6_9, loser: Some(Color::White), draw: false, undetermined: false }),
-        "White's flag has fallen: Black wins on time."
-    );
+    assert_eq!(Note::Settled(Settled::Dead).text(&words), "5.2.2 Dead position, neither side can checkmate: draw.");
+    let fell = Settled::Lost { article: Article::A6_9, loser: Color::White, opponent: MateVerdict::CanMate };
+    assert_eq!(words.settled(&fell), "White's flag has fallen: Black wins on time.");
 }
 
 /// A penalty and a result are written in the context of the game, as the

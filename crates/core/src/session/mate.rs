@@ -223,13 +223,12 @@ impl Session {
             MateVerdict::CanMate | MateVerdict::Undetermined => GameResult::win_for(opponent),
         };
         let undetermined = verdict == MateVerdict::Undetermined;
-        let draw = result == GameResult::Draw;
-        self.note_last(Settled { article, loser: Some(loser), draw, undetermined });
+        self.note_last(Settled::Lost { article, loser, opponent: verdict });
         self.end_with(t, Ending { result, reason, article }, undetermined);
     }
 
     fn end_dead(&mut self, t: Ms) {
-        self.note_last(Settled { article: Article::A5_2_2, loser: None, draw: true, undetermined: false });
+        self.note_last(Settled::Dead);
         self.end(t, Ending { result: GameResult::Draw, reason: EndReason::DeadPosition, article: Article::A5_2_2 });
     }
 

@@ -98,14 +98,16 @@ impl tactus_core::pgn::Commentary for Data {
     }
 
     fn settled(&self, s: &tactus_core::pgn::Settled) -> String {
-        let loser = s.loser.map_or("none", tactus_core::serde_chess::color_str);
-        let outcome = if s.draw {
-            "draw"
-        } else if s.undetermined {
-            "undetermined"
-        } else {
-            "win"
-        };
-        format!("loser {loser}, {outcome}")
+        match *s {
+            tactus_core::pgn::Settled::Dead => "dead".to_string(),
+            tactus_core::pgn::Settled::Lost { loser, opponent, .. } => {
+                let outcome = match opponent {
+                    tactus_trace::MateVerdict::CanMate => "win",
+                    tactus_trace::MateVerdict::CannotMate => "draw",
+                    tactus_trace::MateVerdict::Undetermined => "undetermined",
+                };
+                format!("loser {}, {outcome}", tactus_core::serde_chess::color_str(loser))
+            }
+        }
     }
 }
