@@ -139,7 +139,7 @@ export function describe(ev: CoreEvent, text: string | undefined): Described | n
       return note('warn', "Engine's move carried out wrongly");
     case 'device_lost':
       // The board's words, then what the daemon found wrong (a device's own report).
-      return { ...note('warn', `Device not answering: ${ev.device}`), text: `${words} (${ev.detail})` };
+      return { ...note('warn', `Device not answering: ${ev.device}`), text: words ? `${words} (${ev.detail})` : ev.detail };
     case 'device_back':
       return note('info', `Device answers again: ${ev.device}`);
     case 'draw_offer':
