@@ -34,6 +34,10 @@ export interface Clocks {
   at_unix_ms: number | null;
 }
 
+/** A ruling as a board's record keeps it: the event, and the board's words
+ * for it (left out when the board sent none). */
+export type Told<E> = E & { text?: string };
+
 export interface Spoken {
   t: number;
   text: string;
@@ -75,7 +79,9 @@ export interface BoardData {
   paused: boolean;
   result: GameResult | null;
   end_reason: EndReason | null;
-  irregularities: Ruling[];
+  /** The board's words for how the game ended. */
+  end_text?: string;
+  irregularities: Told<Ruling>[];
   spoken: Spoken[];
   arbiter_notes?: ArbiterNote[];
   last_t: number;
@@ -130,6 +136,8 @@ export interface BoardUpdate {
   board: string;
   seq: number;
   event: CoreEvent;
+  /** The board's words for the event: with the rulings and notes the page shows. */
+  text?: string;
 }
 
 export interface SpokenUpdate {

@@ -2,7 +2,8 @@
 // side serialises them (crates/core/src/event.rs). One member per `event`
 // kind; crates/net/tests/web_types.rs type-checks every kind the Rust side
 // can write against this union. The page ignores kinds it does not know, as
-// the document asks (more may be added).
+// the document asks (more may be added). Events are data: their words come
+// beside them from the server (`text` in api.ts), never from here.
 
 export type Side = 'white' | 'black';
 /** `"e4"`. */
@@ -147,7 +148,8 @@ export interface IrregularityEvent extends At {
   side: Side;
   ply: number;
   reason: IrregularReason;
-  detail: string;
+  /** An illegal move that stands unless the opponent claims before moving (A.5.2). */
+  stands?: boolean;
   attempt?: Attempt;
   touched?: Placed;
   fix?: Fix[];
@@ -175,7 +177,6 @@ export interface ObservationEvent extends At {
   article: Article;
   side: Side;
   ply: number;
-  detail: string;
   first: string;
   then: string;
 }
@@ -473,5 +474,5 @@ export type CoreEvent =
   | NotNowEvent
   | NotUnderstoodEvent;
 
-/** What the arbiter's record of a board keeps (`irregularities` in the API). */
+/** The rulings a board's record keeps for the arbiter. */
 export type Ruling = IrregularityEvent | PenaltyEvent | ClaimableEvent | ObservationEvent;

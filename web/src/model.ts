@@ -3,7 +3,7 @@
 import { Chess, parseUci, type Position } from 'chessops';
 import { normalizeMove } from 'chessops/chess';
 import { makeFen, parseFen } from 'chessops/fen';
-import type { BoardData, FeedMove, Spoken } from './api';
+import type { BoardData, FeedMove, Spoken, Told } from './api';
 import type { CoreEvent, EngineEval, GameResult, Ruling, Side } from './events';
 
 export const STANDARD_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
@@ -177,10 +177,11 @@ export class Game {
   }
 
   /**
-   * Applies the board's change number `seq`. Returns what changed; `resync`
+   * Applies the board's change number `seq`, with the board's words for it
+   * (`text`, for the rulings and the end). Returns what changed; `resync`
    * when the page lost track of the game and must fetch it again.
    */
-  apply(seq: number, ev: CoreEvent): Set<Changed> {
+  apply(seq: number, ev: CoreEvent, text?: string): Set<Changed> {
     const changed = new Set<Changed>();
     if (seq <= this.data.seq) return changed; // already in the snapshot
     this.data.seq = seq;
@@ -196,6 +197,7 @@ export class Game {
             moves: [],
             result: null,
             end_reason: null,
+            end_text: undefined,
             paused: false,
             irregularities: [],
             spoken: [],
@@ -256,11 +258,11 @@ export class Game {
       case 'irregularity':
       case 'claimable':
       case 'observation':
-        this.data.irregularities.push(ev);
+        this.data.irregularities.push(told(ev, text));
         changed.add('info');
         break;
       case 'penalty':
-        this.data.irregularities.push(ev);
+        this.data.irregularities.push(told(ev, text));
         this.freezeClocks();
         this.clock[ev.side] += ev.ms;
         changed.add('clock').add('info');
@@ -271,6 +273,7 @@ export class Game {
         this.freezeClocks();
         this.data.result = ev.result;
         this.data.end_reason = ev.reason;
+        this.data.end_text = text;
         if (ev.reason === 'flag_fall') {
           // The flag that fell: the loser's, or on a draw the side to move.
           const fell: Side = ev.result === '1-0' ? 'black' : ev.result === '0-1' ? 'white' : this.turn;
@@ -329,6 +332,11 @@ export class Game {
   }
 }
 
+/** A ruling with the board's words for it, as the record keeps it. */
+function told<R extends Ruling>(ev: R, text: string | undefined): Told<R> {
+  return text === undefined ? ev : { ...ev, text };
+}
+
 /** Formats a clock: h:mm:ss from an hour, m:ss, tenths under ten seconds. */
 export function fmtClock(ms: number): string {
   ms = Math.max(0, ms);
@@ -360,16 +368,6 @@ export function sayClock(ms: number): string {
   return parts.join(' ');
 }
 
-/** A time added, in words: "2 minutes", "1 minute 30 seconds". */
-export function sayAdded(ms: number): string {
-  const s = Math.round(ms / 1000);
-  const m = Math.floor(s / 60);
-  const parts: string[] = [];
-  if (m) parts.push(`${m} minute${m === 1 ? '' : 's'}`);
-  if (s % 60 || !m) parts.push(`${s % 60} second${s % 60 === 1 ? '' : 's'}`);
-  return parts.join(' ');
-}
-
 /** Parses "90" (minutes), "1:30" (m:ss) or "1:30:00" (h:mm:ss) into ms. */
 export function parseClock(text: string): number | null {
   const t = text.trim();
@@ -388,44 +386,16 @@ export function fmtPoints(p: number): string {
   return String(whole);
 }
 
-const REASONS: Record<string, string> = {
-  checkmate: 'checkmate',
-  stalemate: 'stalemate',
-  insufficient_material: 'insufficient material',
-  dead_position: 'a dead position',
-  fivefold_repetition: 'fivefold repetition',
-  seventy_five_moves: 'the 75-move rule',
-  flag_fall: 'flag fall',
-  illegal_moves: 'a second illegal move',
-  threefold_repetition: 'threefold repetition (claimed)',
-  fifty_moves: 'the fifty-move rule (claimed)',
-  resignation: 'resignation',
-  agreement: 'agreement',
-  arbiter: "the arbiter's decision",
-};
-
-export function reasonText(r: string): string {
-  return REASONS[r] ?? r.replace(/_/g, ' ');
-}
-
 export function resultText(result: GameResult): string {
   return result === '1/2-1/2' ? '½–½' : result.replace('-', '–');
 }
 
-/** A ruling in one line, for the board's list and the arbiter. */
-export function rulingText(r: Ruling): { title: string; text: string } {
-  const at = r.event === 'penalty' ? '' : ` at ply ${r.ply}`;
-  switch (r.event) {
-    case 'irregularity':
-      return { title: `${r.article} ${sideName(r.side)}${at}`, text: r.detail };
-    case 'penalty':
-      return { title: `${r.article} Penalty`, text: `${sideName(r.side)} gets ${sayAdded(r.ms)} added.` };
-    case 'claimable':
-      return {
-        title: `${r.article} Draw claimable`,
-        text: `${sideName(r.side)} may claim ${r.claim === 'fifty' ? 'the fifty-move rule' : 'threefold repetition'}${at}.`,
-      };
-    case 'observation':
-      return { title: `${r.article} Observation (not a ruling)`, text: `${sideName(r.side)}${at}: ${r.detail}` };
-  }
+/**
+ * A ruling in one line, for the board's list and the arbiter: a heading of
+ * the page's own (the article and what kind of record it is) and the
+ * board's words, as the server sent them.
+ */
+export function rulingText(r: Told<Ruling>): { title: string; text: string } {
+  const kind = { irregularity: '', penalty: ' Penalty', claimable: ' Draw claimable', observation: ' Observation (not a ruling)' }[r.event];
+  return { title: `${r.article}${kind}`, text: r.text ?? '' };
 }

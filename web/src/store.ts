@@ -3,8 +3,8 @@
 // fetch, then apply the updates whose `seq` is newer than the board's.
 import type { ArbiterNote, ArbiterUpdate, BoardData, BoardUpdate, HallData, MatchScore, ResetUpdate, Spoken, SpokenUpdate, Trust } from './api';
 import { $ } from './dom';
-import type { CoreEvent, Fix, Side, Slip } from './events';
-import { type Changed, Game, reasonText, resultText, rulingText } from './model';
+import type { CoreEvent } from './events';
+import { type Changed, Game, resultText, rulingText } from './model';
 import type { EndReason, GameResult } from './events';
 
 export type AlertKind = 'irregularity' | 'penalty' | 'game_over' | 'flag_fall' | 'mismatch' | 'claimable' | 'note' | 'observation';
@@ -85,154 +85,78 @@ export function loadHall(data: HallData): void {
 
 /** What a board had on record when the page learnt of it become quiet alerts. */
 function recordedAlerts(g: Game): void {
-  for (const ev of g.data.irregularities) addAlert(g, ev, false);
+  for (const r of g.data.irregularities) addAlert(g, r, r.text, false);
   if (g.data.result !== null && g.data.end_reason !== null) {
-    pushAlert(g.id, g.data.last_t, ended(g.data.result, g.data.end_reason), false);
+    pushAlert(g.id, g.data.last_t, ended(g.data.result, g.data.end_reason, g.data.end_text), false);
   }
   for (const note of g.data.arbiter_notes ?? []) addNote(g.id, note, false);
 }
 
-function alertKey(a: { board: string; t: number; title: string }): string {
-  return `${a.board}|${a.t}|${a.title}`;
+function alertKey(a: { board: string; t: number; title: string; text: string }): string {
+  return `${a.board}|${a.t}|${a.title}|${a.text}`;
 }
 
 type Described = Pick<Alert, 'kind' | 'severity' | 'title' | 'text'>;
 
-function ended(result: GameResult, reason: EndReason, undetermined = false): Described {
+function ended(result: GameResult, reason: EndReason, text: string | undefined): Described {
   const flag = reason === 'flag_fall';
-  const open = undetermined
-    ? ' The search could not settle in time whether the opponent can still checkmate: the loss stands; look again.'
-    : '';
   return {
     kind: flag ? 'flag_fall' : 'game_over',
     severity: flag || reason === 'illegal_moves' ? 'high' : 'warn',
     title: flag ? `Flag fall: ${resultText(result)}` : `Game over: ${resultText(result)}`,
-    text: `Result ${resultText(result)} by ${reasonText(reason)}.${open}`,
+    text: text ?? '',
   };
 }
 
-const PIECE_NAMES: Record<string, string> = { k: 'king', q: 'queen', r: 'rook', b: 'bishop', n: 'knight', p: 'pawn' };
-
-/** "white knight" from a FEN letter. */
-function pieceName(p: string | undefined): string {
-  if (!p) return 'unknown piece';
-  const side = p === p.toUpperCase() ? 'white' : 'black';
-  return `${side} ${PIECE_NAMES[p.toLowerCase()] ?? 'piece'}`;
-}
-
-/** One step on the board: a piece moved, put on, or taken off. */
-function stepText(f: Fix): string {
-  const piece = pieceName(f.piece);
-  if (f.from && f.to) return `${piece} ${f.from} to ${f.to}`;
-  if (f.to) return `${piece} on ${f.to}`;
-  if (f.from) return `${piece} off ${f.from}`;
-  return piece;
-}
-
-function slipText(s: Slip): string {
-  switch (s.problem) {
-    case 'not_that_one':
-      return `The ${pieceName(s.piece)} lifted from ${s.sq} is not part of the move.`;
-    case 'misplaced':
-      return s.belongs
-        ? `The ${pieceName(s.piece)} on ${s.sq} belongs on ${s.belongs}.`
-        : `The ${pieceName(s.piece)} on ${s.sq} belongs off the board.`;
-    case 'missing':
-      return `The ${pieceName(s.piece)} is missing from ${s.sq}.`;
-    case 'other_move':
-      return `The board shows ${s.san}, not the engine's move.`;
-  }
-}
-
-/** Plain-English title and text of an event that an arbiter should see. */
-export function describe(ev: CoreEvent): Described | null {
+/**
+ * How an event that an arbiter should see is listed: its kind, how urgent
+ * it is, a heading of the page's own, and the board's words for it (`text`,
+ * as the server sent them: the page writes no sentence of its own).
+ */
+export function describe(ev: CoreEvent, text: string | undefined): Described | null {
+  const words = text ?? '';
+  const note = (severity: Alert['severity'], title: string): Described => ({ kind: 'note', severity, title, text: words });
   switch (ev.event) {
     case 'irregularity': {
-      const r = rulingText(ev);
+      const r = rulingText({ ...ev, text });
       return { kind: 'irregularity', severity: 'high', title: `Irregularity ${r.title}`, text: r.text };
     }
     case 'penalty':
-    case 'claimable': {
-      const r = rulingText(ev);
+    case 'claimable':
+    case 'observation': {
+      const r = rulingText({ ...ev, text });
       return { kind: ev.event, severity: 'info', title: r.title, text: r.text };
     }
-    case 'observation': {
-      const r = rulingText(ev);
-      return { kind: 'observation', severity: 'info', title: r.title, text: r.text };
-    }
     case 'game_over':
-      return ended(ev.result, ev.reason, ev.undetermined === true);
-    case 'board_mismatch': {
-      const parts: string[] = [];
-      if (ev.missing.length) parts.push(`missing ${ev.missing.map((m) => `${m.piece} on ${m.sq}`).join(', ')}`);
-      if (ev.extra.length) parts.push(`unexpected piece on ${ev.extra.join(', ')}`);
-      return {
-        kind: 'mismatch',
-        severity: 'warn',
-        title: 'Board differs from the game',
-        text: parts.length ? `The board shows ${parts.join('; ')}.` : 'The board differs from the game.',
-      };
-    }
+      return ended(ev.result, ev.reason, text);
+    case 'board_mismatch':
+      return { kind: 'mismatch', severity: 'warn', title: 'Board differs from the game', text: words };
     case 'ambiguous':
-      return {
-        kind: 'note',
-        severity: 'warn',
-        title: 'Ambiguous move',
-        text: `Recorded ${ev.chosen}; could also be ${ev.candidates.join(', ')} (ply ${ev.ply}).`,
-      };
+      return note('warn', 'Ambiguous move');
     case 'opponent_move':
-      return {
-        kind: 'note',
-        severity: 'info',
-        title: `Engine plays ${ev.san}`,
-        text: `From ${ev.from}: ${ev.steps.map(stepText).join('; then ')}.`,
-      };
+      return note('info', `Engine's move ${ev.san}`);
     case 'opponent_fix':
-      return {
-        kind: 'note',
-        severity: 'warn',
-        title: "Engine's move carried out wrongly",
-        text: `${slipText(ev.slip)}${ev.fix.length ? ` Fix: ${ev.fix.map(stepText).join('; ')}.` : ''}`,
-      };
+      return note('warn', "Engine's move carried out wrongly");
     case 'device_lost':
-      return { kind: 'note', severity: 'warn', title: `The ${ev.device} is not answering`, text: ev.detail };
+      // The board's words, then what the daemon found wrong (a device's own report).
+      return { ...note('warn', `Device not answering: ${ev.device}`), text: words ? `${words} (${ev.detail})` : ev.detail };
     case 'device_back':
-      return { kind: 'note', severity: 'info', title: `The ${ev.device} answers again`, text: '' };
+      return note('info', `Device answers again: ${ev.device}`);
     case 'draw_offer':
-      return {
-        kind: 'note',
-        severity: 'info',
-        title: `${sideName(ev.side)} offers a draw`,
-        text: 'Accepted by an offer of the opponent; declined by their move (9.1.2).',
-      };
+      return note('info', 'Draw offer');
     case 'draw_declined':
-      return {
-        kind: 'note',
-        severity: 'info',
-        title: `${sideName(ev.side)} declines the draw`,
-        text: `${sideName(ev.side)} made a move instead (9.1.2.3).`,
-      };
+      return note('info', 'Draw declined');
     case 'take_back':
-      return {
-        kind: 'note',
-        severity: 'info',
-        title: 'Moves taken back',
-        text: `${ev.taken.join(' ')} taken back; the game goes on from ply ${ev.ply}.`,
-      };
+      return note('info', 'Moves taken back');
     case 'sensor_fault':
-      return {
-        kind: 'note',
-        severity: 'warn',
-        title: `Sensor on ${ev.sq} stuck`,
-        text: `It reads ${ev.reading ? 'a piece' : 'no piece'} against the game; the game goes on as if it read right.`,
-      };
+      return note('warn', `Sensor ${ev.sq}`);
     default:
       return null;
   }
 }
 
 function pushAlert(board: string, t: number, d: Described, live: boolean): Alert | null {
-  const key = alertKey({ board, t, title: d.title });
+  const key = alertKey({ board, t, title: d.title, text: d.text });
   if (store.alerts.some((a) => alertKey(a) === key)) return null;
   const a: Alert = { ...d, board, t, seq: ++store.alertSeq, receivedAt: live ? Date.now() : null, acknowledged: false };
   store.alerts.push(a);
@@ -244,8 +168,8 @@ function pushAlert(board: string, t: number, d: Described, live: boolean): Alert
   return a;
 }
 
-function addAlert(g: Game, ev: CoreEvent, live: boolean): Alert | null {
-  const d = describe(ev);
+function addAlert(g: Game, ev: CoreEvent, text: string | undefined, live: boolean): Alert | null {
+  const d = describe(ev, text);
   return d ? pushAlert(g.id, ev.t, d, live) : null;
 }
 
@@ -308,9 +232,9 @@ async function resync(): Promise<void> {
 function onBoardUpdate(msg: BoardUpdate): void {
   const g = store.games.get(msg.board);
   if (!g) return scheduleResync({ board: msg.board });
-  const changed = g.apply(msg.seq, msg.event);
+  const changed = g.apply(msg.seq, msg.event, msg.text);
   if (changed.has('resync')) return scheduleResync({ board: g.id });
-  const alert = addAlert(g, msg.event, true);
+  const alert = addAlert(g, msg.event, msg.text, true);
   if (msg.event.event === 'game_over' || msg.event.event === 'start') scheduleResync({ matches: true });
   if (changed.size) view?.onBoard(g, changed, msg.event);
   if (alert) view?.onAlert(alert);
@@ -415,8 +339,4 @@ export function connect(): Promise<void> {
     es.addEventListener('arbiter', on('arbiter'));
     es.addEventListener('reset', on('reset'));
   });
-}
-
-function sideName(side: Side): string {
-  return side === 'white' ? 'White' : 'Black';
 }

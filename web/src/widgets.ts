@@ -3,9 +3,10 @@
 import { Chessground } from '@lichess-org/chessground';
 import type { Api as CgApi } from '@lichess-org/chessground/api';
 import type { Key } from '@lichess-org/chessground/types';
+import type { Told } from './api';
 import { h } from './dom';
 import type { Ruling, Side } from './events';
-import { fmtClock, fmtDuration, type Game, reasonText, resultText, rulingText, sayClock, sideName } from './model';
+import { fmtClock, fmtDuration, type Game, resultText, rulingText, sayClock, sideName } from './model';
 
 export function boardLink(g: Game): string {
   return `/board/${encodeURIComponent(g.id)}`;
@@ -27,8 +28,9 @@ export function engineText(g: Game): string {
 
 export function statusText(g: Game): string {
   if (g.data.result !== null) {
-    const reason = g.data.end_reason ? ` by ${reasonText(g.data.end_reason)}` : '';
-    return `Result ${resultText(g.data.result)}${reason}`;
+    // How it ended, in the board's words.
+    const how = g.data.end_text ? `. ${g.data.end_text}` : '';
+    return `Result ${resultText(g.data.result)}${how}`;
   }
   if (g.paused) return 'Clocks paused';
   if (g.tentative) return `${sideName(g.turn)} played ${g.tentative.san}, clock not yet pressed`;
@@ -192,8 +194,8 @@ export function eventLine(g: Game): string {
   return parts.filter(Boolean).join(' · ');
 }
 
-/** One ruling of a board: rulings stand out, an observation does not. */
-export function rulingItem(r: Ruling): HTMLLIElement {
+/** One ruling of a board, in the board's words: rulings stand out, an observation does not. */
+export function rulingItem(r: Told<Ruling>): HTMLLIElement {
   const { title, text } = rulingText(r);
   const kind = r.event === 'irregularity' ? 'ruling' : r.event;
   return h('li', { class: `irr ${kind}`, 'data-kind': r.event }, h('strong', {}, title), ': ', text);

@@ -99,8 +99,11 @@ try {
   check(await seen('penalty', live), 'the penalty comes back from the board as an alert');
   const penaltyWhen = (await alert('penalty', live).locator('.when').textContent()) ?? '';
   check(/\d\d:\d\d:\d\d/.test(penaltyWhen) && !/before this page/.test(penaltyWhen), `a live alert has the time it came (${penaltyWhen})`);
+  // In the board's words, as the server has them for the penalty.
   const penaltyText = (await alert('penalty', live).locator('.alert-text').textContent()) ?? '';
-  check(/gets 1 minute added/.test(penaltyText), `the penalty says what it gave (${penaltyText})`);
+  const record = await (await fetch(`${base}/api/game/${encodeURIComponent(live)}`)).json();
+  const told = record.irregularities.filter((r) => r.event === 'penalty').pop()?.text;
+  check(penaltyText === told && /1 minute/.test(penaltyText), `the penalty says what it gave, in the board's words (${penaltyText})`);
 
   said = await act(over, 'Clocks');
   check(/503/.test(said) && /is over/.test(said), `a finished game takes no actions, and the page says why (${said})`);

@@ -3,7 +3,11 @@
 // Chromium, waits for the page to say it is ready, and prints what it shows
 // as one JSON line: the text a reader sees, in the page's own structure.
 //
-//   node test/read.mjs BASE_URL PATH [--chromium PATH] [--timeout-ms 15000]
+//   node test/read.mjs BASE_URL PATH [--chromium PATH] [--timeout-ms 15000] [--await-alerts N]
+//
+// --await-alerts N: once the page is drawn and live, print `READY` on a line
+// of its own, then wait until it shows at least N alerts before reading it
+// (the caller sends what makes them after the READY).
 //
 // PATH `/`: the hall: `matches` (caption, and per row the board number,
 // the home team's player, the points, the away team's player) and `cards`
@@ -25,6 +29,7 @@ if (!base || !path || !/^https?:\/\//.test(base)) {
   process.exit(2);
 }
 const timeout = Number(flag('timeout-ms', '15000'));
+const awaitAlerts = flag('await-alerts');
 
 const { page, close } = await launch({ executablePath: flag('chromium') });
 const errors = [];
@@ -36,6 +41,11 @@ let code = 0;
 try {
   await page.goto(base.replace(/\/$/, '') + path, { waitUntil: 'domcontentloaded', timeout });
   await page.waitForSelector('body[data-live="1"] main[data-ready="1"]', { timeout });
+  if (awaitAlerts !== undefined) {
+    console.log('READY');
+    const n = Number(awaitAlerts);
+    await page.waitForFunction((n) => document.querySelectorAll('ol.alerts li.alert').length >= n, n, { timeout });
+  }
   const shown = await page.evaluate(() => {
     const text = (el) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
     const all = (sel, f) => [...document.querySelectorAll(sel)].map(f);

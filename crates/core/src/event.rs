@@ -283,7 +283,8 @@ pub enum Reason {
     Displaced,
 }
 
-/// An illegal or irregular act (Article 7, Article 4).
+/// An illegal or irregular act (Article 7, Article 4), as data: the speech
+/// crate says it in words (`docs/events.md`, `detail`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Irregularity {
     pub article: Article,
@@ -292,8 +293,10 @@ pub struct Irregularity {
     pub side: Color,
     pub ply: u32,
     pub reason: Reason,
-    /// The ruling in plain English, for logs and arbiters.
-    pub detail: String,
+    /// An illegal move that stands unless the opponent claims before
+    /// completing their own move (A.5.2, a game no arbiter supervises).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stands: bool,
     /// What was attempted: the piece and squares as the board showed them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt: Option<Attempt>,
@@ -441,7 +444,6 @@ pub enum EventKind {
         #[serde(with = "serde_chess::color")]
         side: Color,
         ply: u32,
-        detail: String,
         /// The move the board showed first, and the move it shows now.
         first: String,
         then: String,

@@ -13,6 +13,7 @@ use shakmaty::{
 };
 
 use crate::event::{Article, CastleSide, ClaimKind, EndReason, MoveInfo};
+use crate::pgn::Note;
 use tactus_trace::{GameResult, Variant};
 
 /// One legal move with what it does to the board's occupancy.
@@ -35,9 +36,9 @@ pub struct Played {
     pub clock_ms: Option<i64>,
     /// Rulings made while this ply was being made, before the move that
     /// stood (a 7.5.1 attempt and its penalty), for the PGN.
-    pub before: Vec<String>,
+    pub before: Vec<Note>,
     /// Rulings and remarks on this move, for the PGN.
-    pub comments: Vec<String>,
+    pub comments: Vec<Note>,
     /// An illegal move that stood under A.5.2 (no SAN exists for it).
     pub stood_illegal: bool,
 }
@@ -73,7 +74,7 @@ pub struct Game {
     keys: Vec<u64>,
     options: Vec<LegalMove>,
     /// Rulings at the ply being made, until its move is played.
-    notes: Vec<String>,
+    notes: Vec<Note>,
     pub ending: Option<Ending>,
     /// The move last described in this position: a move is described when
     /// it is announced and again when it is completed.
@@ -242,16 +243,16 @@ impl Game {
 
     /// A ruling or remark for the record, at the ply it concerns: on a move
     /// already played, or before the move of the ply being made.
-    pub fn note(&mut self, ply: u32, text: String) {
+    pub fn note(&mut self, ply: u32, note: Note) {
         match self.played.iter_mut().rev().find(|p| p.info.ply == ply) {
-            Some(played) => played.comments.push(text),
-            None => self.notes.push(text),
+            Some(played) => played.comments.push(note),
+            None => self.notes.push(note),
         }
     }
 
     /// Rulings at the ply being made whose move has not been played (the game
     /// ended there, or the record stops there).
-    pub fn pending_notes(&self) -> &[String] {
+    pub fn pending_notes(&self) -> &[Note] {
         &self.notes
     }
 

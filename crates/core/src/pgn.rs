@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use shakmaty::{Color, Position};
 use tactus_trace::Header;
+pub use tactus_trace::MateVerdict;
 
 use crate::event::{Article, EndReason, Irregularity};
 use crate::game::Game;
@@ -17,39 +18,60 @@ pub fn clock_text(ms: i64) -> String {
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
-/// A ruling as the record keeps it: `7.5.1 white: illegal move …`.
-pub fn ruling_note(i: &Irregularity) -> String {
-    format!("{} {}: {}", i.article.as_str(), color_str(i.side), i.detail)
+/// A remark the record keeps at a ply, as data: the words are the writer's
+/// ([`Commentary`]), the core has none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Note {
+    /// A ruling, as its `irregularity` event has it.
+    Ruling(Irregularity),
+    /// Time added to `side`'s clock; written as notation: `7.5.5 black +1:00`.
+    Penalty { article: Article, side: Color, ms: i64 },
+    /// A result settled on who can still checkmate.
+    Settled(Settled),
 }
 
-/// Time added to a clock as the record keeps it: `7.5.5 black +1:00`.
-pub fn penalty_note(article: Article, beneficiary: Color, ms: i64) -> String {
-    let s = ms.max(0) / 1000;
-    format!("{} {} +{}:{:02}", article.as_str(), color_str(beneficiary), s / 60, s % 60)
+/// How a result was settled on who can still checkmate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settled {
+    /// A dead position (5.2.2): neither side can checkmate by any series of
+    /// legal moves.
+    Dead,
+    /// `loser`'s flag fell (6.9) or `loser` made a second illegal move
+    /// (7.5.5), and the opponent's search found it can mate (a win), cannot
+    /// (a draw), or did not settle it within its limit (the loss stands).
+    Lost { article: Article, loser: Color, opponent: MateVerdict },
 }
 
-/// Why a game ended on who can still mate, as the record keeps it:
-/// `6.9 white's flag fell, but black cannot checkmate by any series of
-/// legal moves: draw`. `loser` is the side whose flag fell or who made the
-/// second illegal move; `None` for a dead position (5.2.2).
-pub fn mate_note(article: Article, loser: Option<Color>, result_draw: bool, undetermined: bool) -> String {
-    let why = match loser {
-        None => "dead position: neither side can checkmate by any series of legal moves".to_string(),
-        Some(loser) => {
-            let what = if article == Article::A6_9 { "'s flag fell" } else { "'s second illegal move" };
-            let (l, o) = (color_str(loser), color_str(!loser));
-            if result_draw {
-                format!("{l}{what}, but {o} cannot checkmate by any series of legal moves: draw")
-            } else if undetermined {
-                format!(
-                    "{l}{what}; whether {o} can checkmate was not settled within the search's limit: the loss stands"
-                )
-            } else {
-                format!("{l}{what}, and {o} can still checkmate: {o} wins")
-            }
+impl Settled {
+    pub fn article(self) -> Article {
+        match self {
+            Settled::Dead => Article::A5_2_2,
+            Settled::Lost { article, .. } => article,
         }
-    };
-    format!("{} {why}", article.as_str())
+    }
+}
+
+/// The words of the record's remarks: the speech crate's, in the language
+/// the record is written in. The article goes before each, as notation.
+pub trait Commentary {
+    /// A ruling.
+    fn ruling(&self, ruling: &Irregularity) -> String;
+    /// How a result was settled on who can still checkmate.
+    fn settled(&self, settled: &Settled) -> String;
+}
+
+impl Note {
+    /// The remark as a comment's text: `7.5.1 …`, `7.5.5 black +1:00`.
+    pub fn text(&self, words: &dyn Commentary) -> String {
+        match self {
+            Note::Ruling(r) => format!("{} {}", r.article.as_str(), words.ruling(r)),
+            Note::Penalty { article, side, ms } => {
+                let s = ms.max(&0) / 1000;
+                format!("{} {} +{}:{:02}", article.as_str(), color_str(*side), s / 60, s % 60)
+            }
+            Note::Settled(settled) => format!("{} {}", settled.article().as_str(), words.settled(settled)),
+        }
+    }
 }
 
 /// The tags of one game, in the order they are written.
@@ -153,12 +175,9 @@ pub fn write_movetext<'a>(
         };
         if m.stood_illegal || !off_record.is_empty() {
             // The rest goes in one comment: it cannot be replayed from the start.
-            if off_record.is_empty() {
-                off_record
-                    .push(format!("{number_text} {}: an illegal move that stood (A.5.2); the game went on:", m.san));
-            } else {
-                off_record.push(format!("{number_text} {}", m.san));
-            }
+            off_record.extend(m.before.iter().cloned());
+            off_record.push(format!("{number_text} {}", m.san));
+            off_record.extend(m.comments.iter().cloned());
         } else {
             if !m.before.is_empty() {
                 tokens.push(comment(&m.before));
@@ -193,8 +212,8 @@ pub fn write_movetext<'a>(
     wrap(out, &tokens);
 }
 
-/// Writes one game.
-pub fn write(header: &Header, game: &Game) -> String {
+/// Writes one game, its remarks in `words`.
+pub fn write(header: &Header, game: &Game, words: &dyn Commentary) -> String {
     let mut out = String::new();
     let result = game.ending.map_or("*", |e| e.result.as_str());
     let chess960 = game.mode == shakmaty::CastlingMode::Chess960;
@@ -215,14 +234,16 @@ pub fn write(header: &Header, game: &Game) -> String {
     };
     write_tags(&mut out, &tags);
     let start = game.start();
+    let texts = |notes: &[Note]| notes.iter().map(|n| n.text(words)).collect::<Vec<String>>();
     let moves = game.played.iter().map(|p| Written {
         san: &p.info.san,
         clock_ms: p.clock_ms,
-        before: p.before.clone(),
-        comments: p.comments.clone(),
+        before: texts(&p.before),
+        comments: texts(&p.comments),
         stood_illegal: p.stood_illegal,
     });
-    write_movetext(&mut out, start.fullmoves().get(), start.turn(), moves, game.pending_notes(), result);
+    let trailing = texts(game.pending_notes());
+    write_movetext(&mut out, start.fullmoves().get(), start.turn(), moves, &trailing, result);
     out
 }
 
@@ -290,16 +311,52 @@ mod tests {
 
     #[test]
     fn after_an_illegal_move_that_stood_the_rest_is_a_comment() {
-        let m = |san, stood_illegal| Written {
+        let m = |san, stood_illegal, comments: &[&str]| Written {
             san,
             clock_ms: None,
             before: Vec::new(),
-            comments: Vec::new(),
+            comments: comments.iter().map(|c| c.to_string()).collect(),
             stood_illegal,
         };
+        let ruling = "7.5.1 (the ruling, in the record's words)";
+        let moves = [m("e4", false, &[]), m("Ke8-e6", true, &[ruling]), m("d4", false, &[])];
         let mut out = String::new();
-        write_movetext(&mut out, 1, Color::White, [m("e4", false), m("Ke8-e6", true), m("d4", false)], &[], "*");
+        write_movetext(&mut out, 1, Color::White, moves, &[], "*");
         let one_line = out.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert_eq!(one_line, "1. e4 {1... Ke8-e6: an illegal move that stood (A.5.2); the game went on: 2. d4} *");
+        assert_eq!(one_line, format!("1. e4 {{1... Ke8-e6 {ruling} 2. d4}} *"));
+    }
+
+    /// The record's remarks: a penalty as notation, a ruling and a verdict
+    /// in the words given, each after its article.
+    #[test]
+    fn notes_are_notation_and_the_words_given() {
+        struct Plain;
+        impl Commentary for Plain {
+            fn ruling(&self, r: &Irregularity) -> String {
+                format!("ruling {:?}", r.reason)
+            }
+            fn settled(&self, settled: &Settled) -> String {
+                format!("{settled:?}")
+            }
+        }
+        let penalty = Note::Penalty { article: Article::A7_5_5, side: Color::Black, ms: 60_000 };
+        assert_eq!(penalty.text(&Plain), "7.5.5 black +1:00");
+        let settled = Settled::Lost { article: Article::A6_9, loser: Color::White, opponent: MateVerdict::CannotMate };
+        assert_eq!(
+            Note::Settled(settled).text(&Plain),
+            "6.9 Lost { article: A6_9, loser: White, opponent: CannotMate }"
+        );
+        assert_eq!(Note::Settled(Settled::Dead).text(&Plain), "5.2.2 Dead");
+        let ruling = Irregularity {
+            article: Article::A7_5_3,
+            side: Color::White,
+            ply: 3,
+            reason: crate::event::Reason::NoMove,
+            stands: false,
+            attempt: None,
+            touched: None,
+            fix: Vec::new(),
+        };
+        assert_eq!(Note::Ruling(ruling).text(&Plain), "7.5.3 ruling NoMove");
     }
 }

@@ -5,6 +5,9 @@
 //! the promotion selector, `~40` waits 40 ms before the next token instead,
 //! `!claim:black` claims an illegal move, `end` ends the recording.
 
+mod common;
+
+use common::Data;
 use shakmaty::{Color, Role, Square};
 use tactus_core::{Article, EndReason, Event, EventKind, Policy, Reason, Session, Supervision};
 use tactus_trace::{Claim, Entry, Header, Input, Record, Variant};
@@ -506,12 +509,9 @@ fn illegal_move_is_penalised_and_the_offender_moves_again_7_5_1() {
 #[test]
 fn the_record_keeps_a_ruling_and_its_penalty_before_the_move_that_stood() {
     let r = run("b1- b3+ W b3- b1+ b1- c3+ W");
-    let text = tactus_core::pgn::write(&header(None, Variant::Standard, Some("5400+30")), r.session.game());
+    let text = tactus_core::pgn::write(&header(None, Variant::Standard, Some("5400+30")), r.session.game(), &Data);
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(
-        flat.contains("{7.5.1 white: illegal move Nb1-b3: not a move of that piece (7.5.1) 7.5.5 black +2:00} 1. Nc3"),
-        "{text}"
-    );
+    assert!(flat.contains("{7.5.1 white not_a_move_of_that_piece Nb1-b3 7.5.5 black +2:00} 1. Nc3"), "{text}");
 }
 
 #[test]
@@ -588,7 +588,13 @@ fn unsupervised_an_illegal_move_stands_unless_claimed_a_5_2() {
     let r = run_with(h.clone(), policy.clone(), "b1- b3+ W e7- e5+ B");
     assert_eq!(r.sans(), ["Nb1-b3", "e5"]);
     assert_eq!(r.rulings(), [(Article::A7_5_1, Color::White, 1)]);
+    let stands = |r: &Run| -> Vec<bool> {
+        r.kinds("irregularity").iter().map(|e| matches!(&e.kind, EventKind::Irregularity(i) if i.stands)).collect()
+    };
+    assert_eq!(stands(&r), [true], "the ruling says, as data, that the move stands unless claimed");
     assert!(r.kinds("penalty").is_empty());
+    // Supervised, the same move is ruled at once: it does not stand.
+    assert_eq!(stands(&run("b1- b3+ W")), [false]);
     // Claimed before Black moves: restored, one minute to Black, White moves again.
     let r = run_with(h, policy, "b1- b3+ W !claim:black b3- b1+ b1- c3+ W");
     assert_eq!(r.sans(), ["Nc3"]);

@@ -5,6 +5,9 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
+mod common;
+
+use common::Data;
 use serde_json::Value;
 use tactus_core::serde_chess::color_str;
 use tactus_core::{EventKind, Policy, pgn, replay};
@@ -104,7 +107,7 @@ fn check(trace: &Path) -> Result<(), String> {
     if result != expect["result"].as_str().unwrap() {
         return Err(format!("result: want {} got {result}", expect["result"]));
     }
-    let text = pgn::write(&r.header, r.session.game());
+    let text = pgn::write(&r.header, r.session.game(), &Data);
     if !text.contains(&format!("[Result \"{result}\"]")) {
         return Err("the PGN lacks the result".into());
     }
@@ -112,8 +115,10 @@ fn check(trace: &Path) -> Result<(), String> {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     for e in &r.events {
         let note = match &e.kind {
-            EventKind::Irregularity(i) => pgn::ruling_note(i),
-            EventKind::Penalty { article, side, ms } => pgn::penalty_note(*article, *side, *ms),
+            EventKind::Irregularity(i) => pgn::Note::Ruling(i.clone()).text(&Data),
+            EventKind::Penalty { article, side, ms } => {
+                pgn::Note::Penalty { article: *article, side: *side, ms: *ms }.text(&Data)
+            }
             _ => continue,
         };
         let note = note.split_whitespace().collect::<Vec<_>>().join(" ");

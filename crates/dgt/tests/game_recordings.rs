@@ -445,7 +445,7 @@ fn said(events: &[Event]) -> Said {
                 s.announced.truncate(*ply as usize - 1);
             }
             EventKind::Complete { uci, .. } => s.completed.push(uci.clone()),
-            EventKind::Irregularity(i) => s.rulings.push(format!("t={} {:?}: {}", e.t, i.article, i.detail)),
+            EventKind::Irregularity(i) => s.rulings.push(format!("t={} {i:?}", e.t)),
             EventKind::Observation { .. } => s.observations += 1,
             EventKind::Ambiguous { .. } | EventKind::BoardMismatch { .. } | EventKind::SensorFault { .. } => {
                 s.doubts.push(format!("t={} {:?}", e.t, e.kind))

@@ -61,12 +61,12 @@ fn server() {
         hall.set_tags("b1", Tags::from(&header));
         let mut session = tactus_core::Session::new(&header, tactus_core::Policy::default()).unwrap();
         for ev in session.drain() {
-            hall.apply("b1", &ev);
+            hall.apply("b1", &ev, None);
         }
         for e in entries {
             session.handle(e);
             for ev in session.drain() {
-                hall.apply("b1", &ev);
+                hall.apply("b1", &ev, None);
             }
         }
         let (tx, _rx) = tokio::sync::mpsc::channel(1);

@@ -249,7 +249,7 @@ async fn run(boards: usize, duration: Duration, think: u64, poll: Duration) {
                 if matches!(ev.kind, EventKind::Complete { .. }) {
                     published.lock().unwrap()[i].push(Instant::now());
                 }
-                publisher.event(&ev);
+                publisher.event(&ev, None);
             }
         }));
     }

@@ -109,6 +109,26 @@ impl Clocks {
     }
 }
 
+/// A core event as a board tells it: the event's data, and the board's
+/// words for it (`tactus_speech::Scribe`, in the board's language) when it
+/// is one the page shows as a ruling or a note. A relay passes the words on
+/// as the board sent them (cleaned and capped, `vet`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Told {
+    #[serde(flatten)]
+    pub event: Event,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// An event with no words: one the page does not show as a ruling or a
+/// note, or one from a board that sent none.
+impl From<Event> for Told {
+    fn from(event: Event) -> Told {
+        Told { event, text: None }
+    }
+}
+
 /// A line the daemon spoke.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Spoken {
@@ -151,10 +171,13 @@ pub struct BoardFeed {
     pub result: Option<GameResult>,
     #[serde(default)]
     pub end_reason: Option<EndReason>,
+    /// The board's words for how the game ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_text: Option<String>,
     /// `irregularity`, `penalty`, `claimable` and `observation` events, for
-    /// the arbiter.
+    /// the arbiter, each with the board's words for it.
     #[serde(default)]
-    pub irregularities: Vec<Event>,
+    pub irregularities: Vec<Told>,
     /// The last [`SPOKEN_KEPT`] spoken lines.
     #[serde(default)]
     pub spoken: VecDeque<Spoken>,
@@ -246,6 +269,7 @@ impl BoardFeed {
             paused: false,
             result: None,
             end_reason: None,
+            end_text: None,
             irregularities: Vec::new(),
             spoken: VecDeque::new(),
             arbiter_notes: Vec::new(),
@@ -260,8 +284,10 @@ impl BoardFeed {
         parse_position(&self.fen, self.chess960).map_or(Color::White, |p| p.turn())
     }
 
-    /// Applies one core event; every event counts in `seq`.
-    pub fn apply(&mut self, ev: &Event) {
+    /// Applies one core event, with the board's words for it if it has
+    /// any; every event counts in `seq`.
+    pub fn apply(&mut self, ev: &Event, text: Option<&str>) {
+        let told = || Told { event: ev.clone(), text: text.map(str::to_string) };
         self.seq += 1;
         self.last_t = self.last_t.max(ev.t);
         let t = ev.t;
@@ -273,6 +299,7 @@ impl BoardFeed {
                 self.moves.clear();
                 self.result = None;
                 self.end_reason = None;
+                self.end_text = None;
                 self.irregularities.clear();
                 self.spoken.clear();
                 self.arbiter_notes.clear();
@@ -317,12 +344,13 @@ impl BoardFeed {
                 self.clocks.running = None;
                 self.result = Some(*result);
                 self.end_reason = Some(*reason);
+                self.end_text = text.map(str::to_string);
             }
             EventKind::Irregularity(_) | EventKind::Claimable { .. } | EventKind::Observation { .. } => {
-                self.irregularities.push(ev.clone());
+                self.irregularities.push(told());
             }
             EventKind::Penalty { article, side, ms } => {
-                self.irregularities.push(ev.clone());
+                self.irregularities.push(told());
                 self.clocks.advance(t);
                 if let Some(v) = self.clocks.side_mut(*side) {
                     *v = v.saturating_add(*ms);
@@ -380,7 +408,7 @@ impl BoardFeed {
                     self.moves.push(FeedMove { san: text, off_record, ..m });
                 }
                 // Rulings about the plies taken back go with them.
-                self.irregularities.retain(|ev| match &ev.kind {
+                self.irregularities.retain(|told| match &told.event.kind {
                     EventKind::Irregularity(i) => i.ply < *ply,
                     EventKind::Claimable { ply: p, .. } | EventKind::Observation { ply: p, .. } => *p < *ply,
                     _ => true,
@@ -434,9 +462,9 @@ impl BoardFeed {
     /// of a move is this feed's, worked out on its own position, not the
     /// sender's.
     pub fn outgoing(&self, change: &Change) -> Change {
-        let Change::Event(ev) = change else { return change.clone() };
-        let mut ev = ev.clone();
-        match &mut ev.kind {
+        let Change::Event(told) = change else { return change.clone() };
+        let mut told = told.clone();
+        match &mut told.event.kind {
             EventKind::Complete { ply, san, .. } => {
                 if let Some(m) = self.moves.iter().rev().find(|m| m.ply == *ply) {
                     san.clone_from(&m.san);
@@ -455,7 +483,7 @@ impl BoardFeed {
             }
             _ => {}
         }
-        Change::Event(ev)
+        Change::Event(told)
     }
 
     /// Records a spoken line (the last [`SPOKEN_KEPT`] are kept).
@@ -517,11 +545,13 @@ impl BoardFeed {
         out
     }
 
-    /// The rulings about a ply, as comment text.
+    /// The rulings about a ply, as comment text: the article, and the
+    /// board's words for the ruling.
     fn rulings_at(&self, ply: u32) -> impl Iterator<Item = String> + '_ {
-        self.irregularities.iter().filter_map(move |ev| match &ev.kind {
+        self.irregularities.iter().filter_map(move |told| match &told.event.kind {
             EventKind::Irregularity(i) if i.ply == ply => {
-                Some(format!("{} {}", i.article.as_str(), i.detail).replace(['{', '}'], ""))
+                let text = told.text.as_deref().unwrap_or_default();
+                Some(format!("{} {text}", i.article.as_str()).trim_end().replace(['{', '}'], ""))
             }
             _ => None,
         })
@@ -569,7 +599,7 @@ pub(crate) fn clean(text: &str, max: usize) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Change {
-    Event(Event),
+    Event(Told),
     Spoken(Spoken),
     Tags(Tags),
 }
@@ -578,21 +608,22 @@ impl Change {
     /// Whether the change is kept in the feed (and so in the retained state).
     pub fn changes_feed(&self) -> bool {
         match self {
-            Change::Event(ev) => changes_feed(&ev.kind),
+            Change::Event(told) => changes_feed(&told.event.kind),
             Change::Spoken(_) | Change::Tags(_) => true,
         }
     }
 
     fn changes_pgn(&self) -> bool {
         match self {
-            Change::Event(ev) => changes_pgn(&ev.kind),
+            Change::Event(told) => changes_pgn(&told.event.kind),
             Change::Spoken(_) => false,
             Change::Tags(_) => true,
         }
     }
 
     fn changes_score(&self) -> bool {
-        matches!(self, Change::Event(Event { kind: EventKind::GameOver { .. } | EventKind::Start { .. }, .. }))
+        let Change::Event(told) = self else { return false };
+        matches!(told.event.kind, EventKind::GameOver { .. } | EventKind::Start { .. })
     }
 }
 
@@ -600,7 +631,7 @@ impl BoardFeed {
     /// Applies one change; every change counts in `seq`.
     pub fn change(&mut self, change: &Change) {
         match change {
-            Change::Event(ev) => self.apply(ev),
+            Change::Event(told) => self.apply(&told.event, told.text.as_deref()),
             Change::Spoken(s) => self.spoken(s.t, &s.text),
             Change::Tags(tags) => self.set_tags(tags.clone()),
         }
@@ -703,9 +734,10 @@ impl Hall {
         })
     }
 
-    /// Applies one core event of a board (the board is added on its first).
-    pub fn apply(&mut self, board: &str, ev: &Event) {
-        self.board_mut(board).feed.apply(ev);
+    /// Applies one core event of a board, with the board's words for it if
+    /// it has any (the board is added on its first).
+    pub fn apply(&mut self, board: &str, ev: &Event, text: Option<&str>) {
+        self.board_mut(board).feed.apply(ev, text);
         if changes_pgn(&ev.kind) {
             self.rendered(board, matches!(ev.kind, EventKind::GameOver { .. } | EventKind::Start { .. }));
         }

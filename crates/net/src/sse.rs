@@ -16,7 +16,7 @@ use tactus_trace::Ms;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use crate::feed::{Applied, ArbiterNote, BoardFeed, Change, Hall, Spoken, Tags};
+use crate::feed::{Applied, ArbiterNote, BoardFeed, Change, Hall, Spoken, Tags, Told};
 use crate::wire::unix_ms;
 
 /// How many updates a slow `/events` client may fall behind before it is
@@ -84,9 +84,10 @@ impl SharedHall {
         self.tx.subscribe()
     }
 
-    /// Applies one core event of a board and tells the subscribers.
-    pub fn apply(&self, board: &str, ev: &Event) {
-        self.change(board, &Change::Event(ev.clone()));
+    /// Applies one core event of a board, with the board's words for it if
+    /// it has any, and tells the subscribers.
+    pub fn apply(&self, board: &str, ev: &Event, text: Option<&str>) {
+        self.change(board, &Change::Event(Told { event: ev.clone(), text: text.map(str::to_string) }));
     }
 
     /// Records a line the daemon spoke.
@@ -180,7 +181,12 @@ impl SharedHall {
             None => (0, change.clone()),
         };
         let (kind, data) = match &change {
-            Change::Event(ev) => (UpdateKind::Board, json!({"board": board, "seq": seq, "event": ev})),
+            Change::Event(Told { event, text: None }) => {
+                (UpdateKind::Board, json!({"board": board, "seq": seq, "event": event}))
+            }
+            Change::Event(Told { event, text: Some(text) }) => {
+                (UpdateKind::Board, json!({"board": board, "seq": seq, "event": event, "text": text}))
+            }
             Change::Spoken(s) => (UpdateKind::Spoken, json!({"board": board, "seq": seq, "t": s.t, "text": s.text})),
             Change::Tags(_) => return self.reset(Some(board)),
         };

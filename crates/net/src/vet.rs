@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use tactus_core::{EngineEval, Event, EventKind, Slip};
 
 use crate::feed::{
-    BoardFeed, Change, Clocks, EngineView, FeedMove, SPOKEN_KEPT, Spoken, Tags, clean, fen_of, parse_position,
+    BoardFeed, Change, Clocks, EngineView, FeedMove, SPOKEN_KEPT, Spoken, Tags, Told, clean, fen_of, parse_position,
 };
 
 /// The most moves a board's record may hold: more than any game has.
@@ -21,7 +21,7 @@ pub const MAX_RULINGS: usize = 1000;
 pub const MAX_CLOCK_MS: i64 = 24 * 3_600_000;
 /// The longest tag value kept (names, event, site, …).
 pub const MAX_TAG: usize = 200;
-/// The longest ruling or spoken line kept.
+/// The longest text kept: a ruling's words, a spoken line.
 pub const MAX_TEXT: usize = 500;
 /// No run of a board makes more changes than this.
 pub const MAX_SEQ: u64 = 1 << 40;
@@ -111,19 +111,11 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
                 opponent_ms: opt_clock("opponent_ms", opponent_ms)?,
             }
         }
-        EventKind::Irregularity(mut i) => {
-            i.detail = clean(&i.detail, MAX_TEXT);
-            EventKind::Irregularity(i)
-        }
+        kind @ EventKind::Irregularity(_) => kind,
         EventKind::Penalty { article, side, ms } => EventKind::Penalty { article, side, ms: clock("penalty", ms)? },
-        EventKind::Observation { article, side, ply, detail, first, then } => EventKind::Observation {
-            article,
-            side,
-            ply,
-            detail: clean(&detail, MAX_TEXT),
-            first: clean(&first, 32),
-            then: clean(&then, 32),
-        },
+        EventKind::Observation { article, side, ply, first, then } => {
+            EventKind::Observation { article, side, ply, first: clean(&first, 32), then: clean(&then, 32) }
+        }
         EventKind::Ambiguous { ply, candidates, chosen } => EventKind::Ambiguous {
             ply,
             candidates: candidates.iter().take(16).map(|c| clean(c, 32)).collect(),
@@ -223,10 +215,16 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
     Ok(Event { t: ev.t, kind })
 }
 
+/// A core event and the board's words for it: the event checked, the
+/// words cleaned and capped (a board's words are shown, never parsed).
+pub(crate) fn told(told: Told, chess960: bool) -> Result<Told, String> {
+    Ok(Told { event: event(told.event, chess960)?, text: told.text.map(|t| clean(&t, MAX_TEXT)) })
+}
+
 /// One change from a board's `events` topic, checked.
 pub(crate) fn change(change: Change, chess960: bool) -> Result<Change, String> {
     Ok(match change {
-        Change::Event(ev) => Change::Event(event(ev, chess960)?),
+        Change::Event(t) => Change::Event(told(t, chess960)?),
         Change::Spoken(s) => Change::Spoken(Spoken { t: s.t, text: clean(&s.text, MAX_TEXT) }),
         Change::Tags(t) => Change::Tags(tags(t)),
     })
@@ -283,19 +281,20 @@ pub(crate) fn state(board: &str, claimed: BoardFeed) -> Result<BoardFeed, String
     feed.paused = claimed.paused;
     feed.result = claimed.result;
     feed.end_reason = claimed.end_reason;
-    for ev in claimed.irregularities {
+    feed.end_text = claimed.end_text.map(|t| clean(&t, MAX_TEXT));
+    for t in claimed.irregularities {
         let ruling = matches!(
-            ev.kind,
+            t.event.kind,
             EventKind::Irregularity(_)
                 | EventKind::Penalty { .. }
                 | EventKind::Claimable { .. }
                 | EventKind::Observation { .. }
         );
         if !ruling {
-            let name = serde_json::to_value(&ev).ok().and_then(|v| v["event"].as_str().map(str::to_string));
+            let name = serde_json::to_value(&t.event).ok().and_then(|v| v["event"].as_str().map(str::to_string));
             return Err(format!("a {} event among the rulings", name.unwrap_or_default()));
         }
-        feed.irregularities.push(event(ev, feed.chess960)?);
+        feed.irregularities.push(told(t, feed.chess960)?);
     }
     let skip = claimed.spoken.len().saturating_sub(SPOKEN_KEPT);
     feed.spoken = claimed
@@ -351,7 +350,7 @@ mod tests {
         assert!(bad(&|c| c.moves.push(mv(5, "e5", "e7e5"))).contains("ply 5"));
         assert!(bad(&|c| c.clocks.white_ms = Some(i64::MAX)).contains("beyond a day"));
         assert!(bad(&|c| c.moves = vec![mv(1, "e4", "e2e4"); MAX_MOVES + 1]).contains("more than"));
-        assert!(bad(&|c| c.irregularities.push(Event { t: 0, kind: EventKind::Paused })).contains("paused"));
+        assert!(bad(&|c| c.irregularities.push(Event { t: 0, kind: EventKind::Paused }.into())).contains("paused"));
         // A result other than the three does not even make a state.
         let mut json = serde_json::to_value(BoardFeed::new("b")).unwrap();
         json["result"] = "1-0\n\n[Event \"x\"]".into();

@@ -62,7 +62,7 @@ fn publish(board: &BoardPublisher, game: &Game, events: std::ops::Range<usize>) 
         board.set_tags(Tags::from(&game.header));
     }
     for ev in &game.events[events] {
-        board.event(ev);
+        board.event(ev, None);
     }
 }
 
@@ -70,7 +70,7 @@ fn pgn_of(board: &str, game: &Game, events: usize) -> String {
     let mut hall = Hall::new("club");
     hall.set_tags(board, Tags::from(&game.header));
     for ev in &game.events[..events] {
-        hall.apply(board, ev);
+        hall.apply(board, ev, None);
     }
     hall.games_pgn()
 }

@@ -17,6 +17,7 @@ use tactus_net::{
     AppState, BoardPublisher, Broker, Control, Hall, HallKey, HallLink, Login, RelayOptions, Tags, relay, serve,
 };
 use tactus_sim::Profile;
+use tactus_speech::{Lang, Scribe, Style, Words};
 use tactus_trace::{GameResult, Input};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -80,7 +81,7 @@ fn publish(board: &BoardPublisher, game: &Game, events: std::ops::Range<usize>) 
         board.set_tags(Tags::from(&game.header));
     }
     for ev in &game.events[events] {
-        board.event(ev);
+        board.event(ev, None);
     }
 }
 
@@ -89,7 +90,7 @@ fn expected(board: &str, game: &Game) -> Hall {
     let mut hall = Hall::new("club");
     hall.set_tags(board, Tags::from(&game.header));
     for ev in &game.events {
-        hall.apply(board, ev);
+        hall.apply(board, ev, None);
     }
     hall
 }
@@ -239,6 +240,54 @@ async fn a_stranger_cannot_forge_a_board_or_the_feed() {
     eventually(WAIT, "the real game in the relay's feed", async || relay.hall.read(Hall::games_pgn) == want).await;
     let late = relay_late(&link).await;
     eventually(WAIT, "a late relay to get the real game", async || late.hall.read(Hall::games_pgn) == want).await;
+}
+
+/// The board's words for its rulings travel with them, under the board's
+/// seal: the relay serves them as the board wrote them, and a stranger who
+/// changes a word of a sealed message is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_boards_words_travel_under_its_seal() {
+    let mosquitto = Mosquitto::start();
+    let link = link(mosquitto.port);
+    let relay = relay(&link, Hall::new("club"), RelayOptions::default(), &CancellationToken::new()).unwrap();
+    let mut stranger = Stranger::connect(mosquitto.port, &["tactus/club/b1/events"]).await;
+    let board = BoardPublisher::start(&link, "club", "b1", None, &CancellationToken::new()).unwrap();
+    let game = played(74, 80, false, Profile::Irregular, Some("5400+30"));
+    let mut scribe = Scribe::new(Words::new(Lang::De, Style::Natural));
+    board.set_tags(Tags::from(&game.header));
+    for ev in &game.events {
+        board.event(ev, scribe.write(ev).as_deref());
+    }
+    assert!(board.flush(WAIT).await);
+    let seq = board.feed().seq;
+    eventually(WAIT, "the relay to follow the board", async || {
+        relay.hall.read(|h| h.feed("b1").is_some_and(|f| f.seq == seq))
+    })
+    .await;
+    let texts = |feed: &BoardFeed| feed.irregularities.iter().map(|t| t.text.clone()).collect::<Vec<_>>();
+    let ours = texts(&board.feed());
+    assert!(!ours.is_empty() && ours.iter().all(Option::is_some), "the board's rulings have words: {ours:?}");
+    assert_eq!(relay.hall.read(|h| texts(h.feed("b1").unwrap())), ours, "the relay keeps the board's words");
+
+    // A sealed ruling with its words, as the broker passed it on.
+    let (payload, words) = loop {
+        let heard = tokio::time::timeout(WAIT, stranger.heard.recv()).await.unwrap().unwrap();
+        let payload = String::from_utf8(heard.payload.to_vec()).unwrap();
+        let (_, body) = payload.split_once('\n').unwrap();
+        let change: serde_json::Value = serde_json::from_str(body).unwrap();
+        if change["event"]["event"] == "irregularity" {
+            break (payload, change["event"]["text"].as_str().unwrap().to_string());
+        }
+    };
+    let quoted = |s: &str| format!("\"text\":{}", serde_json::to_string(s).unwrap());
+    assert!(payload.contains(&quoted(&words)), "the words ride in the sealed payload: {payload}");
+    let forged = payload.replace(&quoted(&words), &quoted("erfundene Worte"));
+    let refused = relay.stats.refused.count();
+    stranger.publish("tactus/club/b1/events", false, forged).await;
+    eventually(WAIT, "the relay to refuse the changed words", async || relay.stats.refused.count() == refused + 1)
+        .await;
+    let shown = relay.hall.read(|h| serde_json::to_string(h.feed("b1").unwrap()).unwrap());
+    assert!(!shown.contains("erfundene"), "{shown}");
 }
 
 async fn relay_late(link: &HallLink) -> tactus_net::Relay {

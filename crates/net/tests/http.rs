@@ -11,6 +11,7 @@ use common::{Events, get, played, request};
 use shakmaty::Color;
 use tactus_net::{AppState, Control, Hall, Limits, SharedHall, Tags, serve};
 use tactus_sim::Profile;
+use tactus_speech::{Lang, Scribe, Style, Words};
 use tactus_trace::{Claim, GameResult, Input, OffBoardReason};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -42,7 +43,7 @@ fn with_game(hall: &SharedHall, board: &str, seed: u64) -> common::Game {
     let game = played(seed, 40, false, Profile::Realistic, Some("5400+30"));
     hall.set_tags(board, Tags::from(&game.header));
     for ev in &game.events {
-        hall.apply(board, ev);
+        hall.apply(board, ev, None);
     }
     game
 }
@@ -88,6 +89,43 @@ async fn the_pgn_feed_and_the_json() {
     assert!(missing.body.contains("no board"));
 }
 
+/// The board's words come with its rulings, live and on record: each
+/// `board` update the page shows as a ruling or a note has the `text` the
+/// board wrote for it, a move has none; the game's record keeps them.
+#[tokio::test]
+async fn a_boards_words_come_with_its_rulings() {
+    let s = server(|st| st).await;
+    let mut live = Events::open(s.addr).await;
+    let game = played(23, 120, false, Profile::Irregular, Some("300+3"));
+    let mut scribe = Scribe::new(Words::new(Lang::Ru, Style::Natural));
+    let texts: Vec<Option<String>> = game.events.iter().map(|ev| scribe.write(ev)).collect();
+    let hall = s.hall.clone();
+    let (events, sent) = (game.events.clone(), texts.clone());
+    tokio::spawn(async move {
+        for (ev, text) in events.iter().zip(&sent) {
+            hall.apply("b1", ev, text.as_deref());
+        }
+    });
+    let mut worded = 0;
+    for (ev, text) in game.events.iter().zip(&texts) {
+        let (name, data) = live.next_within(Duration::from_secs(5)).await;
+        assert_eq!((name.as_str(), &data["event"]), ("board", &serde_json::to_value(ev).unwrap()));
+        assert_eq!(data["text"].as_str(), text.as_deref(), "{data}");
+        worded += usize::from(text.is_some());
+    }
+    assert!(worded >= 2, "a ruling and its penalty came with words: {worded}");
+    let board: serde_json::Value = serde_json::from_str(&get(s.addr, "/api/game/b1").await.body).unwrap();
+    let kept: Vec<&serde_json::Value> = board["irregularities"].as_array().unwrap().iter().collect();
+    assert!(!kept.is_empty());
+    for r in kept {
+        let text = r["text"].as_str().unwrap_or_else(|| panic!("a ruling on record without its words: {r}"));
+        assert!(text.chars().any(|c| ('а'..='я').contains(&c)), "in the board's language: {text}");
+    }
+    if board["result"].is_string() {
+        assert!(board["end_text"].is_string(), "{board}");
+    }
+}
+
 #[tokio::test]
 async fn the_page_is_served_from_its_directory_or_explained() {
     let s = server(|st| st).await;
@@ -125,7 +163,7 @@ async fn events_arrive_in_order() {
     let sent = game.events.clone();
     tokio::spawn(async move {
         for (i, ev) in sent.iter().enumerate() {
-            hall.apply("b1", ev);
+            hall.apply("b1", ev, None);
             if i == 3 {
                 hall.spoken("b1", ev.t, "e4");
             }
@@ -322,6 +360,7 @@ async fn a_board_that_takes_no_actions_answers_503_and_says_why() {
                 undetermined: false,
             },
         },
+        None,
     );
     let r = post(s.addr, "/api/game/1/penalty", Some(TOKEN), r#"{"side": "white", "ms": 60000}"#).await;
     assert_eq!(r.status, 503);

@@ -11,7 +11,14 @@ use common::{Game, pgn_extract, played};
 use tactus_core::{EndReason, EventKind};
 use tactus_net::{Hall, Tags, Team, TeamMatch};
 use tactus_sim::Profile;
+use tactus_speech::{Lang, Scribe, Style, Words};
 use tactus_trace::GameResult;
+
+/// The record's words in every language in turn: rulings in Cyrillic and
+/// with dashes are comments a strict reader must pass over all the same.
+fn words(i: usize) -> Words {
+    Words::new(Lang::ALL[i % Lang::ALL.len()], Style::Natural)
+}
 
 struct Expected {
     white: String,
@@ -39,11 +46,12 @@ fn hall() -> (Hall, Vec<Expected>) {
         ("t2", played(7, 60, false, Profile::Realistic, Some("900+10")), 150),
     ];
     let mut expected = Vec::new();
-    for (id, game, cut) in games {
+    for (i, (id, game, cut)) in games.into_iter().enumerate() {
         hall.set_tags(id, Tags::from(&game.header));
         let events = &game.events[..cut.min(game.events.len())];
+        let mut scribe = Scribe::new(words(i));
         for ev in events {
-            hall.apply(id, ev);
+            hall.apply(id, ev, scribe.write(ev).as_deref());
         }
         let feed = hall.feed(id).unwrap();
         let moves: Vec<String> = feed.moves.iter().map(|m| m.san.clone()).collect();
@@ -175,10 +183,10 @@ fn replayed_fixtures() -> (String, Vec<Vec<String>>) {
     assert!(traces.len() >= 40, "the fixtures are there");
     let mut text = String::new();
     let mut moves = Vec::new();
-    for trace in traces {
+    for (i, trace) in traces.into_iter().enumerate() {
         let file = std::io::BufReader::new(std::fs::File::open(&trace).unwrap());
         let r = tactus_core::replay::replay(file, tactus_core::Policy::default()).unwrap();
-        text.push_str(&tactus_core::pgn::write(&r.header, r.session.game()));
+        text.push_str(&tactus_core::pgn::write(&r.header, r.session.game(), &words(i)));
         moves.push(r.session.game().played.iter().map(|p| p.info.san.clone()).collect());
     }
     assert!(text.matches("7.5.1 ").count() >= 10, "rulings are in the record");

@@ -37,7 +37,7 @@ fn local(games: &[(&str, &Game)]) -> Hall {
     for (id, game) in games {
         hall.set_tags(id, Tags::from(&game.header));
         for ev in &game.events {
-            hall.apply(id, ev);
+            hall.apply(id, ev, None);
         }
     }
     hall
@@ -46,7 +46,7 @@ fn local(games: &[(&str, &Game)]) -> Hall {
 fn publish(board: &BoardPublisher, game: &Game) {
     board.set_tags(Tags::from(&game.header));
     for ev in &game.events {
-        board.event(ev);
+        board.event(ev, None);
     }
 }
 
@@ -145,14 +145,14 @@ async fn a_board_survives_a_broker_restart() {
     let (first, rest) = game.events.split_at(game.events.len() / 2);
     board.set_tags(Tags::from(&game.header));
     for ev in first {
-        board.event(ev);
+        board.event(ev, None);
     }
     assert!(board.flush(WAIT).await);
 
     // The broker goes away (losing its retained messages) while play goes on.
     drop(mosquitto);
     for ev in rest {
-        board.event(ev);
+        board.event(ev, None);
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
     let _mosquitto = Mosquitto::on(port);
@@ -160,7 +160,7 @@ async fn a_board_survives_a_broker_restart() {
     let mut expected = Hall::new("hall2");
     expected.set_tags("z", Tags::from(&game.header));
     for ev in &game.events {
-        expected.apply("z", ev);
+        expected.apply("z", ev, None);
     }
     let relayed = relay(&broker, Hall::new("hall2"), RelayOptions::default(), &CancellationToken::new()).unwrap();
     eventually(WAIT, "the state re-published after the restart", async || same_games(&relayed.hall, &expected).await)

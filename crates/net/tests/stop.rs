@@ -53,7 +53,7 @@ async fn a_board_and_a_relay_that_shut_down_hand_over_what_they_hold_and_say_goo
     let game = played(95, 60, false, Profile::Realistic, Some("5400+30"));
     board.set_tags(Tags::from(&game.header));
     for ev in &game.events {
-        board.event(ev);
+        board.event(ev, None);
     }
     // No flush: shutting down hands over what the board still holds.
     let last = board.feed().seq;
@@ -85,7 +85,7 @@ async fn the_owners_token_stops_a_board_a_relay_and_the_server() {
     let game = played(96, 40, false, Profile::Realistic, Some("5400+30"));
     board.set_tags(Tags::from(&game.header));
     for ev in &game.events {
-        board.event(ev);
+        board.event(ev, None);
     }
     let last = board.feed().seq;
     eventually(WAIT, "the relay to serve the game", async || {

@@ -4,6 +4,7 @@
 use shakmaty::{Color, Square};
 use tactus_core::{Event, EventKind, Policy, Session};
 use tactus_net::BoardFeed;
+use tactus_speech::{Lang, Scribe, Style, Words};
 use tactus_trace::{Entry, Header, Input, Record};
 
 struct Game {
@@ -78,18 +79,25 @@ fn a_ruling_at_a_ply_taken_back_is_not_written_on_the_move_played_again() {
     g.carry("e7", "e5");
     g.carry("g1", "f3");
     g.press(Color::White);
-    let core_pgn = tactus_core::pgn::write(&g.header, g.session.game());
-    assert!(!core_pgn.contains("d1-d3") && !core_pgn.contains("Qd3"), "{core_pgn}");
+    let words = Words::new(Lang::En, Style::Natural);
+    let core_pgn = tactus_core::pgn::write(&g.header, g.session.game(), &words);
+    assert!(!core_pgn.contains("7.5.1") && !core_pgn.contains("d3"), "{core_pgn}");
 
+    // The board's words for each event, as the daemon sends them.
+    let mut scribe = Scribe::new(words);
     let mut feed = BoardFeed::new("a");
+    let mut worded = 0;
     for e in &g.events {
-        feed.apply(e);
+        let text = scribe.write(e);
+        worded += usize::from(matches!(e.kind, EventKind::Irregularity(_)) && text.is_some());
+        feed.apply(e, text.as_deref());
     }
+    assert_eq!(worded, 1, "the ruling came with its words");
     assert_eq!(feed.moves.iter().map(|m| m.san.as_str()).collect::<Vec<_>>(), ["e4", "e5", "Nf3"]);
     assert_eq!(feed.fen, g.session.game().fen());
     let pgn = feed.pgn(None);
     assert!(
-        !pgn.contains("d1-d3") && !pgn.contains("Qd3"),
+        !pgn.contains("7.5.1") && !pgn.contains("d3"),
         "a ruling on a move taken back, on Nf3:\n{pgn}\ncore:\n{core_pgn}"
     );
 }

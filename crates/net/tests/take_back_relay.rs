@@ -103,13 +103,13 @@ async fn relay_a_take_back(three: bool) {
     let board = BoardPublisher::start(&link, "hall9", "a", None, &CancellationToken::new()).unwrap();
     board.set_tags(Tags::from(&header));
     for ev in &g.events {
-        board.event(ev);
+        board.event(ev, None);
     }
     assert!(board.flush(WAIT).await);
     let mut expected = Hall::new("hall9");
     expected.set_tags("a", Tags::from(&header));
     for ev in &g.events {
-        expected.apply("a", ev);
+        expected.apply("a", ev, None);
     }
     eventually(WAIT, "the relay to hold the game", async || {
         relayed.hall.read(|h| h.games_pgn()) == expected.games_pgn()

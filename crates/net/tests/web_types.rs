@@ -21,6 +21,7 @@ use tactus_core::{
 };
 use tactus_net::{AppState, BoardFeed, Hall, HomeAway, SharedHall, Tags, Team, TeamMatch, serve};
 use tactus_sim::Profile;
+use tactus_speech::{Lang, Scribe, Style, Words};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -129,7 +130,7 @@ fn every_kind() -> Vec<Event> {
                 side: Color::Black,
                 ply: 4,
                 reason: Reason::LeavesKingInCheck,
-                detail: "the king would stand in check".into(),
+                stands: full,
                 attempt: full.then_some(Attempt { piece: placed.piece, from: Square::E7, to: Square::E5 }),
                 touched: full.then_some(placed),
                 fix: if full { vec![fix(true), fix(false)] } else { Vec::new() },
@@ -151,7 +152,6 @@ fn every_kind() -> Vec<Event> {
                 article: Article::A4_7,
                 side: Color::White,
                 ply: 9,
-                detail: "the knight rested on f3, then went on".into(),
                 first: "Nf3".into(),
                 then: "Ne5".into(),
             },
@@ -376,8 +376,10 @@ async fn the_server_s_replies_and_updates_are_what_the_page_s_types_say() {
     let going = played(92, 30, true, Profile::Hostile, Some("5400+30"));
     for (id, game) in [("b1", &over), ("b2", &going), ("x9", &going)] {
         hall.set_tags(id, Tags::from(&game.header));
+        // With the board's words, as the daemon sends them.
+        let mut scribe = Scribe::new(Words::new(Lang::Pl, Style::Natural));
         for ev in &game.events {
-            hall.apply(id, ev);
+            hall.apply(id, ev, scribe.write(ev).as_deref());
         }
     }
     hall.spoken("b2", 1234, "Knight f3");

@@ -12,6 +12,9 @@
 //!   fed the [`spoken`] form of the text, and a [`PhraseCache`]; a [`Sink`]
 //!   plays it ([`RodioSink`]), files it ([`WavDirSink`]) or writes the text
 //!   ([`TextSink`]).
+//! - [`Scribe`] writes what a reader is told of (the page, the events'
+//!   `detail`): rulings, penalties, results and notes, in the same words;
+//!   [`Words`] writes the game record's remarks (`pgn::Commentary`).
 //! - [`Narrator`] runs it all on a thread of its own: a move, a ruling or a
 //!   new question cuts off a readout being said ([`Interrupt`]).
 
@@ -27,6 +30,7 @@ mod policy;
 mod queue;
 mod sample;
 mod scene;
+mod scribe;
 mod sink;
 mod voice;
 mod words;
@@ -40,6 +44,7 @@ pub use narrator::{Narrator, Said};
 pub use policy::{SpeechPolicy, Touches};
 pub use queue::{MAX_WAITING, SpeechQueue, supersedes};
 pub use sample::moves_from_san;
+pub use scribe::Scribe;
 pub use sink::{Interrupt, Played, RodioSink, Sink, Speaker, TextSink, WavDirSink};
 pub use voice::{Audio, EspeakNg, Synth, Voice, VoiceSettings};
 pub use words::{Readout, Words};

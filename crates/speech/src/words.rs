@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Rank, Role, Square};
+use tactus_core::pgn::{Commentary, MateVerdict, Settled};
 use tactus_core::{
     Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, MoveInfo, NotNow, OnBoard,
     Placed, Reason, Slip, ToControl,
@@ -564,6 +565,20 @@ impl Words {
 
     /// Who did what, and what happens next.
     fn irregularity(&self, irr: &Irregularity, scene: &Scene) -> String {
+        let stands = scene.stands(irr.article, irr.ply);
+        let head = self.ruling_head(irr, scene, stands);
+        // After an illegal move or a press without one the offender moves
+        // again, unless the move stands (A.5.2); a touch-move ruling, a
+        // castling begun with the rook and pieces displaced leave the move
+        // made.
+        let moves_again = !matches!(irr.article, Article::A4_3_1 | Article::A4_3_2 | Article::A4_3_3)
+            && !matches!(irr.reason, Reason::RookFirst | Reason::Displaced);
+        if moves_again && !stands { join_sentences(head, self.what_next(irr, scene)) } else { head }
+    }
+
+    /// Who did what: the ruling itself, said in `scene`; `stands`, an
+    /// illegal move that stands unless claimed (A.5.2).
+    fn ruling_head(&self, irr: &Irregularity, scene: &Scene, stands: bool) -> String {
         let lex = self.lex;
         let side = irr.side;
         let with = |t: &Persons, piece: Option<(Placed, bool)>, extra: &[(&str, &str)]| {
@@ -594,17 +609,10 @@ impl Words {
                     None => head,
                 }
             }
-            (_, Reason::NoMove) => {
-                let head = with(&lex.no_move, None, &[]);
-                join_sentences(head, self.what_next(irr, scene))
-            }
+            (_, Reason::NoMove) => with(&lex.no_move, None, &[]),
             _ => {
                 let reason = self.reason(irr);
-                if scene.stands(irr.article, irr.ply) {
-                    return with(&lex.stands, None, &[("reason", &reason)]);
-                }
-                let head = with(&lex.illegal, None, &[("reason", &reason)]);
-                join_sentences(head, self.what_next(irr, scene))
+                with(if stands { &lex.stands } else { &lex.illegal }, None, &[("reason", &reason)])
             }
         }
     }
@@ -689,6 +697,29 @@ impl Words {
             _ => &lex.arbiter_adds,
         };
         self.said(t, side, scene, &[("time", &time)])
+    }
+
+    /// How the game ended, as it is written: the ending, and that the
+    /// search did not settle it when it did not (6.9, 7.5.5).
+    pub(crate) fn ended(&self, result: GameResult, reason: EndReason, undetermined: bool, scene: &Scene) -> String {
+        let ending = self.ending(result, reason, scene);
+        match result.winner().filter(|_| undetermined) {
+            Some(winner) => format!("{ending} {}", self.unsettled(winner)),
+            None => ending,
+        }
+    }
+
+    /// The search did not settle whether `side` can checkmate: the loss stands.
+    fn unsettled(&self, side: Color) -> String {
+        let name = self.lex.sides[side_index(side)][0];
+        sentence(&fill(self.lex.written.undetermined, &[("side", name)]))
+    }
+
+    /// The board showed one move, then another (4.7), and what that may be.
+    pub(crate) fn observed(&self, side: Color, first: &str, then: &str) -> String {
+        let name = self.lex.sides[side_index(side)][0];
+        let blanks = [("side", name), ("first", &self.san(first)), ("then", &self.san(then))];
+        sentence(&fill(self.lex.written.observation, &blanks))
     }
 
     fn ending(&self, result: GameResult, reason: EndReason, scene: &Scene) -> String {
@@ -971,6 +1002,32 @@ impl Words {
             .map(|p| self.piece(p.role, Case::Nom))
             .collect();
         Some(names.join(", "))
+    }
+}
+
+/// The game record's remarks in these words: a ruling as it is written
+/// (who did what; what came next is the record's next remark), and how a
+/// result was settled on who can still checkmate.
+impl Commentary for Words {
+    fn ruling(&self, ruling: &Irregularity) -> String {
+        self.ruling_head(ruling, &Scene::new(None), ruling.stands)
+    }
+
+    fn settled(&self, settled: &Settled) -> String {
+        let e = &self.lex.endings;
+        let Settled::Lost { article, loser, opponent } = *settled else { return e.dead_position.to_owned() };
+        let draw = opponent == MateVerdict::CannotMate;
+        let about = match (article, draw) {
+            (Article::A6_9, true) => &e.flag_fall_draw,
+            (Article::A6_9, false) => &e.flag_fall,
+            (_, true) => &e.illegal_draw,
+            (_, false) => &e.illegal,
+        };
+        let said = self.said(about, loser, &Scene::new(None), &[]);
+        match opponent {
+            MateVerdict::Undetermined => format!("{said} {}", self.unsettled(!loser)),
+            MateVerdict::CanMate | MateVerdict::CannotMate => said,
+        }
     }
 }
 

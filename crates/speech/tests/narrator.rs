@@ -137,7 +137,7 @@ fn a_ruling_cuts_in_but_a_time_warning_waits_its_turn() {
         side: Color::White,
         ply: 7,
         reason: Reason::NoMove,
-        detail: String::new(),
+        stands: false,
         attempt: None,
         touched: None,
         fix: vec![],

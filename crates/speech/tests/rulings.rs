@@ -44,7 +44,7 @@ fn complete(m: &MoveInfo) -> EventKind {
 }
 
 fn irr(side: Color, ply: u32, article: Article, reason: Reason) -> Irregularity {
-    Irregularity { article, side, ply, reason, detail: String::new(), attempt: None, touched: None, fix: vec![] }
+    Irregularity { article, side, ply, reason, stands: false, attempt: None, touched: None, fix: vec![] }
 }
 
 /// What an announcer says for `kinds`, in order, one line per event.

@@ -66,6 +66,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     cfg.state.dir = dir.join("state");
     cfg.voice.sink = voice;
     cfg.voice.say = args.say;
+    let lang = args.say.lang;
     let (header, _) = tactus_trace::read_str(DEMO_TRACE)?;
     tracing::info!(
         "demo: {} – {}, {} ({}, {}), from its sensor trace at {}× speed; Ctrl-C stops",
@@ -87,7 +88,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(journal) = journal {
         let r = replay::replay(std::io::BufReader::new(std::fs::File::open(&journal)?), Policy::default())?;
         let mut out = std::io::stdout().lock();
-        writeln!(out, "\n{}", pgn::write(&r.header, r.session.game()))?;
+        let words = tactus_speech::Scribe::natural(lang);
+        writeln!(out, "\n{}", pgn::write(&r.header, r.session.game(), words.words()))?;
     }
     Ok(code)
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use tactus_core::{Event, Policy, Supervision, pgn, replay};
-use tactus_speech::{Announcer, Choice, SpeechPolicy, Touches, VoiceSettings, Words};
+use tactus_speech::{Announcer, Choice, Lang, Scribe, SpeechPolicy, Touches, VoiceSettings, Words};
 
 use crate::sink::{VoiceSink, speaker};
 
@@ -18,7 +18,8 @@ pub struct Args {
     /// Write the game in PGN here (default: standard output).
     #[arg(long)]
     pgn: Option<PathBuf>,
-    /// Write the events as JSON Lines here (`-`: standard output).
+    /// Write the events as JSON Lines here (`-`: standard output); a
+    /// ruling's `detail` is in the language of --say, English without it.
     #[arg(long)]
     events: Option<PathBuf>,
     /// Let illegal moves stand unless claimed (A.5.2, unsupervised rapid and
@@ -81,7 +82,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         policy
     };
     let replay = replay::replay_with(input, policy_for).with_context(|| args.trace.display().to_string())?;
-    let pgn_text = pgn::write(&replay.header, replay.session.game());
+    // The record's remarks and the events' `detail` in the language spoken,
+    // English without one.
+    let mut scribe = Scribe::natural(args.say.map_or(Lang::En, |c| c.lang));
+    let pgn_text = pgn::write(&replay.header, replay.session.game(), scribe.words());
     match &args.pgn {
         Some(path) => create(path)?.write_all(pgn_text.as_bytes())?,
         None if args.say.is_none() => std::io::stdout().lock().write_all(pgn_text.as_bytes())?,
@@ -90,8 +94,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.events {
         let mut out = create(path)?;
         for event in &replay.events {
-            serde_json::to_writer(&mut out, event)?;
-            out.write_all(b"\n")?;
+            writeln!(out, "{}", scribe.json_line(event))?;
         }
         out.flush()?;
     }

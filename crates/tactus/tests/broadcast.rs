@@ -341,22 +341,34 @@ fn a_team_match_through_a_relay_with_a_hall_key_as_chromium_shows_it() {
         card("b2")["event"].as_str().unwrap().contains("School match, board 2: Riverside (White) – Oakfield (Black)")
     );
     assert_eq!(card("b5")["title"], "b5: Quick, Flo – Slow, Sam");
-    assert!(card("b1")["status"].as_str().unwrap().starts_with("Result 1–0 by "), "{}", card("b1"));
-    assert_eq!(card("b5")["status"], "Result 1–0 by flag fall");
+    // How each game ended, in its board's words (`end_text`, as the board's
+    // speech wrote it), after the result.
+    let ended = |id: &str| -> String {
+        let game: Value = serde_json::from_str(&get(relay_port, &format!("/api/game/{id}")).unwrap()).unwrap();
+        game["end_text"].as_str().unwrap_or_else(|| panic!("{id} ended without words: {game}")).to_string()
+    };
+    assert_eq!(card("b1")["status"], format!("Result 1–0. {}", ended("b1")), "{}", card("b1"));
+    assert_eq!(ended("b5"), "Black's flag has fallen: White wins on time.");
+    assert_eq!(card("b5")["status"], "Result 1–0. Black's flag has fallen: White wins on time.");
     assert_eq!(card("b4")["status"], "White to move");
 
     // Board 3's rulings read whole: the irregularities, and the penalties
-    // they cost, each saying what it is.
+    // they cost, each under its heading in the board's words.
     let b3 = read_page(relay_port, "/board/b3");
+    let b3_feed: Value = serde_json::from_str(&get(relay_port, "/api/game/b3").unwrap()).unwrap();
+    let words: Vec<&str> =
+        b3_feed["irregularities"].as_array().unwrap().iter().map(|r| r["text"].as_str().unwrap()).collect();
     let rulings = b3["rulings"].as_array().unwrap();
     assert!(rulings.iter().any(|r| r["kind"] == "irregularity"), "{b3}");
-    assert!(rulings.iter().any(|r| r["kind"] == "penalty" && r["text"].as_str().unwrap().contains("added")), "{b3}");
-    for r in rulings {
+    assert!(rulings.iter().any(|r| r["kind"] == "penalty" && r["text"].as_str().unwrap().contains(" gets ")), "{b3}");
+    assert_eq!(rulings.len(), words.len(), "{b3}");
+    for (r, said) in rulings.iter().zip(words) {
         let text = r["text"].as_str().unwrap();
         let (_, after) = text.split_once(": ").unwrap_or_else(|| panic!("{r}"));
+        assert_eq!(after, said, "the page shows the board's words: {r}");
         assert!(after.trim().len() > 3, "a ruling that says nothing: {r}");
     }
-    assert_eq!(b3["status"], "Result 0–1 by a second illegal move");
+    assert_eq!(b3["status"], "Result 0–1. White's second illegal move: Black wins.");
 
     // The relay's feed: team tags, the score, only the real games.
     let pgn = get(relay_port, "/games.pgn").unwrap();

@@ -47,6 +47,63 @@ fn replay_writes_pgn_and_events() {
     }
 }
 
+/// A ruling's `detail` in the events, and its comment in the record, are the
+/// speech crate's words: English by default, the language of `--say` with it.
+#[test]
+fn replay_writes_rulings_in_words_in_the_language_spoken() {
+    let run = |say: Option<&str>| {
+        let mut cmd = tactus();
+        cmd.arg("replay").arg(fixture("irregular/irregular-0002.trace.jsonl")).args(["--events", "-"]);
+        let dir = tempdir(&format!("words-{}", say.unwrap_or("en").replace(':', "-")));
+        let pgn = dir.join("g.pgn");
+        cmd.arg("--pgn").arg(&pgn);
+        if let Some(say) = say {
+            cmd.args(["--say", say, "--transcript"]).arg(dir.join("said.txt"));
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let events: Vec<serde_json::Value> =
+            String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        (events, std::fs::read_to_string(pgn).unwrap())
+    };
+    let details = |events: &[serde_json::Value]| -> Vec<String> {
+        events
+            .iter()
+            .filter(|e| e["event"] == "irregularity")
+            .map(|e| e["detail"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (english, pgn) = run(None);
+    let said = details(&english);
+    assert!(!said.is_empty());
+    assert!(said.iter().all(|d| d.contains(": illegal move — ") || d.contains("touched")), "{said:?}");
+    for d in &said {
+        assert!(
+            pgn.split_whitespace().collect::<Vec<_>>().join(" ").contains(d.as_str()),
+            "{d:?} in the record:\n{pgn}"
+        );
+    }
+    assert!(
+        english
+            .iter()
+            .filter(|e| e["event"] != "irregularity" && e["event"] != "observation")
+            .all(|e| e.get("detail").is_none())
+    );
+    let (german, pgn) = run(Some("de:natural"));
+    let gesagt = details(&german);
+    assert_eq!(gesagt.len(), said.len());
+    assert!(gesagt.iter().all(|d| d.starts_with("Weiß") || d.starts_with("Schwarz")), "{gesagt:?}");
+    assert!(pgn.contains("regelwidrig"), "{pgn}");
+    // The same rulings, the same data: only the words differ. (Spoken, the
+    // game also warns of time: more events, none of them rulings.)
+    let rulings = |events: &[serde_json::Value]| -> Vec<serde_json::Value> {
+        let mut out: Vec<serde_json::Value> = events.iter().filter(|e| e["event"] == "irregularity").cloned().collect();
+        out.iter_mut().for_each(|e| drop(e.as_object_mut().unwrap().remove("detail")));
+        out
+    };
+    assert_eq!(rulings(&english), rulings(&german));
+}
+
 #[test]
 fn a_malformed_line_is_named_and_what_came_before_is_kept() {
     let dir = tempdir("bad");

@@ -103,7 +103,13 @@ fn the_sim_board_plays_a_game_through_the_daemon() {
     let want: Vec<String> = expected.session.game().played.iter().map(|p| p.info.san.clone()).collect();
     let got: Vec<String> = done.lock().unwrap().values().cloned().collect();
     assert_eq!(got, want, "the daemon announces the same game as a replay");
-    assert!(events.iter().any(|e| e["event"] == "irregularity" && e["article"] == "7.5.1"));
+    let ruling = events.iter().find(|e| e["event"] == "irregularity" && e["article"] == "7.5.1").expect("a ruling");
+    // Its `detail` in the speech crate's words (English by default).
+    let mut data = ruling.clone();
+    let detail = data.as_object_mut().unwrap().remove("detail").expect("a ruling's detail");
+    let event: tactus_core::Event = serde_json::from_value(data).unwrap();
+    let words = tactus_speech::Scribe::natural(tactus_speech::Lang::En).write(&event).unwrap();
+    assert_eq!(detail, words.as_str());
     assert_eq!(events.last().unwrap()["event"], "game_over");
     assert!(!state.join("current").exists(), "a finished game is not left to recover");
     assert_eq!(journaled(&state), want, "the journal replays to the same game");

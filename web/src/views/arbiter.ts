@@ -2,7 +2,7 @@
 // each board (each needs the arbiter's token).
 import type { ErrorReply } from '../api';
 import { $, announce, field, h, select } from '../dom';
-import { type Changed, fmtDuration, type Game, parseClock, reasonText, resultText, sideName } from '../model';
+import { type Changed, fmtDuration, type Game, parseClock, resultText, sideName } from '../model';
 import type { Alert, View } from '../store';
 import { store } from '../store';
 import { ClockWidget, boardLink, fmtGameTime, lastMoveText, statusText } from '../widgets';
@@ -224,7 +224,7 @@ export class ArbiterView implements View {
     );
     const resultForm = this.actionForm(g, 'Result', [field('Result', result), field('Reason', reason)], [btn('Set result', 'btn primary')], () => {
       const r = result.value === '0-1' ? '0-1' : result.value === '1/2-1/2' ? '1/2-1/2' : '1-0';
-      return { action: 'result', body: { result: r, reason: reason.value }, confirm: `Set the result of ${g.label} to ${resultText(r)} (${reasonText(reason.value)})?` };
+      return { action: 'result', body: { result: r, reason: reason.value }, confirm: `Set the result of ${g.label} to ${resultText(r)} (${reason.selectedOptions[0]?.text ?? reason.value})?` };
     });
 
     const whiteIn = h('input', { type: 'text', inputmode: 'numeric', name: 'white', autocomplete: 'off', placeholder: 'm:ss', 'aria-describedby': `clkhelp-${g.id}` });

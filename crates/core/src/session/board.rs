@@ -216,10 +216,6 @@ impl Session {
                     article: Article::A4_7,
                     side: info.side,
                     ply: info.ply,
-                    detail: format!(
-                        "the board showed {first}, then {}: a piece released on a square may not move on (4.7) — or it was a slow slide",
-                        info.san
-                    ),
                     first,
                     then: info.san.clone(),
                 },

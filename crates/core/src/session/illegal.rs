@@ -10,6 +10,7 @@ use super::Session;
 use super::watch::Completion;
 use crate::event::{Article, Attempt, EndReason, EventKind, Fix, Irregularity, Ms, Placed, Reason};
 use crate::game::Ending;
+use crate::pgn::Note;
 use crate::policy::Supervision;
 use crate::recognise;
 
@@ -50,17 +51,13 @@ impl Session {
                     self.game.piece_at(sq).map(|piece| Fix { piece: Some(piece), from: None, to: Some(sq) })
                 })
                 .collect();
-            let detail = format!(
-                "pieces displaced and not put back: {}",
-                fix.iter().filter_map(|f| f.to).map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
-            );
             let ply = self.game.ply() - 1;
             let ruling = Irregularity {
                 article: Article::A7_4_1,
                 side,
                 ply,
                 reason: Reason::Displaced,
-                detail,
+                stands: false,
                 attempt: None,
                 touched: None,
                 fix,
@@ -98,7 +95,7 @@ impl Session {
 
     /// Records a ruling: the event, and a comment in the game record at its ply.
     pub(super) fn rule(&mut self, t: Ms, ruling: Irregularity) {
-        self.game.note(ruling.ply, crate::pgn::ruling_note(&ruling));
+        self.game.note(ruling.ply, Note::Ruling(ruling.clone()));
         self.emit(t, EventKind::Irregularity(ruling));
     }
 
@@ -110,25 +107,11 @@ impl Session {
         self.undo_press();
         let side = self.game.turn();
         let ply = self.game.ply();
-        let detail = match (reason, attempt) {
-            (Reason::NoMove, _) => "the clock was pressed without a move (7.5.3)".to_string(),
-            (_, Some(a)) => format!(
-                "illegal move {}{}-{}: {} (7.5.1)",
-                a.piece.role.upper_char(),
-                a.from,
-                a.to,
-                match reason {
-                    Reason::LeavesKingInCheck => "leaves king in check",
-                    Reason::CastlingNotAllowed => "castling not allowed",
-                    _ => "not a move of that piece",
-                }
-            ),
-            (_, None) => "the board matches no legal move (7.5.1)".to_string(),
-        };
         let seen = self.watch.seen.clone();
         let touched = self.watch.carried.or(self.watch.first_touched(&seen, true, self.sensors.faulty));
         let touched_piece = touched.and_then(|sq| self.game.piece_at(sq).map(|piece| Placed { sq, piece }));
-        self.rule(t, Irregularity { article, side, ply, reason, detail, attempt, touched: touched_piece, fix });
+        let stands = false;
+        self.rule(t, Irregularity { article, side, ply, reason, stands, attempt, touched: touched_piece, fix });
         if self.count_illegal(t, side) {
             return;
         }
@@ -164,7 +147,7 @@ impl Session {
             clock.add_time(t, beneficiary, ms);
         }
         self.added_ms[beneficiary] = self.added_ms[beneficiary].saturating_add(ms);
-        self.game.note(self.game.ply(), crate::pgn::penalty_note(article, beneficiary, ms as i64));
+        self.game.note(self.game.ply(), Note::Penalty { article, side: beneficiary, ms: ms as i64 });
         self.emit(t, EventKind::Penalty { article, side: beneficiary, ms: ms as i64 });
     }
 
@@ -188,7 +171,6 @@ impl Session {
             last.clock_ms = clock_ms;
         }
         self.claimable = Some(super::Claimable { before, offender });
-        let detail = format!("illegal move {} stands unless the opponent claims before moving (A.5.2)", info.san);
         self.emit(t, EventKind::Move { mv: info.clone(), correction: false });
         self.emit(
             t,
@@ -200,7 +182,7 @@ impl Session {
             side: offender,
             ply,
             reason,
-            detail,
+            stands: true,
             attempt: Some(a),
             touched: None,
             fix: Vec::new(),

@@ -23,7 +23,7 @@ use tactus_trace::{GameResult, MateVerdict, Ms};
 use super::{Phase, Session};
 use crate::event::{Article, EndReason};
 use crate::game::Ending;
-use crate::pgn;
+use crate::pgn::{Note, Settled};
 use crate::policy::MateSearch;
 
 /// What the game waits to know.
@@ -223,18 +223,18 @@ impl Session {
             MateVerdict::CanMate | MateVerdict::Undetermined => GameResult::win_for(opponent),
         };
         let undetermined = verdict == MateVerdict::Undetermined;
-        self.note_last(pgn::mate_note(article, Some(loser), result == GameResult::Draw, undetermined));
+        self.note_last(Settled::Lost { article, loser, opponent: verdict });
         self.end_with(t, Ending { result, reason, article }, undetermined);
     }
 
     fn end_dead(&mut self, t: Ms) {
-        self.note_last(pgn::mate_note(Article::A5_2_2, None, true, false));
+        self.note_last(Settled::Dead);
         self.end(t, Ending { result: GameResult::Draw, reason: EndReason::DeadPosition, article: Article::A5_2_2 });
     }
 
     /// A note after the last move played (before any, if none was).
-    fn note_last(&mut self, text: String) {
+    fn note_last(&mut self, settled: Settled) {
         let ply = self.game.played.last().map_or(self.game.ply(), |p| p.info.ply);
-        self.game.note(ply, text);
+        self.game.note(ply, Note::Settled(settled));
     }
 }

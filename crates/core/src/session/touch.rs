@@ -55,32 +55,18 @@ impl Session {
         let moves_it = |sq: Square| moving.contains(sq);
         let side = self.game.turn();
         let ply = self.game.ply();
-        let ruling = |article, reason, detail: String, touched| Irregularity {
+        let ruling = |article, reason, touched| Irregularity {
             article,
             side,
             ply,
             reason,
-            detail,
+            stands: false,
             attempt: None,
             touched,
             fix: Vec::new(),
         };
-        let breach_own = |o: Square| {
-            ruling(
-                Article::A4_3_1,
-                Reason::TouchMove,
-                format!("the piece on {o} was touched first and could move; another piece was moved (4.3.1)"),
-                placed(o),
-            )
-        };
-        let breach_opp = |p: Square| {
-            ruling(
-                Article::A4_3_2,
-                Reason::TouchMove,
-                format!("the opponent's piece on {p} was touched and could be captured; it was not (4.3.2)"),
-                placed(p),
-            )
-        };
+        let breach_own = |o: Square| ruling(Article::A4_3_1, Reason::TouchMove, placed(o));
+        let breach_opp = |p: Square| ruling(Article::A4_3_2, Reason::TouchMove, placed(p));
         match (own, opp) {
             (Some(o), None) if can_move(o) && !moves_it(o) => rulings.push(breach_own(o)),
             (None, Some(p)) if can_take(p) && takes != Some(p) => rulings.push(breach_opp(p)),
@@ -90,14 +76,7 @@ impl Session {
                 });
                 if with_it {
                     if !(moves_it(o) && takes == Some(p)) {
-                        rulings.push(ruling(
-                            Article::A4_3_3,
-                            Reason::TouchMove,
-                            format!(
-                                "the pieces on {o} and {p} were touched: the first had to capture the second (4.3.3)"
-                            ),
-                            placed(o),
-                        ));
+                        rulings.push(ruling(Article::A4_3_3, Reason::TouchMove, placed(o)));
                     }
                 } else {
                     // 4.3.3: else the first touched that can move or be captured.
@@ -116,12 +95,7 @@ impl Session {
             && recognise::castling_moves_both(mv)
             && seen.rook_first(rook, recognise::rook_destination(mv), king)
         {
-            rulings.push(ruling(
-                Article::A4_4_2,
-                Reason::RookFirst,
-                "the rook was touched before the king; the opponent may claim (4.4.2)".to_string(),
-                placed(rook),
-            ));
+            rulings.push(ruling(Article::A4_4_2, Reason::RookFirst, placed(rook)));
         }
         rulings
     }

@@ -84,3 +84,30 @@ impl Game {
         })
     }
 }
+
+/// The record's remarks as their data: the core's tests check that each is
+/// where it belongs; its words are tested in tactus-speech.
+pub struct Data;
+
+impl tactus_core::pgn::Commentary for Data {
+    fn ruling(&self, r: &tactus_core::Irregularity) -> String {
+        let reason = serde_json::to_value(r.reason).unwrap();
+        let attempt =
+            r.attempt.map(|a| format!(" {}{}-{}", a.piece.role.upper_char(), a.from, a.to)).unwrap_or_default();
+        format!("{} {}{attempt}", tactus_core::serde_chess::color_str(r.side), reason.as_str().unwrap())
+    }
+
+    fn settled(&self, s: &tactus_core::pgn::Settled) -> String {
+        match *s {
+            tactus_core::pgn::Settled::Dead => "dead".to_string(),
+            tactus_core::pgn::Settled::Lost { loser, opponent, .. } => {
+                let outcome = match opponent {
+                    tactus_trace::MateVerdict::CanMate => "win",
+                    tactus_trace::MateVerdict::CannotMate => "draw",
+                    tactus_trace::MateVerdict::Undetermined => "undetermined",
+                };
+                format!("loser {}, {outcome}", tactus_core::serde_chess::color_str(loser))
+            }
+        }
+    }
+}

@@ -71,13 +71,13 @@ fn tags() -> Tags {
 fn a_game_in_pgn_with_clocks_and_result() {
     let mut hall = Hall::new("club");
     hall.set_tags("1", tags());
-    hall.apply("1", &start(0, STANDARD_FEN, false, Some(300_000)));
+    hall.apply("1", &start(0, STANDARD_FEN, false, Some(300_000)), None);
     for e in line(STANDARD_FEN, false, &["e4", "e5", "Nf3", "Nc6", "Bb5"], 1) {
-        hall.apply("1", &e);
+        hall.apply("1", &e, None);
     }
     assert_eq!(hall.feed("1").unwrap().result, None);
     assert!(hall.game_pgn("1").unwrap().ends_with("3. Bb5 {[%clk 0:04:56]} *\n\n"));
-    hall.apply("1", &game_over(9000, "1-0", EndReason::Resignation));
+    hall.apply("1", &game_over(9000, "1-0", EndReason::Resignation), None);
     let expected = r#"[Event "Club night"]
 [Site "?"]
 [Date "2025.11.21"]
@@ -108,9 +108,9 @@ fn a_game_in_pgn_with_clocks_and_result() {
 fn chess960_and_set_up_positions_get_their_tags_and_move_numbers() {
     let fen960 = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
     let mut feed = BoardFeed::new("a");
-    feed.apply(&start(0, fen960, true, None));
+    feed.apply(&start(0, fen960, true, None), None);
     for e in line(fen960, true, &["g3", "Nd7", "Nf3"], 17) {
-        feed.apply(&e);
+        feed.apply(&e, None);
     }
     let pgn = feed.pgn(None);
     assert!(pgn.contains("[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9\"]\n"));
@@ -122,9 +122,9 @@ fn chess960_and_set_up_positions_get_their_tags_and_move_numbers() {
 
     let black_to_move = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
     let mut feed = BoardFeed::new("b");
-    feed.apply(&start(0, black_to_move, false, None));
+    feed.apply(&start(0, black_to_move, false, None), None);
     for e in line(black_to_move, false, &["c5", "Nf3"], 2) {
-        feed.apply(&e);
+        feed.apply(&e, None);
     }
     let pgn = feed.pgn(None);
     assert!(!pgn.contains("Variant"));
@@ -135,11 +135,11 @@ fn chess960_and_set_up_positions_get_their_tags_and_move_numbers() {
 #[test]
 fn without_clocks_the_movetext_is_plain_and_long_games_wrap() {
     let mut feed = BoardFeed::new("1");
-    feed.apply(&start(0, STANDARD_FEN, false, None));
+    feed.apply(&start(0, STANDARD_FEN, false, None), None);
     let sans = ["Nf3", "Nf6", "Ng1", "Ng8"].repeat(10);
     for e in line(STANDARD_FEN, false, &sans, 1) {
         let Event { t, kind: EventKind::Complete { ply, side, san, uci, .. } } = e else { unreachable!() };
-        feed.apply(&ev(t, EventKind::Complete { ply, side, san, uci, clock_ms: None, opponent_ms: None }));
+        feed.apply(&ev(t, EventKind::Complete { ply, side, san, uci, clock_ms: None, opponent_ms: None }), None);
     }
     let pgn = feed.pgn(None);
     let movetext = pgn.split("\n\n").nth(1).unwrap();
@@ -147,7 +147,7 @@ fn without_clocks_the_movetext_is_plain_and_long_games_wrap() {
     assert!(movetext.lines().all(|l| l.len() <= 79));
     let mut timed = BoardFeed::new("2");
     for e in line(STANDARD_FEN, false, &sans, 1) {
-        timed.apply(&e);
+        timed.apply(&e, None);
     }
     let pgn = timed.pgn(None);
     assert!(pgn.lines().all(|l| l.len() <= 79));
@@ -158,10 +158,10 @@ fn without_clocks_the_movetext_is_plain_and_long_games_wrap() {
 #[test]
 fn repeated_events_do_not_repeat_moves() {
     let mut feed = BoardFeed::new("1");
-    feed.apply(&start(0, STANDARD_FEN, false, Some(60_000)));
+    feed.apply(&start(0, STANDARD_FEN, false, Some(60_000)), None);
     let moves = line(STANDARD_FEN, false, &["d4", "d5"], 1);
     for e in moves.iter().chain(&moves) {
-        feed.apply(e);
+        feed.apply(e, None);
     }
     assert_eq!(feed.moves.len(), 2);
     assert_eq!(feed.seq, 5, "every event counts, applied or not");
@@ -170,7 +170,7 @@ fn repeated_events_do_not_repeat_moves() {
 #[test]
 fn clocks_follow_presses_pauses_penalties_and_settings() {
     let mut feed = BoardFeed::new("1");
-    feed.apply(&start(0, STANDARD_FEN, false, Some(300_000)));
+    feed.apply(&start(0, STANDARD_FEN, false, Some(300_000)), None);
     assert_eq!(
         feed.clocks,
         Clocks {
@@ -181,22 +181,22 @@ fn clocks_follow_presses_pauses_penalties_and_settings() {
             at_unix_ms: None
         }
     );
-    feed.apply(&line(STANDARD_FEN, false, &["e4"], 1)[0]);
+    feed.apply(&line(STANDARD_FEN, false, &["e4"], 1)[0], None);
     assert_eq!(
         (feed.clocks.white_ms, feed.clocks.running, feed.clocks.at_t),
         (Some(300_000), Some(Color::Black), 1000)
     );
-    feed.apply(&ev(4000, EventKind::Paused));
+    feed.apply(&ev(4000, EventKind::Paused), None);
     assert_eq!((feed.clocks.black_ms, feed.clocks.running, feed.paused), (Some(297_000), None, true));
-    feed.apply(&ev(9000, EventKind::Penalty { article: Article::A12, side: Color::Black, ms: 60_000 }));
+    feed.apply(&ev(9000, EventKind::Penalty { article: Article::A12, side: Color::Black, ms: 60_000 }), None);
     assert_eq!(feed.clocks.black_ms, Some(357_000), "a stopped clock does not run down");
-    feed.apply(&ev(10_000, EventKind::Resumed));
+    feed.apply(&ev(10_000, EventKind::Resumed), None);
     assert_eq!((feed.clocks.running, feed.paused), (Some(Color::Black), false));
-    feed.apply(&ev(12_000, EventKind::ClockSet { white_ms: 100_000, black_ms: 200_000 }));
+    feed.apply(&ev(12_000, EventKind::ClockSet { white_ms: 100_000, black_ms: 200_000 }), None);
     assert_eq!((feed.clocks.white_ms, feed.clocks.black_ms, feed.clocks.at_t), (Some(100_000), Some(200_000), 12_000));
-    feed.apply(&ev(13_000, EventKind::TimeWarning { side: Color::Black, remaining_ms: 150_000 }));
+    feed.apply(&ev(13_000, EventKind::TimeWarning { side: Color::Black, remaining_ms: 150_000 }), None);
     assert_eq!(feed.clocks.black_ms, Some(150_000));
-    feed.apply(&game_over(14_000, "0-1", EndReason::FlagFall));
+    feed.apply(&game_over(14_000, "0-1", EndReason::FlagFall), None);
     assert_eq!(feed.clocks.running, None);
     assert!(feed.pgn(None).contains("[Termination \"time forfeit\"]"));
     assert_eq!(feed.irregularities.len(), 1, "the penalty is kept for the arbiter");
@@ -205,9 +205,9 @@ fn clocks_follow_presses_pauses_penalties_and_settings() {
 #[test]
 fn an_illegal_move_that_stood_goes_off_the_record_until_the_claim() {
     let mut feed = BoardFeed::new("1");
-    feed.apply(&start(0, STANDARD_FEN, false, Some(300_000)));
+    feed.apply(&start(0, STANDARD_FEN, false, Some(300_000)), None);
     for e in line(STANDARD_FEN, false, &["e4", "e5"], 1) {
-        feed.apply(&e);
+        feed.apply(&e, None);
     }
     let before = feed.fen.clone();
     // White's king jumps two squares (A.5.2: it stands unless Black claims).
@@ -219,31 +219,26 @@ fn an_illegal_move_that_stood_goes_off_the_record_until_the_claim() {
         clock_ms: Some(295_000),
         opponent_ms: None,
     };
-    feed.apply(&ev(5000, illegal));
-    feed.apply(&ev(
-        5000,
-        EventKind::Irregularity(Irregularity {
-            article: Article::A7_5_1,
-            side: Color::White,
-            ply: 3,
-            reason: Reason::NotAMoveOfThatPiece,
-            detail: "illegal move Ke1-e3 stands unless the opponent claims".into(),
-            attempt: None,
-            touched: None,
-            fix: Vec::new(),
-        }),
-    ));
+    feed.apply(&ev(5000, illegal), None);
+    let stood = Irregularity {
+        article: Article::A7_5_1,
+        side: Color::White,
+        ply: 3,
+        reason: Reason::NotAMoveOfThatPiece,
+        stands: true,
+        attempt: None,
+        touched: None,
+        fix: Vec::new(),
+    };
+    let words = "the board's words: it stands unless Black claims";
+    feed.apply(&ev(5000, EventKind::Irregularity(stood)), Some(words));
     assert!(feed.moves[2].off_record);
     assert_eq!(feed.fen, "rnbqkbnr/pppp1ppp/8/4p3/4P3/4K3/PPPP1PPP/RNBQ1BNR b kq - 1 2");
     let pgn = feed.pgn(None);
-    assert!(
-        flat(&pgn)
-            .contains("1... e5 {[%clk 0:04:59]} {2. Ke1-e3: an illegal move that stood (A.5.2); the game went on:} *"),
-        "{pgn}"
-    );
+    assert!(flat(&pgn).contains(&format!("1... e5 {{[%clk 0:04:59]}} {{2. Ke1-e3 7.5.1 {words}}} *")), "{pgn}");
 
     // Black claims before moving: the penalty comes and the position goes back.
-    feed.apply(&ev(7000, EventKind::Penalty { article: Article::A7_5_5, side: Color::Black, ms: 60_000 }));
+    feed.apply(&ev(7000, EventKind::Penalty { article: Article::A7_5_5, side: Color::Black, ms: 60_000 }), None);
     assert_eq!(feed.moves.len(), 2);
     assert_eq!(feed.fen, before);
     assert_eq!(feed.clocks.running, Some(Color::White));
@@ -253,7 +248,7 @@ fn an_illegal_move_that_stood_goes_off_the_record_until_the_claim() {
 #[test]
 fn nonsense_events_never_panic_and_stay_off_the_record() {
     let mut feed = BoardFeed::new("1");
-    feed.apply(&start(0, "not a fen", false, None));
+    feed.apply(&start(0, "not a fen", false, None), None);
     let junk = EventKind::Complete {
         ply: 1,
         side: Color::White,
@@ -262,32 +257,36 @@ fn nonsense_events_never_panic_and_stay_off_the_record() {
         clock_ms: Some(-5),
         opponent_ms: None,
     };
-    feed.apply(&ev(1, junk));
+    feed.apply(&ev(1, junk), None);
     assert!(feed.moves[0].off_record);
     let pgn = feed.pgn(None);
-    assert!(pgn.contains("{1. Zz9: an illegal move that stood"), "{pgn}");
+    assert!(pgn.contains("{1. Zz9}"), "{pgn}");
 }
 
 #[test]
 fn rulings_are_comments_on_their_move_and_kept_for_the_arbiter() {
     let mut feed = BoardFeed::new("1");
-    feed.apply(&start(0, STANDARD_FEN, false, None));
+    feed.apply(&start(0, STANDARD_FEN, false, None), None);
     let rook_first = Irregularity {
         article: Article::A4_3_1,
         side: Color::White,
         ply: 1,
         reason: Reason::TouchMove,
-        detail: "touched {g1} first".into(),
+        stands: false,
         attempt: None,
         touched: None,
         fix: Vec::new(),
     };
     let moves = line(STANDARD_FEN, false, &["e4", "e5"], 1);
-    feed.apply(&moves[0]);
-    feed.apply(&ev(1000, EventKind::Irregularity(rook_first)));
-    feed.apply(&moves[1]);
+    feed.apply(&moves[0], None);
+    feed.apply(&ev(1000, EventKind::Irregularity(rook_first.clone())), Some("touched {g1} first"));
+    feed.apply(&moves[1], None);
     assert!(flat(&feed.pgn(None)).contains("1. e4 {[%clk 0:05:00] 4.3.1 touched g1 first} 1... e5"));
     assert_eq!(feed.irregularities.len(), 1);
+    assert_eq!(feed.irregularities[0].text.as_deref(), Some("touched {g1} first"), "the board's words are kept");
+    // A ruling a board sent without words is in the record by its article.
+    feed.apply(&ev(2000, EventKind::Irregularity(Irregularity { ply: 2, ..rook_first })), None);
+    assert!(flat(&feed.pgn(None)).contains("1... e5 {[%clk 0:04:59] 4.3.1} *"), "{}", feed.pgn(None));
 }
 
 #[test]
@@ -305,10 +304,10 @@ fn spoken_lines_are_capped() {
 #[test]
 fn a_start_begins_a_new_game() {
     let mut feed = BoardFeed::new("1");
-    feed.apply(&start(0, STANDARD_FEN, false, None));
-    feed.apply(&line(STANDARD_FEN, false, &["e4"], 1)[0]);
+    feed.apply(&start(0, STANDARD_FEN, false, None), None);
+    feed.apply(&line(STANDARD_FEN, false, &["e4"], 1)[0], None);
     feed.spoken(10, "e4");
-    feed.apply(&start(0, STANDARD_FEN, false, None));
+    feed.apply(&start(0, STANDARD_FEN, false, None), None);
     assert!(feed.moves.is_empty() && feed.spoken.is_empty());
     assert_eq!(feed.fen, STANDARD_FEN);
 }
@@ -317,7 +316,7 @@ fn a_start_begins_a_new_game() {
 fn numbered_changes_skip_duplicates_and_report_gaps_and_new_runs() {
     let mut hall = Hall::new("h");
     let moves = line(STANDARD_FEN, false, &["e4", "e5", "Nf3"], 1);
-    let c = |e: &Event| Change::Event(e.clone());
+    let c = |e: &Event| Change::Event(e.clone().into());
     let s = c(&start(0, STANDARD_FEN, false, None));
     assert_eq!(hall.change_numbered("1", 7, 1, &s), Applied::Reset, "a board's first run");
     assert_eq!(hall.change_numbered("1", 7, 2, &c(&moves[0])), Applied::InOrder);
@@ -333,12 +332,12 @@ fn numbered_changes_skip_duplicates_and_report_gaps_and_new_runs() {
 #[test]
 fn snapshots_replace_older_boards_and_keep_local_notes() {
     let mut board = BoardFeed { epoch: 7, ..BoardFeed::new("1") };
-    board.apply(&start(0, STANDARD_FEN, false, None));
+    board.apply(&start(0, STANDARD_FEN, false, None), None);
     for e in line(STANDARD_FEN, false, &["e4", "e5"], 1) {
-        board.apply(&e);
+        board.apply(&e, None);
     }
     let mut hall = Hall::new("h");
-    hall.change_numbered("1", 7, 1, &Change::Event(start(0, STANDARD_FEN, false, None)));
+    hall.change_numbered("1", 7, 1, &Change::Event(start(0, STANDARD_FEN, false, None).into()));
     hall.note("1", "claim rejected");
     assert_eq!(hall.replace(board.clone()), Applied::Reset);
     assert_eq!(hall.feed("1").unwrap().moves.len(), 2);
@@ -348,7 +347,7 @@ fn snapshots_replace_older_boards_and_keep_local_notes() {
     assert_eq!(hall.replace(older), Applied::Stale);
     // Changes the snapshot already holds are dropped.
     let e5 = line(STANDARD_FEN, false, &["e4", "e5"], 1).remove(1);
-    assert_eq!(hall.change_numbered("1", 7, 3, &Change::Event(e5)), Applied::Stale);
+    assert_eq!(hall.change_numbered("1", 7, 3, &Change::Event(e5.into())), Applied::Stale);
     assert!(flat(&hall.games_pgn()).contains("1. e4 {[%clk 0:05:00]} 1... e5 {[%clk 0:04:59]} *"));
 }
 
@@ -363,9 +362,9 @@ fn team_tags_and_the_match_score_follow_the_results() {
     let mut hall = Hall::new("school").with_matches(vec![m]);
     assert_eq!(hall.feeds().count(), 2, "a match's boards are there before they start");
     for b in ["b1", "b2"] {
-        hall.apply(b, &start(0, STANDARD_FEN, false, None));
+        hall.apply(b, &start(0, STANDARD_FEN, false, None), None);
     }
-    hall.apply("b2", &game_over(5000, "1-0", EndReason::Resignation));
+    hall.apply("b2", &game_over(5000, "1-0", EndReason::Resignation), None);
     let b1 = hall.game_pgn("b1").unwrap();
     assert!(b1.contains("[WhiteTeam \"Oakfield\"]\n[BlackTeam \"Riverside\"]\n[Board \"1\"]\n[MatchScore \"Oakfield 0 - 1 Riverside\"]\n"), "{b1}");
     let b2 = hall.game_pgn("b2").unwrap();

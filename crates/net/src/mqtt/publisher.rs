@@ -21,7 +21,7 @@ use tracing::{info, warn};
 
 use super::{Connection, HallLink, LinkState, MqttError, Peer, describe, trim_pending};
 use crate::auth::{Counters, Refusals, unchecked_body};
-use crate::feed::{BoardFeed, Change, Spoken, Tags};
+use crate::feed::{BoardFeed, Change, Spoken, Tags, Told};
 use crate::wire::{
     Control, ControlSeal, Envelope, Leaf, Topic, check_arbiter_input, check_name, parse_control, unix_ms,
 };
@@ -201,9 +201,10 @@ impl BoardPublisher {
         Ok(BoardPublisher { shared, stop, tasks })
     }
 
-    /// Publishes one core event.
-    pub fn event(&self, ev: &Event) {
-        self.push(Change::Event(ev.clone()));
+    /// Publishes one core event, with the board's words for it if it has
+    /// any (the seal covers them with the rest).
+    pub fn event(&self, ev: &Event, text: Option<&str>) {
+        self.push(Change::Event(Told { event: ev.clone(), text: text.map(str::to_string) }));
     }
 
     /// Publishes a line the daemon spoke.
@@ -559,11 +560,27 @@ mod tests {
 
     #[test]
     fn envelopes_round_trip() {
-        let ev = Event { t: 5, kind: EventKind::Paused };
-        let text = serde_json::to_string(&Envelope { epoch: 9, seq: 3, change: &Change::Event(ev.clone()) }).unwrap();
+        let paused = Change::Event(Told { event: Event { t: 5, kind: EventKind::Paused }, text: None });
+        let text = serde_json::to_string(&Envelope { epoch: 9, seq: 3, change: &paused }).unwrap();
         assert_eq!(text, r#"{"epoch":9,"seq":3,"event":{"t":5,"event":"paused"}}"#);
         let back: Envelope<Change> = serde_json::from_str(&text).unwrap();
-        assert_eq!((back.epoch, back.seq, back.change), (9, 3, Change::Event(ev)));
+        assert_eq!((back.epoch, back.seq, back.change), (9, 3, paused));
+        // The board's words ride inside the event's object.
+        let ruling = EventKind::Irregularity(tactus_core::Irregularity {
+            article: tactus_core::Article::A7_5_3,
+            side: shakmaty::Color::White,
+            ply: 3,
+            reason: tactus_core::Reason::NoMove,
+            stands: false,
+            attempt: None,
+            touched: None,
+            fix: Vec::new(),
+        });
+        let told = Change::Event(Told { event: Event { t: 6, kind: ruling }, text: Some("Weiß drückte".into()) });
+        let text = serde_json::to_string(&Envelope { epoch: 9, seq: 4, change: &told }).unwrap();
+        assert!(text.ends_with(r#""reason":"no_move","text":"Weiß drückte"}}"#), "{text}");
+        let back: Envelope<Change> = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.change, told);
         let spoken: Envelope<Change> =
             serde_json::from_str(r#"{"epoch":1,"seq":2,"spoken":{"t":4,"text":"e4"}}"#).unwrap();
         assert_eq!(spoken.change, Change::Spoken(Spoken { t: 4, text: "e4".into() }));

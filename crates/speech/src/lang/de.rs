@@ -6,7 +6,7 @@
 use super::{
     Endings,
     Gender::{F, M},
-    Lexicon, Names, numerals_before, plural_one_many, respell,
+    Lexicon, Names, WrittenOnly, numerals_before, plural_one_many, respell,
 };
 
 const PIECES: Names = Names {
@@ -239,6 +239,10 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         arbiter_draw: "Entscheidung des Schiedsrichters: remis.",
     },
     observation: "Hinweis: erst {first}, dann {then}.",
+    written: WrittenOnly {
+        observation: "{side}: Das Brett zeigte erst {first}, dann {then}. Eine auf einem Feld losgelassene Figur darf nicht mehr auf ein anderes Feld gezogen werden (4.7), oder sie wurde langsam geschoben.",
+        undetermined: "Ob {side} mattsetzen kann, hat die Suche in ihrer Frist nicht geklärt: Die Niederlage bleibt bestehen, der Schiedsrichter kann es erneut prüfen.",
+    },
     ambiguous: "Mehrdeutiger Zug: notiert {chosen}; auch möglich: {others}.",
     claimable: [
         "{side} kann Remis durch {claim} reklamieren.",

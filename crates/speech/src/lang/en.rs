@@ -3,7 +3,7 @@
 //! the German as its phonemes go (it has no ü or ö: fuenf is said with the
 //! vowel of "foot", Koenig with that of "nurse").
 
-use super::{Endings, Gender::M, Lexicon, Names, plural_one_many, respell};
+use super::{Endings, Gender::M, Lexicon, Names, WrittenOnly, plural_one_many, respell};
 
 pub(crate) static LEXICON: Lexicon = Lexicon {
     pieces: Names {
@@ -224,6 +224,10 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         arbiter_draw: "By the arbiter's decision, the game is drawn.",
     },
     observation: "Note: first {first}, then {then}.",
+    written: WrittenOnly {
+        observation: "{side}: the board showed {first}, then {then}. A piece released on a square may not then be moved to another square (4.7), or it was a slow slide.",
+        undetermined: "Whether {side} can checkmate was not settled within the search's limit: the loss stands, and the arbiter may look again.",
+    },
     ambiguous: "Ambiguous move: recorded {chosen}; also possible: {others}.",
     claimable: [
         "{side} may claim a draw by {claim}.",

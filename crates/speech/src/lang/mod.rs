@@ -94,6 +94,18 @@ pub(crate) struct Endings {
     pub arbiter_draw: &'static str,
 }
 
+/// What is only written, never said: for the arbiter's page, the events'
+/// `detail` and the game record, where a reader wants the reasons.
+pub(crate) struct WrittenOnly {
+    /// The board showed one move, then another, before the press (4.7):
+    /// `{side}`, `{first}`, `{then}`.
+    pub observation: &'static str,
+    /// After a flag fall or a second illegal move (6.9, 7.5.5): the search
+    /// did not settle within its limit whether `{side}` can checkmate; the
+    /// loss stands.
+    pub undetermined: &'static str,
+}
+
 pub(crate) struct Lexicon {
     pub pieces: Names,
     pub annex_pieces: Names,
@@ -259,6 +271,8 @@ pub(crate) struct Lexicon {
     pub endings: Endings,
     /// `{first}`, `{then}`.
     pub observation: &'static str,
+    /// What only the written word says.
+    pub written: WrittenOnly,
     /// `{chosen}`, `{others}`.
     pub ambiguous: &'static str,
     /// `{claim}`.

@@ -10,7 +10,7 @@
 use super::{
     Endings,
     Gender::{F, M},
-    Lexicon, Names, numerals_before, plural_slavic, respell,
+    Lexicon, Names, WrittenOnly, numerals_before, plural_slavic, respell,
 };
 
 pub(crate) static LEXICON: Lexicon = Lexicon {
@@ -254,6 +254,10 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         arbiter_draw: "Decyzja sędziego: remis.",
     },
     observation: "Uwaga: najpierw {first}, potem {then}.",
+    written: WrittenOnly {
+        observation: "{side}: szachownica pokazała najpierw {first}, potem {then}. Bierki puszczonej na polu nie wolno już przestawić na inne pole (4.7) — albo była powoli przesuwana.",
+        undetermined: "Wyszukiwanie nie rozstrzygnęło w swoim limicie, czy {side} mogą zamatować: porażka pozostaje w mocy, sędzia może to sprawdzić ponownie.",
+    },
     ambiguous: "Posunięcie niejednoznaczne: zapisano {chosen}; możliwe także: {others}.",
     claimable: [
         "{side} mogą reklamować remis: {claim}.",

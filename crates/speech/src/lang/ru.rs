@@ -11,7 +11,7 @@
 use super::{
     Endings,
     Gender::{F, M},
-    Lexicon, Names, map_words, numerals_before, plural_slavic, respell,
+    Lexicon, Names, WrittenOnly, map_words, numerals_before, plural_slavic, respell,
 };
 
 pub(crate) static LEXICON: Lexicon = Lexicon {
@@ -243,6 +243,10 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         arbiter_draw: "Решение арбитра: ничья.",
     },
     observation: "Внимание: сначала {first}, затем {then}.",
+    written: WrittenOnly {
+        observation: "{side}: доска показала сначала {first}, затем {then}. Фигуру, отпущенную на поле, нельзя переставить на другое поле (4.7), — или её медленно передвигали.",
+        undetermined: "Поиск не установил в пределах своего лимита, могут ли {side} поставить мат: поражение остаётся в силе, судья может проверить ещё раз.",
+    },
     ambiguous: "Неоднозначный ход: записано {chosen}; возможно также: {others}.",
     claimable: [
         "{side} могут потребовать ничью: {claim}.",

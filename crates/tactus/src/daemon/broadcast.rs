@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use tactus_core::Event;
 use tactus_net::{AppState, BoardPublisher, Control, Hall, HallLink, LinkSettings, SharedHall, Tags};
+use tactus_speech::Scribe;
 use tactus_trace::Header;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -18,6 +19,9 @@ use crate::config::Config;
 
 pub struct Broadcast {
     board: String,
+    /// The board's words for the rulings and notes the page shows, in the
+    /// language the board speaks.
+    scribe: Scribe,
     hall: SharedHall,
     publisher: Option<Arc<BoardPublisher>>,
     /// Stops the server and the publisher.
@@ -94,7 +98,8 @@ impl Broadcast {
                 Some(Arc::new(p))
             }
         };
-        Ok(Some(Broadcast { board, hall, publisher, stop, server }))
+        let scribe = Scribe::natural(cfg.voice.say.lang);
+        Ok(Some(Broadcast { board, scribe, hall, publisher, stop, server }))
     }
 
     /// A new game on this board: its tags.
@@ -114,10 +119,12 @@ impl Broadcast {
         &self.board
     }
 
-    pub fn event(&self, event: &Event) {
-        self.hall.apply(&self.board, event);
+    /// An event for the page and the hall, with the board's words for it.
+    pub fn event(&mut self, event: &Event) {
+        let text = self.scribe.write(event);
+        self.hall.apply(&self.board, event, text.as_deref());
         if let Some(p) = &self.publisher {
-            p.event(event);
+            p.event(event, text.as_deref());
         }
     }
 

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use shakmaty::{Bitboard, Color, Position};
 use tactus_core::{Event, EventKind, MateQuestion, Policy, Session};
 use tactus_engine::conduct::Stance;
+use tactus_speech::{Lang, Scribe};
 use tactus_trace::{Entry, GameResult, Header, Input, MateVerdict, Ms, OffBoardReason, Record};
 use tokio::sync::{mpsc, watch};
 
@@ -79,16 +80,17 @@ impl BoardTime {
     }
 }
 
-/// Where the events go as JSON Lines.
+/// Where the events go as JSON Lines, a ruling's `detail` in the board's language.
 pub struct EventLog {
     out: Box<dyn Write + Send>,
     /// For messages: the file, or "standard output".
     name: String,
+    scribe: Scribe,
 }
 
 impl EventLog {
-    pub fn new(out: Box<dyn Write + Send>, name: String) -> Self {
-        EventLog { out, name }
+    pub fn new(out: Box<dyn Write + Send>, name: String, lang: Lang) -> Self {
+        EventLog { out, name, scribe: Scribe::natural(lang) }
     }
 }
 
@@ -104,19 +106,19 @@ pub struct Outputs {
 impl Outputs {
     /// A recovered game's past: the page and the hall get it again; what
     /// was said and written before the power went is not repeated.
-    fn restore(&self, events: &[Event]) {
-        if let Some(b) = &self.broadcast {
+    fn restore(&mut self, events: &[Event]) {
+        if let Some(b) = &mut self.broadcast {
             events.iter().for_each(|e| b.event(e));
         }
     }
 
     async fn publish(&mut self, events: &[Event]) {
         for event in events {
-            if let Some(b) = &self.broadcast {
+            if let Some(b) = &mut self.broadcast {
                 b.event(event);
             }
             if let Some(log) = &mut self.events {
-                let mut line = serde_json::to_vec(event).expect("events serialise");
+                let mut line = log.scribe.json_line(event).into_bytes();
                 line.push(b'\n');
                 if let Err(e) = log.out.write_all(&line).and_then(|()| log.out.flush()) {
                     // The game goes on; the lost file is said once.
@@ -1033,7 +1035,7 @@ mod tests {
         let kept = Kept::default();
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async {
-            let log = EventLog::new(Box::new(kept.clone()), "test".into());
+            let log = EventLog::new(Box::new(kept.clone()), "test".into(), tactus_speech::Lang::En);
             let mut out = Outputs { events: Some(log), voice: None, broadcast: None, dgt: None };
             let start = setup.start_occupancy().unwrap();
             let opened = open(&setup, Some(start), &mut out).await.unwrap();

@@ -249,10 +249,12 @@ fn header_of(cfg: &Config, trace: Option<&Header>) -> Header {
     }
 }
 
-fn events_log(path: Option<&PathBuf>) -> anyhow::Result<Option<EventLog>> {
+fn events_log(path: Option<&PathBuf>, lang: tactus_speech::Lang) -> anyhow::Result<Option<EventLog>> {
     Ok(match path {
         None => None,
-        Some(p) if p.as_os_str() == "-" => Some(EventLog::new(Box::new(std::io::stdout()), "standard output".into())),
+        Some(p) if p.as_os_str() == "-" => {
+            Some(EventLog::new(Box::new(std::io::stdout()), "standard output".into(), lang))
+        }
         // Appended to: after a restart the log of a recovered game goes on.
         Some(p) => Some(EventLog::new(
             Box::new(
@@ -263,6 +265,7 @@ fn events_log(path: Option<&PathBuf>) -> anyhow::Result<Option<EventLog>> {
                     .with_context(|| format!("cannot open {}", p.display()))?,
             ),
             p.display().to_string(),
+            lang,
         )),
     })
 }
@@ -309,7 +312,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     policy.record(&mut header);
     std::fs::create_dir_all(&cfg.state.dir).with_context(|| format!("cannot create {}", cfg.state.dir.display()))?;
     let events_to_stdout = opts.events.as_deref() == Some(std::path::Path::new("-"));
-    let events = events_log(opts.events.as_ref())?;
+    let events = events_log(opts.events.as_ref(), cfg.voice.say.lang)?;
     let sim = board.is_sim();
     let typed_at_terminal = matches!(board, board::OpenBoard::SimTyped) && std::io::stdin().is_terminal();
     let speed = match board {
