@@ -675,9 +675,11 @@ class Handler(BaseHTTPRequestHandler):
                     "tags": dict(game.headers),
                     "moves": [n.san() for n in nodes],
                     "clocks": [n.clock() for n in nodes],
+                    "comments": [n.comment for n in nodes],
                 })
         with LOCK:
-            PUSHES.append({"t": now(), "round": round_id, "bytes": len(text.encode()), "games": record})
+            # "wall": the Unix time, for a test that compares it with when a move was made.
+            PUSHES.append({"t": now(), "wall": time.time(), "round": round_id, "bytes": len(text.encode()), "games": record})
             CHANGED.notify_all()
         self.reply(200, {"games": out})
 
