@@ -378,6 +378,11 @@ impl Pusher {
         Ok(())
     }
 
+    /// The rounds pushed to.
+    pub fn rounds(&self) -> &[RoundSpec] {
+        &self.rounds
+    }
+
     /// The pusher's state, updated after every push.
     pub fn status(&self) -> watch::Receiver<PushStatus> {
         self.status.clone()

@@ -359,3 +359,83 @@ fn the_demo_plays_says_once_where_speech_goes_and_leaves_nothing_behind() {
     );
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "the demo's trace, journal and WAVs are gone");
 }
+
+/// The Lichess test server (crates/lichess/tests/server, written from
+/// Lichess's API reference), killed when dropped; with its URL.
+struct LichessServer(std::process::Child, String);
+
+impl LichessServer {
+    fn start(tokens: &[&str]) -> LichessServer {
+        use std::io::BufRead;
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lichess/tests/server/lichess_server.py");
+        let mut c = Command::new("python3");
+        c.arg(script).args(["--user", "Arbiter"]);
+        for t in tokens {
+            c.args(["--token", t]);
+        }
+        let mut child = c
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 runs the Lichess test server (python3 with python-chess is required)");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let url = line.trim().strip_prefix("listening on ").expect("the Lichess test server started").to_string();
+        LichessServer(child, url)
+    }
+}
+
+impl Drop for LichessServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `tactus doctor` asks Lichess about the configured token: one with
+/// `study:write` suits a broadcast; one without that scope, one Lichess
+/// does not know, one others can read and a Lichess it cannot reach are
+/// each flagged, with what to do.
+#[test]
+fn doctor_checks_the_lichess_tokens_scope() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempdir("doctor-lichess");
+    let server = LichessServer::start(&["lip_study=study:write", "lip_board=board:play,challenge:read"]);
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let cases = [
+        ("lip_study", 0o600, server.1.clone(), true, "ok  Lichess token", "arbiter's, with study:write"),
+        ("lip_board", 0o600, server.1.clone(), false, "FIX Lichess token", "a broadcast push needs study:write"),
+        ("lip_nobody", 0o600, server.1.clone(), false, "FIX Lichess token", "Lichess does not know this token"),
+        ("lip_study", 0o644, server.1.clone(), false, "FIX Lichess token", "chmod 600"),
+        (
+            "lip_study",
+            0o600,
+            format!("http://127.0.0.1:{closed}"),
+            false,
+            "FIX Lichess token",
+            "is this machine online",
+        ),
+    ];
+    for (i, (token, mode, url, ok, mark, said)) in cases.into_iter().enumerate() {
+        let file = dir.join(format!("lichess{i}.token"));
+        std::fs::write(&file, format!("{token}\n")).unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+        let config = dir.join(format!("tactus{i}.toml"));
+        std::fs::write(
+            &config,
+            format!(
+                "[board]\nkind = \"sim\"\n[voice]\nsink = \"none\"\n[state]\ndir = \"{}\"\n\
+                 [lichess]\nurl = \"{url}\"\ntoken_file = \"{}\"\nbroadcast = [\"Round001\"]\n",
+                dir.join("state").display(),
+                file.display()
+            ),
+        )
+        .unwrap();
+        let out = tactus().args(["doctor", "--config"]).arg(&config).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.success(), ok, "{token} {mode:o}: {text}");
+        assert!(text.contains(mark) && text.contains(said), "{token} {mode:o}: {text}");
+        let makes_one = !ok && !said.contains("online");
+        assert_eq!(text.contains("token/create?scopes[]=study:write"), makes_one, "where to make a token: {text}");
+        assert!(!text.contains("lip_"), "the token is never shown: {text}");
+    }
+}

@@ -730,6 +730,9 @@ class Handler(BaseHTTPRequestHandler):
                 if g is None:
                     return self.error(404, "no such game")
                 return self.opponent(g, r.group(2), args)
+            if path == "/_test/fault" and args.get("clear"):
+                FAULTS.clear()
+                return self.reply(200, {"ok": True})
             if path == "/_test/fault":
                 FAULTS.append({"method": args.get("method"), "path": args["path"], "status": args.get("status", 429), "body": args.get("body"), "count": args.get("count", 1), "drop": args.get("drop", False)})
                 return self.reply(200, {"ok": True})
