@@ -370,7 +370,7 @@ impl Follower {
             }
             let chess960 = self.shared.read(|h| h.feed(board).is_some_and(|f| f.chess960));
             match vet::change(e.change, chess960) {
-                Ok(change) => Some(Vetted::Change { epoch: e.epoch, seq: e.seq, change }),
+                Ok(change) => Some(Vetted::Change { epoch: e.epoch, seq: e.seq, change: Box::new(change) }),
                 Err(why) => {
                     self.refuse(board, leaf, why);
                     None
@@ -408,7 +408,7 @@ impl Follower {
 /// A message that passed the checks.
 enum Vetted {
     State(Box<BoardFeed>),
-    Change { epoch: u64, seq: u64, change: Change },
+    Change { epoch: u64, seq: u64, change: Box<Change> },
 }
 
 /// How long a board's traffic takes to count half as much.

@@ -439,3 +439,77 @@ fn doctor_checks_the_lichess_tokens_scope() {
         assert!(!text.contains("lip_"), "the token is never shown: {text}");
     }
 }
+
+/// `tactus relay`'s Lichess flags and `[lichess]` table: a round without a
+/// token, a token others can read and a round id that is none are refused
+/// before anything starts, each saying what to do; the config's rounds,
+/// token and address are taken when no flag is given.
+#[test]
+fn the_relay_takes_its_lichess_rounds_from_flags_or_its_config() {
+    use std::io::Read;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempdir("relay-lichess");
+    let relay = |extra: &[&str]| {
+        let out = tactus()
+            .args(["relay", "--broker", "127.0.0.1:9", "--hall", "club", "--http", "127.0.0.1:0"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let e = relay(&["--lichess-broadcast", "Round001"]);
+    assert!(e.contains("--lichess-token-file FILE") && e.contains("study:write"), "{e}");
+    let e = relay(&["--lichess-broadcast", "short"]);
+    assert!(e.contains("a Lichess round id is 8 letters and digits"), "{e}");
+    let e = relay(&["--lichess-broadcast", "Round001=1-60", "--lichess-broadcast", "Round002=50-120"]);
+    assert!(e.contains("share boards"), "{e}");
+    let token = dir.join("lichess.token");
+    std::fs::write(&token, "lip_study\n").unwrap();
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let e = relay(&["--lichess-broadcast", "Round001", "--lichess-token-file", token.to_str().unwrap()]);
+    assert!(e.contains("chmod 600") && !e.contains("lip_study"), "{e}");
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
+
+    let server = LichessServer::start(&["lip_study=study:write"]);
+    let config = dir.join("tactus.toml");
+    let table = format!(
+        "[lichess]\nurl = \"{}\"\ntoken_file = \"{}\"\nbroadcast = [\"Round001=1-100\", \"Round002=101-200\"]\n",
+        server.1,
+        token.display()
+    );
+    std::fs::write(&config, table).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = tactus()
+        .args(["relay", "--broker", "127.0.0.1:9", "--hall", "club", "--http", &format!("127.0.0.1:{port}")])
+        .arg("--config")
+        .arg(&config)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _relay = Kill(child);
+    let asked = std::time::Instant::now();
+    let body = loop {
+        let reply = std::net::TcpStream::connect(("127.0.0.1", port)).ok().and_then(|mut s| {
+            use std::io::Write;
+            write!(s, "GET /api/lichess HTTP/1.0\r\nHost: x\r\n\r\n").ok()?;
+            let mut text = String::new();
+            s.read_to_string(&mut text).ok()?;
+            Some(text)
+        });
+        if let Some(text) = reply {
+            break text;
+        }
+        assert!(asked.elapsed() < std::time::Duration::from_secs(10), "the relay did not serve");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(body.starts_with("HTTP/1.0 200") || body.starts_with("HTTP/1.1 200"), "{body}");
+    assert!(body.contains(r#""rounds":["Round001=1-100","Round002=101-200"]"#), "{body}");
+}
