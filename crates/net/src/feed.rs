@@ -16,6 +16,7 @@ use tactus_core::pgn;
 use tactus_core::{Article, EndReason, EngineEval, Event, EventKind, serde_chess};
 use tactus_trace::{GameResult, Header, Ms};
 
+use crate::players::{self, Title};
 use crate::teams::{BoardTeams, MatchScore, TeamMatch};
 use crate::wire::opt_result;
 
@@ -69,79 +70,6 @@ impl From<&Header> for Tags {
             time_control: h.time_control.clone(),
             ..Tags::default()
         }
-    }
-}
-
-/// The largest FIDE ID taken (they have at most nine digits).
-pub const MAX_FIDE_ID: u32 = 999_999_999;
-/// The highest rating taken: above any player's.
-pub const MAX_ELO: u16 = 3500;
-
-/// A title FIDE awards (the Handbook's B.01, "Title regulations").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Title {
-    Gm,
-    Im,
-    Fm,
-    Cm,
-    Wgm,
-    Wim,
-    Wfm,
-    Wcm,
-}
-
-impl Title {
-    pub const ALL: [Title; 8] =
-        [Title::Gm, Title::Im, Title::Fm, Title::Cm, Title::Wgm, Title::Wim, Title::Wfm, Title::Wcm];
-
-    /// As PGN's `WhiteTitle` and `BlackTitle` write it: `GM`, `WIM`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Title::Gm => "GM",
-            Title::Im => "IM",
-            Title::Fm => "FM",
-            Title::Cm => "CM",
-            Title::Wgm => "WGM",
-            Title::Wim => "WIM",
-            Title::Wfm => "WFM",
-            Title::Wcm => "WCM",
-        }
-    }
-}
-
-impl std::str::FromStr for Title {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Title, String> {
-        Title::ALL.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(s)).ok_or_else(|| {
-            let all: Vec<&str> = Title::ALL.iter().map(|t| t.as_str()).collect();
-            format!("{s:?} is not a FIDE title: one of {}", all.join(", "))
-        })
-    }
-}
-
-impl Tags {
-    /// PGN's tags for the players' titles, ratings and FIDE IDs, each
-    /// written only when known.
-    fn player_tags(&self) -> Vec<(&'static str, String)> {
-        let mut out = Vec::new();
-        let sides = [
-            (["WhiteTitle", "WhiteElo", "WhiteFideId"], self.white_title, self.white_elo, self.white_fide_id),
-            (["BlackTitle", "BlackElo", "BlackFideId"], self.black_title, self.black_elo, self.black_fide_id),
-        ];
-        for ([title_tag, elo_tag, id_tag], title, elo, id) in sides {
-            if let Some(title) = title {
-                out.push((title_tag, title.as_str().to_string()));
-            }
-            if let Some(elo) = elo {
-                out.push((elo_tag, elo.to_string()));
-            }
-            if let Some(id) = id {
-                out.push((id_tag, id.to_string()));
-            }
-        }
-        out
     }
 }
 
@@ -566,7 +494,11 @@ impl BoardFeed {
     pub fn pgn(&self, team: Option<&BoardTeams>) -> String {
         let mut out = String::with_capacity(256 + self.moves.len() * 24);
         let result = self.result.map_or("*", GameResult::as_str);
-        let mut extra = self.tags.player_tags();
+        let t = &self.tags;
+        let mut extra: Vec<(&str, String)> =
+            players::pgn_tags(Color::White, t.white_title, t.white_elo, t.white_fide_id)
+                .chain(players::pgn_tags(Color::Black, t.black_title, t.black_elo, t.black_fide_id))
+                .collect();
         if let Some(team) = team {
             extra.extend([
                 ("WhiteTeam", team.white_team.clone()),

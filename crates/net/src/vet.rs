@@ -10,9 +10,9 @@ use std::collections::VecDeque;
 use tactus_core::{EngineEval, Event, EventKind, Slip};
 
 use crate::feed::{
-    BoardFeed, Change, Clocks, EngineView, FeedMove, MAX_ELO, MAX_FIDE_ID, SPOKEN_KEPT, Spoken, Tags, clean, fen_of,
-    parse_position,
+    BoardFeed, Change, Clocks, EngineView, FeedMove, SPOKEN_KEPT, Spoken, Tags, clean, fen_of, parse_position,
 };
+use crate::players::{MAX_ELO, MAX_FIDE_ID};
 
 /// The most moves a board's record may hold: more than any game has.
 pub const MAX_MOVES: usize = 4000;
@@ -335,7 +335,7 @@ mod tests {
                 white_fide_id: Some(1_503_014),
                 white_elo: Some(9999),
                 black_fide_id: Some(0),
-                black_title: Some(crate::feed::Title::Wgm),
+                black_title: Some(crate::players::Title::Wgm),
                 ..Tags::default()
             },
             arbiter_notes: vec![crate::feed::ArbiterNote { t: 1, text: "forged".into() }],
@@ -349,7 +349,7 @@ mod tests {
         assert_eq!(feed.tags.white.as_deref(), Some("Ann [Result \"1-0\"]"), "no newline reaches a tag");
         let t = &feed.tags;
         assert_eq!((t.white_fide_id, t.white_elo), (Some(1_503_014), None), "no rating beyond any player's");
-        assert_eq!((t.black_fide_id, t.black_title), (None, Some(crate::feed::Title::Wgm)), "no FIDE ID 0");
+        assert_eq!((t.black_fide_id, t.black_title), (None, Some(crate::players::Title::Wgm)), "no FIDE ID 0");
         assert!(feed.arbiter_notes.is_empty());
         let pgn = feed.pgn(None);
         assert_eq!(pgn.lines().filter(|l| l.starts_with("[Result ")).count(), 1, "{pgn}");

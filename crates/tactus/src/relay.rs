@@ -207,6 +207,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 rounds.join(", "),
                 b.client.settings().url
             );
+            if link.key.is_none() {
+                tracing::warn!(
+                    "relay: without a hall key, anyone who can publish on the broker can put games on the Lichess broadcast"
+                );
+            }
             tactus_net::push_to_lichess(&relay, Pusher::start(b.client, b.options), &stop)
         });
         if let Some(lichess) = &lichess {
