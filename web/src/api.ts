@@ -3,6 +3,9 @@
 // replies of a real server against these types.
 import type { CoreEvent, EndReason, EngineEval, GameResult, Ruling, Side } from './events';
 
+/** A title FIDE awards. */
+export type Title = 'GM' | 'IM' | 'FM' | 'CM' | 'WGM' | 'WIM' | 'WFM' | 'WCM';
+
 /** The game's tags; each left out when unknown. */
 export interface Tags {
   white?: string;
@@ -12,6 +15,13 @@ export interface Tags {
   round?: string;
   date?: string;
   time_control?: string;
+  /** What the board's config says of each player (for broadcasts). */
+  white_fide_id?: number;
+  white_title?: Title;
+  white_elo?: number;
+  black_fide_id?: number;
+  black_title?: Title;
+  black_elo?: number;
 }
 
 export interface FeedMove {
@@ -156,6 +166,31 @@ export interface ArbiterUpdate {
 export interface ResetUpdate {
   /** `null`: this client fell behind; fetch the whole hall again. */
   board: string | null;
+}
+
+/** A board in the Lichess broadcast. */
+export interface LichessBoard {
+  board: string;
+  /** Its number in the broadcast: its place in the team matches, else the number its id ends with. */
+  number: number | null;
+  /** The round that shows it. */
+  round: string | null;
+  /** Lichess's error about its game, or what keeps it from being pushed. */
+  error: string | null;
+}
+
+/** `GET /api/lichess`: the hall pushed to a Lichess broadcast (404 when it is not). */
+export interface LichessData {
+  /** `ID=FIRST-LAST` each. */
+  rounds: string[];
+  pushes: number;
+  bytes: number;
+  last_ok_unix_ms: number | null;
+  /** Lichess asked to slow down (HTTP 429): nothing is pushed before this. */
+  paused_until_unix_ms: number | null;
+  /** Why pushing fails now (it is retried). */
+  failing: string | null;
+  boards: LichessBoard[];
 }
 
 /** The body of an error reply. */

@@ -3,18 +3,22 @@
 // Chromium, waits for the page to say it is ready, and prints what it shows
 // as one JSON line: the text a reader sees, in the page's own structure.
 //
-//   node test/read.mjs BASE_URL PATH [--chromium PATH] [--timeout-ms 15000] [--await-alerts N]
+//   node test/read.mjs BASE_URL PATH [--await-alerts N] [--wait SELECTOR] [--chromium PATH] [--timeout-ms 15000]
 //
 // --await-alerts N: once the page is drawn and live, print `READY` on a line
 // of its own, then wait until it shows at least N alerts before reading it
 // (the caller sends what makes them after the READY).
 //
+// --wait: also wait for an element (what the page fetches after it is
+// ready, e.g. `section.lichess[data-loaded="1"]`).
 // PATH `/`: the hall: `matches` (caption, and per row the board number,
 // the home team's player, the points, the away team's player) and `cards`
 // (board id, title, event line, last move, status); `trust` is the banner
 // of a relay without a hall key when it shows. `/board/ID`: `heading`,
 // `event`, `status`, `engine` (the engine's view), `moves` (SAN), `rulings` (kind and text). `/arbiter`:
-// `alerts` (kind, title, when, board, text) and `boards` (id, summary).
+// `alerts` (kind, title, when, board, text), `boards` (id, summary, and
+// `lichess`: the board's line about the Lichess broadcast) and `lichess`
+// (the broadcast's section: status, rounds, and the boards Lichess refused).
 // Exit 0 when the page was read, 1 when it could not be, 2 on bad arguments.
 import { launch } from './browser.mjs';
 
@@ -25,11 +29,12 @@ const flag = (name, dflt) => {
 };
 const [base, path] = argv.filter((a, i) => !a.startsWith('--') && !(argv[i - 1] ?? '').startsWith('--'));
 if (!base || !path || !/^https?:\/\//.test(base)) {
-  console.error('usage: node test/read.mjs BASE_URL PATH [--chromium PATH] [--timeout-ms MS]');
+  console.error('usage: node test/read.mjs BASE_URL PATH [--wait SELECTOR] [--chromium PATH] [--timeout-ms MS]');
   process.exit(2);
 }
 const timeout = Number(flag('timeout-ms', '15000'));
 const awaitAlerts = flag('await-alerts');
+const wait = flag('wait');
 
 const { page, close } = await launch({ executablePath: flag('chromium') });
 const errors = [];
@@ -46,6 +51,7 @@ try {
     const n = Number(awaitAlerts);
     await page.waitForFunction((n) => document.querySelectorAll('ol.alerts li.alert').length >= n, n, { timeout });
   }
+  if (wait) await page.waitForSelector(wait, { timeout, state: 'attached' });
   const shown = await page.evaluate(() => {
     const text = (el) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
     const all = (sel, f) => [...document.querySelectorAll(sel)].map(f);
@@ -85,7 +91,19 @@ try {
         board: text(a.querySelector('.alert-board')),
         text: text(a.querySelector('.alert-text')),
       })),
-      boards: all('article.arb-board', (b) => ({ id: b.dataset.board, summary: text(b.querySelector('.status')) })),
+      boards: all('article.arb-board', (b) => {
+        const line = b.querySelector('.lichess-line');
+        return { id: b.dataset.board, summary: text(b.querySelector('.status')), lichess: line && !line.hidden ? text(line) : null };
+      }),
+      lichess: (() => {
+        const s = document.querySelector('section.lichess');
+        if (!s || s.hidden) return null;
+        return {
+          status: text(s.querySelector('.lichess-status')),
+          rounds: text(s.querySelector('.lichess-rounds')),
+          refused: all('section.lichess .lichess-errors li', (li) => ({ board: li.dataset.board, text: text(li) })),
+        };
+      })(),
     };
   });
   console.log(JSON.stringify({ ok: true, errors, ...shown }));

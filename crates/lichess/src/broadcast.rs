@@ -378,6 +378,11 @@ impl Pusher {
         Ok(())
     }
 
+    /// The rounds pushed to.
+    pub fn rounds(&self) -> &[RoundSpec] {
+        &self.rounds
+    }
+
     /// The pusher's state, updated after every push.
     pub fn status(&self) -> watch::Receiver<PushStatus> {
         self.status.clone()
@@ -399,6 +404,12 @@ async fn run(
 ) {
     let mut link = LinkWatch::default();
     loop {
+        // A push made now would wait out a 429's pause in the client, and
+        // go with the games as they were: it is made when the pause ends.
+        if let Some(until) = client.paused_until() {
+            tokio::time::sleep_until(until.into()).await;
+            continue;
+        }
         let games = std::mem::take(&mut inbox.lock().unwrap_or_else(PoisonError::into_inner).games);
         for (board, pgn) in games {
             // Checked when handed over: the plan maps the same boards.

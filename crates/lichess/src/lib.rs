@@ -71,8 +71,9 @@
 //! // the arbiter's page: pusher.status().borrow().errors (board → Lichess's error), .failing, .paused_until
 //! ```
 //!
-//! Board numbers are the relay's: the team match's board, or the hall's
-//! order. Lichess matches a pushed game to the round's game by its tags
+//! `tactus_net::push_to_lichess` does this for the relay. Board numbers are
+//! the relay's: a board's place in the team matches, else the number its id
+//! ends with. Lichess matches a pushed game to the round's game by its tags
 //! (`Event`, `Round`, `Board`, `White`, `Black`, or FIDE ids): keep them
 //! stable during a game, and give `Board`.
 

@@ -227,6 +227,26 @@ async fn after_a_429_nothing_is_pushed_for_the_pause() {
     assert!(until_status(&pusher, "a push", |s| s.last_ok.is_some()).await.failing.is_none());
 }
 
+/// What changed during the pause goes in the first push after it: the
+/// push is made when the pause is over, not made at once and held.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_push_after_a_429_holds_what_changed_during_the_pause() {
+    let server = Server::start(7.0);
+    server.post("/_test/fault", json!({"path": "/push$", "status": 429})).await;
+    let pause = Duration::from_secs(5);
+    let client = server.client(STUDY_TOKEN, pause, Duration::from_secs(20));
+    let pusher = Pusher::start(client, PushOptions::new(vec!["Round001".parse().unwrap()]).unwrap());
+    let g = HallGame::new(1, 5);
+    pusher.set_game(1, g.pgn(4)).unwrap();
+    let paused = until_status(&pusher, "the pause", |s| s.paused_until.is_some()).await;
+    // Well into the pause (past the pusher's interval), the game changes.
+    tokio::time::sleep_until((paused.paused_until.unwrap() - pause / 2).into()).await;
+    pusher.set_game(1, g.pgn(6)).unwrap();
+    server.wait_pushes(1).await;
+    let first = &pushes(&server).await[0];
+    assert_eq!(first["games"][0]["moves"].as_array().map(Vec::len), Some(6), "{first}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hall_larger_than_a_round_goes_to_its_rounds() {
     let server = Server::start(7.0);

@@ -16,6 +16,7 @@ use tactus_core::pgn;
 use tactus_core::{Article, EndReason, EngineEval, Event, EventKind, serde_chess};
 use tactus_trace::{GameResult, Header, Ms};
 
+use crate::players::{self, Title};
 use crate::teams::{BoardTeams, MatchScore, TeamMatch};
 use crate::wire::opt_result;
 
@@ -41,6 +42,20 @@ pub struct Tags {
     pub date: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_control: Option<String>,
+    /// What the board's config says of each player beyond the name, for
+    /// the broadcasts that show it (Lichess's matches a player by FIDE ID).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_fide_id: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_title: Option<Title>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_elo: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black_fide_id: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black_title: Option<Title>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black_elo: Option<u16>,
 }
 
 impl From<&Header> for Tags {
@@ -53,6 +68,7 @@ impl From<&Header> for Tags {
             round: h.round.clone(),
             date: h.date.clone(),
             time_control: h.time_control.clone(),
+            ..Tags::default()
         }
     }
 }
@@ -506,15 +522,19 @@ impl BoardFeed {
     pub fn pgn(&self, team: Option<&BoardTeams>) -> String {
         let mut out = String::with_capacity(256 + self.moves.len() * 24);
         let result = self.result.map_or("*", GameResult::as_str);
-        let extra = match team {
-            Some(team) => vec![
+        let t = &self.tags;
+        let mut extra: Vec<(&str, String)> =
+            players::pgn_tags(Color::White, t.white_title, t.white_elo, t.white_fide_id)
+                .chain(players::pgn_tags(Color::Black, t.black_title, t.black_elo, t.black_fide_id))
+                .collect();
+        if let Some(team) = team {
+            extra.extend([
                 ("WhiteTeam", team.white_team.clone()),
                 ("BlackTeam", team.black_team.clone()),
                 ("Board", team.board.to_string()),
                 ("MatchScore", team.score_text.clone()),
-            ],
-            None => Vec::new(),
-        };
+            ]);
+        }
         let tags = pgn::Tags {
             event: self.tags.event.as_deref(),
             site: self.tags.site.as_deref(),

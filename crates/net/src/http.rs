@@ -24,13 +24,14 @@ use serde_json::json;
 use shakmaty::Color;
 use tactus_core::serde_chess;
 use tactus_trace::{Claim, GameResult, Input, OffBoardReason};
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::{Notify, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower::ServiceExt;
 
 use crate::auth::{Refusals, SecretError, read_secret, same_secret};
 use crate::feed::{BoardFeed, Hall, Trust};
+use crate::lichess_view::LichessView;
 use crate::sse::{self, SharedHall};
 use crate::teams::{BoardTeams, MatchScore};
 use crate::wire::{Control, MAX_ADDED_MS, MAX_CLOCK_SET_MS, check_arbiter_input, opt_spelled, spelled, unix_ms};
@@ -107,6 +108,8 @@ pub struct AppState {
     web_dir: Option<Arc<Path>>,
     limits: Limits,
     viewers: Arc<AtomicUsize>,
+    /// The pushing to a Lichess broadcast, when the hall is pushed to one.
+    lichess: Option<watch::Receiver<LichessView>>,
 }
 
 impl AppState {
@@ -129,7 +132,15 @@ impl AppState {
             web_dir: None,
             limits: Limits::default(),
             viewers: Arc::new(AtomicUsize::new(0)),
+            lichess: None,
         }
+    }
+
+    /// The hall is pushed to a Lichess broadcast: `/api/lichess` shows how
+    /// that goes.
+    pub fn with_lichess(mut self, status: watch::Receiver<LichessView>) -> AppState {
+        self.lichess = Some(status);
+        self
     }
 
     /// The arbiter's bearer token; an empty one leaves control off.
@@ -160,6 +171,7 @@ impl AppState {
             .route("/game/{file}", get(game_pgn))
             .route("/api/hall", get(api_hall))
             .route("/api/game/{id}", get(api_game))
+            .route("/api/lichess", get(api_lichess))
             .route("/api/game/{id}/result", post(set_result))
             .route("/api/game/{id}/clock", post(set_clock))
             .route("/api/game/{id}/penalty", post(penalty))
@@ -591,6 +603,17 @@ async fn api_game(State(state): State<AppState>, UrlPath(id): UrlPath<String>) -
         Some(Ok(text)) => json_text(text),
         Some(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
         None => no_board(&id),
+    }
+}
+
+async fn api_lichess(State(state): State<AppState>) -> Response {
+    let Some(status) = &state.lichess else {
+        return error(StatusCode::NOT_FOUND, "this server pushes its hall to no Lichess broadcast");
+    };
+    let text = serde_json::to_string(&*status.borrow());
+    match text {
+        Ok(text) => json_text(text),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     }
 }
 

@@ -12,13 +12,14 @@
 //! | layer | modules | what |
 //! |---|---|---|
 //! | 1 | `wire` | words on the wire: names and topics, a change's envelope, the arbiter's controls, the wall clock |
-//! | 2 | `teams` | pure: team matches, their boards and scores |
-//! | 3 | `feed` | pure: a hall's games as the core's events tell them, and their PGN |
+//! | 2 | `teams`, `players` | pure: team matches, their boards and scores; the players' FIDE IDs, titles and ratings |
+//! | 3 | `feed`, `lichess_view` | pure: a hall's games as the core's events tell them, and their PGN; the boards' numbers in a Lichess broadcast, and what the arbiter sees of it |
 //! | 4 | `vet` | pure: what a relay takes from the broker, checked |
 //! | 5 | `auth` | the hall key's seals, secrets read from files, refusals counted |
 //! | 6 | `sse` | the hall shared live, and `/events` (given the hall, not the server) |
 //! | 7 | `http`, `mqtt` | the server; a board's publisher and the broker's client |
 //! | 8 | `relay` | a hall's boards gathered from the broker |
+//! | 9 | `lichess` | a relay's hall pushed to a Lichess broadcast |
 //!
 //! One stop for all it starts: [`serve`], [`relay`] and
 //! [`BoardPublisher::start`] take their owner's `CancellationToken`
@@ -33,7 +34,10 @@
 mod auth;
 mod feed;
 mod http;
+mod lichess;
+mod lichess_view;
 mod mqtt;
+mod players;
 mod relay;
 mod sse;
 mod teams;
@@ -45,8 +49,11 @@ pub use feed::{
     Applied, ArbiterNote, BoardFeed, Change, Clocks, EngineView, FeedMove, Hall, SPOKEN_KEPT, Spoken, Tags, Told, Trust,
 };
 pub use http::{AppState, Limits, MAX_HEAD, TOKEN_ENV, arbiter_token, serve};
+pub use lichess::{LichessPush, push_to_lichess};
+pub use lichess_view::{LichessBoard, LichessView, board_number};
 pub use mqtt::{BoardPublisher, Broker, HallLink, LinkSettings, Login, MqttError, PASSWORD_ENV, SYSTEM_CA_FILE};
-pub use relay::{MAX_BOARDS, Relay, RelayOptions, RelayStats, UNTRUSTED, relay};
+pub use players::{MAX_ELO, MAX_FIDE_ID, Title};
+pub use relay::{Changed, MAX_BOARDS, Relay, RelayOptions, RelayStats, UNTRUSTED, relay};
 pub use sse::{SharedHall, Update, UpdateKind};
 pub use teams::{BoardScore, BoardTeams, HomeAway, MatchScore, Team, TeamMatch, TeamScore};
 pub use wire::{BadName, Control, check_arbiter_input};

@@ -13,15 +13,15 @@
 //! [`RelayOptions::max_boards`] boards are followed. Without a hall key it
 //! says so: it cannot tell the boards from strangers.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use rumqttc::v5::mqttbytes::QoS;
 use rumqttc::v5::mqttbytes::v5::{Filter, Publish};
 use rumqttc::v5::{AsyncClient, ConnectionError, EventLoop, Request};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{info, warn};
@@ -92,6 +92,8 @@ pub struct Relay {
     /// control topic; `None` without a hall key (control is off).
     pub controls: Option<mpsc::Sender<Control>>,
     pub stats: Arc<RelayStats>,
+    /// The boards whose games changed, for what passes the hall on.
+    pub changed: Arc<Changed>,
     stop: CancellationToken,
     tasks: TaskTracker,
 }
@@ -117,6 +119,37 @@ impl Drop for Relay {
     }
 }
 
+/// The boards whose games changed since they were last taken, for what
+/// passes the hall on (a Lichess broadcast): a set, so that a board that
+/// changes often is one entry, and it never holds more than the hall.
+#[derive(Debug, Default)]
+pub struct Changed {
+    boards: Mutex<BTreeSet<String>>,
+    notify: Notify,
+}
+
+impl Changed {
+    fn mark(&self, board: &str) {
+        let mut boards = self.boards.lock().unwrap_or_else(PoisonError::into_inner);
+        if !boards.contains(board) {
+            boards.insert(board.to_string());
+        }
+        self.notify.notify_one();
+    }
+
+    /// Waits until a board's game changed, and takes every board changed
+    /// since the last call. For one taker.
+    pub async fn take(&self) -> BTreeSet<String> {
+        loop {
+            let boards = std::mem::take(&mut *self.boards.lock().unwrap_or_else(PoisonError::into_inner));
+            if !boards.is_empty() {
+                return boards;
+            }
+            self.notify.notified().await;
+        }
+    }
+}
+
 /// What a relay without a hall key says, in its log and on its page.
 pub const UNTRUSTED: &str = "this relay has no hall key: it cannot tell the hall's boards from strangers on the \
      broker, so anyone who can publish there can change what it shows; the arbiter's actions over MQTT are off";
@@ -133,6 +166,7 @@ pub fn relay(link: &HallLink, hall: Hall, options: RelayOptions, stop: &Cancella
     let listed = hall.matches().iter().flat_map(|m| m.boards().iter().cloned()).collect();
     let shared = SharedHall::new(hall.trusting(link.key.is_some()));
     let stats = Arc::new(RelayStats::default());
+    let changed = Arc::new(Changed::default());
     if link.key.is_none() {
         warn!(hall = %name, "{UNTRUSTED}");
     }
@@ -143,6 +177,7 @@ pub fn relay(link: &HallLink, hall: Hall, options: RelayOptions, stop: &Cancella
         hall: name.clone(),
         shared: shared.clone(),
         stats: stats.clone(),
+        changed: changed.clone(),
         options,
         places: Places::keeping(listed),
     };
@@ -158,7 +193,7 @@ pub fn relay(link: &HallLink, hall: Hall, options: RelayOptions, stop: &Cancella
     tasks.spawn(connection.drive(eventloop, follower, sending, || CLOSE_WITHIN));
     // Only its own tasks start more (subscriptions).
     tasks.close();
-    Ok(Relay { hall: shared, controls, stats, stop, tasks })
+    Ok(Relay { hall: shared, controls, stats, changed, stop, tasks })
 }
 
 /// Sends the arbiter's controls to the boards.
@@ -209,6 +244,7 @@ struct Follower {
     hall: String,
     shared: SharedHall,
     stats: Arc<RelayStats>,
+    changed: Arc<Changed>,
     options: RelayOptions,
     places: Places,
 }
@@ -289,7 +325,12 @@ impl Follower {
             Vetted::Change { epoch, seq, change } => self.shared.change_numbered(board, epoch, seq, &change),
         };
         self.places.heard(board, now);
-        let counter = if applied == Applied::Stale { &self.stats.stale } else { &self.stats.applied };
+        let counter = if applied == Applied::Stale {
+            &self.stats.stale
+        } else {
+            self.changed.mark(board);
+            &self.stats.applied
+        };
         counter.fetch_add(1, Ordering::Relaxed);
     }
 
@@ -329,7 +370,7 @@ impl Follower {
             }
             let chess960 = self.shared.read(|h| h.feed(board).is_some_and(|f| f.chess960));
             match vet::change(e.change, chess960) {
-                Ok(change) => Some(Vetted::Change { epoch: e.epoch, seq: e.seq, change }),
+                Ok(change) => Some(Vetted::Change { epoch: e.epoch, seq: e.seq, change: Box::new(change) }),
                 Err(why) => {
                     self.refuse(board, leaf, why);
                     None
@@ -367,7 +408,7 @@ impl Follower {
 /// A message that passed the checks.
 enum Vetted {
     State(Box<BoardFeed>),
-    Change { epoch: u64, seq: u64, change: Change },
+    Change { epoch: u64, seq: u64, change: Box<Change> },
 }
 
 /// How long a board's traffic takes to count half as much.

@@ -12,6 +12,7 @@ use tactus_core::{EngineEval, Event, EventKind, Slip};
 use crate::feed::{
     BoardFeed, Change, Clocks, EngineView, FeedMove, SPOKEN_KEPT, Spoken, Tags, Told, clean, fen_of, parse_position,
 };
+use crate::players::{MAX_ELO, MAX_FIDE_ID};
 
 /// The most moves a board's record may hold: more than any game has.
 pub const MAX_MOVES: usize = 4000;
@@ -53,6 +54,12 @@ fn tags(t: Tags) -> Tags {
         round: c(t.round),
         date: c(t.date),
         time_control: c(t.time_control),
+        white_fide_id: t.white_fide_id.filter(|&id| (1..=MAX_FIDE_ID).contains(&id)),
+        white_title: t.white_title,
+        white_elo: t.white_elo.filter(|&elo| (1..=MAX_ELO).contains(&elo)),
+        black_fide_id: t.black_fide_id.filter(|&id| (1..=MAX_FIDE_ID).contains(&id)),
+        black_title: t.black_title,
+        black_elo: t.black_elo.filter(|&elo| (1..=MAX_ELO).contains(&elo)),
     }
 }
 
@@ -322,7 +329,14 @@ mod tests {
         let claimed = BoardFeed {
             moves: vec![mv(1, "e4", "e2e4"), mv(2, "1-0\"] {evil}", "e7e5"), mv(3, "Qh5", "d1h5")],
             fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into(),
-            tags: Tags { white: Some("Ann\n[Result \"1-0\"]".into()), ..Tags::default() },
+            tags: Tags {
+                white: Some("Ann\n[Result \"1-0\"]".into()),
+                white_fide_id: Some(1_503_014),
+                white_elo: Some(9999),
+                black_fide_id: Some(0),
+                black_title: Some(crate::players::Title::Wgm),
+                ..Tags::default()
+            },
             arbiter_notes: vec![crate::feed::ArbiterNote { t: 1, text: "forged".into() }],
             ..BoardFeed::new("x")
         };
@@ -332,6 +346,9 @@ mod tests {
         assert_eq!(sans, ["e4", "e5", "Qh5"], "SAN is worked out, never copied");
         assert_eq!(feed.fen, "rnbqkbnr/pppp1ppp/8/4p2Q/4P3/8/PPPP1PPP/RNB1KBNR b KQkq - 1 2");
         assert_eq!(feed.tags.white.as_deref(), Some("Ann [Result \"1-0\"]"), "no newline reaches a tag");
+        let t = &feed.tags;
+        assert_eq!((t.white_fide_id, t.white_elo), (Some(1_503_014), None), "no rating beyond any player's");
+        assert_eq!((t.black_fide_id, t.black_title), (None, Some(crate::players::Title::Wgm)), "no FIDE ID 0");
         assert!(feed.arbiter_notes.is_empty());
         let pgn = feed.pgn(None);
         assert_eq!(pgn.lines().filter(|l| l.starts_with("[Result ")).count(), 1, "{pgn}");

@@ -19,10 +19,12 @@ use tactus_core::{
     Article, Attempt, CastleSide, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, Fix, Irregularity,
     MoveInfo, NotNow, OnBoard, Placed, Reason, Slip, ToControl,
 };
-use tactus_net::{AppState, BoardFeed, Hall, HomeAway, SharedHall, Tags, Team, TeamMatch, serve};
+use tactus_net::{
+    AppState, BoardFeed, Hall, HomeAway, LichessBoard, LichessView, SharedHall, Tags, Team, TeamMatch, Title, serve,
+};
 use tactus_sim::Profile;
 use tactus_speech::{Lang, Scribe, Style, Words};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 fn web() -> PathBuf {
@@ -291,7 +293,7 @@ fn typecheck(dir: &Path, body: &str) -> Result<(), String> {
     let src = web().join("src");
     let file = format!(
         "import type {{ CoreEvent }} from '{0}/events';\n\
-         import type {{ ArbiterUpdate, BoardData, BoardUpdate, ErrorReply, HallData, ResetUpdate, SpokenUpdate }} from '{0}/api';\n\
+         import type {{ ArbiterUpdate, BoardData, BoardUpdate, ErrorReply, HallData, LichessData, ResetUpdate, SpokenUpdate }} from '{0}/api';\n\
          {body}\n",
         src.display()
     );
@@ -367,7 +369,28 @@ async fn the_server_s_replies_and_updates_are_what_the_page_s_types_say() {
     let (tx, _controls) = mpsc::channel(8);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(serve(listener, AppState::new(hall.clone(), tx).with_token("tok"), &CancellationToken::new()));
+    // The hall pushed to a Lichess broadcast: a board Lichess refused, one
+    // without a number.
+    let lichess = LichessView {
+        rounds: vec!["AbCd1234=1-100".into()],
+        pushes: 12,
+        bytes: 34_567,
+        last_ok_unix_ms: Some(1_795_471_915_411),
+        paused_until_unix_ms: None,
+        failing: Some("Lichess answered HTTP 502".into()),
+        boards: vec![
+            LichessBoard { board: "b1".into(), number: Some(1), round: Some("AbCd1234".into()), error: None },
+            LichessBoard {
+                board: "x9".into(),
+                number: Some(9),
+                round: Some("AbCd1234".into()),
+                error: Some("no".into()),
+            },
+            LichessBoard { board: "alpha".into(), number: None, round: None, error: Some("no number".into()) },
+        ],
+    };
+    let state = AppState::new(hall.clone(), tx).with_token("tok").with_lichess(watch::channel(lichess).1);
+    tokio::spawn(serve(listener, state, &CancellationToken::new()));
     let mut live = Events::open(addr).await;
 
     // b1: a finished game with rulings; b2: one going on, with spoken lines
@@ -375,7 +398,15 @@ async fn the_server_s_replies_and_updates_are_what_the_page_s_types_say() {
     let over = played(91, 200, false, Profile::Irregular, Some("300+3"));
     let going = played(92, 30, true, Profile::Hostile, Some("5400+30"));
     for (id, game) in [("b1", &over), ("b2", &going), ("x9", &going)] {
-        hall.set_tags(id, Tags::from(&game.header));
+        // Board 2's players have FIDE IDs, a title and ratings.
+        let players = Tags {
+            white_fide_id: Some(1_503_014),
+            white_title: Some(Title::Wim),
+            white_elo: Some(2345),
+            black_elo: Some(1800),
+            ..Tags::from(&game.header)
+        };
+        hall.set_tags(id, if id == "b2" { players } else { Tags::from(&game.header) });
         // With the board's words, as the daemon sends them.
         let mut scribe = Scribe::new(Words::new(Lang::Pl, Style::Natural));
         for ev in &game.events {
@@ -413,6 +444,9 @@ async fn the_server_s_replies_and_updates_are_what_the_page_s_types_say() {
         body.push_str(&typed(&format!("game_{id}"), "BoardData", &reply(&format!("/api/game/{id}")).await));
     }
     body.push_str(&typed("missing", "ErrorReply", &reply("/api/game/nope").await));
+    let lichess_json = reply("/api/lichess").await;
+    assert_eq!(lichess_json["boards"][2]["number"], serde_json::Value::Null);
+    body.push_str(&typed("lichess", "LichessData", &lichess_json));
     body.push_str(&typed("board", "BoardUpdate[]", &of("board")));
     body.push_str(&typed("spoken", "SpokenUpdate[]", &of("spoken")));
     body.push_str(&typed("arbiter", "ArbiterUpdate[]", &of("arbiter")));
@@ -426,4 +460,26 @@ async fn the_server_s_replies_and_updates_are_what_the_page_s_types_say() {
     wrong["boards"][0]["team"] = old;
     let e = typecheck(dir.path(), &typed("hall", "HallData", &wrong)).unwrap_err();
     assert!(e.contains("board_no"), "{e}");
+}
+
+/// The whole page type-checks with its own settings (`npm run typecheck`):
+/// a change to the events or the replies that the page's code no longer
+/// handles fails here, not only in a browser.
+#[test]
+fn the_page_type_checks() {
+    let tsc = web().join("node_modules/typescript/bin/tsc");
+    assert!(tsc.exists(), "{} is missing: run `cd web && npm ci` (./setup does)", tsc.display());
+    let out = Command::new("node")
+        .arg(&tsc)
+        .arg("--noEmit")
+        .arg("-p")
+        .arg(web().join("tsconfig.json"))
+        .output()
+        .expect("node runs (apt-get install nodejs; ./setup installs it)");
+    assert!(
+        out.status.success(),
+        "web/src does not type-check:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

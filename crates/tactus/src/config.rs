@@ -10,6 +10,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer};
 use tactus_dgt::protocol::ClockSide;
+use tactus_lichess::broadcast::{PushOptions, RoundSpec};
+use tactus_net::{Tags, Title};
 use tactus_speech::{Choice, Readout, Touches};
 use tactus_trace::{Supervision, Variant};
 
@@ -28,6 +30,7 @@ pub struct Config {
     pub engine: EngineSettings,
     pub http: HttpConfig,
     pub mqtt: MqttConfig,
+    pub lichess: LichessConfig,
     pub state: StateConfig,
 }
 
@@ -203,6 +206,20 @@ pub struct GameConfig {
     pub event: Option<String>,
     pub site: Option<String>,
     pub round: Option<String>,
+    /// Each player's FIDE ID, title and rating, for the PGN and the
+    /// broadcasts (`WhiteFideId`, `WhiteTitle`, `WhiteElo`, …).
+    #[serde(deserialize_with = "ranged::game_white_fide_id")]
+    pub white_fide_id: Option<u32>,
+    #[serde(deserialize_with = "parsed_opt")]
+    pub white_title: Option<Title>,
+    #[serde(deserialize_with = "ranged::game_white_elo")]
+    pub white_elo: Option<u16>,
+    #[serde(deserialize_with = "ranged::game_black_fide_id")]
+    pub black_fide_id: Option<u32>,
+    #[serde(deserialize_with = "parsed_opt")]
+    pub black_title: Option<Title>,
+    #[serde(deserialize_with = "ranged::game_black_elo")]
+    pub black_elo: Option<u16>,
     /// PGN `TimeControl` syntax, extended; `-` for no clock.
     #[serde(deserialize_with = "parsed")]
     pub time_control: TimeControlText,
@@ -221,6 +238,21 @@ pub struct GameConfig {
     pub press_grace_ms: u64,
 }
 
+impl GameConfig {
+    /// The players' FIDE IDs, titles and ratings, on the game's tags.
+    pub fn player_tags(&self, tags: Tags) -> Tags {
+        Tags {
+            white_fide_id: self.white_fide_id,
+            white_title: self.white_title,
+            white_elo: self.white_elo,
+            black_fide_id: self.black_fide_id,
+            black_title: self.black_title,
+            black_elo: self.black_elo,
+            ..tags
+        }
+    }
+}
+
 impl Default for GameConfig {
     fn default() -> Self {
         GameConfig {
@@ -229,6 +261,12 @@ impl Default for GameConfig {
             event: None,
             site: None,
             round: None,
+            white_fide_id: None,
+            white_title: None,
+            white_elo: None,
+            black_fide_id: None,
+            black_title: None,
+            black_elo: None,
             time_control: TimeControlText("5400+30".into()),
             variant: Variant::Standard,
             start_fen: None,
@@ -444,6 +482,44 @@ pub struct MqttConfig {
     pub ca_file: Option<PathBuf>,
 }
 
+/// Lichess: the account's token, and for a relay the broadcast rounds it
+/// pushes the hall to.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LichessConfig {
+    /// Lichess's address; a test server's `http://127.0.0.1:PORT`.
+    #[serde(deserialize_with = "lichess_url")]
+    pub url: String,
+    /// The account's personal access token, in a file only the service may
+    /// read (mode 600). A broadcast needs the scope `study:write`.
+    pub token_file: Option<PathBuf>,
+    /// `tactus relay`: the broadcast rounds the hall goes to, each `ID`
+    /// (boards 1 to 100) or `ID=FIRST-LAST`.
+    #[serde(deserialize_with = "rounds")]
+    pub broadcast: Vec<RoundSpec>,
+}
+
+impl Default for LichessConfig {
+    fn default() -> Self {
+        LichessConfig { url: tactus_lichess::http::LICHESS.into(), token_file: None, broadcast: Vec::new() }
+    }
+}
+
+fn lichess_url<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let url = String::deserialize(d)?;
+    if url.starts_with("https://") || url.starts_with("http://") {
+        Ok(url)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "{url:?}: Lichess's address starts with https:// (https://lichess.org), or http:// for a test server"
+        )))
+    }
+}
+
+fn rounds<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<RoundSpec>, D::Error> {
+    Vec::<String>::deserialize(d)?.iter().map(|r| r.parse().map_err(serde::de::Error::custom)).collect()
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct StateConfig {
@@ -491,6 +567,7 @@ fn plain_name<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
 /// that names the file, the line, the key and the range (see [`parse`]).
 pub mod ranged {
     use serde::{Deserialize, Deserializer};
+    use tactus_net::{MAX_ELO, MAX_FIDE_ID};
     use tactus_trace::range as trace;
 
     /// A key's allowed values, and what they count.
@@ -542,6 +619,10 @@ pub mod ranged {
             hi: *trace::PRESS_GRACE_MS.values.end() as i64,
             what: trace::PRESS_GRACE_MS.means,
         },
+        KeyRange { key: "game.white_fide_id", lo: 1, hi: MAX_FIDE_ID as i64, what: "(a FIDE ID, at most nine digits)" },
+        KeyRange { key: "game.white_elo", lo: 1, hi: MAX_ELO as i64, what: "rating points" },
+        KeyRange { key: "game.black_fide_id", lo: 1, hi: MAX_FIDE_ID as i64, what: "(a FIDE ID, at most nine digits)" },
+        KeyRange { key: "game.black_elo", lo: 1, hi: MAX_ELO as i64, what: "rating points" },
         KeyRange { key: "voice.rate", lo: 80, hi: 450, what: "words a minute (what espeak-ng speaks)" },
         KeyRange {
             key: "voice.time_warnings",
@@ -590,8 +671,20 @@ pub mod ranged {
         engine_think_ms: u64 = "engine.think_ms";
     }
 
-    pub fn clock_baud<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
-        value(d, "clock.baud").map(Some)
+    macro_rules! optional_keys {
+        ($($name:ident: $t:ty = $key:literal;)*) => {
+            $(pub fn $name<'de, D: Deserializer<'de>>(d: D) -> Result<Option<$t>, D::Error> {
+                value(d, $key).map(Some)
+            })*
+        };
+    }
+
+    optional_keys! {
+        clock_baud: u32 = "clock.baud";
+        game_white_fide_id: u32 = "game.white_fide_id";
+        game_white_elo: u16 = "game.white_elo";
+        game_black_fide_id: u32 = "game.black_fide_id";
+        game_black_elo: u16 = "game.black_elo";
     }
 
     pub fn voice_time_warnings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
@@ -766,6 +859,10 @@ impl Config {
         ranged::of("engine.level")
             .check(self.engine.level.into())
             .map_err(|message| KeyError { key: "engine.level", message })?;
+        if !self.lichess.broadcast.is_empty() {
+            PushOptions::new(self.lichess.broadcast.clone())
+                .map_err(|message| KeyError { key: "lichess.broadcast", message })?;
+        }
         if self.http.listen.is_some_and(|a| a.port() == 0) {
             return Err(KeyError {
                 key: "http.listen",
@@ -824,6 +921,12 @@ mod tests {
                     "event",
                     "site",
                     "round",
+                    "white_fide_id",
+                    "white_title",
+                    "white_elo",
+                    "black_fide_id",
+                    "black_title",
+                    "black_elo",
                     "time_control",
                     "variant",
                     "start_fen",
@@ -838,6 +941,7 @@ mod tests {
             ("engine", &["path", "plays", "level", "book", "book_plies", "syzygy", "think_ms", "accept_other_moves"]),
             ("http", &["listen", "token", "token_file", "assets"]),
             ("mqtt", &["broker", "hall", "board_id", "hall_key_file", "username", "password_file", "ca_file"]),
+            ("lichess", &["url", "token_file", "broadcast"]),
             ("state", &["dir"]),
         ];
         for (table, names) in keys {
@@ -891,6 +995,23 @@ mod tests {
             ("[board]\ncols = [4, 24, 25, 8, 7, 12, 16, 9]\n", "t.toml:2: key `board.cols`: column 0: BCM 4"),
             ("[board]\ncols = [23, 24, 25, 8, 7, 12, 16, 28]\n", "t.toml:2: key `board.cols`: column 7: BCM 28"),
             ("[game]\nsupervision = \"lenient\"\n", "t.toml:2: key `game.supervision`: unknown supervision"),
+            (
+                "[game]\nwhite_title = \"XM\"\n",
+                "t.toml:2: key `game.white_title`: \"XM\" is not a FIDE title: one of GM",
+            ),
+            ("[lichess]\nurl = \"lichess.org\"\n", "t.toml:2: key `lichess.url`: \"lichess.org\": Lichess's address"),
+            (
+                "[lichess]\nbroadcast = [\"AbCd1234\", \"short\"]\n",
+                "t.toml:2: key `lichess.broadcast`: \"short\": a Lichess round id",
+            ),
+            (
+                "[lichess]\nbroadcast = [\"AbCd1234=1-100\", \"AbCd1234=101-200\"]\n",
+                "t.toml:2: key `lichess.broadcast`: the round AbCd1234 is given twice",
+            ),
+            (
+                "[lichess]\n\nbroadcast = [\"AbCd1234=1-100\", \"Zz999999=50-149\"]\n",
+                "t.toml:3: key `lichess.broadcast`: the rounds AbCd1234=1-100 and Zz999999=50-149 share boards",
+            ),
             (
                 "[board]\nhall_addresses = [0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x30]\n",
                 "t.toml:2: key `board.hall_addresses`:",
@@ -957,6 +1078,12 @@ mod tests {
             ("[engine]\nlevel = 256\n", "t.toml:2: key `engine.level`: 256 is out of range: 0 to 10"),
             ("[engine]\nbook_plies = 100000\n", "t.toml:2: key `engine.book_plies`: 100000 is out of range: 0 to 200"),
             ("[engine]\nthink_ms = 0\n", "t.toml:2: key `engine.think_ms`: 0 is out of range: 1 to 600000 ms"),
+            ("[game]\nwhite_fide_id = 0\n", "t.toml:2: key `game.white_fide_id`: 0 is out of range: 1 to 999999999"),
+            ("[game]\nblack_fide_id = 1000000000\n", "t.toml:2: key `game.black_fide_id`: 1000000000 is out of range"),
+            (
+                "[game]\nblack_elo = 3501\n",
+                "t.toml:2: key `game.black_elo`: 3501 is out of range: 1 to 3500 rating points",
+            ),
         ];
         for (text, want) in cases {
             let e = parse(Path::new("t.toml"), text).unwrap_err().to_string();
@@ -982,6 +1109,26 @@ mod tests {
                 r.key
             );
         }
+    }
+
+    /// The players' FIDE IDs, titles and ratings go on the game's tags; the
+    /// Lichess table gives the relay its rounds.
+    #[test]
+    fn players_and_lichess_keys_are_read() {
+        let text = "[game]\nwhite = \"Ann\"\nwhite_fide_id = 1503014\nwhite_title = \"wgm\"\nblack_elo = 1987\n\
+                    [lichess]\ntoken_file = \"/etc/tactus/lichess.token\"\nbroadcast = [\"AbCd1234=1-100\", \"Zz999999=101-200\"]\n";
+        let c = parse(Path::new("t.toml"), text).unwrap();
+        let tags = c.game.player_tags(Tags { white: Some("Ann".into()), ..Tags::default() });
+        assert_eq!(tags.white.as_deref(), Some("Ann"));
+        assert_eq!(
+            (tags.white_fide_id, tags.white_title, tags.black_elo),
+            (Some(1_503_014), Some(Title::Wgm), Some(1987))
+        );
+        assert_eq!((tags.white_elo, tags.black_fide_id, tags.black_title), (None, None, None));
+        assert_eq!(c.lichess.url, "https://lichess.org");
+        let rounds: Vec<String> = c.lichess.broadcast.iter().map(ToString::to_string).collect();
+        assert_eq!(rounds, ["AbCd1234=1-100", "Zz999999=101-200"]);
+        assert!(Config::default().lichess.broadcast.is_empty());
     }
 
     #[test]

@@ -6,6 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Duration;
 
+use tactus_lichess::api::STUDY_WRITE;
+use tactus_lichess::http::{Client, Settings};
+use tactus_lichess::token::Token;
+
 use crate::config::{self, BoardKind, ClockKind, Config};
 use crate::daemon::web_dir;
 use crate::sink::{self, VoiceSink};
@@ -188,7 +192,65 @@ fn checks(cfg: &Config, cfg_note: &str) -> Vec<Check> {
             ),
         });
     }
+    if let Some(c) = lichess_check(cfg) {
+        out.push(c);
+    }
     out
+}
+
+/// Where a Lichess token with the broadcast's scope is made, filled in.
+const BROADCAST_TOKEN: &str =
+    "https://lichess.org/account/oauth/token/create?scopes[]=study:write&description=tactus+broadcast";
+
+/// A configured Lichess token: readable only by its owner, known to
+/// Lichess (`POST /api/token/test`), and with the scope a broadcast needs
+/// when the config names rounds.
+fn lichess_check(cfg: &Config) -> Option<Check> {
+    let l = &cfg.lichess;
+    let broadcast = !l.broadcast.is_empty();
+    let new_token = || {
+        format!(
+            "create a token with the scope study:write at {BROADCAST_TOKEN}, save it in a file (chmod 600) and give it as [lichess] token_file"
+        )
+    };
+    let what = "Lichess token";
+    let Some(file) = &l.token_file else {
+        return broadcast.then(|| {
+            check(what, false, "[lichess] broadcast names rounds, but there is no token_file", Some(new_token()))
+        });
+    };
+    let token = match Token::read(file) {
+        Ok(token) => token,
+        Err(e) => return Some(check(what, false, e.to_string(), Some(new_token()))),
+    };
+    let settings = Settings { url: l.url.clone(), timeout: Duration::from_secs(10), ..Settings::default() };
+    let asked = Client::new(token, settings).map_err(|e| e.to_string()).and_then(|client| {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+        runtime.block_on(client.token_check()).map_err(|e| e.to_string())
+    });
+    Some(match asked {
+        Err(e) => check(
+            what,
+            false,
+            format!("{}: {e}", l.url),
+            Some(format!("is this machine online, and is [lichess] url ({}) Lichess's address?", l.url)),
+        ),
+        Ok(None) => check(
+            what,
+            false,
+            format!("{}: Lichess does not know this token (revoked, expired or mistyped)", file.display()),
+            Some(new_token()),
+        ),
+        Ok(Some(known)) => {
+            let scopes = if known.scopes.is_empty() { "no scope".to_string() } else { known.scopes.join(", ") };
+            let detail = format!("{}: {}'s, with {scopes}", file.display(), known.user_id);
+            if broadcast && !known.has(STUDY_WRITE) {
+                check(what, false, format!("{detail}: a broadcast push needs {STUDY_WRITE}"), Some(new_token()))
+            } else {
+                check(what, true, detail, None)
+            }
+        }
+    })
 }
 
 /// Whether this process can create a file in `dir` (creating `dir`).

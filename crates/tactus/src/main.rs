@@ -35,7 +35,7 @@ enum Command {
     /// Map the matrix's wires to squares, one piece at a time, into the config.
     Calibrate(calibrate::Args),
     /// Follow a hall's boards on its MQTT broker and serve them together, with the arbiter's view.
-    Relay(relay::Args),
+    Relay(Box<relay::Args>),
     /// Replay a sensor trace: the game record (PGN) and the arbiter's events.
     Replay(replay_cmd::Args),
     /// Speak a phrase, a move or an event, for trying languages, styles and voices.
@@ -75,7 +75,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => daemon::run(*args),
         Command::Replay(args) => replay_cmd::run(args),
-        Command::Relay(args) => relay::run(args),
+        Command::Relay(args) => relay::run(*args),
         Command::Doctor(args) => doctor::run(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Demo(args) => demo::run(args),

@@ -5,6 +5,9 @@
 //! With `--hall-key` it takes only what the hall's boards sealed, and the
 //! arbiter's actions go back sealed; without one it says plainly that it
 //! cannot tell the boards from strangers, and actions are off.
+//!
+//! With `--lichess-broadcast` it pushes every board's game to Lichess
+//! broadcast rounds as well (see `tactus_net::push_to_lichess`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,6 +17,11 @@ use serde::Deserialize;
 use tactus_net::{AppState, Hall, HallLink, LinkSettings, RelayOptions, TeamMatch};
 use tokio_util::sync::CancellationToken;
 
+use tactus_lichess::broadcast::{PushOptions, Pusher, RoundSpec};
+use tactus_lichess::http::{Client, Settings};
+use tactus_lichess::token::Token;
+
+use crate::config::{self, LichessConfig};
 use crate::daemon::web_dir;
 
 #[derive(clap::Args)]
@@ -64,6 +72,50 @@ pub struct Args {
         value_parser = clap::value_parser!(u64).range(1..=10_000)
     )]
     max_boards: u64,
+    /// A configuration file (tactus.toml): the relay reads its `[lichess]`
+    /// table; the flags below go over it.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Push the hall's games to this Lichess broadcast round: its id (the end
+    /// of the round's URL), and in a hall of more than 100 boards the boards
+    /// it shows, ID=101-200. Once for each round.
+    #[arg(long, value_name = "ROUND")]
+    lichess_broadcast: Vec<RoundSpec>,
+    /// The Lichess token the pushes need (scope study:write), in a file only
+    /// its owner may read.
+    #[arg(long, value_name = "FILE")]
+    lichess_token_file: Option<PathBuf>,
+    /// Lichess's address (default https://lichess.org).
+    #[arg(long, value_name = "URL")]
+    lichess_url: Option<String>,
+}
+
+/// What the relay needs to push the hall to Lichess: checked before it starts.
+struct Broadcast {
+    client: Client,
+    options: PushOptions,
+}
+
+/// The flags over the config's `[lichess]`; `None` when no round is given.
+fn broadcast(args: &Args) -> anyhow::Result<Option<Broadcast>> {
+    let file = match &args.config {
+        Some(path) => config::load(path)?.lichess,
+        None => LichessConfig::default(),
+    };
+    let rounds = if args.lichess_broadcast.is_empty() { file.broadcast } else { args.lichess_broadcast.clone() };
+    if rounds.is_empty() {
+        return Ok(None);
+    }
+    let options = PushOptions::new(rounds).map_err(|e| anyhow::anyhow!("--lichess-broadcast: {e}"))?;
+    let token_file = args.lichess_token_file.clone().or(file.token_file).ok_or_else(|| {
+        anyhow::anyhow!(
+            "--lichess-broadcast needs the Lichess token: --lichess-token-file FILE (or [lichess] token_file), a token with the scope study:write"
+        )
+    })?;
+    let token = Token::read(&token_file)?;
+    let url = args.lichess_url.clone().unwrap_or(file.url);
+    let client = Client::new(token, Settings { url, ..Settings::default() })?;
+    Ok(Some(Broadcast { client, options }))
 }
 
 #[derive(Deserialize)]
@@ -122,6 +174,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
         hall = hall.with_matches(matches);
     }
+    let broadcast = broadcast(&args)?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
         let options = RelayOptions { max_boards };
@@ -147,6 +200,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if let Some(token) = token {
             state = state.with_token(token);
         }
+        let lichess = broadcast.map(|b| {
+            let rounds: Vec<String> = b.options.rounds.iter().map(ToString::to_string).collect();
+            tracing::info!(
+                "relay: pushing the hall to the Lichess broadcast rounds {} at {}",
+                rounds.join(", "),
+                b.client.settings().url
+            );
+            if link.key.is_none() {
+                tracing::warn!(
+                    "relay: without a hall key, anyone who can publish on the broker can put games on the Lichess broadcast"
+                );
+            }
+            tactus_net::push_to_lichess(&relay, Pusher::start(b.client, b.options), &stop)
+        });
+        if let Some(lichess) = &lichess {
+            state = state.with_lichess(lichess.status.clone());
+        }
         let server = tokio::spawn(tactus_net::serve(listener, state, &stop));
         let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
         let mut summaries = tokio::time::interval(std::time::Duration::from_secs(10));
@@ -160,6 +230,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         stop.cancel();
         let _ = server.await;
         relay.stopped().await;
+        if let Some(lichess) = lichess {
+            lichess.stopped().await;
+        }
         crate::log::summarise(true);
         Ok(ExitCode::SUCCESS)
     })

@@ -416,3 +416,157 @@ fn the_demo_plays_says_once_where_speech_goes_and_leaves_nothing_behind() {
     );
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "the demo's trace, journal and WAVs are gone");
 }
+
+/// The Lichess test server (crates/lichess/tests/server, written from
+/// Lichess's API reference), killed when dropped; with its URL.
+struct LichessServer(std::process::Child, String);
+
+impl LichessServer {
+    fn start(tokens: &[&str]) -> LichessServer {
+        use std::io::BufRead;
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lichess/tests/server/lichess_server.py");
+        let mut c = Command::new("python3");
+        c.arg(script).args(["--user", "Arbiter"]);
+        for t in tokens {
+            c.args(["--token", t]);
+        }
+        let mut child = c
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 runs the Lichess test server (python3 with python-chess is required)");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let url = line.trim().strip_prefix("listening on ").expect("the Lichess test server started").to_string();
+        LichessServer(child, url)
+    }
+}
+
+impl Drop for LichessServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `tactus doctor` asks Lichess about the configured token: one with
+/// `study:write` suits a broadcast; one without that scope, one Lichess
+/// does not know, one others can read and a Lichess it cannot reach are
+/// each flagged, with what to do.
+#[test]
+fn doctor_checks_the_lichess_tokens_scope() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempdir("doctor-lichess");
+    let server = LichessServer::start(&["lip_study=study:write", "lip_board=board:play,challenge:read"]);
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let cases = [
+        ("lip_study", 0o600, server.1.clone(), true, "ok  Lichess token", "arbiter's, with study:write"),
+        ("lip_board", 0o600, server.1.clone(), false, "FIX Lichess token", "a broadcast push needs study:write"),
+        ("lip_nobody", 0o600, server.1.clone(), false, "FIX Lichess token", "Lichess does not know this token"),
+        ("lip_study", 0o644, server.1.clone(), false, "FIX Lichess token", "chmod 600"),
+        (
+            "lip_study",
+            0o600,
+            format!("http://127.0.0.1:{closed}"),
+            false,
+            "FIX Lichess token",
+            "is this machine online",
+        ),
+    ];
+    for (i, (token, mode, url, ok, mark, said)) in cases.into_iter().enumerate() {
+        let file = dir.join(format!("lichess{i}.token"));
+        std::fs::write(&file, format!("{token}\n")).unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+        let config = dir.join(format!("tactus{i}.toml"));
+        std::fs::write(
+            &config,
+            format!(
+                "[board]\nkind = \"sim\"\n[voice]\nsink = \"none\"\n[state]\ndir = \"{}\"\n\
+                 [lichess]\nurl = \"{url}\"\ntoken_file = \"{}\"\nbroadcast = [\"Round001\"]\n",
+                dir.join("state").display(),
+                file.display()
+            ),
+        )
+        .unwrap();
+        let out = tactus().args(["doctor", "--config"]).arg(&config).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.success(), ok, "{token} {mode:o}: {text}");
+        assert!(text.contains(mark) && text.contains(said), "{token} {mode:o}: {text}");
+        let makes_one = !ok && !said.contains("online");
+        assert_eq!(text.contains("token/create?scopes[]=study:write"), makes_one, "where to make a token: {text}");
+        assert!(!text.contains("lip_"), "the token is never shown: {text}");
+    }
+}
+
+/// `tactus relay`'s Lichess flags and `[lichess]` table: a round without a
+/// token, a token others can read and a round id that is none are refused
+/// before anything starts, each saying what to do; the config's rounds,
+/// token and address are taken when no flag is given.
+#[test]
+fn the_relay_takes_its_lichess_rounds_from_flags_or_its_config() {
+    use std::io::Read;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempdir("relay-lichess");
+    let relay = |extra: &[&str]| {
+        let out = tactus()
+            .args(["relay", "--broker", "127.0.0.1:9", "--hall", "club", "--http", "127.0.0.1:0"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let e = relay(&["--lichess-broadcast", "Round001"]);
+    assert!(e.contains("--lichess-token-file FILE") && e.contains("study:write"), "{e}");
+    let e = relay(&["--lichess-broadcast", "short"]);
+    assert!(e.contains("a Lichess round id is 8 letters and digits"), "{e}");
+    let e = relay(&["--lichess-broadcast", "Round001=1-60", "--lichess-broadcast", "Round002=50-120"]);
+    assert!(e.contains("share boards"), "{e}");
+    let token = dir.join("lichess.token");
+    std::fs::write(&token, "lip_study\n").unwrap();
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let e = relay(&["--lichess-broadcast", "Round001", "--lichess-token-file", token.to_str().unwrap()]);
+    assert!(e.contains("chmod 600") && !e.contains("lip_study"), "{e}");
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
+
+    let server = LichessServer::start(&["lip_study=study:write"]);
+    let config = dir.join("tactus.toml");
+    let table = format!(
+        "[lichess]\nurl = \"{}\"\ntoken_file = \"{}\"\nbroadcast = [\"Round001=1-100\", \"Round002=101-200\"]\n",
+        server.1,
+        token.display()
+    );
+    std::fs::write(&config, table).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = tactus()
+        .args(["relay", "--broker", "127.0.0.1:9", "--hall", "club", "--http", &format!("127.0.0.1:{port}")])
+        .arg("--config")
+        .arg(&config)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _relay = Kill(child);
+    let asked = std::time::Instant::now();
+    let body = loop {
+        let reply = std::net::TcpStream::connect(("127.0.0.1", port)).ok().and_then(|mut s| {
+            use std::io::Write;
+            write!(s, "GET /api/lichess HTTP/1.0\r\nHost: x\r\n\r\n").ok()?;
+            let mut text = String::new();
+            s.read_to_string(&mut text).ok()?;
+            Some(text)
+        });
+        if let Some(text) = reply {
+            break text;
+        }
+        assert!(asked.elapsed() < std::time::Duration::from_secs(10), "the relay did not serve");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(body.starts_with("HTTP/1.0 200") || body.starts_with("HTTP/1.1 200"), "{body}");
+    assert!(body.contains(r#""rounds":["Round001=1-100","Round002=101-200"]"#), "{body}");
+}

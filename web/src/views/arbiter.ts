@@ -6,6 +6,7 @@ import { type Changed, fmtDuration, type Game, parseClock, resultText, sideName 
 import type { Alert, View } from '../store';
 import { store } from '../store';
 import { ClockWidget, boardLink, fmtGameTime, lastMoveText, statusText } from '../widgets';
+import { LichessPanel } from './lichess';
 
 const TOKEN_KEY = 'tactus.arbiterToken';
 
@@ -66,6 +67,7 @@ export class ArbiterView implements View {
   private alertCount!: HTMLElement;
   private showAck = false;
   private panels = new Map<string, Panel>();
+  private lichess = new LichessPanel();
 
   render(): void {
     const main = $('#main')!;
@@ -89,6 +91,7 @@ export class ArbiterView implements View {
     main.replaceChildren(
       h('h1', {}, 'Arbiter'),
       this.tokenForm(),
+      this.lichess.el,
       h(
         'div',
         { class: 'arbiter' },
@@ -103,6 +106,7 @@ export class ArbiterView implements View {
       ),
     );
     this.renderAlerts();
+    this.lichess.start();
     main.dataset.ready = '1';
   }
 
@@ -271,6 +275,7 @@ export class ArbiterView implements View {
         h('div', { class: 'card-clocks' }, ...clocks.map((c) => c.el)),
       ),
       summary,
+      this.lichess.line(g.id),
       details,
     );
   }

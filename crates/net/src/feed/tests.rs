@@ -67,6 +67,31 @@ fn tags() -> Tags {
     }
 }
 
+/// The players' titles, ratings and FIDE IDs, when the board's config
+/// gives them, as PGN's tags (Lichess's broadcasts read them).
+#[test]
+fn the_players_titles_ratings_and_fide_ids_are_tags() {
+    let mut hall = Hall::new("club");
+    let tags = Tags {
+        white_title: Some("gm".parse().unwrap()),
+        white_elo: Some(2830),
+        white_fide_id: Some(1_503_014),
+        black_fide_id: Some(24_101_605),
+        ..tags()
+    };
+    hall.set_tags("1", tags);
+    let pgn = hall.game_pgn("1").unwrap();
+    let head: Vec<&str> = pgn.lines().skip(7).take_while(|l| !l.is_empty()).collect();
+    assert_eq!(
+        head,
+        ["[WhiteTitle \"GM\"]", "[WhiteElo \"2830\"]", "[WhiteFideId \"1503014\"]", "[BlackFideId \"24101605\"]"]
+    );
+    assert!("XM".parse::<Title>().unwrap_err().contains("GM, IM, FM, CM, WGM, WIM, WFM, WCM"));
+    // As the wire carries them.
+    let json = serde_json::to_value(&hall.feed("1").unwrap().tags).unwrap();
+    assert_eq!((&json["white_title"], &json["white_elo"], &json.get("black_elo")), (&"GM".into(), &2830.into(), &None));
+}
+
 #[test]
 fn a_game_in_pgn_with_clocks_and_result() {
     let mut hall = Hall::new("club");

@@ -15,13 +15,15 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::voice::OnSaid;
-use crate::config::Config;
+use crate::config::{Config, GameConfig};
 
 pub struct Broadcast {
     board: String,
     /// The board's words for the rulings and notes the page shows, in the
     /// language the board speaks.
     scribe: Scribe,
+    /// The players' FIDE IDs, titles and ratings go on every game's tags.
+    game: GameConfig,
     hall: SharedHall,
     publisher: Option<Arc<BoardPublisher>>,
     /// Stops the server and the publisher.
@@ -51,7 +53,8 @@ impl Broadcast {
         let mut server = None;
         let hall_name = if cfg.mqtt.hall.is_empty() { "tactus".to_string() } else { cfg.mqtt.hall.clone() };
         let hall = SharedHall::new(Hall::new(&hall_name));
-        hall.set_tags(&board, Tags::from(header));
+        let tags = cfg.game.player_tags(Tags::from(header));
+        hall.set_tags(&board, tags.clone());
         let stop = CancellationToken::new();
         if let Some(addr) = &cfg.http.listen {
             let listener = tokio::net::TcpListener::bind(addr)
@@ -94,19 +97,20 @@ impl Broadcast {
                 .map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
                 let p = BoardPublisher::start(&link, &hall_name, &board, Some(controls), &stop)
                     .map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
-                p.set_tags(Tags::from(header));
+                p.set_tags(tags);
                 Some(Arc::new(p))
             }
         };
         let scribe = Scribe::natural(cfg.voice.say.lang);
-        Ok(Some(Broadcast { board, scribe, hall, publisher, stop, server }))
+        Ok(Some(Broadcast { board, scribe, game: cfg.game.clone(), hall, publisher, stop, server }))
     }
 
     /// A new game on this board: its tags.
     pub fn new_game(&self, header: &Header) {
-        self.hall.set_tags(&self.board, Tags::from(header));
+        let tags = self.game.player_tags(Tags::from(header));
+        self.hall.set_tags(&self.board, tags.clone());
         if let Some(p) = &self.publisher {
-            p.set_tags(Tags::from(header));
+            p.set_tags(tags);
         }
     }
 
