@@ -607,8 +607,10 @@ async fn api_game(State(state): State<AppState>, UrlPath(id): UrlPath<String>) -
 }
 
 async fn api_lichess(State(state): State<AppState>) -> Response {
+    // No broadcast is no error: the page asks every server, and a 404 would
+    // be a failed resource in every browser's console.
     let Some(status) = &state.lichess else {
-        return error(StatusCode::NOT_FOUND, "this server pushes its hall to no Lichess broadcast");
+        return StatusCode::NO_CONTENT.into_response();
     };
     let text = serde_json::to_string(&*status.borrow());
     match text {

@@ -37,7 +37,7 @@ export class LichessPanel {
     } catch {
       return; // what was shown stays until the server answers again
     }
-    if (r.status === 404) {
+    if (r.status === 204 || r.status === 404) {
       // This server pushes to no broadcast.
       if (this.timer !== null) window.clearInterval(this.timer);
       this.el.hidden = true;
