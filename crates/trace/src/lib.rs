@@ -536,6 +536,13 @@ fn read_header(text: &str) -> Result<(Header, u32), TraceError> {
     {
         return err(1, format!("supervision {s:?}: arbiter or unsupervised"));
     }
+    // A clock that cannot be played is no game to replay (the config
+    // refuses the same times).
+    if let Some(tc) = raw.time_control.as_deref()
+        && let Err(e) = tactus_clock::TimeControl::parse(tc)
+    {
+        return err(1, format!("time_control {tc:?}: {e}"));
+    }
     let variant = match raw.variant.as_deref() {
         None | Some("standard") => Variant::Standard,
         Some("chess960") => Variant::Chess960,
