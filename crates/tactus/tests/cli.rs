@@ -71,8 +71,11 @@ fn a_malformed_line_is_named_and_what_came_before_is_kept() {
 fn a_trace_whose_clock_starts_at_zero_is_refused_on_line_1() {
     let dir = tempdir("zero-clock");
     let trace = dir.join("zero.trace.jsonl");
-    std::fs::write(&trace, "{\"tactus_trace\": 1, \"time_control\": \"0\"}\n{\"t\": 100, \"sq\": \"e2\", \"on\": false}\n")
-        .unwrap();
+    std::fs::write(
+        &trace,
+        "{\"tactus_trace\": 1, \"time_control\": \"0\"}\n{\"t\": 100, \"sq\": \"e2\", \"on\": false}\n",
+    )
+    .unwrap();
     let config = dir.join("empty.toml");
     std::fs::write(&config, "").unwrap();
     let replayed = tactus().arg("replay").arg(&trace).output().unwrap();

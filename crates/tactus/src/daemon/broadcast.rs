@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use tactus_core::Event;
@@ -12,6 +12,7 @@ use tactus_net::{AppState, BoardPublisher, Control, Hall, HallLink, LinkSettings
 use tactus_trace::Header;
 use tokio::sync::mpsc;
 
+use super::shutdown;
 use super::voice::Said;
 use crate::config::Config;
 
@@ -130,17 +131,30 @@ impl Broadcast {
         })
     }
 
-    /// Flushes the broker, closes the page's streams and waits for the server.
-    pub async fn stop(self) {
-        if let Some(p) = self.publisher {
-            match Arc::try_unwrap(p) {
-                Ok(p) => p.shutdown(Duration::from_secs(2)).await,
-                Err(_) => tracing::warn!("mqtt: still in use at shutdown; not flushed"),
-            }
-        }
+    /// Flushes the broker, closes the page's streams and waits for the
+    /// server, until `deadline`: a broker that does not take the last
+    /// changes, or a client that does not read its reply, is left behind.
+    pub async fn stop(self, deadline: Instant) {
         self.shutdown.trigger();
-        if let Some(server) = self.server {
-            let _ = server.await;
-        }
+        let publisher = async {
+            if let Some(p) = self.publisher {
+                match Arc::try_unwrap(p) {
+                    // Its flush waits for the broker; the rest (a moment to
+                    // write, the disconnect) follows it.
+                    Ok(p) => p.shutdown(shutdown::left(deadline, Duration::from_millis(100))).await,
+                    Err(_) => tracing::warn!("mqtt: still in use at shutdown; not flushed"),
+                }
+            }
+        };
+        let server = async {
+            if let Some(mut server) = self.server
+                && tokio::time::timeout_at(deadline.into(), &mut server).await.is_err()
+            {
+                // Its thread stops serving as the server's future goes.
+                server.abort();
+                tracing::warn!("http: replies still being sent at the end were cut off");
+            }
+        };
+        let (_, _) = tokio::join!(tokio::time::timeout_at(deadline.into(), publisher), server);
     }
 }

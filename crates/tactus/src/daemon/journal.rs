@@ -13,11 +13,13 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Seek, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use tactus_trace::{Entry, Header, Ms, Record, TraceWriter};
 use tokio::sync::{mpsc, oneshot};
 
+use super::shutdown;
 use super::source::Source;
 
 pub struct Journal {
@@ -249,22 +251,30 @@ impl JournalThread {
         let (reply, answer) = oneshot::channel();
         self.tx.send(Command::Close(reply)).await.map_err(|_| self.gone())?;
         let result = answer.await.map_err(|_| self.gone())?;
-        self.join().await;
+        // The thread ends as soon as it has answered.
+        self.join(Instant::now() + Duration::from_secs(1)).await;
         result.with_context(|| format!("journal {}", self.path.display()))
     }
 
-    /// Ends the thread, leaving the game to recover (a stop mid-game).
-    pub async fn stop(mut self) -> anyhow::Result<()> {
-        let synced = self.sync().await;
-        self.join().await;
+    /// Ends the thread, leaving the game to recover (a stop mid-game); a
+    /// disk that has not taken what was appended by `deadline` is left
+    /// behind, and said: the game recovers from what reached it.
+    pub async fn stop(mut self, deadline: Instant) -> anyhow::Result<()> {
+        let synced = match tokio::time::timeout_at(deadline.into(), self.sync()).await {
+            Ok(synced) => synced,
+            Err(_) => {
+                Err(anyhow::anyhow!("journal {}: the disk did not take the last entries in time", self.path.display()))
+            }
+        };
+        self.join(deadline).await;
         synced
     }
 
-    async fn join(&mut self) {
+    async fn join(&mut self, deadline: Instant) {
         let (tx, _) = mpsc::channel(1);
         drop(std::mem::replace(&mut self.tx, tx));
         if let Some(thread) = self.thread.take() {
-            let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+            shutdown::join_by(thread, deadline).await;
         }
     }
 }
@@ -373,7 +383,7 @@ mod tests {
     fn the_thread_appends_syncs_and_closes() {
         let d = dir("thread");
         let j = Journal::create(&d, &Header::default(), &source(), "g1").unwrap();
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let path = rt.block_on(async {
             let j = JournalThread::start(j).unwrap();
             j.append(Entry { t: 10, record: Record::Clock(Color::White) }).await.unwrap();

@@ -17,8 +17,10 @@ mod chess_clock;
 mod dgt;
 mod dgt_board;
 mod engine;
+mod event_log;
 mod game;
 mod journal;
+mod shutdown;
 mod source;
 mod voice;
 
@@ -33,7 +35,8 @@ use tokio::sync::{mpsc, watch};
 use crate::config::{self, BoardKind, BrokerAddr, ClockDevice, Config, EngineSide, Speed, TimeControlText};
 use crate::notify;
 use crate::sink::VoiceSink;
-use game::{Ended, EventLog, GameTask, GameTime, Outputs, Setup};
+use event_log::EventLog;
+use game::{Ended, GameTask, GameTime, Outputs, Setup};
 
 #[derive(clap::Args, Default)]
 pub struct Args {
@@ -200,8 +203,13 @@ pub struct Options {
 }
 
 pub fn run_with(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
+    // Standard output and error are peers too: the game never waits for them.
+    crate::terminal::queue()?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    runtime.block_on(daemon(cfg, opts))
+    let ran = runtime.block_on(daemon(cfg, opts));
+    // A mate search still running is not waited for (it has its own thread).
+    runtime.shutdown_timeout(std::time::Duration::from_millis(50));
+    ran
 }
 
 /// How the board rules, for the core and for the journal's header.
@@ -269,9 +277,11 @@ fn header_of(cfg: &Config, trace: Option<&Header>) -> Header {
 fn events_log(path: Option<&PathBuf>) -> anyhow::Result<Option<EventLog>> {
     Ok(match path {
         None => None,
-        Some(p) if p.as_os_str() == "-" => Some(EventLog::new(Box::new(std::io::stdout()), "standard output".into())),
+        Some(p) if p.as_os_str() == "-" => {
+            Some(EventLog::start(Box::new(std::io::stdout()), "standard output".into())?)
+        }
         // Appended to: after a restart the log of a recovered game goes on.
-        Some(p) => Some(EventLog::new(
+        Some(p) => Some(EventLog::start(
             Box::new(
                 std::fs::OpenOptions::new()
                     .create(true)
@@ -280,7 +290,7 @@ fn events_log(path: Option<&PathBuf>) -> anyhow::Result<Option<EventLog>> {
                     .with_context(|| format!("cannot open {}", p.display()))?,
             ),
             p.display().to_string(),
-        )),
+        )?),
     })
 }
 
@@ -355,7 +365,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     let voice = match voice::VoiceThread::start(&cfg, events_to_stdout, said) {
         Ok(voice) => voice,
         Err(e) => {
-            Outputs { events: None, voice: None, broadcast, dgt: None }.stop().await;
+            Outputs { events: None, voice: None, broadcast, dgt: None }.stop(shutdown::deadline()).await;
             return Err(e);
         }
     };
@@ -363,7 +373,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     let opened = match game::open(&setup, board.shows(), &mut out).await {
         Ok(opened) => opened,
         Err(e) => {
-            out.stop().await;
+            out.stop(shutdown::deadline()).await;
             return Err(e);
         }
     };
@@ -372,7 +382,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
             Ok(d) => out.dgt = Some(d),
             Err(e) => {
                 let time = GameTime { start: Instant::now(), base: opened.last_t(), speed };
-                let _ = GameTask::new(setup, opened, out, None, time).stop().await;
+                let _ = GameTask::new(setup, opened, out, None, time).stop(shutdown::deadline()).await;
                 return Err(e);
             }
         }
@@ -391,7 +401,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     ) {
         Ok(threads) => threads,
         Err(e) => {
-            let _ = GameTask::new(setup, opened, out, None, time).stop().await;
+            let _ = GameTask::new(setup, opened, out, None, time).stop(shutdown::deadline()).await;
             return Err(e);
         }
     };
@@ -400,8 +410,9 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         Err(e) => {
             stop.trigger();
             drop(rx);
-            threads.join().await;
-            let _ = GameTask::new(setup, opened, out, None, time).stop().await;
+            let deadline = shutdown::deadline();
+            threads.join(deadline).await;
+            let _ = GameTask::new(setup, opened, out, None, time).stop(deadline).await;
             return Err(e);
         }
     };
@@ -416,8 +427,9 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
             Err(e) => {
                 stop.trigger();
                 drop(rx);
-                threads.join().await;
-                let _ = task.stop().await;
+                let deadline = shutdown::deadline();
+                threads.join(deadline).await;
+                let _ = task.stop(deadline).await;
                 return Err(e);
             }
         }
@@ -429,8 +441,9 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         Err(e) => {
             stop.trigger();
             drop(rx);
-            threads.join().await;
-            let _ = task.stop().await;
+            let deadline = shutdown::deadline();
+            threads.join(deadline).await;
+            let _ = task.stop(deadline).await;
             return Err(e);
         }
     };
@@ -445,11 +458,13 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         task.serve_until(&mut stopped).await;
         played = Ok(Ended::Stopped);
     }
-    // Shutdown always runs: the board and its forwarder end (the game
-    // task's queue is gone, so neither waits on it), then the task's parts.
+    // Shutdown always runs, within its budget: the board and its forwarder
+    // end (the game task's queue is gone, so neither waits on it), then the
+    // task's parts, all at once.
+    let deadline = shutdown::deadline();
     stop.trigger();
-    threads.join().await;
-    let stopped = task.stop().await;
+    threads.join(deadline).await;
+    let stopped = task.stop(deadline).await;
     let _ = signals.await;
     crate::log::summarise(true);
     played?;
