@@ -203,43 +203,44 @@ fn write_no_status() {
     }
 }
 
-/// The status line taken away while `write` runs, and shown again after.
-/// Standard output is written without the status held, so that a reader
-/// of standard output that stops holds up nothing on standard error.
+/// Whole lines, with the status line taken away first and shown again after,
+/// all under its lock, so that no line is ever appended to it. A line for
+/// standard output holds that lock only when standard error is a terminal,
+/// the only place a status line is shown: otherwise a reader of standard
+/// output that stops holds up nothing on standard error.
 fn write_lines(to: Stream, text: &str) -> io::Result<()> {
-    let clear = |shown: &Option<String>| {
-        if shown.is_some() {
-            let mut err = io::stderr().lock();
-            let _ = write!(err, "\r\x1b[K").and_then(|()| err.flush());
-        }
+    let shown = status();
+    let shown = if to == Stream::Stdout && !stderr_is_terminal() {
+        drop(shown);
+        None
+    } else {
+        Some(shown)
     };
-    let redraw = |shown: &Option<String>| {
-        if let Some(line) = shown.as_deref() {
-            let mut err = io::stderr().lock();
-            let _ = write!(err, "{line}").and_then(|()| err.flush());
-        }
-    };
-    match to {
+    let status_line = shown.as_ref().and_then(|s| s.as_deref());
+    if status_line.is_some() {
+        let mut err = io::stderr().lock();
+        let _ = write!(err, "\r\x1b[K").and_then(|()| err.flush());
+    }
+    let result = match to {
         Stream::Stdout => {
-            clear(&status());
-            let result = {
-                let mut out = io::stdout().lock();
-                writeln!(out, "{text}").and_then(|()| out.flush())
-            };
-            redraw(&status());
-            result
+            let mut out = io::stdout().lock();
+            writeln!(out, "{text}").and_then(|()| out.flush())
         }
         Stream::Stderr => {
-            let shown = status();
-            clear(&shown);
-            let result = {
-                let mut err = io::stderr().lock();
-                writeln!(err, "{text}").and_then(|()| err.flush())
-            };
-            redraw(&shown);
-            result
+            let mut err = io::stderr().lock();
+            writeln!(err, "{text}").and_then(|()| err.flush())
         }
+    };
+    if let Some(line) = status_line {
+        let mut err = io::stderr().lock();
+        let _ = write!(err, "{line}").and_then(|()| err.flush());
     }
+    result
+}
+
+fn stderr_is_terminal() -> bool {
+    static TERMINAL: OnceLock<bool> = OnceLock::new();
+    *TERMINAL.get_or_init(can_show_status)
 }
 
 /// A writer that passes whole lines to [`print_lines`]; what is left
