@@ -379,6 +379,41 @@ mod tests {
         assert!(format!("{e:#}").contains("line 3"), "{e:#}");
     }
 
+    /// A disk that takes nothing (a FIFO nobody reads stands in for a device
+    /// that hangs): stopping waits for it until the deadline only, and says
+    /// that the last entries did not reach it; the daemon's exit is not held.
+    #[test]
+    fn stopping_waits_for_a_disk_that_hangs_until_the_deadline_only() {
+        let d = dir("hung");
+        fs::create_dir_all(&d).unwrap();
+        let path = d.join("hung.trace.jsonl");
+        assert!(std::process::Command::new("mkfifo").arg(&path).status().unwrap().success(), "mkfifo");
+        // Opened to read and write, it needs no reader to open; nobody reads.
+        let file = OpenOptions::new().read(true).write(true).open(&path).unwrap();
+        let out = TraceWriter::appending(file, &Header::default());
+        let journal = Journal { path, state_dir: d.clone(), out, unsynced: false };
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let stopped = tokio::time::timeout(Duration::from_secs(60), async {
+                let j = JournalThread::start(journal).unwrap();
+                // More than a pipe holds (64 KiB), less than that and the queue.
+                for t in 0..2000 {
+                    let e2 = Entry { t, record: Record::Edge { sq: Square::E2, on: t % 2 == 0, piece: None } };
+                    j.append(e2).await.unwrap();
+                }
+                let deadline = Instant::now() + Duration::from_millis(200);
+                let stopped = j.stop(deadline).await;
+                assert!(Instant::now() < deadline + Duration::from_secs(1), "stopping waits until the deadline only");
+                stopped
+            })
+            .await
+            .expect("appending and stopping end within a minute");
+            let e = stopped.expect_err("the disk did not take the last entries");
+            assert!(e.to_string().contains("in time"), "{e}");
+        });
+        let _ = fs::remove_dir_all(&d);
+    }
+
     #[test]
     fn the_thread_appends_syncs_and_closes() {
         let d = dir("thread");
