@@ -1,5 +1,6 @@
 //! The daemon's last boundaries, each against a peer that stops: a reader
-//! of the events (`--events -`) or of the voice's text that never reads.
+//! of the events (`--events -`) or of the voice's text that never reads, a
+//! page client that never reads its reply.
 //! The game goes on (its moves reach `/games.pgn`) and SIGTERM ends the
 //! daemon within 2 s. Readiness is a log line or the feed showing a move,
 //! never a sleep.
@@ -170,4 +171,31 @@ fn a_voice_whose_text_is_never_read_holds_neither_the_game_nor_shutdown() {
     assert!(took <= Duration::from_secs(2), "SIGTERM took {took:?} with the voice's text unread");
     let written = std::fs::read_to_string(&events).unwrap();
     assert!(written.lines().any(|l| l.contains("\"san\":\"e5\"")), "the events file has the moves");
+}
+
+/// A page client that asks for a reply larger than the kernel's buffers and
+/// never reads it: the reply is cut off at SIGTERM, which still ends the
+/// daemon within 2 s (the server alone would give it 5 s to finish).
+#[test]
+fn a_page_client_that_never_reads_its_reply_does_not_hold_shutdown() {
+    let dir = tempdir("unread-reply");
+    let web = dir.join("web");
+    std::fs::create_dir_all(web.join("assets")).unwrap();
+    std::fs::write(web.join("index.html"), "<!doctype html>").unwrap();
+    std::fs::write(web.join("assets/big.js"), vec![b'x'; 16 << 20]).unwrap();
+    let port = free_port();
+    let (mut daemon, mut board, _log) =
+        daemon(&dir, port, &["--voice", "none", "--events", "/dev/null", "--web", web.to_str().unwrap()]);
+    let mut client = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(client, "GET /assets/big.js HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    // The reply has begun: its head is in (and nothing more is read).
+    let mut head = [0u8; 12];
+    client.read_exact(&mut head).unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200");
+    writeln!(board, "e2 e4\nw").unwrap();
+    board.flush().unwrap();
+    wait_for_pgn(port, "1. e4");
+    let took = terminate(&mut daemon);
+    eprintln!("SIGTERM to exit, a reply unread: {took:?}");
+    assert!(took <= Duration::from_secs(2), "SIGTERM took {took:?} with a reply unread");
 }
