@@ -904,6 +904,7 @@ impl GameTask {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     #[test]
     fn pgn_dates() {
@@ -970,8 +971,6 @@ mod tests {
         let current = std::fs::read_to_string(dir.join("current")).unwrap();
         assert!(!current.contains("old"), "the new game is the one to recover: {current}");
     }
-
-    use std::io::Write;
 
     /// Events written as JSON Lines, kept for the test to read.
     #[derive(Clone, Default)]

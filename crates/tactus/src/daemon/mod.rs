@@ -2,7 +2,9 @@
 //! ([`game::GameTask`]) owns the game — session, journal, outputs, clock
 //! link — and takes one input at a time from one bounded queue that the
 //! board and the clock feed. One stop signal ends the board, the clock, the
-//! voice, HTTP and MQTT, and every thread and task is waited for.
+//! engine, the journal, the voice, the events, HTTP and MQTT, all at once
+//! and each waited for until one deadline (`shutdown.rs`): whatever a peer
+//! does, SIGTERM ends the daemon within 2 s.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
