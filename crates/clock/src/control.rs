@@ -331,6 +331,11 @@ pub enum ParseErrorKind {
     /// Byo-yomi's periods already play the role of a delay.
     #[error("byo-yomi cannot be combined with a delay")]
     ByoYomiWithDelay,
+    /// No time at the start, and neither a delay nor byo-yomi to give
+    /// some: White's clock runs from the start (6.6), so the flag falls
+    /// before the first move.
+    #[error("it starts the clocks at 0:00, so White's flag falls before the first move")]
+    NoTimeAtStart,
 }
 
 /// Recursive-descent parser over the notation documented in the crate root.
@@ -446,6 +451,10 @@ impl Parser<'_> {
                 return Err(self.expected("'x' and the byo-yomi period in seconds"));
             }
             byoyomi = Some(ByoYomi { periods: count as u32, period_ms: self.positive_seconds("the byo-yomi period")? });
+        }
+        let first = periods[0];
+        if first.time_ms == 0 && byoyomi.is_none() && !matches!(first.bonus, Bonus::Delay(_)) {
+            return Err(self.error_at(0, ParseErrorKind::NoTimeAtStart));
         }
         Ok(System::Periods { periods, byoyomi })
     }
@@ -599,6 +608,12 @@ mod tests {
         assert_eq!(err("g"), (1, expected("a number of seconds", None)));
         assert_eq!(err("3600b0x30"), (5, Zero("the number of periods")));
         assert_eq!(err("3600b5x0"), (7, Zero("the byo-yomi period")));
+        // 6.6: White's clock runs from the start; with no time, no delay and
+        // no byo-yomi, the flag falls before the first move.
+        assert_eq!(err("0"), (0, NoTimeAtStart));
+        assert_eq!(err("0+5"), (0, NoTimeAtStart));
+        assert_eq!(err("40/0:3600"), (0, NoTimeAtStart));
+        assert!(TimeControl::parse("0s5").is_ok() && TimeControl::parse("0b3x30").is_ok());
         assert_eq!(err("3600b5"), (6, expected("'x' and the byo-yomi period in seconds", None)));
         assert_eq!(err("3600s5b5x30"), (6, ByoYomiWithDelay));
         assert_eq!(err(" 300"), (0, expected("a number of seconds or moves", Some(' '))));

@@ -34,7 +34,9 @@
 //! count (after White's 40th move, say); its `+`, `d` or `s` applies to the
 //! moves played in it. Only the last period may lack a count; then it is a
 //! guillotine. Byo-yomi follows the main time whenever it runs out and
-//! cannot be combined with a delay.
+//! cannot be combined with a delay. A control that starts the clocks at 0:00
+//! with neither a delay nor byo-yomi is refused: White's clock runs from the
+//! start (6.6), so the flag would fall before the first move.
 //!
 //! # Category
 //!

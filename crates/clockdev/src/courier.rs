@@ -42,6 +42,14 @@ impl<C: Clone> Courier<C> {
         self.queue.push_back(cmd);
     }
 
+    /// Queues `cmd` in place of the queued (not yet sent) commands it makes
+    /// stale: a clock shows one text at a time and one beep is a beep, so
+    /// however fast they come, at most one of each waits.
+    pub(crate) fn push_replacing(&mut self, cmd: C, stale: impl Fn(&C) -> bool) {
+        self.queue.retain(|queued| !stale(queued));
+        self.queue.push_back(cmd);
+    }
+
     /// Queued (not yet sent) commands.
     pub(crate) fn queued(&self) -> impl Iterator<Item = &C> {
         self.queue.iter()

@@ -242,13 +242,14 @@ impl ClockDevice for Dgt3000 {
     }
 
     fn beep(&mut self, ms: u32, now: Instant, out: &mut Outbox) {
-        self.courier.push(DgtCmd::Beep(ms));
+        self.courier.push_replacing(DgtCmd::Beep(ms), |c| matches!(c, DgtCmd::Beep(_)));
         self.pump(now, out);
     }
 
     fn text(&mut self, text: &str, now: Instant, out: &mut Outbox) {
         self.text_shown = !text.is_empty();
-        self.courier.push(if text.is_empty() { DgtCmd::End } else { DgtCmd::Text(text.to_string()) });
+        let cmd = if text.is_empty() { DgtCmd::End } else { DgtCmd::Text(text.to_string()) };
+        self.courier.push_replacing(cmd, |c| matches!(c, DgtCmd::Text(_) | DgtCmd::End));
         self.pump(now, out);
     }
 
@@ -369,6 +370,24 @@ mod tests {
         dev.received(&ack(CMD_ASCII, 0, 0), t0, &mut out);
         dev.show(&Display::default(), t0, &mut out);
         assert_eq!(std::mem::take(&mut out.bytes), ClockCommand::End.encode());
+    }
+
+    /// Software on the emulated board may send texts and beeps faster than
+    /// the clock acknowledges them: they wait as the newest of each, and
+    /// the newest text is the one the clock shows next.
+    #[test]
+    fn a_flood_of_texts_and_beeps_waits_as_the_newest_of_each() {
+        let t0 = Instant::now();
+        let (mut dev, mut out) = connected(t0);
+        for i in 0..10_000 {
+            dev.text(&format!("t{i}"), t0, &mut out);
+            dev.beep(10, t0, &mut out);
+        }
+        let waiting: Vec<&DgtCmd> = dev.courier.queued().collect();
+        assert_eq!(waiting, [&DgtCmd::Text("t9999".into()), &DgtCmd::Beep(10)]);
+        out.bytes.clear();
+        dev.received(&ack(CMD_ASCII, 0, 0), t0, &mut out);
+        assert_eq!(std::mem::take(&mut out.bytes), ClockCommand::ascii("t9999").encode());
     }
 
     /// The bytes `frame.rs` wrote before clockdev used `tactus_dgt`, as the

@@ -33,7 +33,7 @@ use std::time::Instant;
 
 pub use dgt::Dgt3000;
 pub use display::Display;
-pub use link::{ClockLink, ClockTexts, DeviceKind};
+pub use link::{ClockLink, ClockTexts, DeviceKind, TEXTS_WAITING};
 pub use open::OpenClock;
 pub use report::{Button, ClockReport};
 pub use tactus_dgt::protocol::ClockSide;

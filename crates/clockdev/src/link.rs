@@ -25,6 +25,11 @@ const WRITE_TIMEOUT: Duration = Duration::from_millis(500);
 const READS_IN_FLIGHT: usize = 64;
 /// Reports waiting for the host.
 const REPORTS_QUEUED: usize = 64;
+/// Texts and beeps on their way to the link's thread, at most: past this
+/// (the thread held up by a device that does not take its writes) new ones
+/// are dropped. A clock shows one text at a time; software that sends them
+/// faster than the clock takes them loses only stale ones.
+pub const TEXTS_WAITING: usize = 16;
 /// Garbled lines reported one by one in a window; the rest are counted and
 /// reported as [`ClockReport::Skipped`] when the window ends.
 const GARBAGE_BURST: u32 = 10;
@@ -69,6 +74,7 @@ enum LinkMsg {
 pub struct ClockLink {
     tx: Sender<LinkMsg>,
     latest: Arc<Latest>,
+    texts: ClockTexts,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -102,8 +108,10 @@ impl ClockLink {
 
     /// Like [`ClockLink::open`] with any [`ClockDevice`].
     pub fn with_device(device: Box<dyn ClockDevice>, path: &Path, baud: u32) -> (ClockLink, Receiver<ClockReport>) {
-        // Commands come one per game input; reads are bounded by `in_flight`.
+        // Displays wait in `latest`, texts and beeps are counted in
+        // `texts_waiting`, reads are bounded by `in_flight`.
         let (tx, rx) = mpsc::channel();
+        let texts_waiting = Arc::new(AtomicUsize::new(0));
         let (report_tx, report_rx) = mpsc::sync_channel(REPORTS_QUEUED);
         let latest = Arc::new(Latest::default());
         let mut driver = Driver {
@@ -117,6 +125,7 @@ impl ClockLink {
             next_id: 0,
             up: None,
             in_flight: Arc::new(AtomicUsize::new(0)),
+            texts_waiting: texts_waiting.clone(),
             garbage: GarbageWindow { started: Instant::now(), passed: 0, skipped: 0 },
         };
         let failed = driver.reports.clone();
@@ -128,7 +137,8 @@ impl ClockLink {
                 None
             }
         };
-        (ClockLink { tx, latest, thread }, report_rx)
+        let texts = ClockTexts { tx: tx.clone(), waiting: texts_waiting };
+        (ClockLink { tx, latest, texts, thread }, report_rx)
     }
 
     /// Show these times; the device keeps the last one and gets it again
@@ -141,36 +151,44 @@ impl ClockLink {
 
     /// Beep for about `ms` milliseconds.
     pub fn beep(&self, ms: u32) {
-        let _ = self.tx.send(LinkMsg::Beep(ms));
+        self.texts.beep(ms);
     }
 
     /// Show a short text until the next display; empty goes back to the times.
     pub fn text(&self, text: &str) {
-        let _ = self.tx.send(LinkMsg::Text(text.to_string()));
+        self.texts.text(text);
     }
 
     /// Texts and beeps for this clock from elsewhere (software that drives
     /// an emulated board's clock); they stop working when the link is gone.
     pub fn texts(&self) -> ClockTexts {
-        ClockTexts { tx: self.tx.clone() }
+        self.texts.clone()
     }
 }
 
 /// A clock's texts and beeps, apart from its times (see [`ClockLink::texts`]).
+/// Never waits; at most [`TEXTS_WAITING`] wait for the link's thread.
 #[derive(Clone)]
 pub struct ClockTexts {
     tx: Sender<LinkMsg>,
+    waiting: Arc<AtomicUsize>,
 }
 
 impl ClockTexts {
     /// As [`ClockLink::beep`].
     pub fn beep(&self, ms: u32) {
-        let _ = self.tx.send(LinkMsg::Beep(ms));
+        self.send(LinkMsg::Beep(ms));
     }
 
     /// As [`ClockLink::text`].
     pub fn text(&self, text: &str) {
-        let _ = self.tx.send(LinkMsg::Text(text.to_string()));
+        self.send(LinkMsg::Text(text.to_string()));
+    }
+
+    fn send(&self, input: LinkMsg) {
+        if self.waiting.fetch_add(1, Ordering::Relaxed) >= TEXTS_WAITING || self.tx.send(input).is_err() {
+            self.waiting.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 }
 
@@ -206,6 +224,8 @@ struct Driver {
     reports: SyncSender<ClockReport>,
     /// Reads sent by the reader and not yet taken by the driver.
     in_flight: Arc<AtomicUsize>,
+    /// Texts and beeps sent and not yet taken.
+    texts_waiting: Arc<AtomicUsize>,
     garbage: GarbageWindow,
     conn: Option<Connection>,
     next_id: u64,
@@ -240,8 +260,14 @@ impl Driver {
                         self.device.show(&d, now, &mut out);
                     }
                 }
-                LinkMsg::Beep(ms) => self.device.beep(ms, now, &mut out),
-                LinkMsg::Text(t) => self.device.text(&t, now, &mut out),
+                LinkMsg::Beep(ms) => {
+                    self.texts_waiting.fetch_sub(1, Ordering::Relaxed);
+                    self.device.beep(ms, now, &mut out);
+                }
+                LinkMsg::Text(t) => {
+                    self.texts_waiting.fetch_sub(1, Ordering::Relaxed);
+                    self.device.text(&t, now, &mut out);
+                }
                 LinkMsg::Stop => break,
                 LinkMsg::Bytes(id, bytes, at) => {
                     self.in_flight.fetch_sub(1, Ordering::Relaxed);

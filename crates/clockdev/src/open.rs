@@ -73,6 +73,13 @@ impl OpenClock {
         self.courier.push((self.next_seq, cmd));
     }
 
+    /// Queues `cmd` in place of the queued ones of its kind.
+    fn push_replacing(&mut self, cmd: Cmd) {
+        let kind = std::mem::discriminant(&cmd);
+        self.next_seq = self.next_seq.wrapping_add(1);
+        self.courier.push_replacing((self.next_seq, cmd), |(_, c)| std::mem::discriminant(c) == kind);
+    }
+
     fn hello(&mut self, now: Instant, out: &mut Outbox) {
         out.bytes.extend_from_slice(HostMsg::Hello { version: VERSION }.encode().as_bytes());
         self.phase = Phase::Hello(now + HELLO_EVERY);
@@ -203,12 +210,12 @@ impl ClockDevice for OpenClock {
     }
 
     fn beep(&mut self, ms: u32, now: Instant, out: &mut Outbox) {
-        self.push(Cmd::Beep(ms));
+        self.push_replacing(Cmd::Beep(ms));
         self.pump(now, out);
     }
 
     fn text(&mut self, text: &str, now: Instant, out: &mut Outbox) {
-        self.push(Cmd::Text(text.to_string()));
+        self.push_replacing(Cmd::Text(text.to_string()));
         self.pump(now, out);
     }
 
@@ -277,6 +284,20 @@ mod tests {
         assert!(out.bytes.is_empty(), "the beep waits for the SET's OK");
         answer(&mut dev, ClockMsg::Ok { seq: 1 }, t0, &mut out);
         assert_eq!(lines(&mut out), ["BEEP 2 100*11"]);
+    }
+
+    /// Texts and beeps faster than the clock acknowledges them wait as the
+    /// newest of each.
+    #[test]
+    fn a_flood_of_texts_and_beeps_waits_as_the_newest_of_each() {
+        let t0 = Instant::now();
+        let (mut dev, mut out) = connected(t0);
+        for i in 0..10_000 {
+            dev.text(&format!("t{i}"), t0, &mut out);
+            dev.beep(10, t0, &mut out);
+        }
+        let waiting: Vec<&Cmd> = dev.courier.queued().map(|(_, c)| c).collect();
+        assert_eq!(waiting, [&Cmd::Text("t9999".into()), &Cmd::Beep(10)]);
     }
 
     #[test]

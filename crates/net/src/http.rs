@@ -63,6 +63,9 @@ pub struct Limits {
     pub header_timeout: Duration,
     /// To read a request's body and answer it (not an `/events` stream's life).
     pub request_timeout: Duration,
+    /// How long a reply being written may wait for the client to take any
+    /// of it; past this the connection is closed, and what it held freed.
+    pub write_timeout: Duration,
     /// The largest request body (the actions' JSON is tiny).
     pub max_body: usize,
 }
@@ -93,6 +96,7 @@ impl Default for Limits {
             max_viewers: 256,
             header_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
+            write_timeout: Duration::from_secs(10),
             max_body: 16 * 1024,
         }
     }
@@ -408,7 +412,8 @@ async fn connection(
     if let Some(head) = first {
         // Boxed: the task of a client still sending its head holds none of
         // hyper's state.
-        Box::pin(serve_connection(Prefixed { head, at: 0, stream }, &slot, router, limits, stop)).await;
+        let io = Prefixed::new(head, stream, limits.write_timeout);
+        Box::pin(serve_connection(io, &slot, router, limits, stop)).await;
     }
     connections.release(slot.id);
 }
@@ -435,11 +440,39 @@ async fn first_head(stream: &mut tokio::net::TcpStream) -> std::io::Result<Vec<u
 }
 
 /// A connection whose first bytes were read already: they are read again
-/// first, then the stream.
+/// first, then the stream. A write the client takes nothing of for
+/// `write_timeout` fails, and the connection with it.
 struct Prefixed {
     head: Vec<u8>,
     at: usize,
     stream: tokio::net::TcpStream,
+    write_timeout: Duration,
+    /// Running while a write waits for the client.
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl Prefixed {
+    fn new(head: Vec<u8>, stream: tokio::net::TcpStream, write_timeout: Duration) -> Prefixed {
+        Prefixed { head, at: 0, stream, write_timeout, stalled: None }
+    }
+
+    /// A write's outcome: any progress stops the timer; waiting starts it,
+    /// and waiting past it is an error.
+    fn timed(&mut self, cx: &mut Context<'_>, written: Poll<std::io::Result<usize>>) -> Poll<std::io::Result<usize>> {
+        if written.is_ready() {
+            self.stalled = None;
+            return written;
+        }
+        let timeout = self.write_timeout;
+        let stalled = self.stalled.get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+        match stalled.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the client took nothing of the reply in time",
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
 }
 
 impl tokio::io::AsyncRead for Prefixed {
@@ -464,7 +497,8 @@ impl tokio::io::AsyncRead for Prefixed {
 
 impl tokio::io::AsyncWrite for Prefixed {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
+        let written = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.timed(cx, written)
     }
 
     fn poll_write_vectored(
@@ -472,7 +506,8 @@ impl tokio::io::AsyncWrite for Prefixed {
         cx: &mut Context<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+        let written = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.timed(cx, written)
     }
 
     fn is_write_vectored(&self) -> bool {

@@ -522,3 +522,32 @@ fn the_token_comes_from_a_file_or_the_environment() {
     let e = tactus_net::arbiter_token(Some(&path)).unwrap_err().to_string();
     assert!(e.contains("token") && e.contains("every user"), "{e}");
 }
+
+/// A client that asks for a large reply and never reads it keeps its
+/// connection (and the reply, in memory) only until the write timeout: then
+/// the connection is closed, short of the reply, and its place is free.
+#[tokio::test]
+async fn a_client_that_never_reads_its_reply_is_closed_after_the_write_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let web = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(web.path().join("assets")).unwrap();
+    // Far more than the kernel buffers of a loopback connection whose
+    // reader keeps a small window.
+    let size = 16 << 20;
+    std::fs::write(web.path().join("assets/big.js"), vec![b'x'; size]).unwrap();
+    let limits = Limits { write_timeout: Duration::from_millis(300), ..Limits::default() };
+    let s = server(|st| st.with_web_dir(web.path()).with_limits(limits)).await;
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut client = socket.connect(s.addr).await.unwrap();
+    client.write_all(b"GET /assets/big.js HTTP/1.1\r\nHost: x\r\n\r\n").await.unwrap();
+    // The scenario: the client reads nothing for a second.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let mut got = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(30), client.read_to_end(&mut got)).await;
+    assert!(read.is_ok(), "the connection ends");
+    assert!(got.starts_with(b"HTTP/1.1 200"), "the reply began");
+    assert!(got.len() < size, "the reply was cut off after the write timeout: {} bytes of {size} came", got.len());
+    // Others are answered meanwhile and after.
+    assert_eq!(get(s.addr, "/games.pgn").await.status, 200);
+}

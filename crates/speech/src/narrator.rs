@@ -4,6 +4,7 @@
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use tactus_core::Event;
 
@@ -35,6 +36,9 @@ impl Shared {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
+
+/// How long the voice thread gets to end once what it says is cut off.
+pub const CUT_OFF: Duration = Duration::from_millis(200);
 
 /// Says a game's events on a thread of its own.
 pub struct Narrator {
@@ -111,6 +115,34 @@ impl Narrator {
     /// Says what is still queued, then stops the voice thread.
     pub fn finish(mut self) {
         self.close();
+    }
+
+    /// Says what is still queued until `deadline`; then drops the rest, cuts
+    /// off what is being said and gives the thread [`CUT_OFF`] to end. True
+    /// if it ended; false if it did not even then (a sound device or a
+    /// terminal that blocks): it is left behind, for the process's exit.
+    pub fn finish_by(mut self, deadline: Instant) -> bool {
+        self.shared.state().closed = true;
+        self.shared.wake.notify_all();
+        let Some(thread) = self.thread.take() else { return true };
+        let ended = |until: Instant| {
+            while !thread.is_finished() {
+                if Instant::now() >= until {
+                    return false;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            true
+        };
+        if !ended(deadline) {
+            self.shared.state().queue = SpeechQueue::new();
+            self.shared.interrupt.raise();
+            if !ended(Instant::now() + CUT_OFF) {
+                return false;
+            }
+        }
+        let _ = thread.join();
+        true
     }
 
     fn close(&mut self) {

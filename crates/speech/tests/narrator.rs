@@ -190,3 +190,62 @@ fn a_speaker_that_cannot_start_is_an_error_at_start() {
     let failed = Narrator::spawn(announcer, || Err(SpeechError::NoDevice("no sound card".into())), Box::new(|_, _| {}));
     assert!(matches!(failed, Err(SpeechError::NoDevice(_))));
 }
+
+/// Stopping within a bound (SIGTERM): what is not said by the deadline is
+/// dropped, and what is being said is cut off.
+#[test]
+fn finishing_by_a_deadline_cuts_off_what_is_left() {
+    let rig = Rig::new();
+    rig.hear(castle());
+    // The move begins and is never let end by the sink; the readout waits.
+    let (first, _) = rig.begins();
+    assert_eq!(first, "short castling");
+    rig.hear(position());
+    let asked = std::time::Instant::now();
+    assert!(rig.narrator.finish_by(asked + std::time::Duration::from_millis(50)), "the voice thread ended");
+    assert!(asked.elapsed() < std::time::Duration::from_secs(2), "{:?}", asked.elapsed());
+    let said: Vec<(String, Played)> = rig.said.try_iter().collect();
+    assert_eq!(said, [(first, Played::Cut)], "nothing more is said once the time is up");
+}
+
+/// A sink stuck in a write that no interrupt reaches (a terminal or pipe
+/// nobody reads): the voice thread is left behind, and the caller is not.
+struct Stuck(std::sync::Arc<std::sync::Barrier>);
+
+impl Sink for Stuck {
+    fn wants_audio(&self) -> bool {
+        false
+    }
+
+    fn play(&mut self, _: &Utterance, _: Option<&Audio>) -> Result<(), SpeechError> {
+        unreachable!("the narrator plays with an interrupt")
+    }
+
+    fn play_until(&mut self, _: &Utterance, _: Option<&Audio>, _: &Interrupt) -> Result<Played, SpeechError> {
+        self.0.wait();
+        Ok(Played::Whole)
+    }
+}
+
+#[test]
+fn a_voice_stuck_in_a_write_is_left_behind_at_the_deadline() {
+    let release = std::sync::Arc::new(std::sync::Barrier::new(2));
+    let stuck = release.clone();
+    let announcer = Announcer::new(Words::new(Lang::En, Style::Natural), SpeechPolicy::default());
+    let narrator = Narrator::spawn(
+        announcer,
+        move || {
+            let mut speaker = Speaker::new(None);
+            speaker.add(Box::new(Stuck(stuck)));
+            Ok(speaker)
+        },
+        Box::new(|_: &Utterance, _: Result<Played, SpeechError>| {}),
+    )
+    .unwrap();
+    narrator.hear(&Event { t: 0, kind: castle() });
+    let asked = std::time::Instant::now();
+    assert!(!narrator.finish_by(asked + std::time::Duration::from_millis(50)), "the stuck thread is not waited for");
+    let took = asked.elapsed();
+    assert!(took < std::time::Duration::from_secs(2), "{took:?}");
+    release.wait();
+}

@@ -179,22 +179,13 @@ pub struct TimeControlText(pub String);
 impl FromStr for TimeControlText {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        use tactus_clock::{Bonus, System};
-        let control = tactus_clock::TimeControl::parse(s).map_err(|e| e.to_string())?;
-        // White's clock runs from the start (6.6): at 0:00, the flag falls
-        // before the first move. A delay, or byo-yomi's periods, give time.
-        let no_time = control.as_ref().is_some_and(|c| match c.system() {
-            System::Periods { periods, byoyomi } => {
-                periods[0].time_ms == 0 && byoyomi.is_none() && !matches!(periods[0].bonus, Bonus::Delay(_))
-            }
-            System::Hourglass { ms } | System::Gong { ms } => *ms == 0,
-        });
-        if no_time {
-            return Err(format!(
+        match tactus_clock::TimeControl::parse(s) {
+            Err(e) if e.kind == tactus_clock::ParseErrorKind::NoTimeAtStart => Err(format!(
                 "{s:?} starts the clocks at 0:00, so White's flag falls before the first move: give a start time (\"300\" is five minutes), or \"-\" for no clock"
-            ));
+            )),
+            Err(e) => Err(e.to_string()),
+            Ok(_) => Ok(TimeControlText(s.to_string())),
         }
-        Ok(TimeControlText(s.to_string()))
     }
 }
 

@@ -82,15 +82,22 @@ fn main() -> ExitCode {
         Command::Say(args) => say::run(args),
         Command::Bench(args) => bench::run(args),
     };
-    match result {
+    let code = match result {
         Ok(code) => code,
         Err(e) if broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("{}", describe(&e));
             if e.downcast_ref::<daemon::NoBoard>().is_some() { ExitCode::from(NO_BOARD) } else { ExitCode::from(2) }
         }
-    }
+    };
+    // The daemon's last lines, unless nobody reads them.
+    terminal::flush(std::time::Instant::now() + LAST_LINES);
+    code
 }
+
+/// How long the daemon's last lines may take to be read, after its shutdown
+/// (within the 2 s SIGTERM is given).
+const LAST_LINES: std::time::Duration = std::time::Duration::from_millis(300);
 
 #[cfg(test)]
 mod tests {

@@ -121,6 +121,38 @@ fn a_malformed_line_is_named_and_what_came_before_is_kept() {
     assert!(pgn.contains("1. e4"), "the moves before the bad line are written: {pgn}");
 }
 
+/// A trace whose clock starts at 0:00 is refused on line 1, naming the
+/// file, whether it is replayed or played on the simulated board: White's
+/// flag would fall before the first move (the config refuses it too).
+#[test]
+fn a_trace_whose_clock_starts_at_zero_is_refused_on_line_1() {
+    let dir = tempdir("zero-clock");
+    let trace = dir.join("zero.trace.jsonl");
+    std::fs::write(
+        &trace,
+        "{\"tactus_trace\": 1, \"time_control\": \"0\"}\n{\"t\": 100, \"sq\": \"e2\", \"on\": false}\n",
+    )
+    .unwrap();
+    let config = dir.join("empty.toml");
+    std::fs::write(&config, "").unwrap();
+    let replayed = tactus().arg("replay").arg(&trace).output().unwrap();
+    let played = tactus()
+        .args(["run", "--board", "sim", "--voice", "none", "--config"])
+        .arg(&config)
+        .arg("--state-dir")
+        .arg(dir.join("state"))
+        .arg("--sim-trace")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    for out in [replayed, played] {
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("zero.trace.jsonl: line 1: time_control \"0\"") && err.contains("0:00"), "{err}");
+        assert!(out.stdout.is_empty(), "no game is played: {}", String::from_utf8_lossy(&out.stdout));
+    }
+}
+
 #[test]
 fn a_missing_trace_is_a_clear_error() {
     let out = tactus().args(["replay", "/nonexistent/game.trace.jsonl"]).output().unwrap();

@@ -231,6 +231,13 @@ fn read_header(text: &str) -> Result<(Header, u32), TraceError> {
     };
     // An unknown word (a variant, a supervision) is an error, never a default.
     let raw: RawHeader = serde_json::from_str(text).or_else(|e| err(1, format!("the header: {e}")))?;
+    // A clock that cannot be played is no game to replay (the config
+    // refuses the same times).
+    if let Some(tc) = raw.time_control.as_deref()
+        && let Err(e) = tactus_clock::TimeControl::parse(tc)
+    {
+        return err(1, format!("time_control {tc:?}: {e}"));
+    }
     let ms = |field: &str, v: Option<serde_json::Value>, range: &range::Range<Ms>| {
         v.map(|v| input::number(field, &v, range)).transpose().or_else(|e| err(1, e))
     };

@@ -371,6 +371,23 @@ fn a_field_given_twice_is_an_error_naming_the_line() {
     assert!(e.line == 2 && e.message.contains("duplicate field `ms`"), "{e}");
 }
 
+/// A time control the clock cannot play is refused on line 1, as the
+/// config refuses it: one that starts the clocks at 0:00 (White's flag
+/// would fall before the first move, 6.6) as much as one that does not parse.
+#[test]
+fn a_time_control_that_cannot_be_played_is_an_error_on_line_1() {
+    for (tc, needle) in [("0", "0:00"), ("0+5", "0:00"), ("40/0:3600", "0:00"), ("abc", "expected a number")] {
+        let e = read_str(&format!(r#"{{"tactus_trace": 1, "time_control": "{tc}"}}"#)).unwrap_err();
+        assert_eq!(e.line, 1, "{tc}: {e}");
+        assert!(e.message.starts_with(&format!("time_control {tc:?}")) && e.message.contains(needle), "{tc}: {e}");
+    }
+    // A delay or byo-yomi gives time before the main time runs.
+    for tc in ["0s5", "0b3x30", "-", "300+2"] {
+        let text = format!(r#"{{"tactus_trace": 1, "time_control": "{tc}"}}"#);
+        assert_eq!(read_str(&text).unwrap().0.time_control.as_deref(), Some(tc));
+    }
+}
+
 #[test]
 fn questions_at_the_board() {
     let ask = |json: &str| match parse_entry(9, json) {

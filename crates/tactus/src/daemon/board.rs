@@ -144,11 +144,13 @@ pub struct BoardThreads {
 }
 
 impl BoardThreads {
-    /// Waits for both to end (the stop signal ends the board; the
-    /// forwarder ends with it, or when the game stops listening).
-    pub async fn join(self) {
+    /// Waits for both to end, until `deadline` (the stop signal ends the
+    /// board; the forwarder ends with it, or when the game stops listening).
+    pub async fn join(self, deadline: std::time::Instant) {
         for thread in self.threads {
-            let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+            if super::shutdown::join_by(thread, deadline).await.is_none() {
+                tracing::warn!("board: its thread did not end in time; left behind");
+            }
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use tactus_core::Event;
@@ -14,6 +14,7 @@ use tactus_trace::Header;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::shutdown;
 use super::voice::OnSaid;
 use crate::config::{Config, GameConfig};
 
@@ -143,15 +144,28 @@ impl Broadcast {
         })
     }
 
-    /// Flushes the broker (for at most 2 s), closes the page's streams and
-    /// waits for the server and the publisher.
-    pub async fn stop(self) {
-        if let Some(p) = &self.publisher {
-            p.shutdown(Duration::from_secs(2)).await;
-        }
+    /// Flushes the broker, closes the page's streams and waits for the
+    /// server and the publisher, until `deadline`: a broker that does not
+    /// take the last changes, or a client that does not read its reply, is
+    /// left behind.
+    pub async fn stop(self, deadline: Instant) {
+        let publisher = async {
+            if let Some(p) = &self.publisher {
+                // Its flush waits for the broker; the rest (the goodbye)
+                // follows it.
+                p.shutdown(shutdown::left(deadline, Duration::from_millis(100))).await;
+            }
+        };
         self.stop.cancel();
-        if let Some(server) = self.server {
-            let _ = server.await;
-        }
+        let server = async {
+            if let Some(mut server) = self.server
+                && tokio::time::timeout_at(deadline.into(), &mut server).await.is_err()
+            {
+                // Its thread stops serving as the server's future goes.
+                server.abort();
+                tracing::warn!("http: replies still being sent at the end were cut off");
+            }
+        };
+        let (_, _) = tokio::join!(tokio::time::timeout_at(deadline.into(), publisher), server);
     }
 }

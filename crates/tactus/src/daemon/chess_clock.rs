@@ -13,6 +13,7 @@ use tactus_trace::{Input, Ms, Record, Request};
 use tokio::sync::mpsc;
 
 use super::game::Incoming;
+use super::shutdown;
 use crate::config::{ClockKind, Config};
 
 /// The link to the clock and the thread that forwards its reports.
@@ -99,14 +100,17 @@ impl ChessClock {
         self.link.texts()
     }
 
-    /// Closes the port and waits for both threads.
-    pub async fn stop(self) {
+    /// Closes the port and waits for both threads, until `deadline`: a
+    /// write the clock does not take ends within the link's own timeout.
+    pub async fn stop(self, deadline: Instant) {
         let ChessClock { link, forward } = self;
-        let _ = tokio::task::spawn_blocking(move || {
-            drop(link);
-            forward.join()
-        })
-        .await;
+        // Dropped on a thread of its own (where it cannot start, here).
+        if let Ok(closing) = std::thread::Builder::new().name("clock-stop".into()).spawn(move || drop(link)) {
+            shutdown::join_by(closing, deadline).await;
+        }
+        if shutdown::join_by(forward, deadline).await.is_none() {
+            tracing::warn!("clock: its link did not close in time; left behind");
+        }
     }
 }
 

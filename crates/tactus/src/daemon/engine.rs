@@ -51,9 +51,6 @@ const REQUESTS: usize = 8;
 /// Replies on their way to the game task.
 const REPLIES: usize = 8;
 
-/// How long the engine gets to quit when the daemon stops.
-const QUIT_WAIT: Duration = Duration::from_secs(3);
-
 /// How long the engine thinks, at full strength, about a hint.
 const HINT_THINK: Duration = Duration::from_secs(1);
 
@@ -306,9 +303,9 @@ impl EngineHost {
         self.side
     }
 
-    /// Quits the engine (`quit`, then SIGTERM, then SIGKILL); a search
-    /// under way is not waited for long.
-    pub async fn stop(self) {
+    /// Quits the engine (`quit`, then SIGTERM, then SIGKILL), until
+    /// `deadline`; one still there then is killed.
+    pub async fn stop(self, deadline: Instant) {
         if !self.timings.is_empty() {
             let ms = |d: Duration| d.as_secs_f64() * 1000.0;
             let (mut search, mut besides): (Vec<f64>, Vec<f64>) =
@@ -325,7 +322,7 @@ impl EngineHost {
         drop(self.requests);
         drop(self.replies);
         let mut task = self.task;
-        if tokio::time::timeout(QUIT_WAIT, &mut task).await.is_err() {
+        if tokio::time::timeout_at(deadline.into(), &mut task).await.is_err() {
             // Dropping the engine kills its process.
             task.abort();
             let _ = task.await;

@@ -3,14 +3,12 @@
 //! Each input is journaled before the core sees it, and on disk before
 //! anything it leads to is announced.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use shakmaty::{Bitboard, Color, Position};
 use tactus_core::{Event, EventKind, MateQuestion, Policy, Session};
 use tactus_engine::conduct::Stance;
-use tactus_speech::{Lang, Scribe};
 use tactus_trace::{Entry, GameResult, Header, Input, MateVerdict, Ms, OffBoardReason, Record};
 use tokio::sync::{mpsc, watch};
 
@@ -18,6 +16,7 @@ use super::broadcast::Broadcast;
 use super::chess_clock::ChessClock;
 use super::dgt::DgtEmulation;
 use super::engine::{Answer, Answered, EngineHost, Reply};
+use super::event_log::EventLog;
 use super::journal::{self, Journal, JournalThread};
 use super::source::Origin;
 use super::voice::VoiceThread;
@@ -80,20 +79,6 @@ impl BoardTime {
     }
 }
 
-/// Where the events go as JSON Lines, a ruling's `detail` in the board's language.
-pub struct EventLog {
-    out: Box<dyn Write + Send>,
-    /// For messages: the file, or "standard output".
-    name: String,
-    scribe: Scribe,
-}
-
-impl EventLog {
-    pub fn new(out: Box<dyn Write + Send>, name: String, lang: Lang) -> Self {
-        EventLog { out, name, scribe: Scribe::natural(lang) }
-    }
-}
-
 /// Where events go: JSON Lines, the voice, the page and the hall.
 pub struct Outputs {
     pub events: Option<EventLog>,
@@ -118,13 +103,7 @@ impl Outputs {
                 b.event(event);
             }
             if let Some(log) = &mut self.events {
-                let mut line = log.scribe.json_line(event).into_bytes();
-                line.push(b'\n');
-                if let Err(e) = log.out.write_all(&line).and_then(|()| log.out.flush()) {
-                    // The game goes on; the lost file is said once.
-                    tracing::error!("events: cannot write to {} ({e}); no more events are written there", log.name);
-                    self.events = None;
-                }
+                log.write(event);
             }
             if let Some(voice) = &self.voice {
                 voice.hear(event);
@@ -132,14 +111,29 @@ impl Outputs {
         }
     }
 
-    /// Lets the voice finish, then flushes the broker and stops serving.
-    pub async fn stop(self) {
-        if let Some(voice) = self.voice {
-            voice.stop().await;
-        }
-        if let Some(b) = self.broadcast {
-            b.stop().await;
-        }
+    /// Lets the voice finish, writes the events waiting, flushes the broker
+    /// and stops serving — all at once, until `deadline` at most.
+    pub async fn stop(self, deadline: Instant) {
+        let Outputs { events, voice, broadcast, dgt } = self;
+        // The emulation's line closes at once, whatever its client does.
+        drop(dgt);
+        tokio::join!(
+            async {
+                if let Some(voice) = voice {
+                    voice.stop(deadline).await;
+                }
+            },
+            async {
+                if let Some(events) = events {
+                    events.stop(deadline).await;
+                }
+            },
+            async {
+                if let Some(b) = broadcast {
+                    b.stop(deadline).await;
+                }
+            },
+        );
     }
 }
 
@@ -852,24 +846,34 @@ impl GameTask {
         }
     }
 
-    /// Stops the clock link and the journal (a game still being played
-    /// stays to be recovered); then the outputs.
-    pub async fn stop(mut self) -> anyhow::Result<()> {
+    /// Stops the clock link, the engine, the journal (a game still being
+    /// played stays to be recovered) and the outputs, all at once, until
+    /// `deadline` at most: a part still stuck then is left behind.
+    pub async fn stop(mut self, deadline: Instant) -> anyhow::Result<()> {
         if self.setup.status_line {
             terminal::clear_status();
         }
-        if let Some(clock) = self.clock.take() {
-            clock.stop().await;
-        }
-        if let Some(engine) = self.engine.take() {
-            engine.stop().await;
-        }
-        let journaled = match self.journal.take() {
-            Some(journal) => journal.stop().await,
-            None => Ok(()),
-        };
         notify::stopping();
-        self.out.stop().await;
+        let (clock, engine, journal) = (self.clock.take(), self.engine.take(), self.journal.take());
+        let (_, _, journaled, _) = tokio::join!(
+            async {
+                if let Some(clock) = clock {
+                    clock.stop(deadline).await;
+                }
+            },
+            async {
+                if let Some(engine) = engine {
+                    engine.stop(deadline).await;
+                }
+            },
+            async {
+                match journal {
+                    Some(journal) => journal.stop(deadline).await,
+                    None => Ok(()),
+                }
+            },
+            self.out.stop(deadline),
+        );
         journaled
     }
 
@@ -900,6 +904,7 @@ impl GameTask {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     #[test]
     fn pgn_dates() {
@@ -955,12 +960,12 @@ mod tests {
             let opened = open(&setup, Some(after_e4), &mut out).await.unwrap();
             assert!(opened.recovered.is_some());
             assert_eq!(opened.session.game().played.len(), 1);
-            opened.journal.stop().await.unwrap();
+            opened.journal.stop(Instant::now() + Duration::from_secs(10)).await.unwrap();
             // The board shows the starting position: a new game; the old one is kept.
             let opened = open(&setup, Some(start), &mut out).await.unwrap();
             assert!(opened.recovered.is_none());
             assert!(opened.session.game().played.is_empty());
-            opened.journal.stop().await.unwrap();
+            opened.journal.stop(Instant::now() + Duration::from_secs(10)).await.unwrap();
         });
         assert!(path.exists(), "the set-aside game's trace is kept");
         let current = std::fs::read_to_string(dir.join("current")).unwrap();
@@ -1035,7 +1040,7 @@ mod tests {
         let kept = Kept::default();
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async {
-            let log = EventLog::new(Box::new(kept.clone()), "test".into(), tactus_speech::Lang::En);
+            let log = EventLog::start(Box::new(kept.clone()), "test".into(), tactus_speech::Lang::En).unwrap();
             let mut out = Outputs { events: Some(log), voice: None, broadcast: None, dgt: None };
             let start = setup.start_occupancy().unwrap();
             let opened = open(&setup, Some(start), &mut out).await.unwrap();
@@ -1050,7 +1055,7 @@ mod tests {
             }
             drop(tx);
             assert_eq!(task.run(rx, controls, &mut stop).await.unwrap(), Ended::InputClosed);
-            task.stop().await.unwrap();
+            task.stop(Instant::now() + Duration::from_secs(10)).await.unwrap();
         });
         String::from_utf8(kept.0.lock().unwrap().clone()).unwrap()
     }

@@ -13,11 +13,13 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Seek, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use tactus_trace::{Entry, Header, Ms, Record, TraceWriter};
 use tokio::sync::{mpsc, oneshot};
 
+use super::shutdown;
 use super::source::Origin;
 
 pub struct Journal {
@@ -249,22 +251,30 @@ impl JournalThread {
         let (reply, answer) = oneshot::channel();
         self.tx.send(Command::Close(reply)).await.map_err(|_| self.gone())?;
         let result = answer.await.map_err(|_| self.gone())?;
-        self.join().await;
+        // The thread ends as soon as it has answered.
+        self.join(Instant::now() + Duration::from_secs(1)).await;
         result.with_context(|| format!("journal {}", self.path.display()))
     }
 
-    /// Ends the thread, leaving the game to recover (a stop mid-game).
-    pub async fn stop(mut self) -> anyhow::Result<()> {
-        let synced = self.sync().await;
-        self.join().await;
+    /// Ends the thread, leaving the game to recover (a stop mid-game); a
+    /// disk that has not taken what was appended by `deadline` is left
+    /// behind, and said: the game recovers from what reached it.
+    pub async fn stop(mut self, deadline: Instant) -> anyhow::Result<()> {
+        let synced = match tokio::time::timeout_at(deadline.into(), self.sync()).await {
+            Ok(synced) => synced,
+            Err(_) => {
+                Err(anyhow::anyhow!("journal {}: the disk did not take the last entries in time", self.path.display()))
+            }
+        };
+        self.join(deadline).await;
         synced
     }
 
-    async fn join(&mut self) {
+    async fn join(&mut self, deadline: Instant) {
         let (tx, _) = mpsc::channel(1);
         drop(std::mem::replace(&mut self.tx, tx));
         if let Some(thread) = self.thread.take() {
-            let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+            shutdown::join_by(thread, deadline).await;
         }
     }
 }
@@ -369,11 +379,46 @@ mod tests {
         assert!(format!("{e:#}").contains("line 3"), "{e:#}");
     }
 
+    /// A disk that takes nothing (a FIFO nobody reads stands in for a device
+    /// that hangs): stopping waits for it until the deadline only, and says
+    /// that the last entries did not reach it; the daemon's exit is not held.
+    #[test]
+    fn stopping_waits_for_a_disk_that_hangs_until_the_deadline_only() {
+        let d = dir("hung");
+        fs::create_dir_all(&d).unwrap();
+        let path = d.join("hung.trace.jsonl");
+        assert!(std::process::Command::new("mkfifo").arg(&path).status().unwrap().success(), "mkfifo");
+        // Opened to read and write, it needs no reader to open; nobody reads.
+        let file = OpenOptions::new().read(true).write(true).open(&path).unwrap();
+        let out = TraceWriter::appending(file, &Header::default());
+        let journal = Journal { path, state_dir: d.clone(), out, unsynced: false };
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let stopped = tokio::time::timeout(Duration::from_secs(60), async {
+                let j = JournalThread::start(journal).unwrap();
+                // More than a pipe holds (64 KiB), less than that and the queue.
+                for t in 0..2000 {
+                    let e2 = Entry { t, record: Record::Edge { sq: Square::E2, on: t % 2 == 0, piece: None } };
+                    j.append(e2).await.unwrap();
+                }
+                let deadline = Instant::now() + Duration::from_millis(200);
+                let stopped = j.stop(deadline).await;
+                assert!(Instant::now() < deadline + Duration::from_secs(1), "stopping waits until the deadline only");
+                stopped
+            })
+            .await
+            .expect("appending and stopping end within a minute");
+            let e = stopped.expect_err("the disk did not take the last entries");
+            assert!(e.to_string().contains("in time"), "{e}");
+        });
+        let _ = fs::remove_dir_all(&d);
+    }
+
     #[test]
     fn the_thread_appends_syncs_and_closes() {
         let d = dir("thread");
         let j = Journal::create(&d, &Header::default(), &source(), "g1").unwrap();
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let path = rt.block_on(async {
             let j = JournalThread::start(j).unwrap();
             j.append(Entry { t: 10, record: Record::Clock(Color::White) }).await.unwrap();

@@ -2,7 +2,9 @@
 //! ([`game::GameTask`]) owns the game — session, journal, outputs, clock
 //! link — and takes one input at a time from one bounded queue that the
 //! board and the clock feed. One stop signal ends the board, the clock, the
-//! voice, HTTP and MQTT, and every thread and task is waited for.
+//! engine, the journal, the voice, the events, HTTP and MQTT, all at once
+//! and each waited for until one deadline (`shutdown.rs`): whatever a peer
+//! does, SIGTERM ends the daemon within 2 s.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -17,8 +19,10 @@ mod chess_clock;
 mod dgt;
 mod dgt_board;
 mod engine;
+mod event_log;
 mod game;
 mod journal;
+mod shutdown;
 mod source;
 mod voice;
 
@@ -33,7 +37,8 @@ use tokio::sync::{mpsc, watch};
 use crate::config::{self, BoardKind, BrokerAddr, ClockKind, Config, EngineSide, Speed, TimeControlText};
 use crate::notify;
 use crate::sink::VoiceSink;
-use game::{Ended, EventLog, GameTask, GameTime, Outputs, Setup};
+use event_log::EventLog;
+use game::{Ended, GameTask, GameTime, Outputs, Setup};
 
 #[derive(clap::Args, Default)]
 pub struct Args {
@@ -200,8 +205,13 @@ pub struct Options {
 }
 
 pub fn run_with(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
+    // Standard output and error are peers too: the game never waits for them.
+    crate::terminal::queue()?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    runtime.block_on(daemon(cfg, opts))
+    let ran = runtime.block_on(daemon(cfg, opts));
+    // A mate search still running is not waited for (it has its own thread).
+    runtime.shutdown_timeout(std::time::Duration::from_millis(50));
+    ran
 }
 
 /// How the board rules, for the core and for the journal's header.
@@ -253,10 +263,10 @@ fn events_log(path: Option<&PathBuf>, lang: tactus_speech::Lang) -> anyhow::Resu
     Ok(match path {
         None => None,
         Some(p) if p.as_os_str() == "-" => {
-            Some(EventLog::new(Box::new(std::io::stdout()), "standard output".into(), lang))
+            Some(EventLog::start(Box::new(std::io::stdout()), "standard output".into(), lang)?)
         }
         // Appended to: after a restart the log of a recovered game goes on.
-        Some(p) => Some(EventLog::new(
+        Some(p) => Some(EventLog::start(
             Box::new(
                 std::fs::OpenOptions::new()
                     .create(true)
@@ -266,7 +276,7 @@ fn events_log(path: Option<&PathBuf>, lang: tactus_speech::Lang) -> anyhow::Resu
             ),
             p.display().to_string(),
             lang,
-        )),
+        )?),
     })
 }
 
@@ -341,7 +351,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     let voice = match voice::VoiceThread::start(&cfg, events_to_stdout, said) {
         Ok(voice) => voice,
         Err(e) => {
-            Outputs { events: None, voice: None, broadcast, dgt: None }.stop().await;
+            Outputs { events: None, voice: None, broadcast, dgt: None }.stop(shutdown::deadline()).await;
             return Err(e);
         }
     };
@@ -349,7 +359,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     let opened = match game::open(&setup, board.shows(), &mut out).await {
         Ok(opened) => opened,
         Err(e) => {
-            out.stop().await;
+            out.stop(shutdown::deadline()).await;
             return Err(e);
         }
     };
@@ -358,7 +368,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
             Ok(d) => out.dgt = Some(d),
             Err(e) => {
                 let time = GameTime { start: Instant::now(), base: opened.last_t(), speed };
-                let _ = GameTask::new(setup, opened, out, None, time).stop().await;
+                let _ = GameTask::new(setup, opened, out, None, time).stop(shutdown::deadline()).await;
                 return Err(e);
             }
         }
@@ -377,7 +387,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     ) {
         Ok(threads) => threads,
         Err(e) => {
-            let _ = GameTask::new(setup, opened, out, None, time).stop().await;
+            let _ = GameTask::new(setup, opened, out, None, time).stop(shutdown::deadline()).await;
             return Err(e);
         }
     };
@@ -386,8 +396,9 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         Err(e) => {
             stop.trigger();
             drop(rx);
-            threads.join().await;
-            let _ = GameTask::new(setup, opened, out, None, time).stop().await;
+            let deadline = shutdown::deadline();
+            threads.join(deadline).await;
+            let _ = GameTask::new(setup, opened, out, None, time).stop(deadline).await;
             return Err(e);
         }
     };
@@ -402,8 +413,9 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
             Err(e) => {
                 stop.trigger();
                 drop(rx);
-                threads.join().await;
-                let _ = task.stop().await;
+                let deadline = shutdown::deadline();
+                threads.join(deadline).await;
+                let _ = task.stop(deadline).await;
                 return Err(e);
             }
         }
@@ -415,8 +427,9 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         Err(e) => {
             stop.trigger();
             drop(rx);
-            threads.join().await;
-            let _ = task.stop().await;
+            let deadline = shutdown::deadline();
+            threads.join(deadline).await;
+            let _ = task.stop(deadline).await;
             return Err(e);
         }
     };
@@ -431,11 +444,13 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         task.serve_until(&mut stopped).await;
         played = Ok(Ended::Stopped);
     }
-    // Shutdown always runs: the board and its forwarder end (the game
-    // task's queue is gone, so neither waits on it), then the task's parts.
+    // Shutdown always runs, within its budget: the board and its forwarder
+    // end (the game task's queue is gone, so neither waits on it), then the
+    // task's parts, all at once.
+    let deadline = shutdown::deadline();
     stop.trigger();
-    threads.join().await;
-    let stopped = task.stop().await;
+    threads.join(deadline).await;
+    let stopped = task.stop(deadline).await;
     let _ = signals.await;
     crate::log::summarise(true);
     played?;

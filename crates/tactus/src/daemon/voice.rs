@@ -71,9 +71,15 @@ impl VoiceThread {
         self.narrator.hear(event);
     }
 
-    /// Lets the voice finish what it has to say, then waits for its thread.
-    pub async fn stop(self) {
+    /// Lets the voice say what it still has to say until `deadline`, then
+    /// cuts it off; a voice stuck in its device or in a write to a pipe
+    /// nobody reads is left behind, said in the log.
+    pub async fn stop(self, deadline: std::time::Instant) {
         let narrator = self.narrator;
-        let _ = tokio::task::spawn_blocking(move || narrator.finish()).await;
+        // Bounded by the deadline and the narrator's cut-off.
+        let ended = tokio::task::spawn_blocking(move || narrator.finish_by(deadline)).await;
+        if !matches!(ended, Ok(true)) {
+            tracing::warn!("voice: still stuck in its output at the end; left behind");
+        }
     }
 }
