@@ -147,6 +147,8 @@ pub enum MqttError {
     Secret(#[from] SecretError),
     #[error("a broker password needs a user name too")]
     PasswordWithoutUser,
+    #[error("two boards play one game only with the hall key: without it anyone on the broker could make moves")]
+    NoHallKey,
 }
 
 /// A broker login.
