@@ -362,6 +362,9 @@ pub enum Device {
     /// The engine opponent's program: lost while the daemon restarts it,
     /// back when it answers again.
     Engine,
+    /// The partner board of a game played on two boards: away when it
+    /// cannot be reached, back when it is heard again.
+    Partner,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

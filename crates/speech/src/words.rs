@@ -1143,5 +1143,6 @@ fn device_index(device: Device) -> usize {
         Device::Board => 0,
         Device::Clock => 1,
         Device::Engine => 2,
+        Device::Partner => 3,
     }
 }

@@ -47,3 +47,19 @@ fn an_engine_lost_and_back_is_said_in_every_language_and_style() {
         }
     }
 }
+
+#[test]
+fn a_partner_board_away_and_back_is_said_in_every_language_and_style() {
+    let lost = EventKind::DeviceLost { device: Device::Partner, detail: "board b2".into() };
+    let back = EventKind::DeviceBack { device: Device::Partner };
+    assert_eq!(said("en:natural", lost.clone()), "The partner board cannot be reached; its moves will follow.");
+    assert_eq!(said("en:natural", back.clone()), "The partner board is back.");
+    for (lang, partner) in [("en", "partner"), ("de", "Partnerbrett"), ("ru", "партнёра"), ("pl", "partnera")] {
+        for style in ["annex-d", "natural", "nato", "literate"] {
+            let choice = format!("{lang}:{style}");
+            assert!(said(&choice, lost.clone()).contains(partner), "{choice}");
+            assert!(said(&choice, back.clone()).contains(partner), "{choice}");
+            assert_ne!(said(&choice, lost.clone()), said(&choice, back.clone()), "{choice}");
+        }
+    }
+}

@@ -30,6 +30,7 @@ pub struct Config {
     pub engine: EngineSettings,
     pub http: HttpConfig,
     pub mqtt: MqttConfig,
+    pub pair: PairConfig,
     pub lichess: LichessConfig,
     pub state: StateConfig,
 }
@@ -473,6 +474,25 @@ pub struct MqttConfig {
     pub ca_file: Option<PathBuf>,
 }
 
+/// One game on two boards (Appendix D two-board play; a remote match):
+/// this board plays one side, the partner board of the same hall the other.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct PairConfig {
+    /// The partner board's name in the hall; none: this board plays alone.
+    #[serde(deserialize_with = "plain_name_opt")]
+    pub with: Option<String>,
+    /// The side this board's player has.
+    pub plays: Option<EngineSide>,
+}
+
+impl PairConfig {
+    /// The side this board's player has, when paired.
+    pub fn side(&self) -> Option<shakmaty::Color> {
+        self.with.as_ref().and(self.plays).map(EngineSide::color)
+    }
+}
+
 /// Lichess: the account's token, and for a relay the broadcast rounds it
 /// pushes the hall to.
 #[derive(Debug, Clone, Deserialize)]
@@ -552,6 +572,10 @@ fn plain_name<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
             "{name:?} is not a plain name: letters, digits, '-' or '_', at most 64 (it names MQTT topics and URLs)"
         )))
     }
+}
+
+fn plain_name_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    plain_name(d).map(Some)
 }
 
 /// The range of every number in the file: a value outside is an error
@@ -854,11 +878,49 @@ impl Config {
             PushOptions::new(self.lichess.broadcast.clone())
                 .map_err(|message| KeyError { key: "lichess.broadcast", message })?;
         }
+        self.check_pair()?;
         if self.http.listen.is_some_and(|a| a.port() == 0) {
             return Err(KeyError {
                 key: "http.listen",
                 message: "port 0 would listen on a port chosen at random, that no one can find: give one (e.g. 127.0.0.1:8080)"
                     .into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// A pair needs the hall's broker, its key and this board's name, a
+    /// side, and no engine.
+    fn check_pair(&self) -> Result<(), KeyError> {
+        let Some(partner) = &self.pair.with else { return Ok(()) };
+        let needs = |key: &'static str, what: &str| KeyError {
+            key,
+            message: format!("playing one game with board {partner:?} needs {what}"),
+        };
+        if self.pair.plays.is_none() {
+            return Err(needs("pair.plays", "the side this board plays: \"white\" or \"black\" (--plays)"));
+        }
+        if self.mqtt.broker.is_none() {
+            return Err(needs("mqtt.broker", "the hall's broker (--mqtt)"));
+        }
+        if self.mqtt.hall.is_empty() {
+            return Err(needs("mqtt.hall", "the hall's name (--hall)"));
+        }
+        if self.mqtt.hall_key_file.is_none() {
+            return Err(needs("mqtt.hall_key_file", "the hall key, which seals every move (--hall-key)"));
+        }
+        if self.mqtt.board_id.is_empty() {
+            return Err(needs("mqtt.board_id", "this board's own name (--board-id)"));
+        }
+        if &self.mqtt.board_id == partner {
+            return Err(KeyError { key: "pair.with", message: format!("{partner:?} is this board itself") });
+        }
+        if self.engine.path.is_some() {
+            return Err(KeyError {
+                key: "engine.path",
+                message: "a board plays its partner board or an engine, not both".into(),
             });
         }
         Ok(())
@@ -932,6 +994,7 @@ mod tests {
             ("engine", &["path", "plays", "level", "book", "book_plies", "syzygy", "think_ms", "accept_other_moves"]),
             ("http", &["listen", "token", "token_file", "assets"]),
             ("mqtt", &["broker", "hall", "board_id", "hall_key_file", "username", "password_file", "ca_file"]),
+            ("pair", &["with", "plays"]),
             ("lichess", &["url", "token_file", "broadcast"]),
             ("state", &["dir"]),
         ];

@@ -149,8 +149,14 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Das Brett antwortet nicht: Kabel oder Verbindung prüfen.",
         "Die Uhr antwortet nicht; die Partie geht weiter, die Zeit läuft hier.",
         "Die Engine ist ausgefallen; sie wird neu gestartet.",
+        "Das Partnerbrett ist nicht erreichbar; seine Züge folgen.",
     ],
-    device_back: ["Das Brett antwortet wieder.", "Die Uhr antwortet wieder.", "Die Engine antwortet wieder."],
+    device_back: [
+        "Das Brett antwortet wieder.",
+        "Die Uhr antwortet wieder.",
+        "Die Engine antwortet wieder.",
+        "Das Partnerbrett ist wieder da.",
+    ],
     draw_offer: ["{side} bietet Remis an.", "Sie bieten Remis an.", "Ihr Gegner bietet Remis an."],
     draw_offer_irregular: [
         "{side} bietet Remis an. Das Angebot gilt; richtig wäre es nach dem eigenen Zug, vor dem Drücken der Uhr.",

@@ -138,8 +138,14 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "The board is not answering: check its cable or its connection.",
         "The clock is not answering; the game goes on, timed here.",
         "The engine has stopped; restarting it.",
+        "The partner board cannot be reached; its moves will follow.",
     ],
-    device_back: ["The board answers again.", "The clock answers again.", "The engine answers again."],
+    device_back: [
+        "The board answers again.",
+        "The clock answers again.",
+        "The engine answers again.",
+        "The partner board is back.",
+    ],
     draw_offer: ["{side} offers a draw.", "You offer a draw.", "Your opponent offers a draw."],
     draw_offer_irregular: [
         "{side} offers a draw. It stands, though an offer belongs after one's move, before the clock is pressed.",

@@ -239,8 +239,8 @@ pub(crate) struct Lexicon {
     /// the order played.
     pub take_back: [&'static str; 2],
     /// A device not answering, and answering again: `[board, clock, engine]`.
-    pub device_lost: [&'static str; 3],
-    pub device_back: [&'static str; 3],
+    pub device_lost: [&'static str; 4],
+    pub device_back: [&'static str; 4],
     /// A draw offered (9.1.2), and declined by the move of the side offered it.
     pub draw_offer: Persons,
     /// A draw offered at another time than after the offerer's move (9.1.2.1).

@@ -164,8 +164,14 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Szachownica nie odpowiada: sprawdź kabel lub połączenie.",
         "Zegar nie odpowiada; partia trwa, czas liczony jest tutaj.",
         "Komputer przestał odpowiadać; uruchamiam go ponownie.",
+        "Szachownica partnera jest nieosiągalna; jej posunięcia nadejdą później.",
     ],
-    device_back: ["Szachownica znów odpowiada.", "Zegar znów odpowiada.", "Komputer znów odpowiada."],
+    device_back: [
+        "Szachownica znów odpowiada.",
+        "Zegar znów odpowiada.",
+        "Komputer znów odpowiada.",
+        "Szachownica partnera znów jest połączona.",
+    ],
     draw_offer: ["{side} proponują remis.", "Proponujesz remis.", "Przeciwnik proponuje remis."],
     draw_offer_irregular: [
         "{side} proponują remis. Propozycja obowiązuje, choć należy ją składać po swoim posunięciu, przed naciśnięciem zegara.",

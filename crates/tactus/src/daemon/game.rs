@@ -18,6 +18,7 @@ use super::dgt::DgtEmulation;
 use super::engine::{Answer, Answered, EngineHost, Reply};
 use super::event_log::EventLog;
 use super::journal::{self, Journal, JournalThread};
+use super::partner::PartnerHost;
 use super::source::Origin;
 use super::voice::VoiceThread;
 use crate::config::Speed;
@@ -246,6 +247,8 @@ pub struct GameTask {
     mate: MateSearches,
     /// The engine opponent, if one plays.
     engine: Option<EngineHost>,
+    /// The partner board, if the game is played on two.
+    partner: Option<PartnerHost>,
     /// When the latest input came in (for the engine's latency).
     input_at: Instant,
     journal: Option<JournalThread>,
@@ -418,6 +421,14 @@ fn diagram(fen: &str) -> Option<String> {
     Some(lines.join("\n"))
 }
 
+/// What the partner board says next; never, without one.
+async fn next_from_partner(partner: &mut Option<PartnerHost>) -> tactus_net::FromPartner {
+    match partner {
+        Some(partner) => partner.next().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// The engine's next reply; never, without an engine.
 async fn next_reply(engine: &mut Option<EngineHost>) -> Reply {
     match engine {
@@ -448,6 +459,7 @@ impl GameTask {
             session: opened.session,
             mate: MateSearches::new(),
             engine: None,
+            partner: None,
             input_at: Instant::now(),
             journal: Some(opened.journal),
             out,
@@ -475,6 +487,31 @@ impl GameTask {
         }
         self.engine = Some(engine);
         self.ask_engine();
+    }
+
+    /// The other side is played on the partner board from now on.
+    pub fn set_partner(&mut self, mut partner: PartnerHost) {
+        partner.begin(&self.session);
+        self.partner = Some(partner);
+    }
+
+    /// What the partner board said: its move waits for this board to be
+    /// ready for it (`partner_due`); the rest is said.
+    async fn partner_heard(&mut self, from: tactus_net::FromPartner) -> anyhow::Result<()> {
+        let Some(partner) = &mut self.partner else { return Ok(()) };
+        match partner.heard(from, &self.session) {
+            Some(kind) => self.take(Incoming::Notice(Instant::now(), kind)).await,
+            None => Ok(()),
+        }
+    }
+
+    /// The partner's move, journaled and taken once the game waits for it.
+    async fn partner_due(&mut self) -> anyhow::Result<()> {
+        if !matches!(self.phase, Phase::Playing) {
+            return Ok(());
+        }
+        let Some(input) = self.partner.as_mut().and_then(|p| p.due(&self.session)) else { return Ok(()) };
+        self.take(Incoming::At(Instant::now(), Record::Input(input))).await
     }
 
     fn ask_engine(&mut self) {
@@ -696,6 +733,10 @@ impl GameTask {
                 journal.append(Entry { t: self.last_t, record: Record::Timers }).await?;
             }
             journal.sync().await?;
+            // On disk first: a move the partner has is never lost here.
+            if let Some(partner) = &mut self.partner {
+                partner.tell(&events);
+            }
             if self.setup.draw_board {
                 for e in &events {
                     if let EventKind::Position { fen } = &e.kind
@@ -773,6 +814,7 @@ impl GameTask {
         // the mate search: the game ends when its answer comes.
         let mut inputs_open = true;
         loop {
+            self.partner_due().await?;
             if !inputs_open && self.mate.asked.is_none() && !self.session.finished() {
                 return Ok(Ended::InputClosed);
             }
@@ -808,6 +850,7 @@ impl GameTask {
                     // The engine lost or back: said, not journaled.
                     Reply::Notice(kind) => self.take(Incoming::Notice(Instant::now(), kind)).await?,
                 },
+                from = next_from_partner(&mut self.partner) => self.partner_heard(from).await?,
                 Some((question, verdict)) = self.mate.rx.recv() => {
                     self.mate.asked = None;
                     let answer = Input::Verdict { ply: question.ply, side: question.side, verdict };
@@ -855,7 +898,8 @@ impl GameTask {
         }
         notify::stopping();
         let (clock, engine, journal) = (self.clock.take(), self.engine.take(), self.journal.take());
-        let (_, _, journaled, _) = tokio::join!(
+        let partner = self.partner.take();
+        let (_, _, _, journaled, _) = tokio::join!(
             async {
                 if let Some(clock) = clock {
                     clock.stop(deadline).await;
@@ -864,6 +908,11 @@ impl GameTask {
             async {
                 if let Some(engine) = engine {
                     engine.stop(deadline).await;
+                }
+            },
+            async {
+                if let Some(partner) = partner {
+                    partner.stop(deadline).await;
                 }
             },
             async {

@@ -22,6 +22,7 @@ mod engine;
 mod event_log;
 mod game;
 mod journal;
+mod partner;
 mod shutdown;
 mod source;
 mod voice;
@@ -112,6 +113,13 @@ pub struct Args {
     /// This board's name in the hall.
     #[arg(long)]
     pub board_id: Option<String>,
+    /// One game on two boards: the partner board's name in the hall (needs
+    /// --mqtt, --hall, --hall-key, --board-id and --plays).
+    #[arg(long, value_name = "BOARD")]
+    pub pair_with: Option<String>,
+    /// The side this board's player has when paired.
+    #[arg(long, value_enum)]
+    pub plays: Option<EngineSide>,
 }
 
 impl Args {
@@ -181,6 +189,12 @@ impl Args {
         if let Some(b) = &self.board_id {
             cfg.mqtt.board_id = b.clone();
         }
+        if let Some(p) = &self.pair_with {
+            cfg.pair.with = Some(p.clone());
+        }
+        if let Some(side) = self.plays {
+            cfg.pair.plays = Some(side);
+        }
         cfg.check().map_err(|e| anyhow::anyhow!("{}: {e}", config::origin(file.as_deref())))?;
         Ok((cfg, file))
     }
@@ -231,7 +245,8 @@ fn policy_of(cfg: &Config) -> Policy {
         },
         // Who can still mate is searched off the game loop (game.rs).
         mate_search: MateSearch::Asked,
-        engine: cfg.engine.side(),
+        // The partner board's side is guided onto this board as an engine's is.
+        engine: cfg.engine.side().or(cfg.pair.side().map(|side| !side)),
         engine_override: cfg.engine.accept_other_moves,
         ..Policy::default()
     }
@@ -418,6 +433,18 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
                 let _ = task.stop(deadline).await;
                 return Err(e);
             }
+        }
+    }
+    match partner::PartnerHost::start(&cfg) {
+        Ok(Some(partner)) => task.set_partner(partner),
+        Ok(None) => {}
+        Err(e) => {
+            stop.trigger();
+            drop(rx);
+            let deadline = shutdown::deadline();
+            threads.join(deadline).await;
+            let _ = task.stop(deadline).await;
+            return Err(e);
         }
     }
     let mut stopped = stop.tx.subscribe();

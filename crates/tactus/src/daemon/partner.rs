@@ -1,0 +1,212 @@
+//! The partner board (Appendix D two-board play; a match between two
+//! places): this board's player has one side, the partner board's player
+//! the other, and each plays on their own board. A move completed here goes
+//! to the partner over the hall's broker (`tactus_net::PartnerLink`); the
+//! partner's move comes back as an `opponent` input, journaled, guided onto
+//! this board and completed when the board shows it, every wrong square
+//! fixed — as an engine's move is. Rulings made here are said there too.
+//!
+//! The game's own numbers keep the two in step across restarts: a daemon
+//! starting (or recovering its game from the journal) says `hello` with the
+//! ply its game is at, and the partner sends again its moves from there; a
+//! move for a ply already played is a duplicate, one for a later ply waits
+//! its turn. Nothing is lost or taken twice.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use shakmaty::Color;
+use shakmaty::uci::UciMove;
+use tactus_core::{Device, Event, EventKind, Session};
+use tactus_net::{FromPartner, HallLink, LinkSettings, PairMessage, PartnerLink};
+use tactus_trace::Input;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Config;
+
+/// Moves for later plies held until their turn (a partner never is more
+/// than a move ahead; a forged flood is not kept).
+const PENDING_KEPT: usize = 16;
+
+/// A move of the partner's, waiting for this board to be ready for it.
+#[derive(Debug, Clone)]
+struct Pending {
+    uci: UciMove,
+    /// When it arrived, for the latency the daemon reports.
+    at: Instant,
+}
+
+pub struct PartnerHost {
+    link: PartnerLink,
+    /// The side this board's player has.
+    side: Color,
+    pending: BTreeMap<u32, Pending>,
+    /// The latest own ply sent, so that a move is sent once (a `hello` asks
+    /// for it again).
+    sent: u32,
+    /// From a partner's move arriving to it being announced here.
+    latencies: Vec<Duration>,
+    stop: CancellationToken,
+}
+
+impl PartnerHost {
+    /// Links with the partner board the config names; `None` when it names none.
+    pub fn start(cfg: &Config) -> anyhow::Result<Option<PartnerHost>> {
+        let (Some(partner), Some(side), Some(broker)) = (&cfg.pair.with, cfg.pair.side(), &cfg.mqtt.broker) else {
+            return Ok(None);
+        };
+        let broker = broker.to_string();
+        let link = HallLink::from_settings(&LinkSettings {
+            broker: &broker,
+            username: cfg.mqtt.username.as_deref(),
+            password_file: cfg.mqtt.password_file.as_deref(),
+            ca_file: cfg.mqtt.ca_file.as_deref(),
+            hall_key_file: cfg.mqtt.hall_key_file.as_deref(),
+        })
+        .map_err(|e| anyhow::anyhow!("pair: {e}"))?;
+        let stop = CancellationToken::new();
+        let link = PartnerLink::start(&link, &cfg.mqtt.hall, &cfg.mqtt.board_id, partner, &stop)
+            .map_err(|e| anyhow::anyhow!("pair: {e}"))?;
+        tracing::info!(
+            "this board plays {} against board {partner}",
+            if side == Color::White { "White" } else { "Black" }
+        );
+        Ok(Some(PartnerHost { link, side, pending: BTreeMap::new(), sent: 0, latencies: Vec::new(), stop }))
+    }
+
+    /// The game is under way here (new, or recovered from the journal):
+    /// the partner hears where it stands, and sends again what it lacks.
+    pub fn begin(&mut self, session: &Session) {
+        self.sent = session.game().ply().saturating_sub(1);
+        self.link.send(PairMessage::Hello { ply: session.game().ply(), answer: false });
+    }
+
+    /// What comes next from the partner.
+    pub async fn next(&mut self) -> FromPartner {
+        self.link.next().await
+    }
+
+    /// Takes what the partner said: its move is held for [`Self::due`];
+    /// what is to be said and shown (not journaled) is returned: the
+    /// partner away or back, its rulings.
+    pub fn heard(&mut self, from: FromPartner, session: &Session) -> Option<EventKind> {
+        let partner = self.link.partner().to_string();
+        match from {
+            FromPartner::Away => {
+                tracing::warn!("the partner board {partner} cannot be reached");
+                Some(EventKind::DeviceLost { device: Device::Partner, detail: format!("board {partner}") })
+            }
+            FromPartner::Back => {
+                tracing::info!("the partner board {partner} is back");
+                Some(EventKind::DeviceBack { device: Device::Partner })
+            }
+            FromPartner::Message(PairMessage::Hello { ply, answer }) => {
+                self.send_from(ply, session);
+                if !answer {
+                    self.link.send(PairMessage::Hello { ply: session.game().ply(), answer: true });
+                }
+                None
+            }
+            FromPartner::Message(PairMessage::Move { ply, uci, san, .. }) => {
+                let Ok(uci) = uci.parse::<UciMove>() else { return None };
+                let game = session.game();
+                if ply < game.ply() {
+                    // Played already: sent again after a restart. One that
+                    // differs is the boards' disagreement, for the arbiter.
+                    let first = game.ply() - game.played.len() as u32;
+                    let ours = ply.checked_sub(first).and_then(|i| game.played.get(i as usize));
+                    if ours.is_some_and(|p| p.info.uci != uci.to_string()) {
+                        tracing::warn!(
+                            "the partner board {partner} played {san} at ply {ply}; this board has another move there"
+                        );
+                    }
+                    return None;
+                }
+                if ply_side(ply) == self.side {
+                    tracing::warn!(
+                        "the partner board {partner} sent a move for this board's side (ply {ply}): ignored"
+                    );
+                    return None;
+                }
+                if self.pending.len() < PENDING_KEPT || self.pending.contains_key(&ply) {
+                    self.pending.insert(ply, Pending { uci, at: Instant::now() });
+                }
+                None
+            }
+            FromPartner::Message(PairMessage::Ruling { event }) => Some(event.kind),
+        }
+    }
+
+    /// The partner's move, when this board is ready for it: its turn, its
+    /// ply, and no move of its being carried out already.
+    pub fn due(&mut self, session: &Session) -> Option<Input> {
+        if !session.awaits_engine() {
+            return None;
+        }
+        let ply = session.game().ply();
+        self.pending.retain(|&p, _| p >= ply);
+        let pending = self.pending.remove(&ply)?;
+        self.latencies.push(pending.at.elapsed());
+        Some(Input::Opponent { ply, uci: pending.uci, eval: None })
+    }
+
+    /// What the game said: this board's completed moves go to the partner,
+    /// and its rulings, to be said there too.
+    pub fn tell(&mut self, events: &[Event]) {
+        for event in events {
+            match &event.kind {
+                EventKind::Complete { ply, side, san, uci, clock_ms, .. } if *side == self.side && *ply > self.sent => {
+                    self.sent = *ply;
+                    let msg = PairMessage::Move { ply: *ply, uci: uci.clone(), san: san.clone(), clock_ms: *clock_ms };
+                    self.link.send(msg);
+                }
+                EventKind::Irregularity(_) | EventKind::Penalty { .. } => {
+                    self.link.send(PairMessage::Ruling { event: event.clone() });
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Sends again this board's moves from ply `from` on.
+    fn send_from(&mut self, from: u32, session: &Session) {
+        let game = session.game();
+        let first = game.ply() - game.played.len() as u32;
+        for (i, played) in game.played.iter().enumerate() {
+            let ply = first + i as u32;
+            if ply >= from && ply_side(ply) == self.side {
+                let info = &played.info;
+                self.link.send(PairMessage::Move {
+                    ply,
+                    uci: info.uci.clone(),
+                    san: info.san.clone(),
+                    clock_ms: played.clock_ms,
+                });
+                self.sent = self.sent.max(ply);
+            }
+        }
+    }
+
+    /// Says goodbye to the broker (within `deadline`) and reports the
+    /// partner's moves' latency here.
+    pub async fn stop(mut self, deadline: Instant) {
+        if !self.latencies.is_empty() {
+            self.latencies.sort();
+            let at = |q: f64| self.latencies[((self.latencies.len() - 1) as f64 * q).round() as usize];
+            tracing::info!(
+                "the partner's {} moves waited here p50 {:.1} ms, max {:.1} ms; {} messages refused",
+                self.latencies.len(),
+                at(0.5).as_secs_f64() * 1000.0,
+                at(1.0).as_secs_f64() * 1000.0,
+                self.link.refused()
+            );
+        }
+        self.stop.cancel();
+        let _ = tokio::time::timeout_at(deadline.into(), self.link.shutdown()).await;
+    }
+}
+
+/// The side that makes ply `ply` (1 = White's first move).
+fn ply_side(ply: u32) -> Color {
+    if ply % 2 == 1 { Color::White } else { Color::Black }
+}
