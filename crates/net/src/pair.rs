@@ -58,6 +58,11 @@ const CLIENT_QUEUE: usize = 64;
 const RESEND_FIRST: Duration = Duration::from_millis(500);
 const RESEND_MAX: Duration = Duration::from_secs(8);
 
+/// While connected, a board says it is there at least this often (with its
+/// latest acknowledgement): a partner that reconnected hears it is back,
+/// and an acknowledgement lost on the way is made good.
+const HEARTBEAT: Duration = Duration::from_secs(1);
+
 /// How long a stopped link goes on handing the broker what it holds.
 const CLOSE_WITHIN: Duration = Duration::from_secs(1);
 
@@ -182,6 +187,11 @@ pub(crate) struct Inbox {
 }
 
 impl Inbox {
+    /// The acknowledgement of what was taken from the partner's run, if any.
+    fn acked(&self) -> Option<Ack> {
+        self.from.map(|(run, next)| Ack { run, seq: next - 1 })
+    }
+
     /// Takes a message frame: what it makes deliverable, in order, and the
     /// acknowledgement to send; `room` is how many the daemon can take now
     /// (what does not fit is not acknowledged, and comes again).
@@ -241,6 +251,8 @@ struct State {
     /// When the unacknowledged are sent again, and the wait after that.
     resend_at: Option<Instant>,
     resend_step: Duration,
+    /// When anything was last handed to the client.
+    said_at: Instant,
 }
 
 struct Shared {
@@ -303,6 +315,7 @@ impl PartnerLink {
                 ack_due: None,
                 resend_at: None,
                 resend_step: RESEND_FIRST,
+                said_at: Instant::now(),
             }),
             wake: Notify::new(),
             refused: Refusals::default(),
@@ -415,7 +428,8 @@ impl Side {
     /// unacknowledged again when the timer says so.
     async fn hand(self) {
         loop {
-            let (frames, ack) = {
+            // The messages due, and an acknowledgement-only frame if one is due.
+            let (frames, lone) = {
                 let mut s = self.shared.lock();
                 let now = Instant::now();
                 if s.link != LinkState::Up {
@@ -430,7 +444,9 @@ impl Side {
                         s.resend_at = None;
                     }
                     let ack = s.ack_due.take();
-                    let frames = s.outbox.frames_from(s.handed + 1, ack);
+                    // Nothing said for a while: the board says it is there.
+                    let beat = now >= s.said_at + HEARTBEAT;
+                    let frames = s.outbox.frames_from(s.handed + 1, ack.or(s.inbox.acked()));
                     if let Some(last) = frames.last() {
                         s.handed = last.seq;
                     }
@@ -438,26 +454,33 @@ impl Side {
                         s.resend_at = Some(now + s.resend_step);
                     }
                     // An acknowledgement rides on a message when there is one.
-                    let ack = if frames.is_empty() { ack } else { None };
-                    (frames, ack)
+                    let lone = (frames.is_empty() && (ack.is_some() || beat)).then(|| Frame {
+                        run: s.outbox.run,
+                        seq: 0,
+                        base: 0,
+                        ack: ack.or(s.inbox.acked()),
+                        msg: None,
+                        gone: false,
+                    });
+                    if !frames.is_empty() || lone.is_some() {
+                        s.said_at = now;
+                    }
+                    (frames, lone)
                 }
             };
-            for frame in &frames {
+            for frame in frames.iter().chain(&lone) {
                 if !self.publish(frame).await {
                     return;
                 }
             }
-            if let Some(ack) = ack {
-                let run = self.shared.lock().outbox.run;
-                let frame = Frame { run, seq: 0, base: 0, ack: Some(ack), msg: None, gone: false };
-                if !self.publish(&frame).await {
-                    return;
-                }
-            }
-            let resend_at = self.shared.lock().resend_at;
+            let (resend_at, beat_at) = {
+                let s = self.shared.lock();
+                (s.resend_at, (s.link == LinkState::Up).then_some(s.said_at + HEARTBEAT))
+            };
             tokio::select! {
                 () = self.shared.wake.notified() => {}
                 () = sleep_until(resend_at) => {}
+                () = sleep_until(beat_at) => {}
                 () = self.stop.cancelled() => return,
             }
         }
@@ -502,7 +525,8 @@ impl Side {
         } else {
             match s.presence {
                 Presence::Away => told.push(FromPartner::Back),
-                Presence::Unheard | Presence::Here { .. } => {}
+                Presence::Unheard => info!(board = %self.board, "pair: the partner board {} is heard", self.partner),
+                Presence::Here { .. } => {}
             }
             s.presence = Presence::Here { run: frame.run };
         }
