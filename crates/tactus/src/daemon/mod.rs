@@ -22,6 +22,7 @@ mod engine;
 mod event_log;
 mod game;
 mod journal;
+mod opponent;
 mod shutdown;
 mod source;
 mod voice;
@@ -409,7 +410,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     let mut task = GameTask::new(setup, opened, out, clock, time);
     if let Some(path) = &cfg.engine.path {
         match engine::EngineHost::start(&cfg.engine, path, chess960).await {
-            Ok(engine) => task.set_engine(engine),
+            Ok(engine) => task.seat(opponent::Opponent::Engine(engine)),
             Err(e) => {
                 stop.trigger();
                 drop(rx);
