@@ -259,6 +259,11 @@ impl Session {
         matches!(self.phase, Phase::Over)
     }
 
+    /// The events produced and not yet drained: what the latest input led to.
+    pub fn pending(&self) -> &[Event] {
+        &self.out
+    }
+
     /// Events produced since the last call.
     pub fn drain(&mut self) -> std::vec::Drain<'_, Event> {
         self.out.drain(..)

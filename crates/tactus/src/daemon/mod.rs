@@ -22,6 +22,7 @@ mod engine;
 mod event_log;
 mod game;
 mod journal;
+mod opponent;
 mod partner;
 mod shutdown;
 mod source;
@@ -424,7 +425,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     let mut task = GameTask::new(setup, opened, out, clock, time);
     if let Some(path) = &cfg.engine.path {
         match engine::EngineHost::start(&cfg.engine, path, chess960).await {
-            Ok(engine) => task.set_engine(engine),
+            Ok(engine) => task.seat(opponent::Opponent::Engine(engine)),
             Err(e) => {
                 stop.trigger();
                 drop(rx);
@@ -436,7 +437,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         }
     }
     match partner::PartnerHost::start(&cfg) {
-        Ok(Some(partner)) => task.set_partner(partner),
+        Ok(Some(partner)) => task.seat(opponent::Opponent::Partner(partner)),
         Ok(None) => {}
         Err(e) => {
             stop.trigger();

@@ -6,6 +6,11 @@
 //! this board and completed when the board shows it, every wrong square
 //! fixed — as an engine's move is. Rulings made here are said there too.
 //!
+//! It sits in the game task's opponent slot (`opponent.rs`): what the game
+//! commits is looked at for this board's completed moves and rulings, which
+//! are sent once the step is on disk (at the next wait for the partner);
+//! the partner's move is given to the game when the game waits for it.
+//!
 //! The game's own numbers keep the two in step across restarts: a daemon
 //! starting (or recovering its game from the journal) says `hello` with the
 //! ply its game is at, and the partner sends again its moves from there; a
@@ -17,9 +22,11 @@ use std::time::{Duration, Instant};
 
 use shakmaty::Color;
 use shakmaty::uci::UciMove;
-use tactus_core::{Device, Event, EventKind, Session};
+use tactus_core::{Device, EventKind, Session};
 use tactus_net::{FromPartner, HallLink, LinkSettings, PairMessage, PartnerLink};
 use tactus_trace::Input;
+
+use super::opponent::{Now, Said};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
@@ -41,11 +48,13 @@ pub struct PartnerHost {
     /// The side this board's player has.
     side: Color,
     pending: BTreeMap<u32, Pending>,
+    /// What the game committed for the partner, sent once it is on disk.
+    outgoing: Vec<PairMessage>,
     /// The latest own ply sent, so that a move is sent once (a `hello` asks
     /// for it again).
     sent: u32,
-    /// From a partner's move arriving to it being announced here.
-    latencies: Vec<Duration>,
+    /// From a partner's move arriving to it being given to the game.
+    waits: Vec<Duration>,
     stop: CancellationToken,
 }
 
@@ -67,29 +76,53 @@ impl PartnerHost {
         let stop = CancellationToken::new();
         let link = PartnerLink::start(&link, &cfg.mqtt.hall, &cfg.mqtt.board_id, partner, &stop)
             .map_err(|e| anyhow::anyhow!("pair: {e}"))?;
-        tracing::info!(
-            "this board plays {} against board {partner}",
-            if side == Color::White { "White" } else { "Black" }
-        );
-        Ok(Some(PartnerHost { link, side, pending: BTreeMap::new(), sent: 0, latencies: Vec::new(), stop }))
+        let name = if side == Color::White { "White" } else { "Black" };
+        tracing::info!("this board plays {name} against board {partner}");
+        Ok(Some(PartnerHost {
+            link,
+            side,
+            pending: BTreeMap::new(),
+            outgoing: Vec::new(),
+            sent: 0,
+            waits: Vec::new(),
+            stop,
+        }))
+    }
+
+    /// The side the partner board's player has.
+    pub fn side(&self) -> Color {
+        !self.side
     }
 
     /// The game is under way here (new, or recovered from the journal):
     /// the partner hears where it stands, and sends again what it lacks.
-    pub fn begin(&mut self, session: &Session) {
+    pub fn seat(&mut self, session: &Session) {
         self.sent = session.game().ply().saturating_sub(1);
-        self.link.send(PairMessage::Hello { ply: session.game().ply(), answer: false });
+        self.pending.clear();
+        self.outgoing.push(PairMessage::Hello { ply: session.game().ply(), answer: false });
     }
 
-    /// What comes next from the partner.
-    pub async fn next(&mut self) -> FromPartner {
-        self.link.next().await
+    /// What the partner says next, for the game `now`: its move once the
+    /// game waits for it, the partner away or back, its rulings. What was
+    /// committed for the partner goes first.
+    pub async fn next(&mut self, now: Now<'_>) -> Said {
+        for msg in self.outgoing.drain(..) {
+            self.link.send(msg);
+        }
+        loop {
+            if let Some(input) = self.due(now.session) {
+                return Said::Inputs(vec![input]);
+            }
+            let from = self.link.next().await;
+            if let Some(kind) = self.heard(from, now.session) {
+                return Said::Notice(kind);
+            }
+        }
     }
 
     /// Takes what the partner said: its move is held for [`Self::due`];
-    /// what is to be said and shown (not journaled) is returned: the
-    /// partner away or back, its rulings.
-    pub fn heard(&mut self, from: FromPartner, session: &Session) -> Option<EventKind> {
+    /// what is to be said and shown (not journaled) is returned.
+    fn heard(&mut self, from: FromPartner, session: &Session) -> Option<EventKind> {
         let partner = self.link.partner().to_string();
         match from {
             FromPartner::Away => {
@@ -129,7 +162,7 @@ impl PartnerHost {
                     return None;
                 }
                 if self.pending.len() < PENDING_KEPT || self.pending.contains_key(&ply) {
-                    self.pending.insert(ply, Pending { uci, at: Instant::now() });
+                    self.pending.entry(ply).or_insert(Pending { uci, at: Instant::now() });
                 }
                 None
             }
@@ -139,29 +172,30 @@ impl PartnerHost {
 
     /// The partner's move, when this board is ready for it: its turn, its
     /// ply, and no move of its being carried out already.
-    pub fn due(&mut self, session: &Session) -> Option<Input> {
+    fn due(&mut self, session: &Session) -> Option<Input> {
         if !session.awaits_engine() {
             return None;
         }
         let ply = session.game().ply();
         self.pending.retain(|&p, _| p >= ply);
         let pending = self.pending.remove(&ply)?;
-        self.latencies.push(pending.at.elapsed());
+        self.waits.push(pending.at.elapsed());
         Some(Input::Opponent { ply, uci: pending.uci, eval: None })
     }
 
-    /// What the game said: this board's completed moves go to the partner,
-    /// and its rulings, to be said there too.
-    pub fn tell(&mut self, events: &[Event]) {
-        for event in events {
+    /// The game took a step: this board's completed move goes to the
+    /// partner, and its rulings, to be said there too — sent once the step
+    /// is on disk.
+    pub fn committed(&mut self, session: &Session) {
+        for event in session.pending() {
             match &event.kind {
                 EventKind::Complete { ply, side, san, uci, clock_ms, .. } if *side == self.side && *ply > self.sent => {
                     self.sent = *ply;
                     let msg = PairMessage::Move { ply: *ply, uci: uci.clone(), san: san.clone(), clock_ms: *clock_ms };
-                    self.link.send(msg);
+                    self.outgoing.push(msg);
                 }
                 EventKind::Irregularity(_) | EventKind::Penalty { .. } => {
-                    self.link.send(PairMessage::Ruling { event: event.clone() });
+                    self.outgoing.push(PairMessage::Ruling { event: event.clone() });
                 }
                 _ => {}
             }
@@ -187,15 +221,15 @@ impl PartnerHost {
         }
     }
 
-    /// Says goodbye to the broker (within `deadline`) and reports the
-    /// partner's moves' latency here.
+    /// Says goodbye to the broker (within `deadline`) and reports how long
+    /// the partner's moves waited here for the board to be ready.
     pub async fn stop(mut self, deadline: Instant) {
-        if !self.latencies.is_empty() {
-            self.latencies.sort();
-            let at = |q: f64| self.latencies[((self.latencies.len() - 1) as f64 * q).round() as usize];
+        if !self.waits.is_empty() {
+            self.waits.sort();
+            let at = |q: f64| self.waits[((self.waits.len() - 1) as f64 * q).round() as usize];
             tracing::info!(
-                "the partner's {} moves waited here p50 {:.1} ms, max {:.1} ms; {} messages refused",
-                self.latencies.len(),
+                "the partner's {} moves waited here p50 {:.1} ms, max {:.1} ms; {} messages from the broker refused",
+                self.waits.len(),
                 at(0.5).as_secs_f64() * 1000.0,
                 at(1.0).as_secs_f64() * 1000.0,
                 self.link.refused()
