@@ -57,22 +57,24 @@ impl Drop for Guard {
     }
 }
 
-/// The hall: its broker (a real mosquitto, restartable) and its key.
+/// The hall: its broker (a real mosquitto, restartable) and its key; the
+/// time control its games are played at.
 struct Hall {
     dir: PathBuf,
     port: u16,
     broker: Option<Guard>,
+    time_control: &'static str,
 }
 
 impl Hall {
-    fn new(name: &str) -> Hall {
+    fn new(name: &str, time_control: &'static str) -> Hall {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempdir(name);
         let key = dir.join("hall.key");
         std::fs::write(&key, format!("{KEY}\n")).unwrap();
         std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
         std::fs::write(dir.join("empty.toml"), "").unwrap();
-        let mut hall = Hall { dir, port: free_port(), broker: None };
+        let mut hall = Hall { dir, port: free_port(), broker: None, time_control };
         hall.start_broker();
         hall
     }
@@ -101,6 +103,7 @@ struct Board {
     side: Color,
     hall_dir: PathBuf,
     port: u16,
+    time_control: &'static str,
     http: u16,
     state: PathBuf,
     child: Option<Guard>,
@@ -117,6 +120,7 @@ impl Board {
             side,
             hall_dir: hall.dir.clone(),
             port: hall.port,
+            time_control: hall.time_control,
             http: free_port(),
             state,
             child: None,
@@ -138,7 +142,8 @@ impl Board {
             .arg("run")
             .arg("--config")
             .arg(self.hall_dir.join("empty.toml"))
-            .args(["--board", "sim", "--time-control", "-", "--voice", "none", "--events", "-", "--state-dir"])
+            .args(["--board", "sim", "--time-control", self.time_control, "--voice", "none", "--events", "-"])
+            .arg("--state-dir")
             .arg(&self.state)
             .args(["--http", &format!("127.0.0.1:{}", self.http)])
             .args(["--mqtt", &format!("127.0.0.1:{}", self.port), "--hall", "schools", "--hall-key"])
@@ -240,14 +245,15 @@ enum Carry {
 
 /// One ply: typed and pressed on the mover's board, where it completes;
 /// then `opponent_move` on the other, carried out from its steps, and
-/// completed there without a press.
-fn play(mover: &mut Board, other: &mut Board, pos: &mut Chess, san: &str, carry: Carry) {
+/// completed there without a press. The mover's `complete`.
+fn play(mover: &mut Board, other: &mut Board, pos: &mut Chess, san: &str, carry: Carry) -> Value {
     let mv = next_move(pos, san);
     let uci = mv.to_uci(CastlingMode::Standard).to_string();
     let ply = pos.fullmoves().get() * 2 - u32::from(pos.turn() == Color::White);
     mover.hands(&edges(pos, mv));
     mover.hands(&[if mover.side == Color::White { "w" } else { "b" }.to_string()]);
-    let done = mover.events.next("complete");
+    let mover_done = mover.events.next("complete");
+    let done = &mover_done;
     assert_eq!((done["uci"].as_str(), done["ply"].as_u64()), (Some(uci.as_str()), Some(u64::from(ply))), "{done}");
     let chosen = other.events.next("opponent_move");
     assert_eq!(chosen["uci"], uci.as_str(), "board {} is told the move made on {}: {chosen}", other.id, mover.id);
@@ -283,6 +289,7 @@ fn play(mover: &mut Board, other: &mut Board, pos: &mut Chess, san: &str, carry:
     let done = other.events.next("complete");
     assert_eq!(done["uci"], uci.as_str(), "the partner's move is completed on {} without a press", other.id);
     pos.play_unchecked(mv);
+    mover_done
 }
 
 /// The two boards of a hall, White's and Black's, each ready.
@@ -357,7 +364,7 @@ fn publish(port: u16, topic: &str, payload: Vec<u8>) {
 
 #[test]
 fn a_whole_game_on_two_boards_through_the_hall_s_broker() {
-    let hall = Hall::new("game");
+    let hall = Hall::new("game", "300+2");
     let (mut a, mut b) = pair(&hall);
     wait_until("board B to hear its partner", || b.log().contains("the partner board A is heard"));
     // Before White moves, strangers make moves for White on B: one without
@@ -370,11 +377,20 @@ fn a_whole_game_on_two_boards_through_the_hall_s_broker() {
     wait_until("the refusal logged", || b.log().contains("a pair message was ignored"));
     let mut pos = Chess::default();
     let sans: Vec<&str> = OPERA.split_whitespace().collect();
+    let mut before: Option<Value> = None;
     for (i, san) in sans.iter().enumerate() {
         // Black's 2... d6 goes first on a wrong square of White's board.
         let carry = if i == 3 { Carry::Slip } else { Carry::AsSaid };
         let (mover, other) = boards(&mut a, &mut b, &pos);
-        play(mover, other, &mut pos, san, carry);
+        let done = play(mover, other, &mut pos, san, carry);
+        // Each player's time is the one their own board kept: the partner
+        // board shows it exactly, however long the move took to arrive and
+        // to be carried out there.
+        if let Some(before) = before {
+            assert!(before["clock_ms"].is_i64(), "{before}");
+            assert_eq!(done["opponent_ms"], before["clock_ms"], "ply {}: {done} after {before}", i + 1);
+        }
+        before = Some(done);
     }
     assert!(pos.is_checkmate());
     for board in [&a, &b] {
@@ -402,7 +418,7 @@ fn a_whole_game_on_two_boards_through_the_hall_s_broker() {
 
 #[test]
 fn a_side_killed_mid_game_goes_on_from_its_journal_and_its_partner() {
-    let hall = Hall::new("restart");
+    let hall = Hall::new("restart", "-");
     let (mut a, mut b) = pair(&hall);
     let sans: Vec<&str> = OPERA.split_whitespace().collect();
     let mut pos = Chess::default();
@@ -468,7 +484,7 @@ fn a_side_killed_mid_game_goes_on_from_its_journal_and_its_partner() {
 
 #[test]
 fn the_broker_restarted_mid_game() {
-    let mut hall = Hall::new("broker");
+    let mut hall = Hall::new("broker", "-");
     let (mut a, mut b) = pair(&hall);
     let sans: Vec<&str> = OPERA.split_whitespace().collect();
     let mut pos = Chess::default();

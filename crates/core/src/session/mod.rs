@@ -435,6 +435,7 @@ impl Session {
             Input::Pause
             | Input::Resume
             | Input::SetClock { .. }
+            | Input::PartnerClock { .. }
             | Input::SetMoves { .. }
             | Input::AddTime { .. }
             | Input::Increment { .. } => self.on_clock_input(t, input),

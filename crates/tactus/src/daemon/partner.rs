@@ -39,6 +39,8 @@ const PENDING_KEPT: usize = 16;
 #[derive(Debug, Clone)]
 struct Pending {
     uci: UciMove,
+    /// The mover's time after it, as the partner's clock kept it.
+    clock_ms: Option<i64>,
     /// When it arrived, for the latency the daemon reports.
     at: Instant,
 }
@@ -50,6 +52,10 @@ pub struct PartnerHost {
     pending: BTreeMap<u32, Pending>,
     /// What the game committed for the partner, sent once it is on disk.
     outgoing: Vec<PairMessage>,
+    /// The partner's move given to the game, and the time its clock kept.
+    carried: Option<(u32, Option<i64>)>,
+    /// That time, once the move is complete here: this board shows it too.
+    clock_due: Option<Input>,
     /// The latest own ply sent, so that a move is sent once (a `hello` asks
     /// for it again).
     sent: u32,
@@ -83,6 +89,8 @@ impl PartnerHost {
             side,
             pending: BTreeMap::new(),
             outgoing: Vec::new(),
+            carried: None,
+            clock_due: None,
             sent: 0,
             waits: Vec::new(),
             stop,
@@ -99,6 +107,7 @@ impl PartnerHost {
     pub fn seat(&mut self, session: &Session) {
         self.sent = session.game().ply().saturating_sub(1);
         self.pending.clear();
+        (self.carried, self.clock_due) = (None, None);
         self.outgoing.push(PairMessage::Hello { ply: session.game().ply(), answer: false });
     }
 
@@ -108,6 +117,9 @@ impl PartnerHost {
     pub async fn next(&mut self, now: Now<'_>) -> Said {
         for msg in self.outgoing.drain(..) {
             self.link.send(msg);
+        }
+        if let Some(clock) = self.clock_due.take() {
+            return Said::Inputs(vec![clock]);
         }
         loop {
             if let Some(input) = self.due(now.session) {
@@ -140,7 +152,7 @@ impl PartnerHost {
                 }
                 None
             }
-            FromPartner::Message(PairMessage::Move { ply, uci, san, .. }) => {
+            FromPartner::Message(PairMessage::Move { ply, uci, san, clock_ms }) => {
                 let Ok(uci) = uci.parse::<UciMove>() else { return None };
                 let game = session.game();
                 if ply < game.ply() {
@@ -162,7 +174,7 @@ impl PartnerHost {
                     return None;
                 }
                 if self.pending.len() < PENDING_KEPT || self.pending.contains_key(&ply) {
-                    self.pending.entry(ply).or_insert(Pending { uci, at: Instant::now() });
+                    self.pending.entry(ply).or_insert(Pending { uci, clock_ms, at: Instant::now() });
                 }
                 None
             }
@@ -180,6 +192,7 @@ impl PartnerHost {
         self.pending.retain(|&p, _| p >= ply);
         let pending = self.pending.remove(&ply)?;
         self.waits.push(pending.at.elapsed());
+        self.carried = Some((ply, pending.clock_ms));
         Some(Input::Opponent { ply, uci: pending.uci, eval: None })
     }
 
@@ -193,6 +206,15 @@ impl PartnerHost {
                     self.sent = *ply;
                     let msg = PairMessage::Move { ply: *ply, uci: uci.clone(), san: san.clone(), clock_ms: *clock_ms };
                     self.outgoing.push(msg);
+                }
+                EventKind::Complete { ply, side, .. } if *side != self.side => {
+                    if let Some((carried, Some(ms))) = self.carried
+                        && carried == *ply
+                    {
+                        let ms = ms.clamp(0, tactus_trace::range::CLOCK_MS.values.end().cast_signed());
+                        self.clock_due = Some(Input::PartnerClock { side: *side, ms: ms.cast_unsigned() });
+                    }
+                    self.carried = None;
                 }
                 EventKind::Irregularity(_) | EventKind::Penalty { .. } => {
                     self.outgoing.push(PairMessage::Ruling { event: event.clone() });
