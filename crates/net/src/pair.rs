@@ -523,6 +523,11 @@ impl Side {
                 told.push(FromPartner::Away);
             }
         } else {
+            if !matches!(s.presence, Presence::Here { run } if run == frame.run) {
+                // A partner heard anew may be a new run that has none of
+                // what was handed before: all of it goes again now.
+                s.handed = 0;
+            }
             match s.presence {
                 Presence::Away => told.push(FromPartner::Back),
                 Presence::Unheard => info!(board = %self.board, "pair: the partner board {} is heard", self.partner),
@@ -572,9 +577,14 @@ fn checked(mut frame: Frame) -> Result<Frame, String> {
 }
 
 impl Peer for Side {
-    /// Everything unacknowledged goes again on a new connection.
     fn connected(&mut self) -> Vec<Filter> {
         info!(board = %self.board, partner = %self.partner, "pair: connected to the MQTT broker {}", self.hall_link.broker);
+        vec![Filter::new(self.in_filter.clone(), QoS::AtLeastOnce)]
+    }
+
+    /// Everything unacknowledged goes again on a new connection, once the
+    /// partner's answers can be heard.
+    fn subscribed(&mut self) {
         let mut s = self.shared.lock();
         s.link = LinkState::Up;
         s.handed = 0;
@@ -582,7 +592,6 @@ impl Peer for Side {
         s.resend_step = RESEND_FIRST;
         drop(s);
         self.shared.wake.notify_one();
-        vec![Filter::new(self.in_filter.clone(), QoS::AtLeastOnce)]
     }
 
     fn received(&mut self, p: &Publish) {

@@ -167,8 +167,9 @@ impl Board {
 
     /// SIGKILL, as a power cut: nothing is said or flushed.
     fn kill(&mut self) {
-        drop(self.stdin.take());
+        // Killed first: its input closing would end the sim board's recording.
         drop(self.child.take());
+        drop(self.stdin.take());
     }
 
     /// What the daemon wrote to its log.
