@@ -63,3 +63,20 @@ fn a_partner_board_away_and_back_is_said_in_every_language_and_style() {
         }
     }
 }
+
+#[test]
+fn a_partner_board_s_move_is_the_opponent_s_not_an_engine_s() {
+    use tactus_speech::Opponent;
+    let line = r#"{"t":0,"event":"opponent_move","ply":2,"side":"black","san":"Nf6","uci":"g8f6","piece":"n","from":"g8","to":"f6","steps":[{"piece":"n","from":"g8","to":"f6"}]}"#;
+    let ev: Event = serde_json::from_str(line).unwrap();
+    let engine = |c: Choice| Words::new(c.lang, c.style).say(&ev).unwrap();
+    let partner = |c: Choice| Words::new(c.lang, c.style).with_opponent(Opponent::Partner).say(&ev).unwrap();
+    assert_eq!(partner("en:natural".parse().unwrap()), "Opponent: knight g8 to f6.");
+    for (lang, word) in [("en", "Opponent"), ("de", "Gegner"), ("ru", "соперника"), ("pl", "przeciwnika")] {
+        for style in ["annex-d", "natural", "nato", "literate"] {
+            let choice: Choice = format!("{lang}:{style}").parse().unwrap();
+            assert!(partner(choice).contains(word), "{lang}:{style}: {}", partner(choice));
+            assert_ne!(partner(choice), engine(choice), "{lang}:{style}");
+        }
+    }
+}

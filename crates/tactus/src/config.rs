@@ -1026,6 +1026,25 @@ mod tests {
     }
 
     #[test]
+    fn a_pair_needs_the_hall_and_no_engine() {
+        let base = "[mqtt]\nbroker = \"127.0.0.1:1883\"\nhall = \"h\"\nboard_id = \"A\"\nhall_key_file = \"/k\"\n";
+        // Parsing checks the whole.
+        let check = |text: &str| parse(Path::new("t.toml"), text).map(|_| ()).map_err(|e| e.to_string());
+        let paired = format!("{base}[pair]\nwith = \"B\"\nplays = \"white\"\n");
+        assert_eq!(check(&paired), Ok(()));
+        assert_eq!(parse(Path::new("t.toml"), &paired).unwrap().pair.side(), Some(shakmaty::Color::White));
+        let e = check(&paired.replace("hall_key_file = \"/k\"\n", "")).unwrap_err();
+        assert!(e.contains("mqtt.hall_key_file") && e.contains("--hall-key"), "{e}");
+        let e = check(&paired.replace("plays = \"white\"\n", "")).unwrap_err();
+        assert!(e.contains("pair.plays"), "{e}");
+        let e = check(&paired.replace("with = \"B\"", "with = \"A\"")).unwrap_err();
+        assert!(e.contains("this board itself"), "{e}");
+        let e = check(&format!("{paired}[engine]\npath = \"/usr/games/stockfish\"\n")).unwrap_err();
+        assert!(e.contains("engine.path"), "{e}");
+        assert!(parse(Path::new("t.toml"), "[pair]\nwith = \"a/b\"\n").is_err(), "a partner's name is one topic level");
+    }
+
+    #[test]
     fn value_errors_name_file_line_and_key() {
         let cases = [
             ("[game]\n\ntime_control = \"40/\"\n", "t.toml:3: key `game.time_control`:"),

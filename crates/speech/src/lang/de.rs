@@ -141,6 +141,8 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     misplaced_off: "{the_piece} auf {sq} vom Brett nehmen.",
     missing_piece: "{the_piece_nom} gehört auf {sq}.",
     other_move: "Das ist nicht der Zug der Engine: {move}.",
+    partner_move: "Gegner: {move}.",
+    partner_other_move: "Das ist nicht der Zug des Gegners: {move}.",
     halfway: "Jetzt {step}.",
     hint: "Tipp: {move}.",
     engine_level: "Engine-Stufe {level}.",

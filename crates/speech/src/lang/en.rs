@@ -130,6 +130,8 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     misplaced_off: "Take the {piece} on {sq} off the board.",
     missing_piece: "The {piece} belongs on {sq}.",
     other_move: "That is not the engine's move: {move}.",
+    partner_move: "Opponent: {move}.",
+    partner_other_move: "That is not your opponent's move: {move}.",
     halfway: "Now {step}.",
     hint: "Hint: {move}.",
     engine_level: "Engine level {level}.",

@@ -229,6 +229,10 @@ pub(crate) struct Lexicon {
     pub missing_piece: &'static str,
     /// Another legal move than the engine's: `{move}`.
     pub other_move: &'static str,
+    /// The partner board's move (one game on two boards), `{move}`.
+    pub partner_move: &'static str,
+    /// Another legal move than the partner's: `{move}`.
+    pub partner_other_move: &'static str,
     /// Part of the engine's move done that reads as another move: `{step}`, the next.
     pub halfway: &'static str,
     /// The engine's suggestion: `{move}`.

@@ -156,6 +156,8 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     misplaced_off: "Zdejmij {piece_acc} z pola {sq}.",
     missing_piece: "{piece} ma stać na {sq}.",
     other_move: "To nie jest ruch komputera: {move}.",
+    partner_move: "Ruch przeciwnika: {move}.",
+    partner_other_move: "To nie jest ruch przeciwnika: {move}.",
     halfway: "Teraz {step}.",
     hint: "Podpowiedź: {move}.",
     engine_level: "Poziom komputera: {level}.",

@@ -145,6 +145,8 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     misplaced_off: "Снимите с доски {piece_acc} на {sq}.",
     missing_piece: "Место {piece_gen} — на {sq}.",
     other_move: "Это не ход движка: {move}.",
+    partner_move: "Ход соперника: {move}.",
+    partner_other_move: "Это не ход соперника: {move}.",
     halfway: "Теперь {step}.",
     hint: "Подсказка: {move}.",
     engine_level: "Уровень движка: {level}.",
