@@ -30,6 +30,7 @@ use rumqttc::v5::mqttbytes::v5::{Filter, LastWill, Publish};
 use rumqttc::v5::{AsyncClient, ConnectionError, EventLoop};
 use serde::{Deserialize, Serialize};
 use tactus_core::{Event, EventKind};
+use tactus_trace::{GameResult, OffBoardReason};
 use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -86,6 +87,10 @@ pub enum PairMessage {
     /// A ruling made on the sender's board (an irregularity, a penalty), to
     /// be said on the partner's too.
     Ruling { event: Event },
+    /// The game ended on the sender's board in a way the partner's board
+    /// cannot see for itself (a flag, a second illegal move, a resignation,
+    /// an agreement, the arbiter): its result, and the reason off the board.
+    Over { result: GameResult, reason: OffBoardReason },
 }
 
 /// What the link hands the daemon.
@@ -736,6 +741,17 @@ mod tests {
         let unnumbered: Frame =
             serde_json::from_str(r#"{"run":1,"msg":{"kind":"hello","ply":1,"answer":true}}"#).unwrap();
         assert!(checked(unnumbered).is_err());
+        let over: Frame =
+            serde_json::from_str(r#"{"run":1,"seq":2,"msg":{"kind":"over","result":"0-1","reason":"resignation"}}"#)
+                .unwrap();
+        let want = PairMessage::Over { result: GameResult::BlackWins, reason: OffBoardReason::Resignation };
+        assert_eq!(over.msg, Some(want));
+        assert!(
+            serde_json::from_str::<Frame>(
+                r#"{"run":1,"seq":2,"msg":{"kind":"over","result":"2-0","reason":"arbiter"}}"#
+            )
+            .is_err()
+        );
         let paused = r#"{"run":1,"seq":1,"msg":{"kind":"ruling","event":{"t":1,"event":"paused"}}}"#;
         assert!(checked(serde_json::from_str(paused).unwrap()).is_err(), "a ruling is an irregularity or a penalty");
     }

@@ -484,7 +484,7 @@ fn a_side_killed_mid_game_goes_on_from_its_journal_and_its_partner() {
 }
 
 #[test]
-fn the_broker_restarted_mid_game() {
+fn the_broker_restarted_mid_game_and_a_resignation_ends_it_on_both_boards() {
     let mut hall = Hall::new("broker", "-");
     let (mut a, mut b) = pair(&hall);
     let sans: Vec<&str> = OPERA.split_whitespace().collect();
@@ -522,5 +522,11 @@ fn the_broker_restarted_mid_game() {
     for san in &sans[3..8] {
         let (mover, other) = boards(&mut a, &mut b, &pos);
         play(mover, other, &mut pos, san, Carry::AsSaid);
+    }
+    // White resigns at White's board: the game is over on both.
+    a.hands(&["result 0-1 resigns".to_string()]);
+    for board in [&a, &b] {
+        let over = board.events.next("game_over");
+        assert_eq!((over["result"].as_str(), over["reason"].as_str()), (Some("0-1"), Some("resignation")), "{over}");
     }
 }

@@ -132,7 +132,7 @@ impl Opponent {
                     _ => {}
                 }
             }
-            Opponent::Partner(partner) => partner.committed(now.session),
+            Opponent::Partner(partner) => partner.committed(now.session, entry),
         }
     }
 

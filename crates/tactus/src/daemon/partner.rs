@@ -22,9 +22,9 @@ use std::time::{Duration, Instant};
 
 use shakmaty::Color;
 use shakmaty::uci::UciMove;
-use tactus_core::{Device, EventKind, Session};
+use tactus_core::{Device, EndReason, EventKind, Irregularity, Session};
 use tactus_net::{FromPartner, HallLink, LinkSettings, PairMessage, PartnerLink};
-use tactus_trace::Input;
+use tactus_trace::{Entry, Input, OffBoardReason, Record};
 
 use super::opponent::{Now, Said};
 use tokio_util::sync::CancellationToken;
@@ -56,6 +56,8 @@ pub struct PartnerHost {
     carried: Option<(u32, Option<i64>)>,
     /// That time, once the move is complete here: this board shows it too.
     clock_due: Option<Input>,
+    /// Time given here because the partner's board gave it: not sent back.
+    echo: Option<Input>,
     /// The latest own ply sent, so that a move is sent once (a `hello` asks
     /// for it again).
     sent: u32,
@@ -91,6 +93,7 @@ impl PartnerHost {
             outgoing: Vec::new(),
             carried: None,
             clock_due: None,
+            echo: None,
             sent: 0,
             waits: Vec::new(),
             stop,
@@ -126,24 +129,27 @@ impl PartnerHost {
                 return Said::Inputs(vec![input]);
             }
             let from = self.link.next().await;
-            if let Some(kind) = self.heard(from, now.session) {
-                return Said::Notice(kind);
+            if let Some(said) = self.heard(from, now.session) {
+                return said;
             }
         }
     }
 
     /// Takes what the partner said: its move is held for [`Self::due`];
-    /// what is to be said and shown (not journaled) is returned.
-    fn heard(&mut self, from: FromPartner, session: &Session) -> Option<EventKind> {
+    /// what is for the game now is returned.
+    fn heard(&mut self, from: FromPartner, session: &Session) -> Option<Said> {
         let partner = self.link.partner().to_string();
         match from {
             FromPartner::Away => {
                 tracing::warn!("the partner board {partner} cannot be reached");
-                Some(EventKind::DeviceLost { device: Device::Partner, detail: format!("board {partner}") })
+                Some(Said::Notice(EventKind::DeviceLost {
+                    device: Device::Partner,
+                    detail: format!("board {partner}"),
+                }))
             }
             FromPartner::Back => {
                 tracing::info!("the partner board {partner} is back");
-                Some(EventKind::DeviceBack { device: Device::Partner })
+                Some(Said::Notice(EventKind::DeviceBack { device: Device::Partner }))
             }
             FromPartner::Message(PairMessage::Hello { ply, answer }) => {
                 self.send_from(ply, session);
@@ -178,7 +184,24 @@ impl PartnerHost {
                 }
                 None
             }
-            FromPartner::Message(PairMessage::Ruling { event }) => Some(event.kind),
+            FromPartner::Message(PairMessage::Ruling { event }) => match event.kind {
+                // Time the partner's board gave a player is given here too.
+                EventKind::Penalty { side, ms, .. } => u64::try_from(ms)
+                    .ok()
+                    .filter(|&ms| (1..=*tactus_trace::range::ADDED_MS.values.end()).contains(&ms))
+                    .map(|ms| {
+                        self.echo = Some(Input::AddTime { side, ms });
+                        Said::Inputs(vec![Input::AddTime { side, ms }])
+                    }),
+                // Said, not ruled again: the fix is for the partner's board.
+                EventKind::Irregularity(irregularity) => {
+                    Some(Said::Notice(EventKind::Irregularity(Irregularity { fix: Vec::new(), ..irregularity })))
+                }
+                _ => None,
+            },
+            FromPartner::Message(PairMessage::Over { result, reason }) => {
+                (!session.finished()).then(|| Said::Inputs(vec![Input::Result { result, reason }]))
+            }
         }
     }
 
@@ -199,7 +222,13 @@ impl PartnerHost {
     /// The game took a step: this board's completed move goes to the
     /// partner, and its rulings, to be said there too — sent once the step
     /// is on disk.
-    pub fn committed(&mut self, session: &Session) {
+    pub fn committed(&mut self, session: &Session, entry: Option<&Entry>) {
+        if let (Some(echo), Some(entry)) = (self.echo, entry)
+            && entry.record == Record::Input(echo)
+        {
+            self.echo = None;
+            return;
+        }
         for event in session.pending() {
             match &event.kind {
                 EventKind::Complete { ply, side, san, uci, clock_ms, .. } if *side == self.side && *ply > self.sent => {
@@ -218,6 +247,28 @@ impl PartnerHost {
                 }
                 EventKind::Irregularity(_) | EventKind::Penalty { .. } => {
                     self.outgoing.push(PairMessage::Ruling { event: event.clone() });
+                }
+                EventKind::GameOver { result, reason, .. } => {
+                    // A move's end (a mate, a draw by the position) the
+                    // partner's board reaches by itself.
+                    let off_board = match reason {
+                        EndReason::Resignation => Some(OffBoardReason::Resignation),
+                        EndReason::Agreement => Some(OffBoardReason::Agreement),
+                        EndReason::Arbiter
+                        | EndReason::FlagFall
+                        | EndReason::IllegalMoves
+                        | EndReason::ThreefoldRepetition
+                        | EndReason::FiftyMoves => Some(OffBoardReason::Arbiter),
+                        EndReason::Checkmate
+                        | EndReason::Stalemate
+                        | EndReason::InsufficientMaterial
+                        | EndReason::DeadPosition
+                        | EndReason::FivefoldRepetition
+                        | EndReason::SeventyFiveMoves => None,
+                    };
+                    if let Some(reason) = off_board {
+                        self.outgoing.push(PairMessage::Over { result: *result, reason });
+                    }
                 }
                 _ => {}
             }
