@@ -43,7 +43,7 @@ pub use gpio::{GpioConfig, GpioMatrix, PinError, PinTable};
 pub use lines::{Lines, scan_lines};
 pub use mcp23017::{Mcp23017Config, Mcp23017Matrix, Mcp23017Wiring};
 pub use scan::{ScanConfig, Scanner};
-pub use sim::{SimBoard, Timebase};
+pub use sim::{SimBoard, Timebase, Warp};
 
 /// What a board senses, timestamped with a monotonic clock where it was sensed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,10 +13,10 @@ use anyhow::Context;
 use shakmaty::Bitboard;
 use tactus_board::{
     Board, BoardError, Fault, GpioConfig, GpioMatrix, Matrix, Mcp23017Config, Mcp23017Matrix, Mcp23017Wiring,
-    ScanConfig, Scanner, Sense, SimBoard, SquareMap,
+    ScanConfig, Scanner, Sense, SimBoard, SquareMap, Warp,
 };
 use tactus_core::{Device, EventKind};
-use tactus_trace::{Entry, Header, Input, Record};
+use tactus_trace::{Entry, Header, Input, Ms, Record};
 use tokio::sync::mpsc;
 
 use super::dgt_board::DgtBoard;
@@ -138,6 +138,18 @@ pub fn open(cfg: &Config, config_file: Option<&Path>) -> anyhow::Result<(OpenBoa
     }
 }
 
+impl OpenBoard {
+    /// A recording's quiets longer than `longest` shortened, from game
+    /// time `from` on (the demo); none for any other board.
+    pub fn warp(&self, from: Ms, longest: Option<Ms>) -> Warp {
+        let (OpenBoard::SimTrace { entries, .. }, Some(longest)) = (self, longest) else { return Warp::default() };
+        let warp = Warp::shortening(entries, from, longest);
+        let jumps: Vec<String> = warp.jumps().iter().map(|(from, to)| format!("{from}..{to}")).collect();
+        tracing::debug!("sim: the recording's quiets are shortened, game time jumping (ms): {}", jumps.join(" "));
+        warp
+    }
+}
+
 /// The threads of a sensing board: the board itself and its forwarder.
 pub struct BoardThreads {
     threads: Vec<JoinHandle<()>>,
@@ -176,8 +188,10 @@ pub fn start(
             // Trace time t plays at time.instant(t): the board's time base
             // starts where game time 0 would have been.
             let speed = time.speed.factor();
-            let zero = time.start.checked_sub(Duration::from_secs_f64(time.base as f64 / 1000.0 / speed));
-            let board = SimBoard::from_entries(*header, entries.into_iter().skip(skip).collect(), speed)?;
+            let played = time.warp.played(time.base);
+            let zero = time.start.checked_sub(Duration::from_secs_f64(played as f64 / 1000.0 / speed));
+            let board = SimBoard::from_entries(*header, entries.into_iter().skip(skip).collect(), speed)?
+                .with_warp(time.warp.clone());
             let board = match zero {
                 Some(zero) => board.with_start(zero),
                 None => board,
@@ -216,7 +230,7 @@ pub fn start(
                 Sense::Input(input) => Record::Input(input),
                 Sense::End => Record::End,
                 Sense::Quiet { next } => {
-                    let Some(tb) = timebase else { continue };
+                    let Some(tb) = &timebase else { continue };
                     if tx.blocking_send(Incoming::Quiet(tb.ms(next))).is_err() {
                         return;
                     }
@@ -245,7 +259,7 @@ pub fn start(
                     continue;
                 }
             };
-            let msg = match timebase {
+            let msg = match &timebase {
                 Some(tb) => Incoming::Exact(Entry { t: tb.ms(sensed.at), record }),
                 None => Incoming::At(sensed.at, record),
             };

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use shakmaty::{Bitboard, Color, Position};
+use tactus_board::Warp;
 use tactus_core::{Event, EventKind, MateQuestion, Policy, Session};
 use tactus_trace::{Entry, Header, Input, MateVerdict, Ms, Record};
 use tokio::sync::{mpsc, watch};
@@ -23,21 +24,32 @@ use crate::config::Speed;
 use crate::{notify, terminal};
 
 /// Game time: milliseconds since the start of the game, running `speed`
-/// times faster than the wall clock for a simulated board.
-#[derive(Clone, Copy)]
+/// times faster than the wall clock for a simulated board, and jumping
+/// where the recording it plays has a long quiet shortened (its [`Warp`]):
+/// the board and the game share the warp, so the clocks stay right.
+#[derive(Clone)]
 pub struct GameTime {
+    /// When game time `base` was.
     pub start: Instant,
     pub base: Ms,
     pub speed: Speed,
+    pub warp: Warp,
 }
 
 impl GameTime {
+    /// Game time `base` now, passing at `speed`, without jumps.
+    pub fn new(base: Ms, speed: Speed) -> Self {
+        GameTime { start: Instant::now(), base, speed, warp: Warp::default() }
+    }
+
     pub fn t(&self, at: Instant) -> Ms {
-        self.base + (at.saturating_duration_since(self.start).as_secs_f64() * 1000.0 * self.speed.factor()) as Ms
+        let since = at.saturating_duration_since(self.start).as_secs_f64() * 1000.0 * self.speed.factor();
+        self.warp.recorded(self.warp.played(self.base) + since as Ms)
     }
 
     pub fn instant(&self, t: Ms) -> Instant {
-        self.start + Duration::from_secs_f64(t.saturating_sub(self.base) as f64 / 1000.0 / self.speed.factor())
+        let played = self.warp.played(t).saturating_sub(self.warp.played(self.base));
+        self.start + Duration::from_secs_f64(played as f64 / 1000.0 / self.speed.factor())
     }
 }
 
@@ -715,7 +727,7 @@ impl GameTask {
         self.mate = MateSearches::new();
         self.journal = Some(create_journal(&self.setup, &header, self.games).await?);
         self.games += 1;
-        self.time = GameTime { start: Instant::now(), base: 0, speed: self.setup.speed };
+        self.time = GameTime::new(0, self.setup.speed);
         self.last_t = 0;
         if let Some(opponent) = &mut self.opponent {
             let chess960 = header.variant == tactus_trace::Variant::Chess960;
@@ -886,7 +898,7 @@ mod tests {
     #[test]
     fn game_time_scales_with_speed() {
         let start = Instant::now();
-        let g = GameTime { start, base: 1000, speed: Speed::try_from(50.0).unwrap() };
+        let g = GameTime { start, base: 1000, speed: Speed::try_from(50.0).unwrap(), warp: Warp::default() };
         assert_eq!(g.t(start + Duration::from_millis(20)), 2000);
         assert_eq!(g.instant(2000), start + Duration::from_millis(20));
     }
@@ -1014,7 +1026,7 @@ mod tests {
             let mut out = Outputs { events: Some(log), voice: None, broadcast: None, dgt: None };
             let start = setup.start_occupancy().unwrap();
             let opened = open(&setup, Some(start), &mut out).await.unwrap();
-            let time = GameTime { start: Instant::now(), base: 0, speed };
+            let time = GameTime::new(0, speed);
             let mut task = GameTask::new(setup, opened, out, None, time);
             task.begin(false).await.unwrap();
             let (tx, rx) = mpsc::channel(64);

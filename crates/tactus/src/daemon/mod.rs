@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 mod board;
 mod broadcast;
@@ -32,7 +31,7 @@ pub use broadcast::web_dir;
 
 use anyhow::Context;
 use tactus_core::{MateSearch, Policy};
-use tactus_trace::{Header, Variant};
+use tactus_trace::{Header, Ms, Variant};
 use tokio::sync::{mpsc, watch};
 
 use crate::config::{self, BoardKind, BrokerAddr, ClockKind, Config, EngineSide, Speed, TimeControlText};
@@ -190,7 +189,7 @@ impl Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (cfg, file) = args.config()?;
     let terminal = crate::terminal::can_show_status();
-    run_with(cfg, Options { events: args.events, terminal, config_file: file })
+    run_with(cfg, Options { events: args.events, terminal, config_file: file, longest_quiet: None })
 }
 
 /// What a caller adds to the configuration.
@@ -203,6 +202,9 @@ pub struct Options {
     pub terminal: bool,
     /// The configuration file, for messages.
     pub config_file: Option<PathBuf>,
+    /// A recording's quiets longer than this (game milliseconds) are
+    /// shortened to it, its clocks still charged the whole time (the demo).
+    pub longest_quiet: Option<Ms>,
 }
 
 pub fn run_with(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
@@ -368,13 +370,14 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         match dgt::DgtEmulation::start(path, opened.session(), cfg.clock.white) {
             Ok(d) => out.dgt = Some(d),
             Err(e) => {
-                let time = GameTime { start: Instant::now(), base: opened.last_t(), speed };
-                let _ = GameTask::new(setup, opened, out, None, time).stop(shutdown::deadline()).await;
+                let time = GameTime::new(opened.last_t(), speed);
+                let _ = GameTask::new(setup, opened, out, None, time.clone()).stop(shutdown::deadline()).await;
                 return Err(e);
             }
         }
     }
-    let time = GameTime { start: Instant::now(), base: opened.last_t(), speed };
+    let warp = board.warp(opened.last_t(), opts.longest_quiet);
+    let time = GameTime { warp, ..GameTime::new(opened.last_t(), speed) };
     let (tx, rx) = mpsc::channel(256);
     let recovered = opened.recovered.clone();
     let threads = match board::start(
@@ -382,13 +385,13 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         &cfg,
         opened.occupancy(),
         recovered.as_deref(),
-        time,
+        time.clone(),
         tx.clone(),
         stop.flag.clone(),
     ) {
         Ok(threads) => threads,
         Err(e) => {
-            let _ = GameTask::new(setup, opened, out, None, time).stop(shutdown::deadline()).await;
+            let _ = GameTask::new(setup, opened, out, None, time.clone()).stop(shutdown::deadline()).await;
             return Err(e);
         }
     };
