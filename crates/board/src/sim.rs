@@ -39,12 +39,12 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
 use shakmaty::{Color, Role, Square};
 use tactus_trace::{Entry, GameResult, Header, Input, Ms, OffBoardReason, Record, Request, TraceError, TraceReader};
+use tokio_util::sync::CancellationToken;
 
 use crate::{Board, BoardError, Sense, Sensed, SystemClock, TimeSource};
 
@@ -248,9 +248,9 @@ impl SimBoard {
 }
 
 /// Sleeps until `at` in slices, so that `stop` is seen within 50 ms. False if stopped.
-fn wait(clock: &mut dyn TimeSource, at: Instant, stop: &AtomicBool) -> bool {
+fn wait(clock: &mut dyn TimeSource, at: Instant, stop: &CancellationToken) -> bool {
     loop {
-        if stop.load(Ordering::Relaxed) {
+        if stop.is_cancelled() {
             return false;
         }
         let now = clock.now();
@@ -266,7 +266,7 @@ impl Board for SimBoard {
         "sim"
     }
 
-    fn run(self: Box<Self>, tx: SyncSender<Sensed>, stop: Arc<AtomicBool>) -> Result<(), BoardError> {
+    fn run(self: Box<Self>, tx: SyncSender<Sensed>, stop: CancellationToken) -> Result<(), BoardError> {
         let SimBoard { source, timebase, mut clock, .. } = *self;
         match source {
             Source::Trace(entries) => play(entries, timebase, &mut *clock, &tx, &stop),
@@ -280,7 +280,7 @@ fn play(
     tb: Timebase,
     clock: &mut dyn TimeSource,
     tx: &SyncSender<Sensed>,
-    stop: &AtomicBool,
+    stop: &CancellationToken,
 ) -> Result<(), BoardError> {
     let mut last = tb.start;
     for e in entries {
@@ -292,7 +292,7 @@ fn play(
             if !wait(clock, at, stop) {
                 return Ok(());
             }
-        } else if stop.load(Ordering::Relaxed) {
+        } else if stop.is_cancelled() {
             return Ok(());
         }
         let what = match e.record {
@@ -456,7 +456,7 @@ fn typed(
     tb: Timebase,
     clock: &mut dyn TimeSource,
     tx: &SyncSender<Sensed>,
-    stop: &AtomicBool,
+    stop: &CancellationToken,
 ) -> Result<(), BoardError> {
     // A blocking read cannot watch `stop`: lines come from a thread of their
     // own (left blocked on the terminal if the board is stopped first).
@@ -473,7 +473,7 @@ fn typed(
         })
         .map_err(|e| BoardError::Io(format!("cannot start the typed-input thread: {e}")))?;
     let mut last = tb.start;
-    while !stop.load(Ordering::Relaxed) {
+    while !stop.is_cancelled() {
         let line = match lines.recv_timeout(Duration::from_millis(50)) {
             Ok(Ok(line)) => line,
             Ok(Err(e)) => return Err(BoardError::Io(format!("typed input: {e}"))),
@@ -543,7 +543,7 @@ mod tests {
         let board = SimBoard::from_entries(header, entries, speed).unwrap().with_clock(clock);
         let tb = board.timebase();
         let (tx, rx) = mpsc::sync_channel(4096);
-        Box::new(board).run(tx, Arc::new(AtomicBool::new(false))).unwrap();
+        Box::new(board).run(tx, CancellationToken::new()).unwrap();
         (tb, rx.try_iter().collect())
     }
 
@@ -641,12 +641,19 @@ mod tests {
         assert_eq!((tb.ms(got[1].at), &got[1].what), (40, &Sense::End));
     }
 
+    /// A stop signal already given.
+    fn stopped() -> CancellationToken {
+        let stop = CancellationToken::new();
+        stop.cancel();
+        stop
+    }
+
     #[test]
     fn stop_ends_a_trace_early() {
         let (header, entries) = tactus_trace::read_str(TRACE).unwrap();
         let board = SimBoard::from_entries(header, entries, 1.0).unwrap().with_clock(ManualClock::new(Instant::now()));
         let (tx, rx) = mpsc::sync_channel(4096);
-        Box::new(board).run(tx, Arc::new(AtomicBool::new(true))).unwrap();
+        Box::new(board).run(tx, stopped()).unwrap();
         assert_eq!(rx.try_iter().count(), 0);
     }
 
@@ -688,7 +695,7 @@ mod tests {
         let board =
             SimBoard::from_reader(Cursor::new(text)).with_feedback(out.clone()).with_clock(ManualClock::new(start));
         let (tx, rx) = mpsc::sync_channel(4096);
-        Box::new(board).run(tx, Arc::new(AtomicBool::new(false))).unwrap();
+        Box::new(board).run(tx, CancellationToken::new()).unwrap();
         let got = rx.try_iter().map(|s| (crate::ms_since(start, s.at), s.what)).collect();
         let feedback = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         (got, feedback)

@@ -4,8 +4,6 @@
 //! a thread of its own, forwarding to the game task through a bounded queue.
 
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -18,6 +16,7 @@ use tactus_board::{
 use tactus_core::{Device, EventKind};
 use tactus_trace::{Entry, Header, Input, Ms, Record};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use super::dgt_board::DgtBoard;
 use super::game::{GameTime, Incoming};
@@ -180,7 +179,7 @@ pub fn start(
     done: Option<&[Entry]>,
     time: GameTime,
     tx: mpsc::Sender<Incoming>,
-    stop: Arc<AtomicBool>,
+    stop: CancellationToken,
 ) -> anyhow::Result<BoardThreads> {
     let (board, timebase): (Box<dyn Board>, _) = match board {
         OpenBoard::SimTrace { header, entries } => {

@@ -10,7 +10,8 @@ use shakmaty::{Bitboard, Color, Position};
 use tactus_board::Warp;
 use tactus_core::{Event, EventKind, MateQuestion, Policy, Session};
 use tactus_trace::{Entry, Header, Input, MateVerdict, Ms, Record};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use super::broadcast::Broadcast;
 use super::chess_clock::ChessClock;
@@ -91,6 +92,7 @@ impl BoardTime {
 }
 
 /// Where events go: JSON Lines, the voice, the page and the hall.
+#[derive(Default)]
 pub struct Outputs {
     pub events: Option<EventLog>,
     pub voice: Option<VoiceThread>,
@@ -290,11 +292,6 @@ impl Opened {
         self.session.occupancy()
     }
 
-    /// The game as it stands.
-    pub fn session(&self) -> &Session {
-        &self.session
-    }
-
     /// Where game time stands.
     pub fn last_t(&self) -> Ms {
         self.last_t
@@ -462,7 +459,7 @@ pub(super) fn stamp(msg: Incoming, session: &Session, time: &GameTime, last_t: M
 }
 
 impl GameTask {
-    pub fn new(setup: Setup, opened: Opened, out: Outputs, clock: Option<ChessClock>, time: GameTime) -> Self {
+    pub fn new(setup: Setup, opened: Opened, out: Outputs, time: GameTime) -> Self {
         GameTask {
             session: opened.session,
             mate: MateSearches::new(),
@@ -470,7 +467,7 @@ impl GameTask {
             input_at: Instant::now(),
             journal: Some(opened.journal),
             out,
-            clock,
+            clock: None,
             time,
             last_t: opened.last_t,
             clock_connected: setup.clock_connected,
@@ -489,6 +486,25 @@ impl GameTask {
     /// Where the game stands, for the opponent.
     fn now(session: &Session, games: u32, t: Ms, since: Instant) -> Now<'_> {
         Now { session, game: games, t, since }
+    }
+
+    /// The game as it stands.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// Chess software follows the game as on a DGT board.
+    pub fn emulate_dgt(&mut self, dgt: DgtEmulation) {
+        self.out.dgt = Some(dgt);
+    }
+
+    /// The chess clock shows the game's times from now on (and a DGT
+    /// client's texts).
+    pub fn link_clock(&mut self, clock: ChessClock) {
+        if let Some(dgt) = &self.out.dgt {
+            dgt.attach_clock(clock.texts());
+        }
+        self.clock = Some(clock);
     }
 
     /// The opponent takes its seat: it plays one side from now on.
@@ -748,7 +764,7 @@ impl GameTask {
         &mut self,
         mut inputs: mpsc::Receiver<Incoming>,
         mut controls: mpsc::Receiver<tactus_net::Control>,
-        stop: &mut watch::Receiver<bool>,
+        stop: &CancellationToken,
     ) -> anyhow::Result<Ended> {
         let watchdog = notify::watchdog_interval();
         let mut next_ping = Instant::now();
@@ -823,7 +839,7 @@ impl GameTask {
                         next_ping = now + interval;
                     }
                 }
-                _ = stop.changed() => return Ok(Ended::Stopped),
+                () = stop.cancelled() => return Ok(Ended::Stopped),
             }
         }
     }
@@ -861,12 +877,12 @@ impl GameTask {
 
     /// Waits until the daemon is stopped, serving what the outputs serve
     /// (and telling the watchdog it is alive).
-    pub async fn serve_until(&self, stop: &mut watch::Receiver<bool>) {
+    pub async fn serve_until(&self, stop: &CancellationToken) {
         let watchdog = notify::watchdog_interval();
         let mut tick = tokio::time::interval(watchdog.unwrap_or(Duration::from_secs(10)));
         loop {
             tokio::select! {
-                _ = stop.changed() => return,
+                () = stop.cancelled() => return,
                 _ = tick.tick() => {
                     if watchdog.is_some() {
                         notify::watchdog();
@@ -1027,16 +1043,16 @@ mod tests {
             let start = setup.start_occupancy().unwrap();
             let opened = open(&setup, Some(start), &mut out).await.unwrap();
             let time = GameTime::new(0, speed);
-            let mut task = GameTask::new(setup, opened, out, None, time);
+            let mut task = GameTask::new(setup, opened, out, time);
             task.begin(false).await.unwrap();
             let (tx, rx) = mpsc::channel(64);
             let (_controls_tx, controls) = mpsc::channel(1);
-            let (_stop_tx, mut stop) = watch::channel(false);
+            let stop = CancellationToken::new();
             for input in inputs {
                 tx.send(input).await.unwrap();
             }
             drop(tx);
-            assert_eq!(task.run(rx, controls, &mut stop).await.unwrap(), Ended::InputClosed);
+            assert_eq!(task.run(rx, controls, &stop).await.unwrap(), Ended::InputClosed);
             task.stop(Instant::now() + Duration::from_secs(10)).await.unwrap();
         });
         String::from_utf8(kept.0.lock().unwrap().clone()).unwrap()

@@ -9,8 +9,6 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 mod board;
 mod broadcast;
@@ -22,6 +20,7 @@ mod event_log;
 mod game;
 mod journal;
 mod opponent;
+mod running;
 mod shutdown;
 mod source;
 mod voice;
@@ -32,13 +31,15 @@ pub use broadcast::web_dir;
 use anyhow::Context;
 use tactus_core::{MateSearch, Policy};
 use tactus_trace::{Header, Ms, Variant};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 
 use crate::config::{self, BoardKind, BrokerAddr, ClockKind, Config, EngineSide, Speed, TimeControlText};
 use crate::notify;
 use crate::sink::VoiceSink;
 use event_log::EventLog;
-use game::{Ended, GameTask, GameTime, Outputs, Setup};
+use game::{Ended, GameTask, GameTime, Incoming, Setup};
+use opponent::Opponent;
+use running::Running;
 
 #[derive(clap::Args, Default)]
 pub struct Args {
@@ -212,7 +213,7 @@ pub fn run_with(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     crate::terminal::queue()?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let ran = runtime.block_on(daemon(cfg, opts));
-    // A mate search still running is not waited for (it has its own thread).
+    // Every task has ended or been left behind at the shutdown's deadline.
     runtime.shutdown_timeout(std::time::Duration::from_millis(50));
     ran
 }
@@ -283,49 +284,37 @@ fn events_log(path: Option<&PathBuf>, lang: tactus_speech::Lang) -> anyhow::Resu
     })
 }
 
-/// The one stop signal: a flag for threads, a channel for tasks.
-struct Stop {
-    flag: Arc<AtomicBool>,
-    tx: watch::Sender<bool>,
-}
-
-impl Stop {
-    fn new() -> Self {
-        Stop { flag: Arc::new(AtomicBool::new(false)), tx: watch::channel(false).0 }
-    }
-
-    fn trigger(&self) {
-        self.flag.store(true, Ordering::Relaxed);
-        let _ = self.tx.send(true);
-    }
-}
-
-/// Triggers the stop signal on Ctrl-C or SIGTERM.
-fn on_signals(stop: &Stop) -> anyhow::Result<tokio::task::JoinHandle<()>> {
-    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let (flag, tx) = (stop.flag.clone(), stop.tx.clone());
-    let mut stopped = stop.tx.subscribe();
-    Ok(tokio::spawn(async move {
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = sigterm.recv() => {}
-            _ = stopped.changed() => return,
-        }
-        flag.store(true, Ordering::Relaxed);
-        let _ = tx.send(true);
-    }))
-}
-
 async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
+    let mut running = Running::new();
+    let played = match start(&cfg, &opts, &mut running).await {
+        Ok(started) => play(&mut running, started).await,
+        Err(e) => Err(e),
+    };
+    // Shutdown always runs, within its budget, whatever had started.
+    let stopped = running.shutdown().await;
+    crate::log::summarise(true);
+    played?;
+    stopped?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What the game task plays from, once every part has started.
+struct Started {
+    inputs: mpsc::Receiver<Incoming>,
+    controls: mpsc::Receiver<tactus_net::Control>,
+    recovered: bool,
+}
+
+/// Starts every part in order, each pushed into `running` as it starts.
+async fn start(cfg: &Config, opts: &Options, running: &mut Running) -> anyhow::Result<Started> {
     // The board first: a daemon without one writes nothing.
-    let (board, source) = board::open(&cfg, opts.config_file.as_deref())?;
-    let mut header = header_of(&cfg, board.header());
-    let policy = policy_of(&cfg);
+    let (board, source) = board::open(cfg, opts.config_file.as_deref())?;
+    let mut header = header_of(cfg, board.header());
+    let policy = policy_of(cfg);
     // The journal records how this board rules, so that a replay rules the same.
     policy.record(&mut header);
     std::fs::create_dir_all(&cfg.state.dir).with_context(|| format!("cannot create {}", cfg.state.dir.display()))?;
     let events_to_stdout = opts.events.as_deref() == Some(std::path::Path::new("-"));
-    let events = events_log(opts.events.as_ref(), cfg.voice.say.lang)?;
     let sim = board.is_sim();
     let typed_at_terminal = matches!(board, board::OpenBoard::SimTyped) && std::io::stdin().is_terminal();
     let speed = match board {
@@ -346,118 +335,47 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     };
     setup.start_occupancy().context("the game's start position")?;
 
-    let stop = Stop::new();
-    let (control_tx, control_rx) = mpsc::channel::<tactus_net::Control>(64);
-    let broadcast = broadcast::Broadcast::start(&cfg, &setup.header, control_tx).await?;
-    let said = broadcast.as_ref().map(|b| b.said());
+    running.outputs.events = events_log(opts.events.as_ref(), cfg.voice.say.lang)?;
+    let (control_tx, controls) = mpsc::channel::<tactus_net::Control>(64);
+    running.outputs.broadcast = broadcast::Broadcast::start(cfg, &setup.header, control_tx).await?;
+    let said = running.outputs.broadcast.as_ref().map(|b| b.said());
     // Text goes to standard error when the events have standard output.
-    let voice = match voice::VoiceThread::start(&cfg, events_to_stdout, said) {
-        Ok(voice) => voice,
-        Err(e) => {
-            Outputs { events: None, voice: None, broadcast, dgt: None }.stop(shutdown::deadline()).await;
-            return Err(e);
-        }
-    };
-    let mut out = Outputs { events, voice, broadcast, dgt: None };
-    let opened = match game::open(&setup, board.shows(), &mut out).await {
-        Ok(opened) => opened,
-        Err(e) => {
-            out.stop(shutdown::deadline()).await;
-            return Err(e);
-        }
-    };
-    if let Some(path) = &cfg.board.dgt_emulate {
-        match dgt::DgtEmulation::start(path, opened.session(), cfg.clock.white) {
-            Ok(d) => out.dgt = Some(d),
-            Err(e) => {
-                let time = GameTime::new(opened.last_t(), speed);
-                let _ = GameTask::new(setup, opened, out, None, time.clone()).stop(shutdown::deadline()).await;
-                return Err(e);
-            }
-        }
-    }
+    running.outputs.voice = voice::VoiceThread::start(cfg, events_to_stdout, said)?;
+    let opened = game::open(&setup, board.shows(), &mut running.outputs).await?;
+    let recovered = opened.recovered.clone();
+    let assume = opened.occupancy();
     let warp = board.warp(opened.last_t(), opts.longest_quiet);
     let time = GameTime { warp, ..GameTime::new(opened.last_t(), speed) };
-    let (tx, rx) = mpsc::channel(256);
-    let recovered = opened.recovered.clone();
-    let threads = match board::start(
-        board,
-        &cfg,
-        opened.occupancy(),
-        recovered.as_deref(),
-        time.clone(),
-        tx.clone(),
-        stop.flag.clone(),
-    ) {
-        Ok(threads) => threads,
-        Err(e) => {
-            let _ = GameTask::new(setup, opened, out, None, time.clone()).stop(shutdown::deadline()).await;
-            return Err(e);
-        }
-    };
-    let clock = match chess_clock::ChessClock::start(&cfg, tx) {
-        Ok(clock) => clock,
-        Err(e) => {
-            stop.trigger();
-            drop(rx);
-            let deadline = shutdown::deadline();
-            threads.join(deadline).await;
-            let _ = GameTask::new(setup, opened, out, None, time).stop(deadline).await;
-            return Err(e);
-        }
-    };
-    if let (Some(dgt), Some(clock)) = (&out.dgt, &clock) {
-        dgt.attach_clock(clock.texts());
-    }
     let chess960 = setup.header.variant == Variant::Chess960;
-    let mut task = GameTask::new(setup, opened, out, clock, time);
+    let outputs = std::mem::take(&mut running.outputs);
+    let task = running.game.insert(GameTask::new(setup, opened, outputs, time.clone()));
+    if let Some(path) = &cfg.board.dgt_emulate {
+        task.emulate_dgt(dgt::DgtEmulation::start(path, task.session(), cfg.clock.white)?);
+    }
+    let (tx, inputs) = mpsc::channel(256);
+    let stop = running.stop.clone();
+    running.board = Some(board::start(board, cfg, assume, recovered.as_deref(), time, tx.clone(), stop)?);
+    if let Some(clock) = chess_clock::ChessClock::start(cfg, tx)? {
+        task.link_clock(clock);
+    }
     if let Some(path) = &cfg.engine.path {
-        match engine::EngineHost::start(&cfg.engine, path, chess960).await {
-            Ok(engine) => task.seat(opponent::Opponent::Engine(engine)),
-            Err(e) => {
-                stop.trigger();
-                drop(rx);
-                let deadline = shutdown::deadline();
-                threads.join(deadline).await;
-                let _ = task.stop(deadline).await;
-                return Err(e);
-            }
-        }
+        task.seat(Opponent::Engine(engine::EngineHost::start(&cfg.engine, path, chess960).await?));
     }
-    let mut stopped = stop.tx.subscribe();
     // From here on Ctrl-C and SIGTERM stop the daemon the orderly way.
-    let signals = match on_signals(&stop) {
-        Ok(signals) => signals,
-        Err(e) => {
-            stop.trigger();
-            drop(rx);
-            let deadline = shutdown::deadline();
-            threads.join(deadline).await;
-            let _ = task.stop(deadline).await;
-            return Err(e);
-        }
-    };
+    crate::signals::cancel_on_signals(&running.stop, &running.tasks)?;
+    Ok(Started { inputs, controls, recovered: recovered.is_some() })
+}
+
+/// Plays until the daemon is stopped, or a simulated board's game ends.
+async fn play(running: &mut Running, started: Started) -> anyhow::Result<()> {
+    let Some(task) = &mut running.game else { return Ok(()) };
     notify::ready();
-    let mut played = match task.begin(recovered.is_some()).await {
-        Ok(()) => task.run(rx, control_rx, &mut stopped).await,
-        Err(e) => Err(e),
-    };
+    task.begin(started.recovered).await?;
+    let ended = task.run(started.inputs, started.controls, &running.stop).await?;
     // With the page served, a simulated game that ended stays on it.
-    if matches!(played, Ok(Ended::GameOver)) && task.serving() {
+    if ended == Ended::GameOver && task.serving() {
         tracing::info!("the game is over; still serving it — Ctrl-C stops");
-        task.serve_until(&mut stopped).await;
-        played = Ok(Ended::Stopped);
+        task.serve_until(&running.stop).await;
     }
-    // Shutdown always runs, within its budget: the board and its forwarder
-    // end (the game task's queue is gone, so neither waits on it), then the
-    // task's parts, all at once.
-    let deadline = shutdown::deadline();
-    stop.trigger();
-    threads.join(deadline).await;
-    let stopped = task.stop(deadline).await;
-    let _ = signals.await;
-    crate::log::summarise(true);
-    played?;
-    stopped?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
