@@ -19,8 +19,9 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::dgt_board::DgtBoard;
-use super::game::{GameTime, Incoming};
+use super::input::Incoming;
 use super::source::Origin;
+use super::time::GameTime;
 use crate::config::{BoardKind, Config};
 use tactus_dgt::follow::ClockOnBoard;
 

@@ -12,7 +12,7 @@ use tactus_core::{Device, EventKind, Session};
 use tactus_trace::{Input, Ms, Record, Request};
 use tokio::sync::mpsc;
 
-use super::game::Incoming;
+use super::input::Incoming;
 use super::shutdown;
 use crate::config::{ClockKind, Config};
 

@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::board::NoBoard;
-use super::game::Incoming;
+use super::input::Incoming;
 use crate::config::BoardKind;
 
 /// How long the board gets to answer when the daemon starts.

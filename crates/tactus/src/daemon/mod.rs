@@ -10,21 +10,31 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod args;
 mod board;
 mod broadcast;
 mod chess_clock;
+mod date;
 mod dgt;
 mod dgt_board;
 mod engine;
 mod event_log;
 mod game;
+mod input;
 mod journal;
+mod mate;
+mod opening;
 mod opponent;
+mod outputs;
 mod running;
 mod shutdown;
 mod source;
+mod time;
+mod view;
 mod voice;
+mod watchdog;
 
+pub use args::Args;
 pub use board::{NoBoard, matrix};
 pub use broadcast::web_dir;
 
@@ -33,159 +43,16 @@ use tactus_core::{MateSearch, Policy};
 use tactus_trace::{Header, Ms, Variant};
 use tokio::sync::mpsc;
 
-use crate::config::{self, BoardKind, BrokerAddr, ClockKind, Config, EngineSide, Speed, TimeControlText};
+use crate::config::{BoardKind, ClockKind, Config, Speed};
 use crate::notify;
 use crate::sink::VoiceSink;
 use event_log::EventLog;
-use game::{Ended, GameTask, GameTime, Incoming, Setup};
+use game::{Ended, GameTask};
+use input::Incoming;
+use opening::Setup;
 use opponent::Opponent;
 use running::Running;
-
-#[derive(clap::Args, Default)]
-pub struct Args {
-    /// The configuration file (default /etc/tactus/tactus.toml, if present).
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// The board.
-    #[arg(long, value_enum)]
-    pub board: Option<BoardKind>,
-    /// sim: play this trace (without it, type lifts and places: `e2-`, `e4+`, `w`, `b`).
-    #[arg(long)]
-    pub sim_trace: Option<PathBuf>,
-    /// sim: how much faster than real time the trace plays (0.01 to 10000).
-    #[arg(long)]
-    pub sim_speed: Option<Speed>,
-    /// Where games are journaled (default /var/lib/tactus).
-    #[arg(long)]
-    pub state_dir: Option<PathBuf>,
-    /// Where speech goes: sound, text, wav:DIR, text+wav:DIR, none.
-    #[arg(long)]
-    pub voice: Option<VoiceSink>,
-    /// Language and style of speech, e.g. de:annex-d.
-    #[arg(long)]
-    pub say: Option<tactus_speech::Choice>,
-    /// The time control, e.g. 5400+30 (`-`: no clock).
-    #[arg(long)]
-    pub time_control: Option<TimeControlText>,
-    /// Write the events as JSON Lines here; `-` is standard output.
-    #[arg(long)]
-    pub events: Option<PathBuf>,
-    /// Be a DGT e-Board for chess software at this serial device, or on a
-    /// pseudo-terminal linked at this path.
-    #[arg(long, value_name = "PATH")]
-    pub dgt_emulate: Option<PathBuf>,
-    /// A UCI engine plays one side: its program, e.g. /usr/games/stockfish.
-    #[arg(long, value_name = "PATH")]
-    pub engine: Option<PathBuf>,
-    /// The side the engine plays (default black).
-    #[arg(long, value_enum)]
-    pub engine_plays: Option<EngineSide>,
-    /// The engine's level: 0 (first games) to 10 (full strength).
-    #[arg(long, value_name = "N")]
-    pub engine_level: Option<u8>,
-    /// The chess clock.
-    #[arg(long, value_enum)]
-    pub clock: Option<ClockKind>,
-    /// The clock's serial device (default /dev/tactus-clock; /dev/tactus-dgt for a DGT 3000).
-    #[arg(long)]
-    pub clock_path: Option<PathBuf>,
-    /// Serve the live page, /games.pgn and /events (default address 127.0.0.1:8080).
-    #[arg(long, num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
-    pub http: Option<std::net::SocketAddr>,
-    /// The built web page the live page is served from (default web/dist, or /usr/share/tactus/web).
-    #[arg(long)]
-    pub web: Option<PathBuf>,
-    /// The token the arbiter's actions on the page need.
-    #[arg(long)]
-    pub token: Option<String>,
-    /// The token, in a file (or the TACTUS_TOKEN environment variable).
-    #[arg(long, value_name = "FILE")]
-    pub token_file: Option<PathBuf>,
-    /// The hall key shared with the hall's relays, in a file only its owner may read.
-    #[arg(long, value_name = "FILE")]
-    pub hall_key: Option<PathBuf>,
-    /// Publish to the hall's MQTT broker, host:port.
-    #[arg(long)]
-    pub mqtt: Option<BrokerAddr>,
-    /// The hall's name on the broker.
-    #[arg(long)]
-    pub hall: Option<String>,
-    /// This board's name in the hall.
-    #[arg(long)]
-    pub board_id: Option<String>,
-}
-
-impl Args {
-    /// The configuration: the file, then the flags on top; and which file.
-    fn config(&self) -> anyhow::Result<(Config, Option<PathBuf>)> {
-        let (mut cfg, file) = config::load_default(self.config.as_deref())?;
-        if let Some(b) = self.board {
-            cfg.board.kind = b;
-        }
-        if let Some(t) = &self.sim_trace {
-            cfg.board.sim_trace = Some(t.clone());
-        }
-        if let Some(s) = self.sim_speed {
-            cfg.board.sim_speed = s;
-        }
-        if let Some(d) = &self.state_dir {
-            cfg.state.dir = d.clone();
-        }
-        if let Some(v) = &self.voice {
-            cfg.voice.sink = v.clone();
-        }
-        if let Some(s) = self.say {
-            cfg.voice.say = s;
-        }
-        if let Some(tc) = &self.time_control {
-            cfg.game.time_control = tc.clone();
-        }
-        if let Some(p) = &self.dgt_emulate {
-            cfg.board.dgt_emulate = Some(p.clone());
-        }
-        if let Some(p) = &self.engine {
-            cfg.engine.path = Some(p.clone());
-        }
-        if let Some(side) = self.engine_plays {
-            cfg.engine.plays = side;
-        }
-        if let Some(level) = self.engine_level {
-            cfg.engine.level = level;
-        }
-        if let Some(c) = self.clock {
-            cfg.clock.device = c;
-        }
-        if let Some(p) = &self.clock_path {
-            cfg.clock.path = Some(p.clone());
-        }
-        if let Some(h) = self.http {
-            cfg.http.listen = Some(h);
-        }
-        if let Some(w) = &self.web {
-            cfg.http.assets = Some(w.clone());
-        }
-        if let Some(t) = &self.token {
-            cfg.http.token = Some(t.clone());
-        }
-        if let Some(f) = &self.token_file {
-            cfg.http.token_file = Some(f.clone());
-        }
-        if let Some(k) = &self.hall_key {
-            cfg.mqtt.hall_key_file = Some(k.clone());
-        }
-        if let Some(m) = &self.mqtt {
-            cfg.mqtt.broker = Some(m.clone());
-        }
-        if let Some(h) = &self.hall {
-            cfg.mqtt.hall = h.clone();
-        }
-        if let Some(b) = &self.board_id {
-            cfg.mqtt.board_id = b.clone();
-        }
-        cfg.check().map_err(|e| anyhow::anyhow!("{}: {e}", config::origin(file.as_deref())))?;
-        Ok((cfg, file))
-    }
-}
+use time::GameTime;
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (cfg, file) = args.config()?;
@@ -341,7 +208,7 @@ async fn start(cfg: &Config, opts: &Options, running: &mut Running) -> anyhow::R
     let said = running.outputs.broadcast.as_ref().map(|b| b.said());
     // Text goes to standard error when the events have standard output.
     running.outputs.voice = voice::VoiceThread::start(cfg, events_to_stdout, said)?;
-    let opened = game::open(&setup, board.shows(), &mut running.outputs).await?;
+    let opened = opening::open(&setup, board.shows(), &mut running.outputs).await?;
     let recovered = opened.recovered.clone();
     let assume = opened.occupancy();
     let warp = board.warp(opened.last_t(), opts.longest_quiet);

@@ -7,7 +7,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::board::BoardThreads;
-use super::game::{GameTask, Outputs};
+use super::game::GameTask;
+use super::outputs::Outputs;
 use super::shutdown;
 
 pub struct Running {
