@@ -4,7 +4,6 @@
 //! a thread of its own, forwarding to the game task through a bounded queue.
 
 use std::path::Path;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -20,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::dgt_board::DgtBoard;
 use super::input::Incoming;
+use super::shutdown::{self, Thread};
 use super::source::Origin;
 use super::time::GameTime;
 use crate::config::{BoardKind, Config};
@@ -152,7 +152,7 @@ impl OpenBoard {
 
 /// The threads of a sensing board: the board itself and its forwarder.
 pub struct BoardThreads {
-    threads: Vec<JoinHandle<()>>,
+    threads: Vec<Thread<()>>,
 }
 
 impl BoardThreads {
@@ -160,7 +160,7 @@ impl BoardThreads {
     /// board; the forwarder ends with it, or when the game stops listening).
     pub async fn join(self, deadline: std::time::Instant) {
         for thread in self.threads {
-            if super::shutdown::join_by(thread, deadline).await.is_none() {
+            if thread.join_by(deadline).await.is_none() {
                 tracing::warn!("board: its thread did not end in time; left behind");
             }
         }
@@ -217,12 +217,12 @@ pub fn start(
     };
     let name = board.name().to_string();
     let (sensed_tx, sensed_rx) = std::sync::mpsc::sync_channel(QUEUE);
-    let board_thread = std::thread::Builder::new().name("board".into()).spawn(move || {
+    let board_thread = shutdown::spawn("board", move || {
         if let Err(e) = board.run(sensed_tx, stop) {
             tracing::error!("board {name}: {e}");
         }
     })?;
-    let forward = std::thread::Builder::new().name("board-forward".into()).spawn(move || {
+    let forward = shutdown::spawn("board-forward", move || {
         for sensed in sensed_rx {
             let record = match sensed.what {
                 Sense::Edge { sq, on, piece } => Record::Edge { sq, on, piece },

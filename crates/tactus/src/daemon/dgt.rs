@@ -5,7 +5,6 @@
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::Instant;
 
 use shakmaty::{Bitboard, ByColor, Color, Position};
@@ -16,12 +15,12 @@ use tactus_dgt::protocol::{ClockFaces, ClockSide, ClockStatus, Face, Hms, Placem
 use tactus_dgt::{EmulatorEvent, EmulatorLink, Endpoint};
 use tactus_trace::Ms;
 
-use super::shutdown;
+use super::shutdown::{self, Thread};
 
 pub struct DgtEmulation {
     link: EmulatorLink,
     /// Follows what the client asks: it ends when the link closes.
-    events: JoinHandle<()>,
+    events: Thread<()>,
     /// tactus's own clock device, if there is one: a client's clock texts
     /// and beeps go there.
     clock: Arc<Mutex<Option<ClockTexts>>>,
@@ -42,8 +41,7 @@ impl DgtEmulation {
         let at = path.to_path_buf();
         let clock = Arc::new(Mutex::new(None));
         let texts = Arc::clone(&clock);
-        let events =
-            std::thread::Builder::new().name("dgt-events".into()).spawn(move || follow_events(&at, events, &texts))?;
+        let events = shutdown::spawn("dgt-events", move || follow_events(&at, events, &texts))?;
         Ok(DgtEmulation { link, events, clock, shown: placement, white })
     }
 
@@ -79,10 +77,10 @@ impl DgtEmulation {
     pub async fn stop(self, deadline: Instant) {
         let DgtEmulation { link, events, .. } = self;
         // Dropped on a thread of its own, as closing may wait on the line.
-        if let Ok(closing) = std::thread::Builder::new().name("dgt-stop".into()).spawn(move || drop(link)) {
-            shutdown::join_by(closing, deadline).await;
+        if let Ok(closing) = shutdown::spawn("dgt-stop", move || drop(link)) {
+            closing.join_by(deadline).await;
         }
-        if shutdown::join_by(events, deadline).await.is_none() {
+        if events.join_by(deadline).await.is_none() {
             tracing::warn!("dgt-emulate: its line did not close in time; left behind");
         }
     }

@@ -5,7 +5,6 @@
 
 use std::path::Path;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use shakmaty::Bitboard;
@@ -19,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::board::NoBoard;
 use super::input::Incoming;
+use super::shutdown::{self, Thread};
 use crate::config::BoardKind;
 
 /// How long the board gets to answer when the daemon starts.
@@ -78,8 +78,8 @@ impl DgtBoard {
         clock: ClockOnBoard,
         tx: mpsc::Sender<Incoming>,
         stop: CancellationToken,
-    ) -> std::io::Result<JoinHandle<()>> {
-        std::thread::Builder::new().name("dgt-board".into()).spawn(move || {
+    ) -> std::io::Result<Thread<()>> {
+        shutdown::spawn("dgt-board", move || {
             let DgtBoard { link, events, placement } = self;
             let mut follow = Follow::new(assume, clock);
             let mut out = Vec::new();

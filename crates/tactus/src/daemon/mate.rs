@@ -4,14 +4,13 @@
 //! same. The threads are kept and joined when the daemon stops.
 
 use std::panic::AssertUnwindSafe;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use tactus_core::{MateQuestion, Session};
 use tactus_trace::MateVerdict;
 use tokio::sync::mpsc;
 
-use super::shutdown;
+use super::shutdown::{self, Thread};
 
 /// How long a game waits for the search of who can still mate. The
 /// search's fixed step budget takes about 0.5 s on the development machine
@@ -34,7 +33,7 @@ pub struct MateSearches {
     tx: mpsc::Sender<(MateQuestion, MateVerdict)>,
     rx: mpsc::Receiver<(MateQuestion, MateVerdict)>,
     /// The searches' threads, each ending within its step budget.
-    threads: Vec<JoinHandle<()>>,
+    threads: Vec<Thread<()>>,
 }
 
 impl MateSearches {
@@ -57,7 +56,7 @@ impl MateSearches {
         self.asked = Some(question.clone());
         self.threads.retain(|t| !t.is_finished());
         let (searched, tx) = (question.clone(), self.tx.clone());
-        let spawned = std::thread::Builder::new().name("mate-search".into()).spawn(move || {
+        let spawned = shutdown::spawn("mate-search", move || {
             let verdict = match std::panic::catch_unwind(AssertUnwindSafe(|| tactus_core::search_mate(&searched))) {
                 Ok(verdict) => verdict,
                 Err(_) => {
@@ -122,7 +121,7 @@ impl MateSearches {
         let MateSearches { rx, threads, .. } = self;
         drop(rx);
         for thread in threads {
-            if shutdown::join_by(thread, deadline).await.is_none() {
+            if thread.join_by(deadline).await.is_none() {
                 tracing::warn!("a mate search did not end in time; left behind");
             }
         }
