@@ -1,7 +1,8 @@
 //! The game task: it owns the game being played — the core's session, its
-//! journal, the outputs and the clock link — and takes one input at a time.
-//! Each input is journaled before the core sees it, and on disk before
-//! anything it leads to is announced.
+//! journal, the outputs, the clock link and the opponent — and takes one
+//! input at a time. Every step goes through `GameTask::commit`: an input
+//! is journaled before the core sees it, and on disk before anything it
+//! leads to is announced.
 
 use std::time::{Duration, Instant};
 
@@ -55,7 +56,7 @@ pub struct GameTask {
     mate: MateSearches,
     /// Who plays the other side, when not a person at the board.
     opponent: Option<Opponent>,
-    /// When the latest input came in (for the engine's latency).
+    /// When the latest input came in (for the opponent's latency).
     input_at: Instant,
     journal: Option<JournalThread>,
     out: Outputs,

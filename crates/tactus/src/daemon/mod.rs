@@ -1,10 +1,10 @@
 //! `tactus run`: the daemon. The board is opened first; then the game task
 //! ([`game::GameTask`]) owns the game — session, journal, outputs, clock
-//! link — and takes one input at a time from one bounded queue that the
-//! board and the clock feed. One stop signal ends the board, the clock, the
-//! engine, the journal, the voice, the events, HTTP and MQTT, all at once
-//! and each waited for until one deadline (`shutdown.rs`): whatever a peer
-//! does, SIGTERM ends the daemon within 2 s.
+//! link, opponent — and takes one input at a time from one bounded queue
+//! that the board and the clock feed. Each part is pushed into one
+//! [`Running`] as it starts; its `shutdown()` stops them all, in order,
+//! by one deadline (`running.rs`, `shutdown.rs`), on one stop signal
+//! (`signals.rs`): whatever a peer does, SIGTERM ends the daemon within 2 s.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -57,7 +57,7 @@ use time::GameTime;
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (cfg, file) = args.config()?;
     let terminal = crate::terminal::can_show_status();
-    run_with(cfg, Options { events: args.events, terminal, config_file: file, longest_quiet: None })
+    run_with(cfg, Options { events: args.events, terminal, config_file: file, ..Options::default() })
 }
 
 /// What a caller adds to the configuration.
@@ -100,7 +100,7 @@ fn policy_of(cfg: &Config) -> Policy {
         } else {
             cfg.voice.time_warnings.iter().map(|s| s * 1000).collect()
         },
-        // Who can still mate is searched off the game loop (game.rs).
+        // Who can still mate is searched off the game loop (mate.rs).
         mate_search: MateSearch::Asked,
         engine: cfg.engine.side(),
         engine_override: cfg.engine.accept_other_moves,
