@@ -31,12 +31,11 @@ use tactus_sim::{Profile, random_game, simulate};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
+mod support;
+use support::env_or;
+
 const ROLE: &str = "TACTUS_HTTP_BENCH_ROLE";
 const PER_PROCESS: usize = 250;
-
-fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
 
 fn main() {
     match std::env::var(ROLE).as_deref() {
