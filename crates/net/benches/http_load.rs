@@ -210,7 +210,7 @@ fn run(files: usize, slow: usize, seconds: u64, rounds: usize) {
             *clock_line.lock().unwrap() = line;
         }
     });
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let rt = support::two_workers();
     let quiet = rt.block_on(sample(addr, Duration::from_secs(2)));
     let quiet_clock = last_clock.lock().unwrap().clone();
     let idle = rss_kb(server.id());

@@ -30,7 +30,7 @@ use tactus_net::{Hall, HallLink, RelayOptions, Tags, push_to_lichess, relay};
 use tokio_util::sync::CancellationToken;
 
 mod support;
-use support::{Killed, env_or, mosquitto, percentile, publishers};
+use support::{Killed, env_or, mosquitto, percentile, publishers, sized, two_workers};
 
 const CHILD: &str = "TACTUS_LICHESS_BENCH_BROKER_PORT";
 const HALL: &str = "bench";
@@ -45,14 +45,11 @@ fn main() {
     if let Ok(port) = std::env::var(CHILD) {
         return relay_process(port.parse().expect("a port"));
     }
-    // `cargo test --benches` runs this without `--bench`: a short smoke run.
-    let full = std::env::args().any(|a| a == "--bench");
-    let boards = env_or("BOARDS", if full { 100 } else { 12 }) as usize;
-    let seconds = env_or("SECONDS", if full { 60 } else { 4 });
+    let boards = sized("BOARDS", 100, 12) as usize;
+    let seconds = sized("SECONDS", 60, 4);
     let think = env_or("THINK_MS", 2000);
     let push = env_or("PUSH", 1) == 1;
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    rt.block_on(run(boards, Duration::from_secs(seconds), think, push));
+    two_workers().block_on(run(boards, Duration::from_secs(seconds), think, push));
 }
 
 /// The rounds of a hall of `boards`: 100 boards each.

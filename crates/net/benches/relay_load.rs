@@ -31,7 +31,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
 mod support;
-use support::{env_or, mosquitto, percentile, publishers};
+use support::{env_or, mosquitto, percentile, publishers, sized, two_workers};
 
 const CHILD: &str = "TACTUS_RELAY_BENCH_BROKER_PORT";
 const HALL: &str = "bench";
@@ -46,20 +46,17 @@ fn main() {
     if let Ok(port) = std::env::var(CHILD) {
         return relay_process(port.parse().expect("a port"));
     }
-    // `cargo test --benches` runs this without `--bench`: a short smoke run.
-    let full = std::env::args().any(|a| a == "--bench");
-    let boards = env_or("BOARDS", if full { 1000 } else { 20 }) as usize;
-    let seconds = env_or("SECONDS", if full { 60 } else { 3 });
+    let boards = sized("BOARDS", 1000, 20) as usize;
+    let seconds = sized("SECONDS", 60, 3);
     let think = env_or("THINK_MS", 2000);
     let poll = Duration::from_millis(env_or("POLL_MS", 10).max(1));
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    rt.block_on(run(boards, Duration::from_secs(seconds), think, poll));
+    two_workers().block_on(run(boards, Duration::from_secs(seconds), think, poll));
 }
 
 /// The relay, alone in its process: serves the hall on a free port, says
 /// which, and stops (printing its counters) when its standard input closes.
 fn relay_process(broker_port: u16) {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let rt = two_workers();
     rt.block_on(async {
         let boards = env_or("BOARDS", 1000) as usize;
         let relay =

@@ -21,6 +21,19 @@ pub fn env_or(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
+/// A setting `name` from the environment, else `full` under `cargo bench`
+/// or `smoke` for the short smoke run `cargo test --benches` makes (it runs
+/// the bench without `--bench`).
+pub fn sized(name: &str, full: u64, smoke: u64) -> u64 {
+    let bench = std::env::args().any(|a| a == "--bench");
+    env_or(name, if bench { full } else { smoke })
+}
+
+/// The runtime the bench's boards and clients run on: two worker threads.
+pub fn two_workers() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+}
+
 /// The hall's link to the broker on `port`, every message sealed with `key`
 /// and checked, as in a hall with a hall key.
 pub fn link(port: u16, key: &[u8]) -> HallLink {
