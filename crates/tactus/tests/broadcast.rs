@@ -14,7 +14,7 @@ use serde_json::Value;
 mod common;
 use common::http::{get, request};
 use common::page::{node, require_browser};
-use common::{Guard, Typed, empty_config, free_port, mosquitto, root, secret, signal, tempdir, wait_for};
+use common::{Guard, Typed, empty_config, free_port, hall, mosquitto, root, secret, signal, tempdir, wait_for};
 
 fn epoch_ms() -> u128 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis()
@@ -111,10 +111,8 @@ fn players(trace: &Path) -> (String, String) {
 fn a_team_match_through_a_relay_with_a_hall_key_as_chromium_shows_it() {
     require_browser();
     let dir = tempdir("match");
-    let (broker_port, relay_port) = (free_port(), free_port());
-    let _broker = mosquitto(broker_port, &dir);
-    let broker = format!("127.0.0.1:{broker_port}");
-    let key = secret(&dir, "hall.key", "the club's hall key, shared by its boards\n");
+    let relay_port = free_port();
+    let (_broker, broker, key) = hall(&dir);
     let token = secret(&dir, "arbiter.token", "s3cret-arbiter\n");
     let teams = dir.join("teams.toml");
     std::fs::write(

@@ -16,7 +16,7 @@ mod common;
 use common::http::request;
 use common::lichess::LichessServer;
 use common::page::{read_page, require_browser};
-use common::{Guard, Typed, free_port, mosquitto, root, secret, tempdir, wait_for};
+use common::{Guard, Typed, free_port, hall, root, secret, tempdir, wait_for};
 
 const STUDY_TOKEN: &str = "lip_study_test";
 const ROUND: &str = "Round001";
@@ -127,10 +127,8 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 #[test]
 fn a_hall_of_a_dozen_sim_boards_is_pushed_whole_to_lichess() {
     let dir = tempdir("hall");
-    let (broker_port, relay_port) = (free_port(), free_port());
-    let _broker = mosquitto(broker_port, &dir);
-    let broker = format!("127.0.0.1:{broker_port}");
-    let key = secret(&dir, "hall.key", "the club's hall key, shared by its boards\n");
+    let relay_port = free_port();
+    let (_broker, broker, key) = hall(&dir);
     let lichess = lichess();
     let teams = dir.join("teams.toml");
     std::fs::write(
@@ -340,10 +338,8 @@ fn a_hall_of_a_dozen_sim_boards_is_pushed_whole_to_lichess() {
 fn a_game_lichess_refuses_is_shown_on_the_arbiter_page_with_its_board() {
     require_browser();
     let dir = tempdir("refused");
-    let (broker_port, relay_port) = (free_port(), free_port());
-    let _broker = mosquitto(broker_port, &dir);
-    let broker = format!("127.0.0.1:{broker_port}");
-    let key = secret(&dir, "hall.key", "the club's hall key, shared by its boards\n");
+    let relay_port = free_port();
+    let (_broker, broker, key) = hall(&dir);
     let lichess = lichess();
     // Lichess refuses board 7's game every time (the reply's shape is the
     // push endpoint's: one entry per game pushed, in order).

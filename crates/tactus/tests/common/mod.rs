@@ -138,6 +138,16 @@ pub fn mosquitto(port: u16, dir: &Path) -> Guard {
     guard
 }
 
+/// A hall's broker and key in `dir`: a real mosquitto on a port of its
+/// own (killed when dropped), its address for `--mqtt` and `--broker`, and
+/// the hall key the boards share.
+pub fn hall(dir: &Path) -> (Guard, String, PathBuf) {
+    let port = free_port();
+    let broker = mosquitto(port, dir);
+    let key = secret(dir, "hall.key", "the club's hall key, shared by its boards\n");
+    (broker, format!("127.0.0.1:{port}"), key)
+}
+
 /// The lines of `from` (a log, an output) as they come, read by a thread.
 pub fn lines(from: impl Read + Send + 'static) -> Receiver<String> {
     let (tx, rx) = std::sync::mpsc::channel();
