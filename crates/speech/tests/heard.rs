@@ -57,7 +57,7 @@ fn castling_begun_with_the_rook_is_told_the_kings_step() {
     }
 }
 
-/// (2) Setting the board back while the engine's move waits (the README's
+/// (2) Setting the board back while the engine's move waits (the user guide's
 /// way to take a move back) says the take-back, not first an order to put
 /// the piece back where it was.
 #[test]
