@@ -530,3 +530,35 @@ fn the_broker_restarted_mid_game_and_a_resignation_ends_it_on_both_boards() {
         assert_eq!((over["result"].as_str(), over["reason"].as_str()), (Some("0-1"), Some("resignation")), "{over}");
     }
 }
+
+#[test]
+fn a_ruling_on_one_board_is_said_on_both_and_its_time_given_on_both() {
+    let hall = Hall::new("ruling", "300+2");
+    let (mut a, mut b) = pair(&hall);
+    // White's pawn to e5 in one go, pressed: an illegal move (7.5.1), ruled
+    // on White's board; the time the penalty gives Black is Black's on both.
+    a.hands(&["e2-".to_string(), "e5+".to_string()]);
+    a.hands(&["w".to_string()]);
+    let ruling = a.events.next("irregularity");
+    let penalty = a.events.next("penalty");
+    assert_eq!(penalty["side"], "black", "{penalty}");
+    let said = b.events.next_of(&["irregularity", "opponent_move"]);
+    assert_eq!(said["event"], "irregularity", "the ruling is said on Black's board: {said}");
+    assert_eq!(
+        (said["article"].clone(), said["reason"].clone()),
+        (ruling["article"].clone(), ruling["reason"].clone())
+    );
+    assert!(said["fix"].as_array().is_none_or(|f| f.is_empty()), "the fix is for White's board only: {said}");
+    let given = b.events.next("penalty");
+    assert_eq!((given["side"].clone(), given["ms"].clone()), (penalty["side"].clone(), penalty["ms"].clone()));
+    // White puts the pawn back and plays on.
+    a.hands(&["e5-".to_string(), "e2+".to_string()]);
+    let mut pos = Chess::default();
+    let done = play(&mut a, &mut b, &mut pos, "e4", Carry::AsSaid);
+    let reply = play(&mut b, &mut a, &mut pos, "e5", Carry::AsSaid);
+    assert_eq!(reply["opponent_ms"], done["clock_ms"], "{reply} after {done}");
+    let next = play(&mut a, &mut b, &mut pos, "Nf3", Carry::AsSaid);
+    assert_eq!(next["opponent_ms"], reply["clock_ms"], "Black's time, the penalty's included, on both: {next}");
+    let penalties = |board: &Board| board.events.seen.borrow().iter().filter(|e| e["event"] == "penalty").count();
+    assert_eq!((penalties(&a), penalties(&b)), (1, 1), "the time is given once on each board, not sent back");
+}

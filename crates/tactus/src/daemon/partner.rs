@@ -58,9 +58,6 @@ pub struct PartnerHost {
     clock_due: Option<Input>,
     /// Time given here because the partner's board gave it: not sent back.
     echo: Option<Input>,
-    /// The latest own ply sent, so that a move is sent once (a `hello` asks
-    /// for it again).
-    sent: u32,
     /// From a partner's move arriving to it being given to the game.
     waits: Vec<Duration>,
     stop: CancellationToken,
@@ -94,7 +91,6 @@ impl PartnerHost {
             carried: None,
             clock_due: None,
             echo: None,
-            sent: 0,
             waits: Vec::new(),
             stop,
         }))
@@ -108,7 +104,6 @@ impl PartnerHost {
     /// The game is under way here (new, or recovered from the journal):
     /// the partner hears where it stands, and sends again what it lacks.
     pub fn seat(&mut self, session: &Session) {
-        self.sent = session.game().ply().saturating_sub(1);
         self.pending.clear();
         (self.carried, self.clock_due) = (None, None);
         self.outgoing.push(PairMessage::Hello { ply: session.game().ply(), answer: false });
@@ -231,8 +226,7 @@ impl PartnerHost {
         }
         for event in session.pending() {
             match &event.kind {
-                EventKind::Complete { ply, side, san, uci, clock_ms, .. } if *side == self.side && *ply > self.sent => {
-                    self.sent = *ply;
+                EventKind::Complete { ply, side, san, uci, clock_ms, .. } if *side == self.side => {
                     let msg = PairMessage::Move { ply: *ply, uci: uci.clone(), san: san.clone(), clock_ms: *clock_ms };
                     self.outgoing.push(msg);
                 }
@@ -289,7 +283,6 @@ impl PartnerHost {
                     san: info.san.clone(),
                     clock_ms: played.clock_ms,
                 });
-                self.sent = self.sent.max(ply);
             }
         }
     }
