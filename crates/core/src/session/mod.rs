@@ -284,7 +284,14 @@ impl Session {
             Phase::Pressed(p) => Some(p.until),
             _ => None,
         };
-        let flag = self.clock.as_ref().and_then(|c| c.flag_deadline()).map(|(_, t)| t);
+        // The partner board rules its own player's flag.
+        let kept_elsewhere = |side: shakmaty::Color| self.policy.partner && self.policy.engine == Some(side);
+        let flag = self
+            .clock
+            .as_ref()
+            .and_then(|c| c.flag_deadline())
+            .filter(|&(side, _)| !kept_elsewhere(side))
+            .map(|(_, t)| t);
         [
             (self.sensors.next_deadline(), Timer::Debounce),
             (self.settle_at, Timer::Settle),

@@ -105,6 +105,7 @@ fn policy_of(cfg: &Config) -> Policy {
         mate_search: MateSearch::Asked,
         // The partner board's side is guided onto this board as an engine's is.
         engine: cfg.engine.side().or(cfg.pair.side().map(|side| !side)),
+        partner: cfg.pair.side().is_some(),
         engine_override: cfg.engine.accept_other_moves,
         ..Policy::default()
     }
