@@ -6,65 +6,29 @@
 //! it. `cargo bench -p tactus --bench pair` (needs mosquitto).
 
 use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use shakmaty::{CastlingMode, Chess, Color, Move, Position, Role, Square};
+use shakmaty::{CastlingMode, Chess, Color, Move, Position, Role};
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+mod support;
+
+use common::moves::{Lcg, hands};
+use common::{Guard, free_port, mosquitto, secret, tempdir};
+
+/// The edges of `mv` as one typed line.
+fn hands_line(pos: &Chess, mv: Move) -> String {
+    hands(pos, mv).join(" ")
+}
+use support::pct;
 
 const SAMPLES: usize = 300;
 const RESTARTS: usize = 10;
-
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 33) as usize) % n
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-fn edges(pos: &Chess, mv: Move) -> String {
-    let (lift, place) = (|sq: Square| format!("{sq}-"), |sq: Square| format!("{sq}+"));
-    let out = match mv {
-        Move::Castle { king, rook } => {
-            let side = if king < rook { shakmaty::CastlingSide::KingSide } else { shakmaty::CastlingSide::QueenSide };
-            vec![lift(king), place(side.king_to(pos.turn())), lift(rook), place(side.rook_to(pos.turn()))]
-        }
-        Move::EnPassant { from, to } => vec![lift(from), place(to), lift(Square::from_coords(to.file(), from.rank()))],
-        Move::Normal { from, to, capture, .. } => {
-            let mut out = Vec::new();
-            if capture.is_some() {
-                out.push(lift(to));
-            }
-            out.extend([lift(from), place(to)]);
-            out
-        }
-        Move::Put { .. } => unreachable!(),
-    };
-    out.join(" ")
-}
-
-fn pct(v: &mut [f64], p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[((v.len() - 1) as f64 * p).round() as usize]
-}
-
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 struct Board {
     id: &'static str,
@@ -72,7 +36,7 @@ struct Board {
     side: Color,
     dir: PathBuf,
     port: u16,
-    child: Option<Killed>,
+    child: Option<Guard>,
     stdin: Option<ChildStdin>,
     events: mpsc::Receiver<(Instant, Value)>,
 }
@@ -127,7 +91,7 @@ impl Board {
         });
         self.events = rx;
         self.stdin = child.stdin.take();
-        self.child = Some(Killed(child));
+        self.child = Some(Guard(child));
     }
 
     fn type_line(&mut self, line: &str) {
@@ -151,32 +115,13 @@ impl Board {
 }
 
 /// A hall's broker and key in a fresh directory.
-fn hall(n: usize) -> (PathBuf, u16, Killed) {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = std::env::temp_dir().join(format!("tactus-bench-pair-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn hall(n: usize) -> (PathBuf, u16, Guard) {
+    let dir = tempdir(&format!("hall-{n}"));
     std::fs::write(dir.join("empty.toml"), "").unwrap();
-    let key = dir.join("hall.key");
-    std::fs::write(&key, "a hall key for the bench, 32 bytes\n").unwrap();
-    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+    secret(&dir, "hall.key", "a hall key for the bench, 32 bytes\n");
     let port = free_port();
-    let conf = dir.join("mosquitto.conf");
-    std::fs::write(&conf, format!("listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n")).unwrap();
-    let bin = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"].into_iter().find(|p| Path::new(p).exists());
-    let broker = Command::new(bin.expect("mosquitto is installed (./setup)"))
-        .arg("-c")
-        .arg(&conf)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let end = Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < end, "mosquitto did not listen");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    (dir, port, Killed(broker))
+    let broker = mosquitto(port, &dir);
+    (dir, port, broker)
 }
 
 /// Makes a random legal move on the mover's board and carries it out on
@@ -187,14 +132,14 @@ fn ply(boards: &mut [Board; 2], pos: &mut Chess, rng: &mut Lcg) -> f64 {
     let mv = moves[rng.below(moves.len())];
     let uci = mv.to_uci(CastlingMode::Standard).to_string();
     let (m, o) = if pos.turn() == Color::White { (0, 1) } else { (1, 0) };
-    boards[m].type_line(&edges(pos, mv));
+    boards[m].type_line(&hands_line(pos, mv));
     boards[m].next("move");
     let press = if pos.turn() == Color::White { "w" } else { "b" };
     let pressed = Instant::now();
     boards[m].type_line(press);
     let (at, chosen) = boards[o].next("opponent_move");
     assert_eq!(chosen["uci"], uci.as_str());
-    boards[o].type_line(&edges(pos, mv));
+    boards[o].type_line(&hands_line(pos, mv));
     boards[o].next("complete");
     pos.play_unchecked(mv);
     at.duration_since(pressed).as_secs_f64() * 1000.0
@@ -224,7 +169,7 @@ fn main() {
                 }
                 boards[1].kill();
                 let mv = moves[rng.below(moves.len())];
-                boards[0].type_line(&edges(&pos, mv));
+                boards[0].type_line(&hands_line(&pos, mv));
                 boards[0].next("move");
                 boards[0].type_line("w");
                 boards[0].next("complete");
@@ -233,7 +178,7 @@ fn main() {
                 let (at, chosen) = boards[1].next("opponent_move");
                 assert_eq!(chosen["uci"], mv.to_uci(CastlingMode::Standard).to_string().as_str());
                 restarts.push(at.duration_since(started).as_secs_f64() * 1000.0);
-                boards[1].type_line(&edges(&pos, mv));
+                boards[1].type_line(&hands_line(&pos, mv));
                 boards[1].next("complete");
                 pos.play_unchecked(mv);
             }

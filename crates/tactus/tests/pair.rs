@@ -9,17 +9,18 @@
 //! Needs mosquitto (`apt-get install mosquitto`; ./setup installs it).
 
 use std::io::Write;
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::process::{ChildStdin, Command, Stdio};
+use std::time::Duration;
 
 use serde_json::Value;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position, Square};
 
 mod common;
-use common::EventStream;
+use common::http::get;
+use common::moves::{carried_out, hands};
+use common::{EventStream, Guard, free_port, mosquitto, secret, tempdir, wait_for};
 
 /// Morphy's Opera game (Paris, 1858): captures, a check, castling long, mate.
 const OPERA: &str = "e4 e5 Nf3 d6 d4 Bg4 dxe5 Bxf3 Qxf3 dxe5 Bc4 Nf6 Qb3 Qe7 Nc3 c6 Bg5 b5 Nxb5 cxb5 \
@@ -27,35 +28,8 @@ const OPERA: &str = "e4 e5 Nf3 d6 d4 Bg4 dxe5 Bxf3 Qxf3 dxe5 Bc4 Nf6 Qb3 Qe7 Nc3
 
 const KEY: &str = "the hall key of two schools, 32+";
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tactus-pair-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Polls `check` until it holds (a readiness wait, bounded for failure only).
-fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
-    let end = Instant::now() + Duration::from_secs(60);
-    while !check() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// A child killed when the test ends, pass or fail.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+/// A bound for failure only: each wait is for a line or an event.
+const WAIT: Duration = Duration::from_secs(60);
 
 /// The hall: its broker (a real mosquitto, restartable) and its key; the
 /// time control its games are played at.
@@ -68,27 +42,17 @@ struct Hall {
 
 impl Hall {
     fn new(name: &str, time_control: &'static str) -> Hall {
-        use std::os::unix::fs::PermissionsExt;
         let dir = tempdir(name);
-        let key = dir.join("hall.key");
-        std::fs::write(&key, format!("{KEY}\n")).unwrap();
-        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+        secret(&dir, "hall.key", &format!("{KEY}\n"));
         std::fs::write(dir.join("empty.toml"), "").unwrap();
         let mut hall = Hall { dir, port: free_port(), broker: None, time_control };
         hall.start_broker();
         hall
     }
 
+    /// On the same port each time: the boards find it again.
     fn start_broker(&mut self) {
-        let conf = self.dir.join("mosquitto.conf");
-        std::fs::write(&conf, format!("listener {} 127.0.0.1\nallow_anonymous true\npersistence false\n", self.port))
-            .unwrap();
-        let bin = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"].into_iter().find(|p| Path::new(p).exists());
-        let bin = bin.expect("mosquitto is installed by ./setup (apt-get install mosquitto)");
-        let child = Command::new(bin).arg("-c").arg(&conf).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
-        self.broker = Some(Guard(child));
-        let port = self.port;
-        wait_until("mosquitto", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+        self.broker = Some(mosquitto(self.port, &self.dir));
     }
 
     fn stop_broker(&mut self) {
@@ -161,7 +125,7 @@ impl Board {
     }
 
     /// One act at the board: the sim board spaces a line's edges as hands do.
-    fn hands(&mut self, edges: &[String]) {
+    fn act(&mut self, edges: &[String]) {
         writeln!(self.stdin.as_mut().unwrap(), "{}", edges.join(" ")).unwrap();
     }
 
@@ -178,14 +142,7 @@ impl Board {
     }
 
     fn get(&self, path: &str) -> Option<String> {
-        use std::io::Read;
-        let mut s = std::net::TcpStream::connect(("127.0.0.1", self.http)).ok()?;
-        s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-        write!(s, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").ok()?;
-        let mut text = String::new();
-        s.read_to_string(&mut text).ok()?;
-        let (head, body) = text.split_once("\r\n\r\n")?;
-        (head.split(' ').nth(1) == Some("200")).then(|| body.to_string())
+        get(self.http, path)
     }
 
     /// The moves of the board's game in its journal, replayed.
@@ -201,28 +158,6 @@ impl Board {
         )
         .unwrap();
         r.session.game().played.iter().map(|p| p.info.san.clone()).collect()
-    }
-}
-
-/// The edges a person makes for `mv`, as the sim board's typed words.
-fn edges(pos: &Chess, mv: Move) -> Vec<String> {
-    let (lift, place) = (|sq: Square| format!("{sq}-"), |sq: Square| format!("{sq}+"));
-    match mv {
-        Move::Castle { king, rook } => {
-            let side = if king < rook { shakmaty::CastlingSide::KingSide } else { shakmaty::CastlingSide::QueenSide };
-            let turn = pos.turn();
-            vec![lift(king), place(side.king_to(turn)), lift(rook), place(side.rook_to(turn))]
-        }
-        Move::EnPassant { from, to } => vec![lift(from), place(to), lift(Square::from_coords(to.file(), from.rank()))],
-        Move::Normal { from, to, capture, .. } => {
-            let mut out = Vec::new();
-            if capture.is_some() {
-                out.push(lift(to));
-            }
-            out.extend([lift(from), place(to)]);
-            out
-        }
-        Move::Put { .. } => unreachable!("no drops in chess"),
     }
 }
 
@@ -251,8 +186,8 @@ fn play(mover: &mut Board, other: &mut Board, pos: &mut Chess, san: &str, carry:
     let mv = next_move(pos, san);
     let uci = mv.to_uci(CastlingMode::Standard).to_string();
     let ply = pos.fullmoves().get() * 2 - u32::from(pos.turn() == Color::White);
-    mover.hands(&edges(pos, mv));
-    mover.hands(&[if mover.side == Color::White { "w" } else { "b" }.to_string()]);
+    mover.act(&hands(pos, mv));
+    mover.act(&[if mover.side == Color::White { "w" } else { "b" }.to_string()]);
     let mover_done = mover.events.next("complete");
     let done = &mover_done;
     assert_eq!((done["uci"].as_str(), done["ply"].as_u64()), (Some(uci.as_str()), Some(u64::from(ply))), "{done}");
@@ -268,23 +203,18 @@ fn play(mover: &mut Board, other: &mut Board, pos: &mut Chess, san: &str, carry:
                 .filter(|&sq| sq != to && pos.board().piece_at(sq).is_none())
                 .min_by_key(|&sq| sq.distance(to))
                 .unwrap();
-            other.hands(&[format!("{from}-"), format!("{wrong}+")]);
+            other.act(&[format!("{from}-"), format!("{wrong}+")]);
             let fix = other.events.next("opponent_fix");
             let fixes = fix["fix"].as_array().unwrap();
             assert!(
                 fixes.iter().any(|f| square(&f["from"]) == Some(wrong) && square(&f["to"]) == Some(to)),
                 "the fix moves the piece from {wrong} to {to}: {fix}"
             );
-            other.hands(&[format!("{wrong}-"), format!("{to}+")]);
+            other.act(&[format!("{wrong}-"), format!("{to}+")]);
         }
         (Carry::Slip, ..) => panic!("a slip is made on a quiet move: not {san}"),
         (Carry::AsSaid, ..) => {
-            let mut lines = Vec::new();
-            for step in &steps {
-                lines.extend(square(&step["from"]).map(|sq| format!("{sq}-")));
-                lines.extend(square(&step["to"]).map(|sq| format!("{sq}+")));
-            }
-            other.hands(&lines);
+            other.act(&[carried_out(&chosen)]);
         }
     }
     let done = other.events.next("complete");
@@ -367,7 +297,7 @@ fn publish(port: u16, topic: &str, payload: Vec<u8>) {
 fn a_whole_game_on_two_boards_through_the_hall_s_broker() {
     let hall = Hall::new("game", "300+2");
     let (mut a, mut b) = pair(&hall);
-    wait_until("board B to hear its partner", || b.log().contains("the partner board A is heard"));
+    wait_for("board B to hear its partner", WAIT, || b.log().contains("the partner board A is heard"));
     // Before White moves, strangers make moves for White on B: one without
     // the seal on A's topic, one sealed with the hall key by a board that is
     // not B's partner. Neither changes anything.
@@ -375,7 +305,7 @@ fn a_whole_game_on_two_boards_through_the_hall_s_broker() {
     publish(hall.port, "tactus/schools/pair/A/B", forged.as_bytes().to_vec());
     publish(hall.port, "tactus/schools/pair/C/B", sealed("tactus/schools/pair/C/B", forged));
     // Refusals are logged at most once in 10 s: the first says they came.
-    wait_until("the refusal logged", || b.log().contains("a pair message was ignored"));
+    wait_for("the refusal logged", WAIT, || b.log().contains("a pair message was ignored"));
     let mut pos = Chess::default();
     let sans: Vec<&str> = OPERA.split_whitespace().collect();
     let mut before: Option<Value> = None;
@@ -433,8 +363,8 @@ fn a_side_killed_mid_game_goes_on_from_its_journal_and_its_partner() {
     let away = a.events.next("device_lost");
     assert_eq!(away["device"], "partner", "{away}");
     let mv = next_move(&pos, sans[4]);
-    a.hands(&edges(&pos, mv));
-    a.hands(&["w".to_string()]);
+    a.act(&hands(&pos, mv));
+    a.act(&["w".to_string()]);
     assert_eq!(a.events.next("complete")["san"], "d4");
     // Black's board comes back from its journal: the move made meanwhile
     // arrives, once, and the game goes on.
@@ -443,7 +373,7 @@ fn a_side_killed_mid_game_goes_on_from_its_journal_and_its_partner() {
     assert_eq!((chosen["ply"].as_u64(), chosen["san"].as_str()), (Some(5), Some("d4")), "{chosen}");
     assert_eq!(a.events.next("device_back")["device"], "partner");
     let steps: Vec<String> = ["d2-", "d4+"].map(String::from).to_vec();
-    b.hands(&steps);
+    b.act(&steps);
     assert_eq!(b.events.next("complete")["san"], "d4");
     pos.play_unchecked(mv);
     // Now White's board dies right after a move of its own completes:
@@ -451,19 +381,14 @@ fn a_side_killed_mid_game_goes_on_from_its_journal_and_its_partner() {
     let (mover, other) = boards(&mut a, &mut b, &pos);
     play(mover, other, &mut pos, sans[5], Carry::AsSaid);
     let mv = next_move(&pos, sans[6]);
-    a.hands(&edges(&pos, mv));
-    a.hands(&["w".to_string()]);
+    a.act(&hands(&pos, mv));
+    a.act(&["w".to_string()]);
     assert_eq!(a.events.next("complete")["san"], "dxe5");
     a.kill();
     a.spawn();
     let chosen = b.events.next("opponent_move");
     assert_eq!(chosen["san"], "dxe5", "{chosen}");
-    let mut lines = Vec::new();
-    for step in chosen["steps"].as_array().unwrap() {
-        lines.extend(square(&step["from"]).map(|sq| format!("{sq}-")));
-        lines.extend(square(&step["to"]).map(|sq| format!("{sq}+")));
-    }
-    b.hands(&lines);
+    b.act(&[carried_out(&chosen)]);
     assert_eq!(b.events.next("complete")["san"], "dxe5");
     pos.play_unchecked(mv);
     // The rest of the game, on both boards.
@@ -499,8 +424,8 @@ fn the_broker_restarted_mid_game_and_a_resignation_ends_it_on_both_boards() {
     }
     // White moves while the broker is away; it arrives once the broker is back.
     let mv = next_move(&pos, sans[2]);
-    a.hands(&edges(&pos, mv));
-    a.hands(&["w".to_string()]);
+    a.act(&hands(&pos, mv));
+    a.act(&["w".to_string()]);
     assert_eq!(a.events.next("complete")["san"], "Nf3");
     hall.start_broker();
     let chosen = b.events.next("opponent_move");
@@ -511,12 +436,7 @@ fn the_broker_restarted_mid_game_and_a_resignation_ends_it_on_both_boards() {
         let back = before.unwrap_or_else(|| board.events.next("device_back"));
         assert_eq!(back["device"], "partner", "board {}", board.id);
     }
-    let mut lines = Vec::new();
-    for step in chosen["steps"].as_array().unwrap() {
-        lines.extend(square(&step["from"]).map(|sq| format!("{sq}-")));
-        lines.extend(square(&step["to"]).map(|sq| format!("{sq}+")));
-    }
-    b.hands(&lines);
+    b.act(&[carried_out(&chosen)]);
     assert_eq!(b.events.next("complete")["san"], "Nf3");
     pos.play_unchecked(mv);
     for san in &sans[3..8] {
@@ -524,7 +444,7 @@ fn the_broker_restarted_mid_game_and_a_resignation_ends_it_on_both_boards() {
         play(mover, other, &mut pos, san, Carry::AsSaid);
     }
     // White resigns at White's board: the game is over on both.
-    a.hands(&["result 0-1 resigns".to_string()]);
+    a.act(&["result 0-1 resigns".to_string()]);
     for board in [&a, &b] {
         let over = board.events.next("game_over");
         assert_eq!((over["result"].as_str(), over["reason"].as_str()), (Some("0-1"), Some("resignation")), "{over}");
@@ -537,8 +457,8 @@ fn a_ruling_on_one_board_is_said_on_both_and_its_time_given_on_both() {
     let (mut a, mut b) = pair(&hall);
     // White's pawn to e5 in one go, pressed: an illegal move (7.5.1), ruled
     // on White's board; the time the penalty gives Black is Black's on both.
-    a.hands(&["e2-".to_string(), "e5+".to_string()]);
-    a.hands(&["w".to_string()]);
+    a.act(&["e2-".to_string(), "e5+".to_string()]);
+    a.act(&["w".to_string()]);
     let ruling = a.events.next("irregularity");
     let penalty = a.events.next("penalty");
     assert_eq!(penalty["side"], "black", "{penalty}");
@@ -552,7 +472,7 @@ fn a_ruling_on_one_board_is_said_on_both_and_its_time_given_on_both() {
     let given = b.events.next("penalty");
     assert_eq!((given["side"].clone(), given["ms"].clone()), (penalty["side"].clone(), penalty["ms"].clone()));
     // White puts the pawn back and plays on.
-    a.hands(&["e5-".to_string(), "e2+".to_string()]);
+    a.act(&["e5-".to_string(), "e2+".to_string()]);
     let mut pos = Chess::default();
     let done = play(&mut a, &mut b, &mut pos, "e4", Carry::AsSaid);
     let reply = play(&mut b, &mut a, &mut pos, "e5", Carry::AsSaid);
