@@ -16,7 +16,7 @@ use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Rank, Role, Square};
 use tactus_core::pgn::{Commentary, MateVerdict, Settled};
 use tactus_core::{
-    Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, MoveInfo, NotNow, OnBoard,
+    Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, MoveInfo, NotNow, OnBoard, Online,
     Placed, Reason, Slip, ToControl,
 };
 
@@ -213,6 +213,7 @@ impl Words {
             EventKind::EngineLevel { level } => one(fill(lex.engine_level, &[("level", &level.to_string())])),
             EventKind::DeviceLost { device, .. } => one(lex.device_lost[device_index(*device)].to_owned()),
             EventKind::DeviceBack { device } => one(lex.device_back[device_index(*device)].to_owned()),
+            EventKind::Online(online) => self.online(online),
             EventKind::DrawOffer { side, irregular: false } => one(self.said(&lex.draw_offer, *side, scene, &[])),
             EventKind::DrawOffer { side, irregular: true } => {
                 one(self.said(&lex.draw_offer_irregular, *side, scene, &[]))
@@ -233,6 +234,44 @@ impl Words {
             }
             EventKind::NotNow { why } => one(lex.not_now[not_now_index(*why)].to_owned()),
             EventKind::NotUnderstood { typed } => one(fill(lex.not_understood, &[("typed", typed)])),
+        }
+    }
+
+    /// What the online game's server says besides the moves. The player's
+    /// own offers and requests are said when made, not again here.
+    fn online(&self, online: &Online) -> Vec<String> {
+        let lex = &self.lex.online;
+        let one = |s: String| vec![s];
+        match online {
+            Online::Playing { opponent, side, .. } => {
+                let side = lex.sides[usize::from(*side == Color::Black)];
+                one(fill(lex.playing, &[("name", opponent), ("side", side)]))
+            }
+            Online::Challenge { player, incoming, clock, .. } => {
+                let clock = clock.as_deref().unwrap_or(lex.correspondence);
+                one(fill(lex.challenge[usize::from(!incoming)], &[("name", player), ("clock", clock)]))
+            }
+            Online::ChallengeGone { declined, .. } => one(lex.challenge_gone[usize::from(*declined)].to_owned()),
+            Online::TakebackOffer { open } => one(lex.takeback_offer[usize::from(!open)].to_owned()),
+            Online::TakenBack { .. } => one(lex.taken_back.to_owned()),
+            Online::Refused { san, .. } => one(fill(lex.refused, &[("move", &self.san(san))])),
+            Online::OpponentGone { gone: false, .. } => one(lex.opponent_gone[2].to_owned()),
+            Online::OpponentGone { gone: true, claim_in_s } => {
+                one(lex.opponent_gone[usize::from(*claim_in_s == Some(0))].to_owned())
+            }
+            Online::Ended { status } => {
+                let i = match status.as_str() {
+                    "aborted" => 0,
+                    "timeout" => 1,
+                    "outoftime" => 2,
+                    "noStart" => 3,
+                    _ => 4,
+                };
+                one(fill(lex.ended, &[("status", lex.statuses[i])]))
+            }
+            Online::RateLimited { for_s } => one(fill(lex.rate_limited, &[("seconds", &for_s.to_string())])),
+            Online::NotPlayed { .. } => one(lex.not_played.to_owned()),
+            Online::Failed { .. } => one(lex.failed.to_owned()),
         }
     }
 
@@ -1143,5 +1182,6 @@ fn device_index(device: Device) -> usize {
         Device::Board => 0,
         Device::Clock => 1,
         Device::Engine => 2,
+        Device::Online => 3,
     }
 }
