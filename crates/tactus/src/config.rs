@@ -906,9 +906,6 @@ impl Config {
         }
         if self.lichess.challenge.is_some() || self.lichess.seek {
             let key = if self.lichess.seek { "lichess.seek" } else { "lichess.challenge" };
-            if self.lichess.token_file.is_none() {
-                return Err(KeyError { key, message: "needs [lichess] token_file (a token with board:play)".into() });
-            }
             let (limit_s, _) = LichessConfig::clock(&self.game.time_control.0)
                 .map_err(|message| KeyError { key: "game.time_control", message })?;
             // 10 minutes or more: rapid and slower, all a seek may ask.

@@ -707,7 +707,8 @@ class Handler(BaseHTTPRequestHandler):
             if path == "/_test/pushes":
                 return self.reply(200, PUSHES)
             if path == "/_test/wait":
-                # Long poll: until N requests match (or N pushes), at most `timeout` s.
+                # Long poll: until N requests match (or N pushes, or a game
+                # has N moves), at most `timeout` s.
                 pattern, n = query.get("path", [".*"])[0], int(query.get("count", ["1"])[0])
                 deadline = time.monotonic() + float(query.get("timeout", ["30"])[0])
                 what = query.get("what", ["requests"])[0]
@@ -717,6 +718,9 @@ class Handler(BaseHTTPRequestHandler):
                         return len(PUSHES)
                     if what == "seek":
                         return 1 if SEEK["stream"] is not None else 0
+                    if what == "moves":
+                        g = GAMES.get(query.get("game", [""])[0])
+                        return len(g.moves) if g else 0
                     return sum(1 for e in LOG if re.search(pattern, e["method"] + " " + e["path"]))
 
                 while count() < n and time.monotonic() < deadline:

@@ -18,6 +18,7 @@ use super::dgt::DgtEmulation;
 use super::engine::{Answer, Answered, EngineHost, Reply};
 use super::event_log::EventLog;
 use super::journal::{self, Journal, JournalThread};
+use super::lichess::{Heard, LichessHost, OnlineStart};
 use super::source::Origin;
 use super::voice::VoiceThread;
 use crate::config::Speed;
@@ -246,6 +247,11 @@ pub struct GameTask {
     mate: MateSearches,
     /// The engine opponent, if one plays.
     engine: Option<EngineHost>,
+    /// The online opponent (Lichess), if the board plays online.
+    online: Option<LichessHost>,
+    /// The game's address (its `Site` tag): an online game started again
+    /// by the server after a restart is the journal's game.
+    site: Option<String>,
     /// When the latest input came in (for the engine's latency).
     input_at: Instant,
     journal: Option<JournalThread>,
@@ -268,6 +274,8 @@ pub struct GameTask {
 /// journal held.
 pub struct Opened {
     session: Session,
+    /// The game's tags.
+    pub header: Header,
     journal: JournalThread,
     last_t: Ms,
     pub recovered: Option<Vec<Entry>>,
@@ -362,7 +370,7 @@ pub async fn open(setup: &Setup, shows: Option<Bitboard>, out: &mut Outputs) -> 
             tracing::info!("recovered the game in {}", path.display());
             out.restore(&past);
             let journal = JournalThread::start(r.journal)?;
-            let mut opened = Opened { session, journal, last_t, recovered: Some(r.entries) };
+            let mut opened = Opened { session, journal, last_t, header: r.header, recovered: Some(r.entries) };
             // The clocks stay stopped until a player resumes.
             let pause = Entry { t: last_t, record: Record::Input(Input::Pause) };
             opened.journal.append(pause).await?;
@@ -379,7 +387,7 @@ pub async fn open(setup: &Setup, shows: Option<Bitboard>, out: &mut Outputs) -> 
     let journal = create_journal(setup, &header, 0).await?;
     let events: Vec<Event> = session.drain().collect();
     out.publish(&events).await;
-    Ok(Opened { session, journal, last_t: 0, recovered: None })
+    Ok(Opened { session, journal, last_t: 0, header, recovered: None })
 }
 
 /// `White 1:29:56 · Black 1:30:00 · move 12, Black to move`
@@ -418,6 +426,14 @@ fn diagram(fen: &str) -> Option<String> {
     Some(lines.join("\n"))
 }
 
+/// The online opponent's next update; never, without one.
+async fn next_update(online: &mut Option<LichessHost>) -> tactus_lichess::play::Update {
+    match online {
+        Some(online) => online.next().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// The engine's next reply; never, without an engine.
 async fn next_reply(engine: &mut Option<EngineHost>) -> Reply {
     match engine {
@@ -448,6 +464,8 @@ impl GameTask {
             session: opened.session,
             mate: MateSearches::new(),
             engine: None,
+            online: None,
+            site: opened.header.site.clone(),
             input_at: Instant::now(),
             journal: Some(opened.journal),
             out,
@@ -475,6 +493,90 @@ impl GameTask {
         }
         self.engine = Some(engine);
         self.ask_engine();
+    }
+
+    /// The recovered game, if it is an online game of the server at `url`:
+    /// its id and every move it holds.
+    pub fn online_resume(&self, url: &str) -> Option<tactus_lichess::play::Resume> {
+        let moves = self.session.game().played.iter().map(|p| p.info.uci.clone()).collect();
+        LichessHost::resume_of(url, self.site.as_deref(), moves)
+    }
+
+    /// The board plays online from now on.
+    pub fn set_online(&mut self, online: LichessHost) {
+        self.online = Some(online);
+    }
+
+    /// What the online opponent's server says, as the game takes it.
+    async fn online_update(&mut self, update: tactus_lichess::play::Update) -> anyhow::Result<()> {
+        let Some(online) = &mut self.online else { return Ok(()) };
+        let now = Instant::now();
+        let t = self.time.t(now).max(self.last_t);
+        for heard in online.heard(update, &self.session, t) {
+            let playing = matches!(self.phase, Phase::Playing) && !self.session.finished();
+            match heard {
+                Heard::Start(start) => self.start_online(start).await?,
+                Heard::Input(input) if playing => {
+                    self.input_at = now;
+                    let t = self.time.t(Instant::now()).max(self.last_t);
+                    self.take_entry(Entry { t, record: Record::Input(input) }).await?;
+                }
+                Heard::End if playing => {
+                    let t = self.time.t(Instant::now()).max(self.last_t);
+                    self.take_entry(Entry { t, record: Record::End }).await?;
+                }
+                Heard::Say(kind) => self.take(Incoming::Notice(now, kind)).await?,
+                Heard::Input(_) | Heard::End => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The server started a game for the board: the journal's game goes on
+    /// (a restart), or a new game begins with the server's players and
+    /// clock, the opponent's side played as an engine's (its moves guided
+    /// onto the board, completed when the board shows them).
+    async fn start_online(&mut self, start: OnlineStart) -> anyhow::Result<()> {
+        let same = self.site.as_deref() == Some(start.site.as_str());
+        if !(same && matches!(self.phase, Phase::Playing) && !self.session.finished()) {
+            if let Some(journal) = self.journal.take() {
+                let path = journal.close().await?;
+                // A game not begun on the board is no game: nothing is lost.
+                if matches!(self.phase, Phase::Playing) && self.session.game().played.is_empty() {
+                    let _ = std::fs::remove_file(&path);
+                }
+            }
+            let mut header = self.setup.header.clone();
+            header.date = Some(pgn_date(unix_seconds()));
+            header.white = Some(start.white);
+            header.black = Some(start.black);
+            header.time_control = start.time_control;
+            header.site = Some(start.site.clone());
+            let mut policy = self.setup.policy.clone();
+            policy.engine = Some(!start.color);
+            policy.engine_override = false;
+            policy.record(&mut header);
+            self.session = Session::new(&header, policy)?;
+            self.mate = MateSearches::new();
+            self.journal = Some(create_journal(&self.setup, &header, self.games).await?);
+            self.games += 1;
+            self.time = GameTime { start: Instant::now(), base: 0, speed: self.setup.speed };
+            self.last_t = 0;
+            self.phase = Phase::Playing;
+            self.site = Some(start.site);
+            if let Some(b) = &self.out.broadcast {
+                b.new_game(&header);
+            }
+            self.announce(false).await?;
+            self.begin(false).await?;
+        }
+        // The server's clock runs, whatever the board's did while the
+        // daemon was away.
+        if self.session.clock().is_some_and(|c| c.running().is_none()) {
+            let t = self.time.t(Instant::now()).max(self.last_t);
+            self.take_entry(Entry { t, record: Record::Input(Input::Resume) }).await?;
+        }
+        Ok(())
     }
 
     fn ask_engine(&mut self) {
@@ -574,6 +676,14 @@ impl GameTask {
         }
         if matches!(&msg, Incoming::At(_, Record::End) | Incoming::Exact(Entry { record: Record::End, .. })) {
             self.board_done = true;
+        }
+        if let (
+            Some(online),
+            Incoming::At(_, Record::Input(Input::Online(ask)))
+            | Incoming::Exact(Entry { record: Record::Input(Input::Online(ask)), .. }),
+        ) = (&mut self.online, &msg)
+        {
+            online.asked(*ask);
         }
         if let Incoming::Notice(at, kind) = msg {
             // Said and shown in any phase; the game's time is not advanced.
@@ -706,6 +816,10 @@ impl GameTask {
                 }
             }
             self.out.publish(&events).await;
+            if let Some(online) = &mut self.online {
+                online.board_said(&events);
+                online.published(&events);
+            }
         }
         self.show_clock();
         if let Some(dgt) = &mut self.out.dgt {
@@ -803,6 +917,7 @@ impl GameTask {
                     None => return Ok(Ended::InputClosed),
                 },
                 Some(control) = controls.recv() => self.control(control).await?,
+                update = next_update(&mut self.online) => self.online_update(update).await?,
                 reply = next_reply(&mut self.engine) => match reply {
                     Reply::Answer(answer) => self.engine_answer(answer).await?,
                     // The engine lost or back: said, not journaled.
@@ -854,6 +969,9 @@ impl GameTask {
             terminal::clear_status();
         }
         notify::stopping();
+        if let Some(online) = self.online.take() {
+            online.stop();
+        }
         let (clock, engine, journal) = (self.clock.take(), self.engine.take(), self.journal.take());
         let (_, _, journaled, _) = tokio::join!(
             async {

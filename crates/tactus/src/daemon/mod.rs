@@ -22,6 +22,7 @@ mod engine;
 mod event_log;
 mod game;
 mod journal;
+mod lichess;
 mod shutdown;
 mod source;
 mod voice;
@@ -219,6 +220,12 @@ pub struct Options {
 }
 
 pub fn run_with(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
+    let l = &cfg.lichess;
+    if (l.challenge.is_some() || l.seek || !l.accept_from.is_empty()) && l.token_file.is_none() {
+        anyhow::bail!(
+            "[lichess] challenge, seek and accept_from need a token: [lichess] token_file or --lichess-token-file (scope board:play)"
+        );
+    }
     // Standard output and error are peers too: the game never waits for them.
     crate::terminal::queue()?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
@@ -424,6 +431,20 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     if let Some(path) = &cfg.engine.path {
         match engine::EngineHost::start(&cfg.engine, path, chess960).await {
             Ok(engine) => task.set_engine(engine),
+            Err(e) => {
+                stop.trigger();
+                drop(rx);
+                let deadline = shutdown::deadline();
+                threads.join(deadline).await;
+                let _ = task.stop(deadline).await;
+                return Err(e);
+            }
+        }
+    }
+    if let Some(token_file) = &cfg.lichess.token_file {
+        let resume = recovered.as_ref().and_then(|_| task.online_resume(&cfg.lichess.url));
+        match lichess::LichessHost::start(&cfg, token_file, resume).await {
+            Ok(online) => task.set_online(online),
             Err(e) => {
                 stop.trigger();
                 drop(rx);

@@ -1,0 +1,450 @@
+//! The online opponent: a game on Lichess played on the board through the
+//! Board API. `tactus_lichess::play::Play` keeps the streams open, follows
+//! the game and sends requests one at a time; this host turns what it says
+//! into the game's inputs — the opponent's move is an `opponent` input,
+//! journaled and guided onto the board exactly as an engine's — and the
+//! board's own acts (a move completed, a draw offered, a resignation, a
+//! board set back) into its commands.
+//!
+//! The journal is the board's memory of the game: its header names the game
+//! (`Site`, the game's address), and after a restart its moves go to the
+//! follower, which sends our last one only if the server lacks it — a move
+//! is never sent twice. The server is the judge of the game's end: its
+//! result is journaled as an input, so the journal replays to the same game
+//! and PGN. Nothing here waits on the network: [`Play::command`] never
+//! blocks, and the updates come on a bounded queue.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use shakmaty::Color;
+use tactus_core::{Device, Event, EventKind, Online, Session};
+use tactus_lichess::api::{ChallengeClock, ChallengeSpec, DeclineReason, EndRequest, SeekSpec};
+use tactus_lichess::follower::{Action, Clocks, EndReason, Ending, OfferKind, Refusal, Started};
+use tactus_lichess::http::{Client, Error, Settings};
+use tactus_lichess::play::{Command, GameCommand, Play, PlayOptions, Resume, Update};
+use tactus_lichess::retry::Link;
+use tactus_lichess::token::Token;
+use tactus_lichess::wire::{Challenge, TimeControl};
+use tactus_trace::{GameResult, Input, OffBoardReason, OnlineAsk};
+use tokio::sync::mpsc;
+
+use crate::config::{Config, LichessConfig};
+
+/// How long the account is asked for at start; the game does not wait on
+/// a network that is down (the actor retries on its own).
+const ACCOUNT_WAIT: Duration = Duration::from_secs(10);
+
+/// The server's clocks differ from the board's by more than this: the
+/// board's are set to the server's (journaled, so a replay sets them too).
+const CLOCK_DRIFT_MS: i64 = 2000;
+
+/// How many moves' timings are kept for the summary.
+const KEPT: usize = 10_000;
+
+/// A game the server started, as the game task starts it on the board.
+pub struct OnlineStart {
+    /// The side the board plays.
+    pub color: Color,
+    pub white: String,
+    pub black: String,
+    /// `1800+5`; none for a game without a clock.
+    pub time_control: Option<String>,
+    /// The game's address, its `Site` tag: how a restart finds the game.
+    pub site: String,
+}
+
+/// What the game task does with an update.
+pub enum Heard {
+    /// The server started a game for the board (or goes on with the one
+    /// the journal holds).
+    Start(OnlineStart),
+    /// An input to the game: journaled, then the core.
+    Input(Input),
+    /// Said and shown, not journaled.
+    Say(EventKind),
+    /// The server ended the game with no result (aborted): the journal ends.
+    End,
+}
+
+/// The game the board plays on the server.
+struct Playing {
+    id: String,
+    color: Color,
+    /// Our move the server refused: the board is set back by the player, and
+    /// the core's take-back that follows is no request of ours.
+    refused: Option<u32>,
+    /// The game is over on the server, or the result came from it: the
+    /// board's own end (the core's mate, an agreement) sends nothing.
+    over: bool,
+}
+
+pub struct LichessHost {
+    play: Play,
+    updates: Option<mpsc::Receiver<Update>>,
+    /// Lichess's address, for the games' `Site` tags.
+    url: String,
+    game: Option<Playing>,
+    /// The challenge to the account said last: `online accept|decline`.
+    challenge: Option<String>,
+    /// When the update being handled came in, and per move the time from it
+    /// to its event published (opponent) or from the board's completion to
+    /// the command queued (ours).
+    heard_at: Instant,
+    opponent_timings: std::collections::VecDeque<Duration>,
+}
+
+impl LichessHost {
+    /// Reads the token (mode 600, or refused naming the file), names the
+    /// account, and starts following it; `resume` is the game the journal
+    /// holds. A token Lichess refuses stops the daemon with what to fix; a
+    /// network that is down does not (the actor retries).
+    pub async fn start(cfg: &Config, token_file: &Path, resume: Option<Resume>) -> anyhow::Result<LichessHost> {
+        let l = &cfg.lichess;
+        let token = Token::read(token_file)?;
+        let client = Client::new(token, Settings { url: l.url.clone(), ..Settings::default() })
+            .with_context(|| format!("[lichess] url {}", l.url))?;
+        match tokio::time::timeout(ACCOUNT_WAIT, client.account()).await {
+            Ok(Ok(me)) => tracing::info!("playing on Lichess ({}) as {}", l.url, me.username),
+            Ok(Err(e @ (Error::Unauthorized(_) | Error::Forbidden(_)))) => {
+                return Err(anyhow::anyhow!("{e} ({}); `tactus doctor` checks it", token_file.display()));
+            }
+            Ok(Err(e)) => tracing::warn!("Lichess ({}): {e}; retrying", l.url),
+            Err(_) => tracing::warn!("Lichess ({}) did not answer within {} s; retrying", l.url, ACCOUNT_WAIT.as_secs()),
+        }
+        if let Some(r) = &resume {
+            tracing::info!("going on with the Lichess game {} ({} moves journaled)", r.game_id, r.moves.len());
+        }
+        let options = PlayOptions { accept_from: l.accept_from.clone(), resume };
+        let (play, updates) = Play::start(client, options);
+        let host = LichessHost {
+            play,
+            updates: Some(updates),
+            url: l.url.trim_end_matches('/').to_owned(),
+            game: None,
+            challenge: None,
+            heard_at: Instant::now(),
+            opponent_timings: Default::default(),
+        };
+        host.ask_for_a_game(l, &cfg.game.time_control.0);
+        Ok(host)
+    }
+
+    /// The challenge or the seek the configuration asks for.
+    fn ask_for_a_game(&self, l: &LichessConfig, time_control: &str) {
+        let Ok((limit_s, increment_s)) = LichessConfig::clock(time_control) else { return };
+        if let Some(username) = &l.challenge {
+            let spec =
+                ChallengeSpec { clock: ChallengeClock::RealTime { limit_s, increment_s }, rated: false, color: None };
+            self.command(Command::Challenge { username: username.clone(), spec });
+        }
+        if l.seek {
+            self.command(Command::Seek(SeekSpec { minutes: limit_s / 60, increment_s, rated: false }));
+        }
+    }
+
+    /// The journal's game, if it is one of this server's: its id and moves.
+    pub fn resume_of(url: &str, site: Option<&str>, moves: Vec<String>) -> Option<Resume> {
+        let site = site?;
+        let id = site.strip_prefix(url.trim_end_matches('/'))?.strip_prefix('/')?;
+        let valid = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric());
+        valid.then(|| Resume { game_id: id.to_owned(), moves })
+    }
+
+    fn command(&self, command: Command) {
+        if let Err(e) = self.play.command(command.clone()) {
+            tracing::error!("Lichess: {command:?} not sent: {e}");
+        }
+    }
+
+    fn game_command(&self, what: GameCommand) {
+        if let Some(g) = &self.game {
+            self.command(Command::Game { id: g.id.clone(), what });
+        }
+    }
+
+    /// The actor's next update; none once it has ended (said once).
+    pub async fn next(&mut self) -> Update {
+        let Some(updates) = &mut self.updates else { return std::future::pending().await };
+        if let Some(update) = updates.recv().await {
+            self.heard_at = Instant::now();
+            return update;
+        }
+        self.updates = None;
+        tracing::error!("the Lichess connection's task has ended: no online game from now on");
+        Update::Link(Link::Lost { why: "the connection's task has ended".into() })
+    }
+
+    /// What the game does with `update`; `session` is the game as it stands.
+    pub fn heard(&mut self, update: Update, session: &Session, t: tactus_core::Ms) -> Vec<Heard> {
+        let say = |online| vec![Heard::Say(EventKind::Online(online))];
+        match update {
+            Update::Link(Link::Lost { why }) => {
+                vec![Heard::Say(EventKind::DeviceLost { device: Device::Online, detail: why })]
+            }
+            Update::Link(Link::Restored) => vec![Heard::Say(EventKind::DeviceBack { device: Device::Online })],
+            Update::RateLimited { for_s } => say(Online::RateLimited { for_s }),
+            Update::Challenge { challenge, incoming } => {
+                if incoming {
+                    self.challenge = Some(challenge.id.clone());
+                }
+                say(challenge_said(&challenge, incoming))
+            }
+            Update::ChallengeGone { id, declined } => {
+                if self.challenge.as_ref() == Some(&id) {
+                    self.challenge = None;
+                }
+                say(Online::ChallengeGone { id, declined: declined.is_some() })
+            }
+            Update::NotPlayed { id, why } => {
+                tracing::warn!("the Lichess game {id} is not played on the board: {why}");
+                say(Online::NotPlayed { game: id, why })
+            }
+            Update::SeekEnded { why } => {
+                tracing::info!("Lichess: {why}");
+                Vec::new()
+            }
+            Update::Failed { command, why } => {
+                tracing::warn!("Lichess did not carry out {command:?}: {why}");
+                say(Online::Failed { why })
+            }
+            Update::Game { id, action } => self.action(id, action, session, t),
+        }
+    }
+
+    fn action(&mut self, id: String, action: Action, session: &Session, t: tactus_core::Ms) -> Vec<Heard> {
+        if let Action::Started(s) = action {
+            return self.started(*s);
+        }
+        let Some(g) = self.game.as_mut().filter(|g| g.id == id) else { return Vec::new() };
+        let say = |online| vec![Heard::Say(EventKind::Online(online))];
+        match action {
+            Action::Started(_) => Vec::new(),
+            Action::Move(m) if !m.ours => match m.uci.parse() {
+                Ok(uci) => vec![Heard::Input(Input::Opponent { ply: m.ply, uci, eval: None })],
+                Err(_) => Vec::new(),
+            },
+            Action::Move(m) => {
+                // The core has no input for the board's side moving elsewhere.
+                tracing::warn!("the move {} was made for the board on the website: the board cannot follow it", m.san);
+                say(Online::Failed { why: format!("{} was played on the website", m.san) })
+            }
+            Action::Send { .. } | Action::Resync => Vec::new(),
+            Action::Confirmed { ply, uci } => {
+                tracing::debug!("Lichess has our move {uci} (ply {ply})");
+                Vec::new()
+            }
+            Action::Refused { ply, uci, why } => {
+                let why = match why {
+                    Refusal::Server(e) => e,
+                    Refusal::Superseded { uci } => format!("the server has {uci} there"),
+                    Refusal::GameOver => "the game is over".into(),
+                };
+                tracing::warn!("Lichess refused our move {uci} (ply {ply}): {why}");
+                g.refused = Some(ply);
+                let san = san_of(session, ply).unwrap_or_else(|| uci.clone());
+                say(Online::Refused { ply, uci, san, why })
+            }
+            Action::TakenBack { ply } => {
+                if session.game().ply() == ply {
+                    return Vec::new(); // the board was set back first: our request
+                }
+                say(Online::TakenBack { ply })
+            }
+            Action::Clocks(c) => clocks_set(&c, session, t).into_iter().map(Heard::Input).collect(),
+            Action::Offer { kind: OfferKind::Draw, by, open: true } if by != g.color && !session.finished() => {
+                vec![Heard::Input(Input::DrawOffer { side: by })]
+            }
+            Action::Offer { kind: OfferKind::Takeback, by, open } if by != g.color => {
+                say(Online::TakebackOffer { open })
+            }
+            Action::Offer { .. } => Vec::new(),
+            Action::OpponentGone { gone, claim_win_in_s } => {
+                say(Online::OpponentGone { gone, claim_in_s: claim_win_in_s })
+            }
+            Action::Chat { username, text, .. } => {
+                tracing::info!("Lichess chat: {username}: {text}");
+                Vec::new()
+            }
+            Action::Ended(e) => {
+                g.over = true;
+                ended(e, session)
+            }
+        }
+    }
+
+    fn started(&mut self, s: Started) -> Vec<Heard> {
+        let name = |p: &tactus_lichess::wire::Player| {
+            p.name.clone().or_else(|| p.ai_level.map(|l| format!("Lichess AI level {l}"))).unwrap_or_default()
+        };
+        let (white, black) = (name(&s.white), name(&s.black));
+        let opponent = if s.color == Color::White { black.clone() } else { white.clone() };
+        tracing::info!("the Lichess game {} starts: the board plays {:?} against {opponent}", s.id, s.color);
+        let start = OnlineStart {
+            color: s.color,
+            white,
+            black,
+            time_control: s.clock.map(|c| format!("{}+{}", c.initial / 1000, c.increment / 1000)),
+            site: format!("{}/{}", self.url, s.id),
+        };
+        self.game = Some(Playing { id: s.id.clone(), color: s.color, refused: None, over: false });
+        vec![
+            Heard::Start(start),
+            Heard::Say(EventKind::Online(Online::Playing { game: s.id, opponent, side: s.color })),
+        ]
+    }
+
+    /// The board's events, once on disk: our move completed goes to the
+    /// server; a draw offered, a resignation, a board set back likewise.
+    pub fn board_said(&mut self, events: &[Event]) {
+        let Some(g) = &mut self.game else { return };
+        if g.over {
+            return;
+        }
+        let (id, color) = (g.id.clone(), g.color);
+        let mut commands = Vec::new();
+        for e in events {
+            match &e.kind {
+                EventKind::Complete { side, uci, .. } if *side == color => {
+                    commands.push(GameCommand::Move { uci: uci.clone(), offering_draw: false });
+                }
+                EventKind::DrawOffer { side, .. } if *side == color => commands.push(GameCommand::Draw(true)),
+                // The board set back after a refusal: the server never had
+                // the move. Otherwise the player asks to take moves back.
+                EventKind::TakeBack { ply, .. } => {
+                    if g.refused.take().is_none_or(|refused| refused < *ply) {
+                        commands.push(GameCommand::Takeback(true));
+                    }
+                }
+                EventKind::GameOver { result, reason: tactus_core::EndReason::Resignation, .. }
+                    if result.winner() == Some(!color) =>
+                {
+                    commands.push(GameCommand::End(EndRequest::Resign));
+                }
+                EventKind::GameOver { .. } => g.over = true,
+                _ => {}
+            }
+        }
+        for what in commands {
+            self.command(Command::Game { id: id.clone(), what });
+        }
+    }
+
+    /// An opponent's move published: from its update to its event.
+    pub fn published(&mut self, events: &[Event]) {
+        if events.iter().any(|e| matches!(e.kind, EventKind::OpponentMove { left: None, .. })) {
+            if self.opponent_timings.len() == KEPT {
+                self.opponent_timings.pop_front();
+            }
+            self.opponent_timings.push_back(self.heard_at.elapsed());
+        }
+    }
+
+    /// A player's answer or request typed or pressed at the board.
+    pub fn asked(&mut self, ask: OnlineAsk) {
+        match ask {
+            OnlineAsk::Abort => self.game_command(GameCommand::End(EndRequest::Abort)),
+            OnlineAsk::DrawNo => self.game_command(GameCommand::Draw(false)),
+            OnlineAsk::TakebackNo => self.game_command(GameCommand::Takeback(false)),
+            OnlineAsk::ClaimVictory => self.game_command(GameCommand::End(EndRequest::ClaimVictory)),
+            OnlineAsk::Accept | OnlineAsk::Decline => {
+                let Some(challenge) = self.challenge.take() else {
+                    tracing::info!("no challenge to answer");
+                    return;
+                };
+                self.command(if ask == OnlineAsk::Accept {
+                    Command::Accept { challenge }
+                } else {
+                    Command::Decline { challenge, reason: DeclineReason::Generic }
+                });
+            }
+        }
+    }
+
+    /// Stops following the account (the streams close with the actor).
+    pub fn stop(self) {
+        if !self.opponent_timings.is_empty() {
+            let mut ms: Vec<f64> = self.opponent_timings.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+            ms.sort_by(f64::total_cmp);
+            let at = |p: f64| ms[((ms.len() - 1) as f64 * p).round() as usize];
+            tracing::info!(
+                "the online opponent made {} moves: update to event p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
+                ms.len(),
+                at(0.5),
+                at(0.95),
+                at(1.0)
+            );
+        }
+    }
+}
+
+/// A challenge as said: who, and the clock (`minutes+seconds`).
+fn challenge_said(c: &Challenge, incoming: bool) -> Online {
+    let player = if incoming {
+        c.challenger.name.clone()
+    } else {
+        c.dest_user.as_ref().map_or_else(String::new, |u| u.name.clone())
+    };
+    let clock = match c.time_control {
+        Some(TimeControl::Clock { limit, increment }) => Some(format!("{}+{increment}", limit / 60)),
+        _ => None,
+    };
+    Online::Challenge { id: c.id.clone(), player, incoming, clock }
+}
+
+/// The SAN of the move of `ply` in the game, if it holds it.
+fn san_of(session: &Session, ply: u32) -> Option<String> {
+    let first = session.game().ply() as usize - session.game().played.len();
+    let i = (ply as usize).checked_sub(first)?;
+    session.game().played.get(i).map(|p| p.info.san.clone())
+}
+
+/// The server's clocks, when the board's have drifted from them.
+fn clocks_set(c: &Clocks, session: &Session, t: tactus_core::Ms) -> Option<Input> {
+    let clock = session.clock()?;
+    if session.finished() || c.white_ms < 0 || c.black_ms < 0 {
+        return None;
+    }
+    let drift = |side: Color, server: i64| (clock.remaining(side, t) - server).abs() > CLOCK_DRIFT_MS;
+    (drift(Color::White, c.white_ms) || drift(Color::Black, c.black_ms))
+        .then(|| Input::SetClock { white_ms: c.white_ms as u64, black_ms: c.black_ms as u64 })
+}
+
+/// The server's end of the game, as the game takes it. A mate or a
+/// stalemate the board ends itself once it shows the last move.
+fn ended(e: Ending, session: &Session) -> Vec<Heard> {
+    let status = format!("{:?}", e.status);
+    let status = match e.reason() {
+        EndReason::Aborted => "aborted",
+        EndReason::OpponentLeft => "timeout",
+        EndReason::FlagFall => "outoftime",
+        EndReason::NoStart => "noStart",
+        _ => status.as_str(),
+    }
+    .to_owned();
+    if session.finished() {
+        return Vec::new();
+    }
+    let result = match e.result() {
+        "1-0" => Some(GameResult::WhiteWins),
+        "0-1" => Some(GameResult::BlackWins),
+        "1/2-1/2" => Some(GameResult::Draw),
+        _ => None,
+    };
+    let reason = match e.reason() {
+        EndReason::Checkmate | EndReason::Stalemate => return Vec::new(),
+        EndReason::Resignation => OffBoardReason::Resignation,
+        EndReason::Draw => OffBoardReason::Agreement,
+        _ => OffBoardReason::Arbiter,
+    };
+    let mut heard = Vec::new();
+    if !matches!(e.reason(), EndReason::Resignation | EndReason::Draw) {
+        heard.push(Heard::Say(EventKind::Online(Online::Ended { status })));
+    }
+    heard.push(match result {
+        Some(result) => Heard::Input(Input::Result { result, reason }),
+        None => Heard::End,
+    });
+    heard
+}
