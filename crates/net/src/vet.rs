@@ -227,13 +227,12 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
 fn vet_online(online: Online) -> Result<Online, String> {
     let short = |s: &str| clean(s, 64);
     Ok(match online {
-        Online::Playing { game, opponent, side } => Online::Playing { game: short(&game), opponent: short(&opponent), side },
-        Online::Challenge { id, player, incoming, clock } => Online::Challenge {
-            id: short(&id),
-            player: short(&player),
-            incoming,
-            clock: clock.map(|c| short(&c)),
-        },
+        Online::Playing { game, opponent, side } => {
+            Online::Playing { game: short(&game), opponent: short(&opponent), side }
+        }
+        Online::Challenge { id, player, incoming, clock } => {
+            Online::Challenge { id: short(&id), player: short(&player), incoming, clock: clock.map(|c| short(&c)) }
+        }
         Online::ChallengeGone { id, declined } => Online::ChallengeGone { id: short(&id), declined },
         Online::Refused { ply, uci: u, san, why } => {
             uci(&u)?;

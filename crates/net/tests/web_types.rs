@@ -218,7 +218,11 @@ fn every_kind() -> Vec<Event> {
             EventKind::DeviceLost { device: Device::Board, detail: "/dev/rfcomm0: no answer within 2 s".into() },
             EventKind::DeviceBack { device: Device::Clock },
             EventKind::DeviceLost { device: Device::Online, detail: "the game stream: connection reset".into() },
-            EventKind::Online(Online::Playing { game: "AbCd1234".into(), opponent: "Friend".into(), side: Color::Black }),
+            EventKind::Online(Online::Playing {
+                game: "AbCd1234".into(),
+                opponent: "Friend".into(),
+                side: Color::Black,
+            }),
             EventKind::Online(Online::Challenge {
                 id: "XyZ98765".into(),
                 player: "Friend".into(),
@@ -228,11 +232,19 @@ fn every_kind() -> Vec<Event> {
             EventKind::Online(Online::ChallengeGone { id: "XyZ98765".into(), declined: full }),
             EventKind::Online(Online::TakebackOffer { open: full }),
             EventKind::Online(Online::TakenBack { ply: 7 }),
-            EventKind::Online(Online::Refused { ply: 9, uci: "e2e4".into(), san: "e4".into(), why: "Not your turn".into() }),
+            EventKind::Online(Online::Refused {
+                ply: 9,
+                uci: "e2e4".into(),
+                san: "e4".into(),
+                why: "Not your turn".into(),
+            }),
             EventKind::Online(Online::OpponentGone { gone: true, claim_in_s: full.then_some(0) }),
             EventKind::Online(Online::Ended { status: "aborted".into() }),
             EventKind::Online(Online::RateLimited { for_s: 60 }),
-            EventKind::Online(Online::NotPlayed { game: "QwEr5678".into(), why: "the board is playing another game".into() }),
+            EventKind::Online(Online::NotPlayed {
+                game: "QwEr5678".into(),
+                why: "the board is playing another game".into(),
+            }),
             EventKind::Online(Online::Failed { why: "This game can no longer be aborted".into() }),
             EventKind::DrawDeclined { side: Color::White },
             EventKind::TakeBack {

@@ -16,8 +16,8 @@ use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Rank, Role, Square};
 use tactus_core::pgn::{Commentary, MateVerdict, Settled};
 use tactus_core::{
-    Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, MoveInfo, NotNow, OnBoard, Online,
-    Placed, Reason, Slip, ToControl,
+    Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, MoveInfo, NotNow, OnBoard,
+    Online, Placed, Reason, Slip, ToControl,
 };
 
 use crate::lang::{Case, Lexicon, Persons, fill, gender_index, lexicon, side_index};

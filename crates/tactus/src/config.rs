@@ -524,8 +524,11 @@ impl LichessConfig {
             return Err(one("Lichess takes whole seconds"));
         }
         let (limit_s, increment_s) = ((limit_ms / 1000) as u32, (inc_ms / 1000) as u32);
-        if !(matches!(limit_s, 15 | 30 | 45 | 60 | 90) || (limit_s % 60 == 0 && limit_s <= 10_800)) || increment_s > 180 {
-            return Err(format!("{time_control:?}: Lichess takes a limit of whole minutes up to 180, and an increment up to 180 s"));
+        if !(matches!(limit_s, 15 | 30 | 45 | 60 | 90) || (limit_s % 60 == 0 && limit_s <= 10_800)) || increment_s > 180
+        {
+            return Err(format!(
+                "{time_control:?}: Lichess takes a limit of whole minutes up to 180, and an increment up to 180 s"
+            ));
         }
         Ok((limit_s, increment_s))
     }
@@ -553,7 +556,9 @@ pub fn lichess_url_checked(url: &str) -> Result<String, String> {
     if url.starts_with("https://") || url.starts_with("http://") {
         Ok(url.to_owned())
     } else {
-        Err(format!("{url:?}: Lichess's address starts with https:// (https://lichess.org), or http:// for a test server"))
+        Err(format!(
+            "{url:?}: Lichess's address starts with https:// (https://lichess.org), or http:// for a test server"
+        ))
     }
 }
 

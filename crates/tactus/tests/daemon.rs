@@ -66,14 +66,18 @@ fn collect(child: &mut Child, done: Arc<Mutex<BTreeMap<u64, String>>>) -> std::t
 fn journaled(state: &Path) -> Vec<String> {
     // The game being played is named in `current`; a finished one is the
     // newest (a kill between creating a journal and naming it leaves one
-    // with its header only). A kill before the board was open left none.
+    // with its header only). A kill before the board was open, or before
+    // the first journal had its name, left none.
     let path = match std::fs::read_to_string(state.join("current")) {
         Ok(name) => state.join(name.trim()),
         Err(_) => {
             let games = state.join("games");
             let Ok(files) = std::fs::read_dir(&games) else { return Vec::new() };
             let files = files.map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(".trace.jsonl"));
-            files.max_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap()).expect("a journal")
+            match files.max_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap()) {
+                Some(newest) => newest,
+                None => return Vec::new(),
+            }
         }
     };
     let text = std::fs::read_to_string(path).unwrap();

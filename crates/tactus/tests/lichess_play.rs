@@ -89,7 +89,8 @@ impl Lichess {
 
     /// A game for the account, `ours` its side, 30 minutes + 5 s.
     fn new_game(&self, ours: &str) -> String {
-        let game = json!({"our_color": ours, "opponent": "Opponent", "clock": {"initial": 1_800_000, "increment": 5000}});
+        let game =
+            json!({"our_color": ours, "opponent": "Opponent", "clock": {"initial": 1_800_000, "increment": 5000}});
         self.control("POST", "/_test/game", &game)["id"].as_str().unwrap().to_string()
     }
 
@@ -124,7 +125,13 @@ impl Lichess {
     fn wait(&self, pattern: &str, count: usize) {
         let pattern: String = pattern
             .bytes()
-            .map(|b| if b.is_ascii_alphanumeric() || b"/-_".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") })
+            .map(|b| {
+                if b.is_ascii_alphanumeric() || b"/-_".contains(&b) {
+                    (b as char).to_string()
+                } else {
+                    format!("%{b:02X}")
+                }
+            })
             .collect();
         let path = format!("/_test/wait?path={pattern}&count={count}&timeout=100");
         let got = self.control("GET", &path, &Value::Null)["count"].as_u64().unwrap() as usize;

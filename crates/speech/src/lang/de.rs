@@ -3,10 +3,10 @@
 //! those of the German text of the Laws: "regelwidriger Zug" (7.5),
 //! "reklamieren", "Fallblättchen" (6.1); players are addressed with "Sie".
 
-use super::{Online, 
+use super::{
     Endings,
     Gender::{F, M},
-    Lexicon, Names, WrittenOnly, numerals_before, plural_one_many, respell,
+    Lexicon, Names, Online, WrittenOnly, numerals_before, plural_one_many, respell,
 };
 
 const PIECES: Names = Names {
@@ -152,7 +152,9 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Lichess antwortet nicht; neuer Versuch läuft.",
     ],
     device_back: [
-        "Das Brett antwortet wieder.", "Die Uhr antwortet wieder.", "Die Engine antwortet wieder.",
+        "Das Brett antwortet wieder.",
+        "Die Uhr antwortet wieder.",
+        "Die Engine antwortet wieder.",
         "Lichess antwortet wieder.",
     ],
     online: Online {
@@ -161,12 +163,25 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         challenge: ["{name} fordert Sie heraus: {clock}.", "Herausforderung an {name} gesendet: {clock}."],
         correspondence: "eine Fernpartie",
         challenge_gone: ["Die Herausforderung wurde zurückgezogen.", "Die Herausforderung wurde abgelehnt."],
-        takeback_offer: ["Ihr Gegner möchte einen Zug zurücknehmen.", "Ihr Gegner hat die Rücknahme-Bitte zurückgezogen."],
+        takeback_offer: [
+            "Ihr Gegner möchte einen Zug zurücknehmen.",
+            "Ihr Gegner hat die Rücknahme-Bitte zurückgezogen.",
+        ],
         taken_back: "Die Rücknahme ist vereinbart: stellen Sie das Brett zurück.",
         refused: "Lichess hat den Zug {move} abgelehnt: nehmen Sie ihn zurück.",
-        opponent_gone: ["Ihr Gegner hat die Partie verlassen.", "Ihr Gegner hat die Partie verlassen; Sie können den Sieg beanspruchen.", "Ihr Gegner ist zurück."],
+        opponent_gone: [
+            "Ihr Gegner hat die Partie verlassen.",
+            "Ihr Gegner hat die Partie verlassen; Sie können den Sieg beanspruchen.",
+            "Ihr Gegner ist zurück.",
+        ],
         ended: "Lichess hat die Partie beendet: {status}.",
-        statuses: ["abgebrochen", "der Gegner ist gegangen", "die Zeit ist abgelaufen", "der erste Zug kam nicht rechtzeitig", "die Partie wurde beendet"],
+        statuses: [
+            "abgebrochen",
+            "der Gegner ist gegangen",
+            "die Zeit ist abgelaufen",
+            "der erste Zug kam nicht rechtzeitig",
+            "die Partie wurde beendet",
+        ],
         rate_limited: "Lichess bittet zu warten; die nächste Anfrage geht in {seconds} Sekunden.",
         not_played: "Eine Partie des Kontos wird nicht auf diesem Brett gespielt.",
         failed: "Lichess hat die Anfrage nicht ausgeführt.",

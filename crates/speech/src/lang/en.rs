@@ -3,7 +3,7 @@
 //! the German as its phonemes go (it has no ü or ö: fuenf is said with the
 //! vowel of "foot", Koenig with that of "nurse").
 
-use super::{Online, Endings, Gender::M, Lexicon, Names, WrittenOnly, plural_one_many, respell};
+use super::{Endings, Gender::M, Lexicon, Names, Online, WrittenOnly, plural_one_many, respell};
 
 pub(crate) static LEXICON: Lexicon = Lexicon {
     pieces: Names {
@@ -141,7 +141,9 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Lichess is not answering; retrying.",
     ],
     device_back: [
-        "The board answers again.", "The clock answers again.", "The engine answers again.",
+        "The board answers again.",
+        "The clock answers again.",
+        "The engine answers again.",
         "Lichess answers again.",
     ],
     online: Online {
@@ -153,9 +155,19 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         takeback_offer: ["Your opponent asks to take back a move.", "Your opponent withdrew the takeback request."],
         taken_back: "The takeback is agreed: set the board back.",
         refused: "Lichess refused the move {move}: take it back.",
-        opponent_gone: ["Your opponent has left the game.", "Your opponent has left the game; you may claim the win.", "Your opponent is back."],
+        opponent_gone: [
+            "Your opponent has left the game.",
+            "Your opponent has left the game; you may claim the win.",
+            "Your opponent is back.",
+        ],
         ended: "Lichess ended the game: {status}.",
-        statuses: ["aborted", "the opponent left", "time is up", "the first move was not made in time", "the game was ended"],
+        statuses: [
+            "aborted",
+            "the opponent left",
+            "time is up",
+            "the first move was not made in time",
+            "the game was ended",
+        ],
         rate_limited: "Lichess asks us to wait; the next request goes in {seconds} seconds.",
         not_played: "A game on the account is not played on this board.",
         failed: "Lichess did not carry out the request.",

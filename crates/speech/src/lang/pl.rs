@@ -7,10 +7,10 @@
 //! «ty» in the present tense, and in impersonal forms where the past would
 //! need a gender.
 
-use super::{Online, 
+use super::{
     Endings,
     Gender::{F, M},
-    Lexicon, Names, WrittenOnly, numerals_before, plural_slavic, respell,
+    Lexicon, Names, Online, WrittenOnly, numerals_before, plural_slavic, respell,
 };
 
 pub(crate) static LEXICON: Lexicon = Lexicon {
@@ -167,7 +167,9 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Lichess nie odpowiada; ponawiam próbę.",
     ],
     device_back: [
-        "Szachownica znów odpowiada.", "Zegar znów odpowiada.", "Komputer znów odpowiada.",
+        "Szachownica znów odpowiada.",
+        "Zegar znów odpowiada.",
+        "Komputer znów odpowiada.",
         "Lichess znów odpowiada.",
     ],
     online: Online {
@@ -179,9 +181,19 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         takeback_offer: ["Przeciwnik prosi o cofnięcie posunięcia.", "Przeciwnik wycofał prośbę o cofnięcie."],
         taken_back: "Cofnięcie uzgodnione: ustaw szachownicę wstecz.",
         refused: "Lichess odrzucił posunięcie {move}: cofnij je.",
-        opponent_gone: ["Przeciwnik opuścił partię.", "Przeciwnik opuścił partię; możesz zażądać wygranej.", "Przeciwnik wrócił."],
+        opponent_gone: [
+            "Przeciwnik opuścił partię.",
+            "Przeciwnik opuścił partię; możesz zażądać wygranej.",
+            "Przeciwnik wrócił.",
+        ],
         ended: "Lichess zakończył partię: {status}.",
-        statuses: ["przerwana", "przeciwnik odszedł", "czas minął", "pierwsze posunięcie nie padło na czas", "partia zakończona"],
+        statuses: [
+            "przerwana",
+            "przeciwnik odszedł",
+            "czas minął",
+            "pierwsze posunięcie nie padło na czas",
+            "partia zakończona",
+        ],
         rate_limited: "Lichess prosi o przerwę; następne żądanie za {seconds} sekund.",
         not_played: "Partia na koncie nie jest grana na tej szachownicy.",
         failed: "Lichess nie wykonał żądania.",

@@ -8,10 +8,10 @@
 //! «заявить о нарушении» (4.8), «потребовать ничью» (9.2), «флажок» (6.8);
 //! players are addressed with «вы».
 
-use super::{Online, 
+use super::{
     Endings,
     Gender::{F, M},
-    Lexicon, Names, WrittenOnly, map_words, numerals_before, plural_slavic, respell,
+    Lexicon, Names, Online, WrittenOnly, map_words, numerals_before, plural_slavic, respell,
 };
 
 pub(crate) static LEXICON: Lexicon = Lexicon {
@@ -155,10 +155,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Движок остановился; перезапускаю его.",
         "Lichess не отвечает; повторяю попытку.",
     ],
-    device_back: [
-        "Доска снова отвечает.", "Часы снова отвечают.", "Движок снова отвечает.",
-        "Lichess снова отвечает.",
-    ],
+    device_back: ["Доска снова отвечает.", "Часы снова отвечают.", "Движок снова отвечает.", "Lichess снова отвечает."],
     online: Online {
         playing: "Партия на Lichess против {name}; вы играете {side}.",
         sides: ["белыми", "чёрными"],
@@ -168,9 +165,19 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         takeback_offer: ["Соперник просит вернуть ход.", "Соперник отозвал просьбу вернуть ход."],
         taken_back: "Возврат хода принят: верните позицию на доске.",
         refused: "Lichess не принял ход {move}: верните его.",
-        opponent_gone: ["Соперник покинул партию.", "Соперник покинул партию; вы можете потребовать победу.", "Соперник вернулся."],
+        opponent_gone: [
+            "Соперник покинул партию.",
+            "Соперник покинул партию; вы можете потребовать победу.",
+            "Соперник вернулся.",
+        ],
         ended: "Lichess завершил партию: {status}.",
-        statuses: ["партия прервана", "соперник ушёл", "время истекло", "первый ход не сделан вовремя", "партия завершена"],
+        statuses: [
+            "партия прервана",
+            "соперник ушёл",
+            "время истекло",
+            "первый ход не сделан вовремя",
+            "партия завершена",
+        ],
         rate_limited: "Lichess просит подождать; следующий запрос через {seconds} секунд.",
         not_played: "Партия на аккаунте не играется на этой доске.",
         failed: "Lichess не выполнил запрос.",

@@ -129,6 +129,8 @@ pub struct EngineHost {
     /// Per move (the latest [`KEPT`]): the engine's search, and the time
     /// from the input that made its turn to its move announced besides it.
     timings: std::collections::VecDeque<(Duration, Duration)>,
+    /// The move chosen, until it is announced: timed then.
+    choosing: Option<Choosing>,
     task: JoinHandle<()>,
 }
 
@@ -146,6 +148,14 @@ impl Asked {
     pub fn now(session: &Session, game: u32) -> Asked {
         Asked { game, take_backs: session.take_backs(), ply: session.game().ply() }
     }
+}
+
+/// A move chosen, on its way to being announced.
+struct Choosing {
+    since: Instant,
+    search: Duration,
+    restarts: u32,
+    san: String,
 }
 
 /// How many moves' timings are kept for the summary.
@@ -193,6 +203,7 @@ impl EngineHost {
             take_backs: 0,
             accepts_draw,
             timings: Default::default(),
+            choosing: None,
             task,
         })
     }
@@ -277,8 +288,21 @@ impl EngineHost {
         Some(since)
     }
 
-    /// A move announced: its search, and the time besides it.
-    pub fn timed(&mut self, search: Duration, besides: Duration) {
+    /// Its move was chosen: `since` is when the asking began.
+    pub fn choosing(&mut self, since: Instant, search: Duration, restarts: u32, san: String) {
+        self.choosing = Some(Choosing { since, search, restarts, san });
+    }
+
+    /// Its move has been announced: from the input that made its turn to
+    /// now, less the engine's own search, is the time besides the search.
+    pub fn announced(&mut self) {
+        let Some(Choosing { since, search, restarts, san }) = self.choosing.take() else { return };
+        let besides = since.elapsed().saturating_sub(search);
+        tracing::debug!(
+            "the engine plays {san} (search {:.1} ms, {restarts} restarts; {:.2} ms besides the search)",
+            search.as_secs_f64() * 1000.0,
+            besides.as_secs_f64() * 1000.0
+        );
         if self.timings.len() == KEPT {
             self.timings.pop_front();
         }

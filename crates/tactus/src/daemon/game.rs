@@ -8,17 +8,16 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{Bitboard, Color, Position};
 use tactus_core::{Event, EventKind, MateQuestion, Policy, Session};
-use tactus_engine::conduct::Stance;
-use tactus_trace::{Entry, GameResult, Header, Input, MateVerdict, Ms, OffBoardReason, Record};
+use tactus_trace::{Entry, Header, Input, MateVerdict, Ms, Record};
 use tokio::sync::{mpsc, watch};
 
 use super::broadcast::Broadcast;
 use super::chess_clock::ChessClock;
 use super::dgt::DgtEmulation;
-use super::engine::{Answer, Answered, EngineHost, Reply};
 use super::event_log::EventLog;
 use super::journal::{self, Journal, JournalThread};
-use super::lichess::{Heard, LichessHost, OnlineStart};
+use super::lichess::LichessHost;
+use super::opponent::{NewGame, Now, Opponent, Said};
 use super::source::Origin;
 use super::voice::VoiceThread;
 use crate::config::Speed;
@@ -245,12 +244,10 @@ impl MateSearches {
 pub struct GameTask {
     session: Session,
     mate: MateSearches,
-    /// The engine opponent, if one plays.
-    engine: Option<EngineHost>,
-    /// The online opponent (Lichess), if the board plays online.
-    online: Option<LichessHost>,
-    /// The game's address (its `Site` tag): an online game started again
-    /// by the server after a restart is the journal's game.
+    /// Who plays the other side, when not a person at the board.
+    opponent: Option<Opponent>,
+    /// The game's address (its `Site` tag): a game an opponent starts again
+    /// after a restart (an online game) is the journal's game.
     site: Option<String>,
     /// When the latest input came in (for the engine's latency).
     input_at: Instant,
@@ -426,20 +423,20 @@ fn diagram(fen: &str) -> Option<String> {
     Some(lines.join("\n"))
 }
 
-/// The online opponent's next update; never, without one.
-async fn next_update(online: &mut Option<LichessHost>) -> tactus_lichess::play::Update {
-    match online {
-        Some(online) => online.next().await,
+/// What the opponent says next; never, without one.
+async fn next_said(opponent: &mut Option<Opponent>, now: Now<'_>) -> Said {
+    match opponent {
+        Some(opponent) => opponent.next(now).await,
         None => std::future::pending().await,
     }
 }
 
-/// The engine's next reply; never, without an engine.
-async fn next_reply(engine: &mut Option<EngineHost>) -> Reply {
-    match engine {
-        Some(engine) => engine.next().await,
-        None => std::future::pending().await,
-    }
+/// One step the game takes.
+enum Step {
+    /// An input, at its game time.
+    Input(Entry),
+    /// The core's timers, due at this game time.
+    Timers(Ms),
 }
 
 /// Game time for an input: never before what the game has already seen, so
@@ -463,8 +460,7 @@ impl GameTask {
         GameTask {
             session: opened.session,
             mate: MateSearches::new(),
-            engine: None,
-            online: None,
+            opponent: None,
             site: opened.header.site.clone(),
             input_at: Instant::now(),
             journal: Some(opened.journal),
@@ -485,14 +481,15 @@ impl GameTask {
         }
     }
 
-    /// An engine plays one side from now on.
-    pub fn set_engine(&mut self, mut engine: EngineHost) {
-        // A recovered game goes on at the level last set at the board.
-        if let Some(level) = self.session.engine_level() {
-            engine.set_level(level);
-        }
-        self.engine = Some(engine);
-        self.ask_engine();
+    /// Where the game stands, for the opponent.
+    fn now(session: &Session, games: u32, t: Ms, since: Instant) -> Now<'_> {
+        Now { session, game: games, t, since }
+    }
+
+    /// The opponent takes its seat: it plays one side from now on.
+    pub fn seat(&mut self, mut opponent: Opponent) {
+        opponent.seat(Self::now(&self.session, self.games, self.last_t, self.input_at));
+        self.opponent = Some(opponent);
     }
 
     /// The recovered game, if it is an online game of the server at `url`:
@@ -502,42 +499,12 @@ impl GameTask {
         LichessHost::resume_of(url, self.site.as_deref(), moves)
     }
 
-    /// The board plays online from now on.
-    pub fn set_online(&mut self, online: LichessHost) {
-        self.online = Some(online);
-    }
-
-    /// What the online opponent's server says, as the game takes it.
-    async fn online_update(&mut self, update: tactus_lichess::play::Update) -> anyhow::Result<()> {
-        let Some(online) = &mut self.online else { return Ok(()) };
-        let now = Instant::now();
-        let t = self.time.t(now).max(self.last_t);
-        for heard in online.heard(update, &self.session, t) {
-            let playing = matches!(self.phase, Phase::Playing) && !self.session.finished();
-            match heard {
-                Heard::Start(start) => self.start_online(start).await?,
-                Heard::Input(input) if playing => {
-                    self.input_at = now;
-                    let t = self.time.t(Instant::now()).max(self.last_t);
-                    self.take_entry(Entry { t, record: Record::Input(input) }).await?;
-                }
-                Heard::End if playing => {
-                    let t = self.time.t(Instant::now()).max(self.last_t);
-                    self.take_entry(Entry { t, record: Record::End }).await?;
-                }
-                Heard::Say(kind) => self.take(Incoming::Notice(now, kind)).await?,
-                Heard::Input(_) | Heard::End => {}
-            }
-        }
-        Ok(())
-    }
-
-    /// The server started a game for the board: the journal's game goes on
-    /// (a restart), or a new game begins with the server's players and
-    /// clock, the opponent's side played as an engine's (its moves guided
-    /// onto the board, completed when the board shows them).
-    async fn start_online(&mut self, start: OnlineStart) -> anyhow::Result<()> {
-        let same = self.site.as_deref() == Some(start.site.as_str());
+    /// The opponent started a game (a server's): the journal's game goes on
+    /// (a restart), or a new game begins with its players and clock, the
+    /// opponent's side played as an engine's — its moves guided onto the
+    /// board and completed when the board shows them.
+    async fn opponent_game(&mut self, game: NewGame) -> anyhow::Result<()> {
+        let same = self.site.as_deref() == Some(game.site.as_str());
         if !(same && matches!(self.phase, Phase::Playing) && !self.session.finished()) {
             if let Some(journal) = self.journal.take() {
                 let path = journal.close().await?;
@@ -548,12 +515,12 @@ impl GameTask {
             }
             let mut header = self.setup.header.clone();
             header.date = Some(pgn_date(unix_seconds()));
-            header.white = Some(start.white);
-            header.black = Some(start.black);
-            header.time_control = start.time_control;
-            header.site = Some(start.site.clone());
+            header.white = Some(game.white);
+            header.black = Some(game.black);
+            header.time_control = game.time_control;
+            header.site = Some(game.site.clone());
             let mut policy = self.setup.policy.clone();
-            policy.engine = Some(!start.color);
+            policy.engine = Some(game.side);
             policy.engine_override = false;
             policy.record(&mut header);
             self.session = Session::new(&header, policy)?;
@@ -563,7 +530,10 @@ impl GameTask {
             self.time = GameTime { start: Instant::now(), base: 0, speed: self.setup.speed };
             self.last_t = 0;
             self.phase = Phase::Playing;
-            self.site = Some(start.site);
+            self.site = Some(game.site);
+            if let Some(opponent) = &mut self.opponent {
+                opponent.new_game(Self::now(&self.session, self.games, self.last_t, self.input_at), false);
+            }
             if let Some(b) = &self.out.broadcast {
                 b.new_game(&header);
             }
@@ -574,64 +544,36 @@ impl GameTask {
         // daemon was away.
         if self.session.clock().is_some_and(|c| c.running().is_none()) {
             let t = self.time.t(Instant::now()).max(self.last_t);
-            self.take_entry(Entry { t, record: Record::Input(Input::Resume) }).await?;
+            self.commit(Step::Input(Entry { t, record: Record::Input(Input::Resume) })).await?;
         }
         Ok(())
     }
 
-    fn ask_engine(&mut self) {
-        if let Some(engine) = &mut self.engine {
-            engine.ask(&self.session, self.games, self.last_t, self.input_at);
-        }
-    }
-
-    /// The engine chose: its move is journaled and taken as an input (or
-    /// its resignation, as a result off the board).
-    async fn engine_answer(&mut self, answer: Answer) -> anyhow::Result<()> {
-        let Some(engine) = &mut self.engine else { return Ok(()) };
-        if answer.asked.game != self.games {
-            return Ok(());
-        }
-        if let Answered::Hint(uci) = answer.answered {
-            // A hint for a position since taken back is for no position.
-            if answer.asked.take_backs == self.session.take_backs() {
-                let input = Input::Hint { ply: answer.asked.ply, uci };
-                self.take(Incoming::At(Instant::now(), Record::Input(input))).await?;
+    /// What the opponent said: its inputs are taken as any input is.
+    async fn opponent_said(&mut self, said: Said) -> anyhow::Result<()> {
+        match said {
+            Said::Notice(kind) => self.take(Incoming::Notice(Instant::now(), kind)).await,
+            Said::NewGame(game) => self.opponent_game(game).await,
+            Said::Abandoned => {
+                if matches!(self.phase, Phase::Playing) && !self.session.finished() {
+                    let t = self.time.t(Instant::now()).max(self.last_t);
+                    self.commit(Step::Input(Entry { t, record: Record::End })).await?;
+                }
+                Ok(())
             }
-            return Ok(());
-        }
-        let Some(since) = engine.take(&answer) else { return Ok(()) };
-        let Answered::Move(chosen) = answer.answered else { return Ok(()) };
-        let side = engine.side();
-        let input = match chosen.stance {
-            Stance::Resign => {
-                tracing::info!("the engine resigns");
-                Input::Result { result: GameResult::win_for(!side), reason: OffBoardReason::Resignation }
+            Said::Inputs(inputs) => {
+                for (i, input) in inputs.into_iter().enumerate() {
+                    if i > 0 && self.session.finished() {
+                        break;
+                    }
+                    self.take(Incoming::At(Instant::now(), Record::Input(input))).await?;
+                }
+                if let Some(opponent) = &mut self.opponent {
+                    opponent.taken();
+                }
+                Ok(())
             }
-            Stance::OfferDraw | Stance::Play => {
-                Input::Opponent { ply: answer.asked.ply, uci: chosen.uci, eval: chosen.eval }
-            }
-        };
-        self.take(Incoming::At(Instant::now(), Record::Input(input))).await?;
-        // 9.1.2.1: the offer is made with the move.
-        if chosen.stance == Stance::OfferDraw && !self.session.finished() {
-            let offer = Input::DrawOffer { side };
-            self.take(Incoming::At(Instant::now(), Record::Input(offer))).await?;
         }
-        // From the input that made the engine's turn to its move announced,
-        // less the engine's own search.
-        let besides = since.elapsed().saturating_sub(chosen.search);
-        tracing::debug!(
-            "the engine plays {} (search {:.1} ms, {} restarts; {:.2} ms besides the search)",
-            chosen.san,
-            chosen.search.as_secs_f64() * 1000.0,
-            chosen.restarts,
-            besides.as_secs_f64() * 1000.0
-        );
-        if let Some(engine) = &mut self.engine {
-            engine.timed(chosen.search, besides);
-        }
-        Ok(())
     }
 
     /// A sensor board's game starts when Black presses, starting White's
@@ -648,10 +590,10 @@ impl GameTask {
                 return Ok(());
             }
         };
-        self.take_entry(Entry { t: self.last_t, record: Record::Input(input) }).await?;
+        self.commit(Step::Input(Entry { t: self.last_t, record: Record::Input(input) })).await?;
         if !recovered && !self.clock_connected {
             let input = Input::ClockConnected(false);
-            self.take_entry(Entry { t: self.last_t, record: Record::Input(input) }).await?;
+            self.commit(Step::Input(Entry { t: self.last_t, record: Record::Input(input) })).await?;
         }
         Ok(())
     }
@@ -677,11 +619,12 @@ impl GameTask {
         if matches!(&msg, Incoming::At(_, Record::End) | Incoming::Exact(Entry { record: Record::End, .. })) {
             self.board_done = true;
         }
+        // An answer to the online server: between games too (a challenge).
         if let (
-            Some(online),
+            Some(Opponent::Lichess(online)),
             Incoming::At(_, Record::Input(Input::Online(ask)))
             | Incoming::Exact(Entry { record: Record::Input(Input::Online(ask)), .. }),
-        ) = (&mut self.online, &msg)
+        ) = (&mut self.opponent, &msg)
         {
             online.asked(*ask);
         }
@@ -704,7 +647,7 @@ impl GameTask {
                         let clock = std::mem::take(clock);
                         self.next_game().await?;
                         for input in clock {
-                            self.take_entry(Entry { t: self.last_t, record: Record::Input(input) }).await?;
+                            self.commit(Step::Input(Entry { t: self.last_t, record: Record::Input(input) })).await?;
                         }
                     }
                 }
@@ -726,48 +669,64 @@ impl GameTask {
             Incoming::Exact(_) | Incoming::Quiet(_) => Instant::now(),
         };
         let Some(entry) = stamp(msg, &self.session, &self.time, self.last_t) else { return Ok(()) };
-        self.take_entry(entry).await?;
-        // The engine answers a player's draw offer at once: it accepts with
-        // an offer of its own, or declines by its next move.
+        self.commit(Step::Input(entry)).await?;
+        // The opponent answers a player's draw offer at once: it accepts
+        // with an offer of its own, or declines by its next move.
         if let Record::Input(Input::DrawOffer { side }) = entry.record
-            && let Some(engine) = &self.engine
-            && side != engine.side()
-            && engine.accepts_draw()
-            && !self.session.finished()
+            && let Some(opponent) = &self.opponent
+            && side != opponent.side()
+            && let Some(accept) = opponent.answer_offer(&self.session)
         {
-            let accept = Input::DrawOffer { side: engine.side() };
-            self.take_entry(Entry { t: self.last_t, record: Record::Input(accept) }).await?;
+            self.commit(Step::Input(Entry { t: self.last_t, record: Record::Input(accept) })).await?;
         }
         Ok(())
     }
 
-    async fn take_entry(&mut self, entry: Entry) -> anyhow::Result<()> {
-        if entry.record == Record::End && !self.session.finished() {
-            // The timers due by the end run first. A flag that falls then
-            // may leave the result to the mate search: its answer ends the
-            // game, journaled before any end (a replay reads nothing after
-            // an end); a game a timer ended is journaled as ended already.
-            self.tick(entry.t).await?;
-            if self.session.judging() || self.session.finished() {
-                return Ok(());
+    /// One step of the game, and the rule every step keeps: an input is
+    /// journaled before the core rules on it, and what a step leads to is
+    /// announced only once what led to it is on disk — so that the journal
+    /// alone replays, and a restart recovers, to the game as it stands.
+    /// The opponent hears of each step in between, and thinks while the
+    /// journal reaches the disk.
+    async fn commit(&mut self, step: Step) -> anyhow::Result<()> {
+        let entry = match step {
+            Step::Input(entry) => {
+                if entry.record == Record::End && !self.session.finished() {
+                    // The timers due by the end run first. A flag that falls
+                    // then may leave the result to the mate search: its
+                    // answer ends the game, journaled before any end (a
+                    // replay reads nothing after an end); a game a timer
+                    // ended is journaled as ended already.
+                    Box::pin(self.commit(Step::Timers(entry.t))).await?;
+                    if self.session.judging() || self.session.finished() {
+                        return Ok(());
+                    }
+                }
+                self.last_t = entry.t;
+                if let Record::Input(Input::ClockConnected(connected)) = entry.record {
+                    self.clock_connected = connected;
+                }
+                self.journal()?.append(entry).await?;
+                self.session.handle(entry);
+                Some(entry)
             }
-        }
-        self.last_t = entry.t;
-        if let Record::Input(Input::ClockConnected(connected)) = entry.record {
-            self.clock_connected = connected;
-        }
-        self.journal()?.append(entry).await?;
-        self.session.handle(entry);
-        // The engine thinks while the journal reaches the disk.
-        self.ask_engine();
-        if let (Some(engine), Record::Input(input)) = (&mut self.engine, entry.record) {
-            match input {
-                Input::Request(tactus_trace::Request::Hint) => engine.ask_hint(&self.session, self.games),
-                Input::EngineLevel(level) => engine.set_level(level),
-                _ => {}
+            Step::Timers(due) => {
+                let t = due.max(self.last_t);
+                self.last_t = t;
+                self.session.advance(t);
+                if self.session.finished() {
+                    // A game a timer ended (a flag fall) ends in the journal
+                    // too, so that replaying it, or recovering it, ends it
+                    // the same way.
+                    self.journal()?.append(Entry { t, record: Record::End }).await?;
+                }
+                None
             }
+        };
+        if let Some(opponent) = &mut self.opponent {
+            opponent.committed(Self::now(&self.session, self.games, self.last_t, self.input_at), entry.as_ref());
         }
-        self.announce(false).await
+        self.announce(entry.is_none()).await
     }
 
     /// An input to the game that is over: answered (a question) or told it
@@ -779,25 +738,9 @@ impl GameTask {
         self.out.publish(&events).await;
     }
 
-    /// The core's timers, due at game time `due`. What they lead to is
-    /// journaled as any input's is (`announce`): a `timers` line, or the end.
-    async fn tick(&mut self, due: Ms) -> anyhow::Result<()> {
-        let t = due.max(self.last_t);
-        self.last_t = t;
-        self.session.advance(t);
-        self.ask_engine();
-        if self.session.finished() {
-            // A game a timer ended (a flag fall) ends in the journal too, so
-            // that replaying it, or recovering it, ends it the same way.
-            self.journal()?.append(Entry { t, record: Record::End }).await?;
-        }
-        self.announce(true).await
-    }
-
     /// Publishes what the core has to say, once what led to it is on disk:
     /// for what timers said, that they ran up to now (a game they ended
-    /// has its `end` already), so that the journal alone replays, and a
-    /// restart recovers, to the game as it stands — saying nothing twice.
+    /// has its `end` already) — so that nothing is said twice.
     async fn announce(&mut self, timer: bool) -> anyhow::Result<()> {
         let events: Vec<Event> = self.session.drain().collect();
         if !events.is_empty() {
@@ -816,10 +759,6 @@ impl GameTask {
                 }
             }
             self.out.publish(&events).await;
-            if let Some(online) = &mut self.online {
-                online.board_said(&events);
-                online.published(&events);
-            }
         }
         self.show_clock();
         if let Some(dgt) = &mut self.out.dgt {
@@ -827,7 +766,6 @@ impl GameTask {
             dgt.show_clock(&self.session, self.last_t);
         }
         self.mate.ask(&self.session);
-        self.ask_engine();
         Ok(())
     }
 
@@ -856,13 +794,14 @@ impl GameTask {
         self.session = Session::new(&header, self.setup.policy.clone())?;
         // An answer still on its way belongs to the last game.
         self.mate = MateSearches::new();
-        if let Some(engine) = &mut self.engine {
-            engine.new_game(header.variant == tactus_trace::Variant::Chess960);
-        }
         self.journal = Some(create_journal(&self.setup, &header, self.games).await?);
         self.games += 1;
         self.time = GameTime { start: Instant::now(), base: 0, speed: self.setup.speed };
         self.last_t = 0;
+        if let Some(opponent) = &mut self.opponent {
+            let chess960 = header.variant == tactus_trace::Variant::Chess960;
+            opponent.new_game(Self::now(&self.session, self.games, self.last_t, self.input_at), chess960);
+        }
         self.phase = Phase::Playing;
         if let Some(b) = &self.out.broadcast {
             b.new_game(&header);
@@ -917,12 +856,9 @@ impl GameTask {
                     None => return Ok(Ended::InputClosed),
                 },
                 Some(control) = controls.recv() => self.control(control).await?,
-                update = next_update(&mut self.online) => self.online_update(update).await?,
-                reply = next_reply(&mut self.engine) => match reply {
-                    Reply::Answer(answer) => self.engine_answer(answer).await?,
-                    // The engine lost or back: said, not journaled.
-                    Reply::Notice(kind) => self.take(Incoming::Notice(Instant::now(), kind)).await?,
-                },
+                said = next_said(&mut self.opponent, Self::now(&self.session, self.games, self.last_t, self.input_at)) => {
+                    self.opponent_said(said).await?;
+                }
                 Some((question, verdict)) = self.mate.rx.recv() => {
                     self.mate.asked = None;
                     let answer = Input::Verdict { ply: question.ply, side: question.side, verdict };
@@ -939,7 +875,7 @@ impl GameTask {
                             self.take(msg).await?;
                         }
                         if !self.session.finished() {
-                            self.tick(due).await?;
+                            self.commit(Step::Timers(due)).await?;
                         }
                     }
                     if now >= next_tick {
@@ -969,10 +905,7 @@ impl GameTask {
             terminal::clear_status();
         }
         notify::stopping();
-        if let Some(online) = self.online.take() {
-            online.stop();
-        }
-        let (clock, engine, journal) = (self.clock.take(), self.engine.take(), self.journal.take());
+        let (clock, opponent, journal) = (self.clock.take(), self.opponent.take(), self.journal.take());
         let (_, _, journaled, _) = tokio::join!(
             async {
                 if let Some(clock) = clock {
@@ -980,8 +913,8 @@ impl GameTask {
                 }
             },
             async {
-                if let Some(engine) = engine {
-                    engine.stop(deadline).await;
+                if let Some(opponent) = opponent {
+                    opponent.stop(deadline).await;
                 }
             },
             async {

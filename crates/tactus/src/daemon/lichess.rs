@@ -1,5 +1,5 @@
-//! The online opponent: a game on Lichess played on the board through the
-//! Board API. `tactus_lichess::play::Play` keeps the streams open, follows
+//! The online opponent ([`super::opponent::Opponent::Lichess`]): a game on
+//! Lichess played on the board through the Board API. `tactus_lichess::play::Play` keeps the streams open, follows
 //! the game and sends requests one at a time; this host turns what it says
 //! into the game's inputs — the opponent's move is an `opponent` input,
 //! journaled and guided onto the board exactly as an engine's — and the
@@ -12,14 +12,16 @@
 //! is never sent twice. The server is the judge of the game's end: its
 //! result is journaled as an input, so the journal replays to the same game
 //! and PGN. Nothing here waits on the network: [`Play::command`] never
-//! blocks, and the updates come on a bounded queue.
+//! blocks, and the updates come on a bounded queue. The board's acts go to
+//! the server only once the journal has them on disk: they are queued when
+//! the game commits them and sent when the game task next listens.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use shakmaty::Color;
-use tactus_core::{Device, Event, EventKind, Online, Session};
+use tactus_core::{Device, EventKind, Online, Session};
 use tactus_lichess::api::{ChallengeClock, ChallengeSpec, DeclineReason, EndRequest, SeekSpec};
 use tactus_lichess::follower::{Action, Clocks, EndReason, Ending, OfferKind, Refusal, Started};
 use tactus_lichess::http::{Client, Error, Settings};
@@ -27,9 +29,10 @@ use tactus_lichess::play::{Command, GameCommand, Play, PlayOptions, Resume, Upda
 use tactus_lichess::retry::Link;
 use tactus_lichess::token::Token;
 use tactus_lichess::wire::{Challenge, TimeControl};
-use tactus_trace::{GameResult, Input, OffBoardReason, OnlineAsk};
+use tactus_trace::{Entry, GameResult, Input, OffBoardReason, OnlineAsk, Record};
 use tokio::sync::mpsc;
 
+use super::opponent::{NewGame, Now, Said};
 use crate::config::{Config, LichessConfig};
 
 /// How long the account is asked for at start; the game does not wait on
@@ -43,38 +46,14 @@ const CLOCK_DRIFT_MS: i64 = 2000;
 /// How many moves' timings are kept for the summary.
 const KEPT: usize = 10_000;
 
-/// A game the server started, as the game task starts it on the board.
-pub struct OnlineStart {
-    /// The side the board plays.
-    pub color: Color,
-    pub white: String,
-    pub black: String,
-    /// `1800+5`; none for a game without a clock.
-    pub time_control: Option<String>,
-    /// The game's address, its `Site` tag: how a restart finds the game.
-    pub site: String,
-}
-
-/// What the game task does with an update.
-pub enum Heard {
-    /// The server started a game for the board (or goes on with the one
-    /// the journal holds).
-    Start(OnlineStart),
-    /// An input to the game: journaled, then the core.
-    Input(Input),
-    /// Said and shown, not journaled.
-    Say(EventKind),
-    /// The server ended the game with no result (aborted): the journal ends.
-    End,
-}
-
 /// The game the board plays on the server.
 struct Playing {
     id: String,
     color: Color,
-    /// Our move the server refused: the board is set back by the player, and
-    /// the core's take-back that follows is no request of ours.
-    refused: Option<u32>,
+    /// The ply the board is to go back to (our move refused, or moves the
+    /// server took back): the core's take-back that follows when the player
+    /// sets the board back is no request of ours.
+    back_to: Option<u32>,
     /// The game is over on the server, or the result came from it: the
     /// board's own end (the core's mate, an agreement) sends nothing.
     over: bool,
@@ -86,12 +65,21 @@ pub struct LichessHost {
     /// Lichess's address, for the games' `Site` tags.
     url: String,
     game: Option<Playing>,
+    /// What it has to say, in order, before the next update is read.
+    said: std::collections::VecDeque<Said>,
+    /// The board's acts committed, sent once the journal has them on disk.
+    outbox: Vec<GameCommand>,
+    /// The moves of the board's game as last told: a move more is the
+    /// board's to send (when ours), fewer a take-back.
+    plies: usize,
     /// The challenge to the account said last: `online accept|decline`.
     challenge: Option<String>,
     /// When the update being handled came in, and per move the time from it
     /// to its event published (opponent) or from the board's completion to
     /// the command queued (ours).
     heard_at: Instant,
+    /// What it said last is an opponent's move, to be timed once announced.
+    timing: bool,
     opponent_timings: std::collections::VecDeque<Duration>,
 }
 
@@ -111,7 +99,9 @@ impl LichessHost {
                 return Err(anyhow::anyhow!("{e} ({}); `tactus doctor` checks it", token_file.display()));
             }
             Ok(Err(e)) => tracing::warn!("Lichess ({}): {e}; retrying", l.url),
-            Err(_) => tracing::warn!("Lichess ({}) did not answer within {} s; retrying", l.url, ACCOUNT_WAIT.as_secs()),
+            Err(_) => {
+                tracing::warn!("Lichess ({}) did not answer within {} s; retrying", l.url, ACCOUNT_WAIT.as_secs())
+            }
         }
         if let Some(r) = &resume {
             tracing::info!("going on with the Lichess game {} ({} moves journaled)", r.game_id, r.moves.len());
@@ -123,8 +113,12 @@ impl LichessHost {
             updates: Some(updates),
             url: l.url.trim_end_matches('/').to_owned(),
             game: None,
+            said: Default::default(),
+            outbox: Vec::new(),
+            plies: 0,
             challenge: None,
             heard_at: Instant::now(),
+            timing: false,
             opponent_timings: Default::default(),
         };
         host.ask_for_a_game(l, &cfg.game.time_control.0);
@@ -164,8 +158,49 @@ impl LichessHost {
         }
     }
 
+    /// The side the opponent plays (Black until a game has started).
+    pub fn side(&self) -> Color {
+        self.game.as_ref().map_or(Color::Black, |g| !g.color)
+    }
+
+    /// It takes its seat at the game as it stands, or a new game's.
+    pub fn seat(&mut self, session: &Session) {
+        self.plies = session.game().played.len();
+    }
+
+    /// What it says next. The board's acts committed since it last listened
+    /// are on disk now: they go to the server first.
+    pub async fn next(&mut self, now: Now<'_>) -> Said {
+        for what in std::mem::take(&mut self.outbox) {
+            self.game_command(what);
+        }
+        loop {
+            if let Some(said) = self.said.pop_front() {
+                self.timing = matches!(&said, Said::Inputs(inputs) if matches!(inputs[..], [Input::Opponent { .. }]));
+                return said;
+            }
+            let update = self.recv().await;
+            let heard = self.heard(update, now.session, now.t);
+            // What comes after the game's end is for no game.
+            let finished = now.session.finished();
+            self.said
+                .extend(heard.into_iter().filter(|s| !(finished && matches!(s, Said::Inputs(_) | Said::Abandoned))));
+        }
+    }
+
+    /// What it said last was taken and announced.
+    pub fn announced(&mut self) {
+        if !std::mem::take(&mut self.timing) {
+            return;
+        }
+        if self.opponent_timings.len() == KEPT {
+            self.opponent_timings.pop_front();
+        }
+        self.opponent_timings.push_back(self.heard_at.elapsed());
+    }
+
     /// The actor's next update; none once it has ended (said once).
-    pub async fn next(&mut self) -> Update {
+    async fn recv(&mut self) -> Update {
         let Some(updates) = &mut self.updates else { return std::future::pending().await };
         if let Some(update) = updates.recv().await {
             self.heard_at = Instant::now();
@@ -177,13 +212,13 @@ impl LichessHost {
     }
 
     /// What the game does with `update`; `session` is the game as it stands.
-    pub fn heard(&mut self, update: Update, session: &Session, t: tactus_core::Ms) -> Vec<Heard> {
-        let say = |online| vec![Heard::Say(EventKind::Online(online))];
+    pub fn heard(&mut self, update: Update, session: &Session, t: tactus_core::Ms) -> Vec<Said> {
+        let say = |online| vec![Said::Notice(EventKind::Online(online))];
         match update {
             Update::Link(Link::Lost { why }) => {
-                vec![Heard::Say(EventKind::DeviceLost { device: Device::Online, detail: why })]
+                vec![Said::Notice(EventKind::DeviceLost { device: Device::Online, detail: why })]
             }
-            Update::Link(Link::Restored) => vec![Heard::Say(EventKind::DeviceBack { device: Device::Online })],
+            Update::Link(Link::Restored) => vec![Said::Notice(EventKind::DeviceBack { device: Device::Online })],
             Update::RateLimited { for_s } => say(Online::RateLimited { for_s }),
             Update::Challenge { challenge, incoming } => {
                 if incoming {
@@ -213,16 +248,16 @@ impl LichessHost {
         }
     }
 
-    fn action(&mut self, id: String, action: Action, session: &Session, t: tactus_core::Ms) -> Vec<Heard> {
+    fn action(&mut self, id: String, action: Action, session: &Session, t: tactus_core::Ms) -> Vec<Said> {
         if let Action::Started(s) = action {
             return self.started(*s);
         }
         let Some(g) = self.game.as_mut().filter(|g| g.id == id) else { return Vec::new() };
-        let say = |online| vec![Heard::Say(EventKind::Online(online))];
+        let say = |online| vec![Said::Notice(EventKind::Online(online))];
         match action {
             Action::Started(_) => Vec::new(),
             Action::Move(m) if !m.ours => match m.uci.parse() {
-                Ok(uci) => vec![Heard::Input(Input::Opponent { ply: m.ply, uci, eval: None })],
+                Ok(uci) => vec![Said::Inputs(vec![Input::Opponent { ply: m.ply, uci, eval: None }])],
                 Err(_) => Vec::new(),
             },
             Action::Move(m) => {
@@ -242,7 +277,7 @@ impl LichessHost {
                     Refusal::GameOver => "the game is over".into(),
                 };
                 tracing::warn!("Lichess refused our move {uci} (ply {ply}): {why}");
-                g.refused = Some(ply);
+                g.back_to = Some(ply);
                 let san = san_of(session, ply).unwrap_or_else(|| uci.clone());
                 say(Online::Refused { ply, uci, san, why })
             }
@@ -250,11 +285,12 @@ impl LichessHost {
                 if session.game().ply() == ply {
                     return Vec::new(); // the board was set back first: our request
                 }
+                g.back_to = Some(ply);
                 say(Online::TakenBack { ply })
             }
-            Action::Clocks(c) => clocks_set(&c, session, t).into_iter().map(Heard::Input).collect(),
+            Action::Clocks(c) => clocks_set(&c, session, t).into_iter().map(|i| Said::Inputs(vec![i])).collect(),
             Action::Offer { kind: OfferKind::Draw, by, open: true } if by != g.color && !session.finished() => {
-                vec![Heard::Input(Input::DrawOffer { side: by })]
+                vec![Said::Inputs(vec![Input::DrawOffer { side: by }])]
             }
             Action::Offer { kind: OfferKind::Takeback, by, open } if by != g.color => {
                 say(Online::TakebackOffer { open })
@@ -274,71 +310,64 @@ impl LichessHost {
         }
     }
 
-    fn started(&mut self, s: Started) -> Vec<Heard> {
+    fn started(&mut self, s: Started) -> Vec<Said> {
         let name = |p: &tactus_lichess::wire::Player| {
             p.name.clone().or_else(|| p.ai_level.map(|l| format!("Lichess AI level {l}"))).unwrap_or_default()
         };
         let (white, black) = (name(&s.white), name(&s.black));
         let opponent = if s.color == Color::White { black.clone() } else { white.clone() };
         tracing::info!("the Lichess game {} starts: the board plays {:?} against {opponent}", s.id, s.color);
-        let start = OnlineStart {
-            color: s.color,
+        let start = NewGame {
+            side: !s.color,
             white,
             black,
             time_control: s.clock.map(|c| format!("{}+{}", c.initial / 1000, c.increment / 1000)),
             site: format!("{}/{}", self.url, s.id),
         };
-        self.game = Some(Playing { id: s.id.clone(), color: s.color, refused: None, over: false });
+        self.game = Some(Playing { id: s.id.clone(), color: s.color, back_to: None, over: false });
         vec![
-            Heard::Start(start),
-            Heard::Say(EventKind::Online(Online::Playing { game: s.id, opponent, side: s.color })),
+            Said::NewGame(start),
+            Said::Notice(EventKind::Online(Online::Playing { game: s.id, opponent, side: s.color })),
         ]
     }
 
-    /// The board's events, once on disk: our move completed goes to the
-    /// server; a draw offered, a resignation, a board set back likewise.
-    pub fn board_said(&mut self, events: &[Event]) {
+    /// The game committed `entry` (or its timers ran): our move completed,
+    /// a draw offered, a resignation, a board set back are queued for the
+    /// server — sent once the journal has them on disk ([`Self::next`]).
+    pub fn committed(&mut self, session: &Session, entry: Option<&Entry>) {
+        let played = &session.game().played;
+        let before = std::mem::replace(&mut self.plies, played.len());
         let Some(g) = &mut self.game else { return };
         if g.over {
             return;
         }
-        let (id, color) = (g.id.clone(), g.color);
-        let mut commands = Vec::new();
-        for e in events {
-            match &e.kind {
-                EventKind::Complete { side, uci, .. } if *side == color => {
-                    commands.push(GameCommand::Move { uci: uci.clone(), offering_draw: false });
+        if played.len() > before {
+            for p in &played[before..] {
+                if p.info.side == g.color {
+                    self.outbox.push(GameCommand::Move { uci: p.info.uci.clone(), offering_draw: false });
                 }
-                EventKind::DrawOffer { side, .. } if *side == color => commands.push(GameCommand::Draw(true)),
-                // The board set back after a refusal: the server never had
-                // the move. Otherwise the player asks to take moves back.
-                EventKind::TakeBack { ply, .. } => {
-                    if g.refused.take().is_none_or(|refused| refused < *ply) {
-                        commands.push(GameCommand::Takeback(true));
-                    }
-                }
-                EventKind::GameOver { result, reason: tactus_core::EndReason::Resignation, .. }
-                    if result.winner() == Some(!color) =>
-                {
-                    commands.push(GameCommand::End(EndRequest::Resign));
-                }
-                EventKind::GameOver { .. } => g.over = true,
-                _ => {}
+            }
+        } else if played.len() < before {
+            // The board set back where the server is (a move refused, or
+            // taken back there): nothing to ask. Otherwise the player asks
+            // to take moves back.
+            if g.back_to.take() != Some(session.game().ply()) {
+                self.outbox.push(GameCommand::Takeback(true));
             }
         }
-        for what in commands {
-            self.command(Command::Game { id: id.clone(), what });
-        }
-    }
-
-    /// An opponent's move published: from its update to its event.
-    pub fn published(&mut self, events: &[Event]) {
-        if events.iter().any(|e| matches!(e.kind, EventKind::OpponentMove { left: None, .. })) {
-            if self.opponent_timings.len() == KEPT {
-                self.opponent_timings.pop_front();
+        match entry.map(|e| e.record) {
+            Some(Record::Input(Input::DrawOffer { side })) if side == g.color => {
+                self.outbox.push(GameCommand::Draw(true));
             }
-            self.opponent_timings.push_back(self.heard_at.elapsed());
+            Some(Record::Input(Input::Result { result, reason: OffBoardReason::Resignation }))
+                if result.winner() == Some(!g.color) =>
+            {
+                self.outbox.push(GameCommand::End(EndRequest::Resign));
+            }
+            _ => {}
         }
+        // The board's own end (a mate, an agreement): the server's follows.
+        g.over |= session.finished();
     }
 
     /// A player's answer or request typed or pressed at the board.
@@ -413,7 +442,7 @@ fn clocks_set(c: &Clocks, session: &Session, t: tactus_core::Ms) -> Option<Input
 
 /// The server's end of the game, as the game takes it. A mate or a
 /// stalemate the board ends itself once it shows the last move.
-fn ended(e: Ending, session: &Session) -> Vec<Heard> {
+fn ended(e: Ending, session: &Session) -> Vec<Said> {
     let status = format!("{:?}", e.status);
     let status = match e.reason() {
         EndReason::Aborted => "aborted",
@@ -440,11 +469,11 @@ fn ended(e: Ending, session: &Session) -> Vec<Heard> {
     };
     let mut heard = Vec::new();
     if !matches!(e.reason(), EndReason::Resignation | EndReason::Draw) {
-        heard.push(Heard::Say(EventKind::Online(Online::Ended { status })));
+        heard.push(Said::Notice(EventKind::Online(Online::Ended { status })));
     }
     heard.push(match result {
-        Some(result) => Heard::Input(Input::Result { result, reason }),
-        None => Heard::End,
+        Some(result) => Said::Inputs(vec![Input::Result { result, reason }]),
+        None => Said::Abandoned,
     });
     heard
 }

@@ -23,6 +23,7 @@ mod event_log;
 mod game;
 mod journal;
 mod lichess;
+mod opponent;
 mod shutdown;
 mod source;
 mod voice;
@@ -193,8 +194,7 @@ impl Args {
             cfg.lichess.token_file = Some(f.clone());
         }
         if let Some(url) = &self.lichess_url {
-            cfg.lichess.url = config::lichess_url_checked(url)
-                .map_err(|e| anyhow::anyhow!("--lichess-url {e}"))?;
+            cfg.lichess.url = config::lichess_url_checked(url).map_err(|e| anyhow::anyhow!("--lichess-url {e}"))?;
         }
         cfg.check().map_err(|e| anyhow::anyhow!("{}: {e}", config::origin(file.as_deref())))?;
         Ok((cfg, file))
@@ -225,6 +225,9 @@ pub fn run_with(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
         anyhow::bail!(
             "[lichess] challenge, seek and accept_from need a token: [lichess] token_file or --lichess-token-file (scope board:play)"
         );
+    }
+    if l.token_file.is_some() && cfg.engine.path.is_some() {
+        anyhow::bail!("the board plays one opponent: [engine] path or [lichess] token_file (online), not both");
     }
     // Standard output and error are peers too: the game never waits for them.
     crate::terminal::queue()?;
@@ -430,7 +433,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     let mut task = GameTask::new(setup, opened, out, clock, time);
     if let Some(path) = &cfg.engine.path {
         match engine::EngineHost::start(&cfg.engine, path, chess960).await {
-            Ok(engine) => task.set_engine(engine),
+            Ok(engine) => task.seat(opponent::Opponent::Engine(engine)),
             Err(e) => {
                 stop.trigger();
                 drop(rx);
@@ -444,7 +447,7 @@ async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
     if let Some(token_file) = &cfg.lichess.token_file {
         let resume = recovered.as_ref().and_then(|_| task.online_resume(&cfg.lichess.url));
         match lichess::LichessHost::start(&cfg, token_file, resume).await {
-            Ok(online) => task.set_online(online),
+            Ok(online) => task.seat(opponent::Opponent::Lichess(online)),
             Err(e) => {
                 stop.trigger();
                 drop(rx);
