@@ -207,7 +207,9 @@ impl Words {
             EventKind::OnFile { file, pieces } => self.line(Line::File(*file), pieces, scene),
             EventKind::OnSquare { sq, piece, board } => one(self.on_square(*sq, *piece, *board, scene)),
             EventKind::MovesToControl { white, black } => one(self.moves_to_control(*white, *black, scene)),
-            EventKind::OpponentMove { mv, steps, left, .. } => one(self.opponent_move(mv, steps, left.as_deref())),
+            EventKind::OpponentMove { mv, steps, left, .. } => {
+                one(self.opponent_move(mv, steps, left.as_deref(), scene.online.as_deref()))
+            }
             EventKind::OpponentFix { slip, fix, .. } => one(self.slip(slip, fix, scene)),
             EventKind::Hint { mv } => one(fill(lex.hint, &[("move", &self.long_move(mv))])),
             EventKind::EngineLevel { level } => one(fill(lex.engine_level, &[("level", &level.to_string())])),
@@ -278,9 +280,12 @@ impl Words {
     /// "Engine: knight g8 to f6." — the move from square to square, each
     /// square said once. Its steps only where they are not the usual ones
     /// (castling in Chess960); asked for again mid-move, the steps left.
-    fn opponent_move(&self, mv: &MoveInfo, steps: &[Fix], left: Option<&[Fix]>) -> String {
+    fn opponent_move(&self, mv: &MoveInfo, steps: &[Fix], left: Option<&[Fix]>, online: Option<&str>) -> String {
         let lex = self.lex;
-        let mut said = fill(lex.engine_move, &[("move", &self.long_move(mv))]);
+        let mut said = match online {
+            Some(name) => fill(lex.online.opponent_move, &[("name", name), ("move", &self.long_move(mv))]),
+            None => fill(lex.engine_move, &[("move", &self.long_move(mv))]),
+        };
         if mv.castle.is_some() && !usual_castling(steps) {
             said = format!("{said} {}.", sentence(&self.steps(steps)));
         }

@@ -158,6 +158,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Lichess antwortet wieder.",
     ],
     online: Online {
+        opponent_move: "{name} spielt {move}.",
         playing: "Partie auf Lichess gegen {name}; Sie spielen {side}.",
         sides: ["Weiß", "Schwarz"],
         challenge: ["{name} fordert Sie heraus: {clock}.", "Herausforderung an {name} gesendet: {clock}."],

@@ -147,6 +147,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Lichess answers again.",
     ],
     online: Online {
+        opponent_move: "{name} plays {move}.",
         playing: "Playing on Lichess against {name}; you play {side}.",
         sides: ["White", "Black"],
         challenge: ["{name} challenges you: {clock}.", "Challenge sent to {name}: {clock}."],

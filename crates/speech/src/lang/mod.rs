@@ -107,6 +107,8 @@ pub(crate) struct WrittenOnly {
 }
 
 pub(crate) struct Online {
+    /// The online opponent's move, to be carried out: `{name}`, `{move}`.
+    pub opponent_move: &'static str,
     /// The game the board plays: `{name}` (the opponent), `{side}`.
     pub playing: &'static str,
     /// The side the board plays, `[white, black]`, as `{side}` takes it.

@@ -173,6 +173,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Lichess znów odpowiada.",
     ],
     online: Online {
+        opponent_move: "{name}: {move}.",
         playing: "Partia na Lichess z {name}; grasz {side}.",
         sides: ["białymi", "czarnymi"],
         challenge: ["{name} wyzywa cię: {clock}.", "Wyzwanie wysłane do {name}: {clock}."],

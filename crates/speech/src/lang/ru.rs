@@ -157,6 +157,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     ],
     device_back: ["Доска снова отвечает.", "Часы снова отвечают.", "Движок снова отвечает.", "Lichess снова отвечает."],
     online: Online {
+        opponent_move: "{name}: {move}.",
         playing: "Партия на Lichess против {name}; вы играете {side}.",
         sides: ["белыми", "чёрными"],
         challenge: ["{name} вызывает вас: {clock}.", "Вызов отправлен {name}: {clock}."],
