@@ -120,8 +120,9 @@ impl Lichess {
             .collect()
     }
 
-    /// Waits (a long poll on the server) until `count` requests match
-    /// `pattern` (a regular expression on `METHOD /path`).
+    /// Waits (a long poll on the server) until `count` requests matching
+    /// `pattern` (a regular expression on `METHOD /path`) are answered:
+    /// what they asked is done.
     fn wait(&self, pattern: &str, count: usize) {
         let pattern: String = pattern
             .bytes()
@@ -133,7 +134,7 @@ impl Lichess {
                 }
             })
             .collect();
-        let path = format!("/_test/wait?path={pattern}&count={count}&timeout=100");
+        let path = format!("/_test/wait?path={pattern}&count={count}&answered=1&timeout=100");
         let got = self.control("GET", &path, &Value::Null)["count"].as_u64().unwrap() as usize;
         assert!(got >= count, "{count} requests matching {pattern} did not come: {:?}", self.log());
     }

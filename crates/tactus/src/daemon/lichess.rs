@@ -57,6 +57,8 @@ struct Playing {
     /// The game is over on the server, or the result came from it: the
     /// board's own end (the core's mate, an agreement) sends nothing.
     over: bool,
+    /// A move of the board's side was made elsewhere: said once.
+    elsewhere: bool,
 }
 
 pub struct LichessHost {
@@ -263,7 +265,10 @@ impl LichessHost {
             Action::Move(m) => {
                 // The core has no input for the board's side moving elsewhere.
                 tracing::warn!("the move {} was made for the board on the website: the board cannot follow it", m.san);
-                say(Online::Failed { why: format!("{} was played on the website", m.san) })
+                if std::mem::replace(&mut g.elsewhere, true) {
+                    return Vec::new();
+                }
+                say(Online::Failed { why: format!("{} was played on the website: the board cannot follow", m.san) })
             }
             Action::Send { .. } | Action::Resync => Vec::new(),
             Action::Confirmed { ply, uci } => {
@@ -324,7 +329,7 @@ impl LichessHost {
             time_control: s.clock.map(|c| format!("{}+{}", c.initial / 1000, c.increment / 1000)),
             site: format!("{}/{}", self.url, s.id),
         };
-        self.game = Some(Playing { id: s.id.clone(), color: s.color, back_to: None, over: false });
+        self.game = Some(Playing { id: s.id.clone(), color: s.color, back_to: None, over: false, elsewhere: false });
         vec![
             Said::NewGame(start),
             Said::Notice(EventKind::Online(Online::Playing { game: s.id, opponent, side: s.color })),
