@@ -100,6 +100,9 @@ fn the_online_opponents_move_is_said_as_theirs_not_an_engines() {
         }
     }
     let mut a = announcer("en:natural");
-    said(&mut a, EventKind::Online(Online::Playing { game: "g".into(), opponent: "Magnus".into(), side: Color::White }));
+    said(
+        &mut a,
+        EventKind::Online(Online::Playing { game: "g".into(), opponent: "Magnus".into(), side: Color::White }),
+    );
     assert_eq!(said(&mut a, opponent_move()), "Magnus plays knight g8 to f6.");
 }

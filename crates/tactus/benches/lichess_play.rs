@@ -53,7 +53,12 @@ fn hands(pos: &Chess, mv: Move) -> String {
         Move::Castle { king, rook } => {
             let side = if king < rook { shakmaty::CastlingSide::KingSide } else { shakmaty::CastlingSide::QueenSide };
             let turn = pos.turn();
-            vec![format!("{king}-"), format!("{}+", side.king_to(turn)), format!("{rook}-"), format!("{}+", side.rook_to(turn))]
+            vec![
+                format!("{king}-"),
+                format!("{}+", side.king_to(turn)),
+                format!("{rook}-"),
+                format!("{}+", side.rook_to(turn)),
+            ]
         }
         Move::EnPassant { from, to } => {
             vec![format!("{from}-"), format!("{to}+"), format!("{}-", Square::from_coords(to.file(), from.rank()))]

@@ -1172,6 +1172,25 @@ mod tests {
     /// The players' FIDE IDs, titles and ratings go on the game's tags; the
     /// Lichess table gives the relay its rounds.
     #[test]
+    fn a_challenge_or_a_seek_takes_the_games_clock_as_lichess_takes_clocks() {
+        assert_eq!(LichessConfig::clock("1800+5"), Ok((1800, 5)));
+        assert_eq!(LichessConfig::clock("900"), Ok((900, 0)));
+        assert_eq!(LichessConfig::clock("30+0"), Ok((30, 0)));
+        for bad in ["-", "1830+5", "1800+0.5", "40/5400+30:1800+30", "20000+0", "1800+200"] {
+            assert!(LichessConfig::clock(bad).is_err(), "{bad}");
+        }
+        let text = "[game]\ntime_control = \"300+3\"\n[lichess]\nseek = true\n";
+        let err = parse(Path::new("t.toml"), text).unwrap_err().to_string();
+        assert!(err.contains("lichess.seek") && err.contains("rapid"), "{err}");
+        let text = "[game]\ntime_control = \"1800+5\"\n[lichess]\nchallenge = \"friend\"\naccept_from = [\"coach\"]\n";
+        let c = parse(Path::new("t.toml"), text).unwrap();
+        assert_eq!(
+            (c.lichess.challenge.as_deref(), &c.lichess.accept_from[..]),
+            (Some("friend"), &["coach".to_owned()][..])
+        );
+    }
+
+    #[test]
     fn players_and_lichess_keys_are_read() {
         let text = "[game]\nwhite = \"Ann\"\nwhite_fide_id = 1503014\nwhite_title = \"wgm\"\nblack_elo = 1987\n\
                     [lichess]\ntoken_file = \"/etc/tactus/lichess.token\"\nbroadcast = [\"AbCd1234=1-100\", \"Zz999999=101-200\"]\n";

@@ -203,8 +203,7 @@ const BROADCAST_TOKEN: &str =
     "https://lichess.org/account/oauth/token/create?scopes[]=study:write&description=tactus+broadcast";
 
 /// Where a Lichess token for playing on the board is made, filled in.
-const BOARD_TOKEN: &str =
-    "https://lichess.org/account/oauth/token/create?scopes[]=board:play&description=tactus+board";
+const BOARD_TOKEN: &str = "https://lichess.org/account/oauth/token/create?scopes[]=board:play&description=tactus+board";
 
 /// A configured Lichess token: readable only by its owner, known to
 /// Lichess (`POST /api/token/test`), and with the scope it is for: a relay's
@@ -229,7 +228,8 @@ fn lichess_check(cfg: &Config) -> Option<Check> {
         } else {
             None
         };
-        return wants.map(|wants| check(what, false, format!("{wants}, but there is no token_file"), Some(new_token())));
+        return wants
+            .map(|wants| check(what, false, format!("{wants}, but there is no token_file"), Some(new_token())));
     };
     let token = match Token::read(file) {
         Ok(token) => token,

@@ -442,7 +442,7 @@ fn clocks_set(c: &Clocks, session: &Session, t: tactus_core::Ms) -> Option<Input
     }
     let drift = |side: Color, server: i64| (clock.remaining(side, t) - server).abs() > CLOCK_DRIFT_MS;
     (drift(Color::White, c.white_ms) || drift(Color::Black, c.black_ms))
-        .then(|| Input::SetClock { white_ms: c.white_ms as u64, black_ms: c.black_ms as u64 })
+        .then_some(Input::SetClock { white_ms: c.white_ms as u64, black_ms: c.black_ms as u64 })
 }
 
 /// The server's end of the game, as the game takes it. A mate or a
@@ -481,4 +481,71 @@ fn ended(e: Ending, session: &Session) -> Vec<Said> {
         None => Said::Abandoned,
     });
     heard
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tactus_lichess::wire::Status;
+    use tactus_trace::Header;
+
+    fn session(time_control: Option<&str>) -> Session {
+        let header = Header { time_control: time_control.map(str::to_owned), ..Header::default() };
+        Session::new(&header, tactus_core::Policy::default()).unwrap()
+    }
+
+    #[test]
+    fn the_journals_game_is_found_by_its_site_on_this_server_only() {
+        let moves = vec!["e2e4".to_owned()];
+        let r = LichessHost::resume_of("http://127.0.0.1:9/", Some("http://127.0.0.1:9/AbCd1234"), moves.clone());
+        assert_eq!(r, Some(Resume { game_id: "AbCd1234".into(), moves: moves.clone() }));
+        assert_eq!(
+            LichessHost::resume_of("https://lichess.org", Some("http://127.0.0.1:9/AbCd1234"), moves.clone()),
+            None
+        );
+        assert_eq!(
+            LichessHost::resume_of("https://lichess.org", Some("https://lichess.org/../x"), moves.clone()),
+            None
+        );
+        assert_eq!(LichessHost::resume_of("https://lichess.org", Some("https://lichess.org/"), moves.clone()), None);
+        assert_eq!(LichessHost::resume_of("https://lichess.org", None, moves), None);
+    }
+
+    #[test]
+    fn the_servers_end_becomes_the_games_result_or_the_journals_end() {
+        let fresh = session(Some("1800+5"));
+        let end = |status, winner| ended(Ending { status, winner }, &fresh);
+        let result = |said: &[Said]| match said {
+            [.., Said::Inputs(inputs)] => match inputs[..] {
+                [Input::Result { result, reason }] => Some((result, reason)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let resigned = end(Status::Resign, Some(Color::Black));
+        assert_eq!(result(&resigned), Some((GameResult::BlackWins, OffBoardReason::Resignation)));
+        assert_eq!(resigned.len(), 1, "the game_over says a resignation: nothing more");
+        let flag = end(Status::Outoftime, Some(Color::White));
+        assert_eq!(result(&flag), Some((GameResult::WhiteWins, OffBoardReason::Arbiter)));
+        assert!(matches!(&flag[0], Said::Notice(EventKind::Online(Online::Ended { status })) if status == "outoftime"));
+        let gone = end(Status::Timeout, None);
+        assert_eq!(result(&gone), Some((GameResult::Draw, OffBoardReason::Arbiter)));
+        let aborted = end(Status::Aborted, None);
+        assert!(matches!(&aborted[..], [Said::Notice(EventKind::Online(Online::Ended { .. })), Said::Abandoned]));
+        // The board ends a mate itself, once it shows the last move.
+        assert!(end(Status::Mate, Some(Color::White)).is_empty());
+    }
+
+    #[test]
+    fn the_servers_clocks_are_taken_when_the_boards_drift() {
+        let s = session(Some("1800+5"));
+        let clocks =
+            |white_ms, black_ms| Clocks { white_ms, black_ms, white_inc_ms: 5000, black_inc_ms: 5000, running: None };
+        assert_eq!(clocks_set(&clocks(1_800_000, 1_799_000), &s, 0), None, "within 2 s");
+        assert_eq!(
+            clocks_set(&clocks(1_700_000, 1_800_000), &s, 0),
+            Some(Input::SetClock { white_ms: 1_700_000, black_ms: 1_800_000 })
+        );
+        assert_eq!(clocks_set(&clocks(1_700_000, 1_800_000), &session(None), 0), None, "a game without a clock");
+    }
 }
