@@ -1,7 +1,7 @@
 //! The online opponent ([`super::opponent::Opponent::Lichess`]): a game on
-//! Lichess played on the board through the Board API. `tactus_lichess::play::Play` keeps the streams open, follows
-//! the game and sends requests one at a time; this host turns what it says
-//! into the game's inputs — the opponent's move is an `opponent` input,
+//! Lichess played on the board through the Board API. [`Play`] keeps the
+//! streams open, follows the game and sends requests one at a time; this
+//! host turns what it says into the game's inputs — the opponent's move is an `opponent` input,
 //! journaled and guided onto the board exactly as an engine's — and the
 //! board's own acts (a move completed, a draw offered, a resignation, a
 //! board set back) into its commands.
@@ -76,9 +76,8 @@ pub struct LichessHost {
     plies: usize,
     /// The challenge to the account said last: `online accept|decline`.
     challenge: Option<String>,
-    /// When the update being handled came in, and per move the time from it
-    /// to its event published (opponent) or from the board's completion to
-    /// the command queued (ours).
+    /// When the update being handled came in; per opponent's move, the time
+    /// from it to the move announced.
     heard_at: Instant,
     /// What it said last is an opponent's move, to be timed once announced.
     timing: bool,
@@ -105,6 +104,7 @@ impl LichessHost {
                 tracing::warn!("Lichess ({}) did not answer within {} s; retrying", l.url, ACCOUNT_WAIT.as_secs())
             }
         }
+        let resuming = resume.is_some();
         if let Some(r) = &resume {
             tracing::info!("going on with the Lichess game {} ({} moves journaled)", r.game_id, r.moves.len());
         }
@@ -123,7 +123,10 @@ impl LichessHost {
             timing: false,
             opponent_timings: Default::default(),
         };
-        host.ask_for_a_game(l, &cfg.game.time_control.0);
+        // A game under way goes on: no new one is asked for.
+        if !resuming {
+            host.ask_for_a_game(l, &cfg.game.time_control.0);
+        }
         Ok(host)
     }
 
