@@ -403,7 +403,9 @@ export type Online =
   | { what: 'not_played'; game: string; why: string }
   | { what: 'failed'; why: string };
 
-export type OnlineEvent = At & { event: 'online' } & Online;
+export type OnlineEvent = At & {
+  event: 'online';
+} & Online;
 
 /**
  * A draw offered (9.1.2): by the engine with its move, or by a player;

@@ -520,6 +520,17 @@ fn a_game_from_a_challenge() {
     lichess.opponent(&id, "move/e7e5");
     d.carry_out(&mut pos, "e7e5");
     assert_eq!(lichess.game(&id)["moves"], json!(["c2c4", "e7e5"]));
+    // Killed and restarted mid-game, it goes on with the game and asks for
+    // no new one.
+    drop(d);
+    let mut d = Daemon::start(&lichess, &state, &config);
+    assert_eq!(d.playing(), id);
+    d.our_move(&mut pos, "b1c3");
+    lichess.wait("move/b1c3", 1);
+    lichess.opponent(&id, "move/g8f6");
+    d.carry_out(&mut pos, "g8f6");
+    let challenges = lichess.log().into_iter().filter(|(_, w, _)| w.starts_with("POST /api/challenge/")).count();
+    assert_eq!(challenges, 1, "one challenge: {:?}", lichess.log());
 }
 
 /// A challenge to the account is said with its sender and clock, and
