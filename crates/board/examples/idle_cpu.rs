@@ -6,13 +6,12 @@
 //!
 //!     cargo run --release -p tactus-board --example idle_cpu -- 10 100
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use shakmaty::Bitboard;
 use tactus_board::{Board, BoardError, Lines, Matrix, ScanConfig, Scanner, SquareMap, scan_lines};
+use tokio_util::sync::CancellationToken;
 
 /// The start position on a diode matrix, with the GPIO matrix's settle waits.
 struct Idle {
@@ -67,7 +66,7 @@ fn main() {
         .unwrap_or(20);
     let matrix = Idle { settle: Duration::from_micros(settle_us), row: None };
     let scanner = Scanner::new(matrix, ScanConfig { rate_hz: hz, ..ScanConfig::default() }).expect("scan config");
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = CancellationToken::new();
     let (tx, rx) = mpsc::sync_channel(4096);
     let board_stop = stop.clone();
     let t0 = Instant::now();
@@ -79,7 +78,7 @@ fn main() {
     // Measured while the scanner thread is alive: a joined thread's time is gone.
     let cpu = Duration::from_nanos(cpu_ns() - c0);
     let wall = t0.elapsed();
-    stop.store(true, Ordering::Relaxed);
+    stop.cancel();
     handle.join().expect("scanner thread").expect("scanner");
     let edges = rx.try_iter().count();
     println!(

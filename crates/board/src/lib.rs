@@ -22,10 +22,11 @@
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
-use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex};
+
 use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
 
 use shakmaty::{Bitboard, Color, Piece, Square};
 use tactus_trace::{Ms, TraceError};
@@ -43,7 +44,7 @@ pub use gpio::{GpioConfig, GpioMatrix, PinError, PinTable};
 pub use lines::{Lines, scan_lines};
 pub use mcp23017::{Mcp23017Config, Mcp23017Matrix, Mcp23017Wiring};
 pub use scan::{ScanConfig, Scanner};
-pub use sim::{SimBoard, Timebase};
+pub use sim::{SimBoard, Timebase, Warp};
 
 /// What a board senses, timestamped with a monotonic clock where it was sensed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,10 +121,10 @@ impl fmt::Display for Fault {
 pub trait Board: Send {
     /// A short name for logs: `gpio-matrix`, `mcp23017`, `sim`.
     fn name(&self) -> &str;
-    /// Senses until `stop` is set, the receiver hangs up, or (simulated boards)
+    /// Senses until `stop` is cancelled, the receiver hangs up, or (simulated boards)
     /// the input ends. Blocks: run it on its own thread. Errors are the ones
     /// that end the board for good; passing faults are sent as [`Sense::Fault`].
-    fn run(self: Box<Self>, tx: SyncSender<Sensed>, stop: Arc<AtomicBool>) -> Result<(), BoardError>;
+    fn run(self: Box<Self>, tx: SyncSender<Sensed>, stop: CancellationToken) -> Result<(), BoardError>;
 }
 
 /// A sensor matrix that can be read as a whole frame.

@@ -43,12 +43,11 @@
 //! with [`Fault::Stuck`] too.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
 use std::time::{Duration, Instant};
 
 use shakmaty::{Bitboard, Square};
+use tokio_util::sync::CancellationToken;
 
 use crate::{Board, BoardError, Fault, Matrix, Sense, Sensed, SystemClock, TimeSource};
 
@@ -279,12 +278,12 @@ impl<M: Matrix> Board for Scanner<M> {
         self.matrix.name()
     }
 
-    fn run(mut self: Box<Self>, tx: SyncSender<Sensed>, stop: Arc<AtomicBool>) -> Result<(), BoardError> {
+    fn run(mut self: Box<Self>, tx: SyncSender<Sensed>, stop: CancellationToken) -> Result<(), BoardError> {
         let period = self.config.period();
         let mut out = Vec::with_capacity(64);
         let mut failing: Option<String> = None;
         let mut next = self.clock.now();
-        while !stop.load(Ordering::Relaxed) {
+        while !stop.is_cancelled() {
             let at = self.clock.now();
             match self.matrix.read() {
                 Ok(frame) => {
@@ -324,8 +323,8 @@ impl<M: Matrix> Board for Scanner<M> {
 mod tests {
     use super::*;
     use crate::ManualClock;
-    use std::sync::Mutex;
     use std::sync::mpsc;
+    use std::sync::{Arc, Mutex};
 
     const MS: Duration = Duration::from_millis(1);
 
@@ -340,15 +339,15 @@ mod tests {
         read_takes: Duration,
         stall_at: Option<u64>,
         until: u64,
-        stop: Arc<AtomicBool>,
+        stop: CancellationToken,
         reads: Arc<Mutex<Vec<u64>>>,
     }
 
     impl Script {
-        fn new(frames: Vec<(u64, Bitboard)>, until: u64) -> (Self, ManualClock, Arc<AtomicBool>) {
+        fn new(frames: Vec<(u64, Bitboard)>, until: u64) -> (Self, ManualClock, CancellationToken) {
             let start = Instant::now();
             let clock = ManualClock::new(start);
-            let stop = Arc::new(AtomicBool::new(false));
+            let stop = CancellationToken::new();
             let s = Script {
                 clock: clock.clone(),
                 start,
@@ -376,7 +375,7 @@ mod tests {
             let t = self.now_ms();
             self.reads.lock().unwrap().push(t);
             if t >= self.until {
-                self.stop.store(true, Ordering::Relaxed);
+                self.stop.cancel();
             }
             let stall = if self.stall_at == Some(t) { 25 * MS } else { Duration::ZERO };
             self.clock.advance(self.read_takes + stall);
@@ -390,14 +389,19 @@ mod tests {
         }
     }
 
-    fn run(script: Script, clock: ManualClock, stop: Arc<AtomicBool>, initial: Option<Bitboard>) -> Vec<(u64, Sense)> {
+    fn run(
+        script: Script,
+        clock: ManualClock,
+        stop: CancellationToken,
+        initial: Option<Bitboard>,
+    ) -> Vec<(u64, Sense)> {
         run_with(script, clock, stop, initial, ScanConfig::default())
     }
 
     fn run_with(
         script: Script,
         clock: ManualClock,
-        stop: Arc<AtomicBool>,
+        stop: CancellationToken,
         initial: Option<Bitboard>,
         config: ScanConfig,
     ) -> Vec<(u64, Sense)> {

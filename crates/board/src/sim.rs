@@ -39,21 +39,23 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
 use shakmaty::{Color, Role, Square};
 use tactus_trace::{Entry, GameResult, Header, Input, Ms, OffBoardReason, Record, Request, TraceError, TraceReader};
+use tokio_util::sync::CancellationToken;
 
 use crate::{Board, BoardError, Sense, Sensed, SystemClock, TimeSource};
 
-/// Maps trace time to instants and back: `at = start + t / speed`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Maps trace time to instants and back: `at = start + played(t) / speed`,
+/// where `played` is trace time less what the [`Warp`] skips.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Timebase {
     pub start: Instant,
     /// The speed factor; infinite: as fast as possible, unscaled stamps.
     pub speed: f64,
+    pub warp: Warp,
 }
 
 impl Timebase {
@@ -63,14 +65,75 @@ impl Timebase {
 
     /// The instant at which trace time `t` is played.
     pub fn at(&self, t: Ms) -> Instant {
-        self.start + Duration::from_nanos((t as f64 * 1e6 / self.factor()).round() as u64)
+        self.start + Duration::from_nanos((self.warp.played(t) as f64 * 1e6 / self.factor()).round() as u64)
     }
 
     /// The trace time of `at`, to the nearest millisecond: exactly `t` for an
     /// instant from [`Timebase::at`].
     pub fn ms(&self, at: Instant) -> Ms {
         let ns = at.saturating_duration_since(self.start).as_nanos() as f64;
-        (ns * self.factor() / 1e6).round() as Ms
+        self.warp.recorded((ns * self.factor() / 1e6).round() as Ms)
+    }
+}
+
+/// Long quiets in a recording, shortened: where trace time jumps ahead
+/// while the board plays on. A recorded think of a minute played back as
+/// a few seconds — the game's clocks still charged the whole minute, at
+/// the move — so a newcomer watching `tactus demo` does not think it hung.
+/// Empty (the default): the recording plays as it was recorded.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Warp {
+    /// `(from, to)` in trace time, in order: trace time reaches `from` and
+    /// goes on from `to` at once.
+    jumps: Arc<[(Ms, Ms)]>,
+}
+
+impl Warp {
+    /// Every quiet between `entries`, and before the first after `from`,
+    /// longer than `longest` is shortened to `longest`: trace time jumps to
+    /// the entry that ends it.
+    pub fn shortening(entries: &[Entry], from: Ms, longest: Ms) -> Warp {
+        let mut last = from;
+        let mut jumps = Vec::new();
+        for e in entries.iter().filter(|e| e.t >= from) {
+            if e.t - last > longest {
+                jumps.push((last + longest, e.t));
+            }
+            last = last.max(e.t);
+        }
+        Warp { jumps: jumps.into() }
+    }
+
+    /// Where trace time jumps: `(from, to)`, in order.
+    pub fn jumps(&self) -> &[(Ms, Ms)] {
+        &self.jumps
+    }
+
+    /// The time played up to trace time `t`: `t` less what was skipped
+    /// (within a jump, where it began).
+    pub fn played(&self, t: Ms) -> Ms {
+        let mut skipped = 0;
+        for &(from, to) in self.jumps.iter() {
+            if t >= to {
+                skipped += to - from;
+            } else {
+                return t.min(from) - skipped;
+            }
+        }
+        t - skipped
+    }
+
+    /// The trace time reached when `played` has been played: a jump is
+    /// taken as soon as its `from` is reached.
+    pub fn recorded(&self, played: Ms) -> Ms {
+        let mut t = played;
+        for &(from, to) in self.jumps.iter() {
+            if t < from {
+                break;
+            }
+            t += to - from;
+        }
+        t
     }
 }
 
@@ -118,7 +181,7 @@ impl SimBoard {
         Ok(SimBoard {
             source: Source::Trace(entries),
             header: Some(header),
-            timebase: Timebase { start: Instant::now(), speed },
+            timebase: Timebase { start: Instant::now(), speed, warp: Warp::default() },
             clock: Box::new(SystemClock),
         })
     }
@@ -133,7 +196,7 @@ impl SimBoard {
                 gap: Duration::from_millis(200),
             },
             header: None,
-            timebase: Timebase { start: Instant::now(), speed: 1.0 },
+            timebase: Timebase { start: Instant::now(), speed: 1.0, warp: Warp::default() },
             clock: Box::new(SystemClock),
         }
     }
@@ -160,6 +223,12 @@ impl SimBoard {
         self
     }
 
+    /// Plays the recording with its long quiets shortened.
+    pub fn with_warp(mut self, warp: Warp) -> Self {
+        self.timebase.warp = warp;
+        self
+    }
+
     /// Reads time from `clock`, and starts at its present time.
     pub fn with_clock(mut self, clock: impl TimeSource + 'static) -> Self {
         self.timebase.start = clock.now();
@@ -174,14 +243,14 @@ impl SimBoard {
     }
 
     pub fn timebase(&self) -> Timebase {
-        self.timebase
+        self.timebase.clone()
     }
 }
 
 /// Sleeps until `at` in slices, so that `stop` is seen within 50 ms. False if stopped.
-fn wait(clock: &mut dyn TimeSource, at: Instant, stop: &AtomicBool) -> bool {
+fn wait(clock: &mut dyn TimeSource, at: Instant, stop: &CancellationToken) -> bool {
     loop {
-        if stop.load(Ordering::Relaxed) {
+        if stop.is_cancelled() {
             return false;
         }
         let now = clock.now();
@@ -197,7 +266,7 @@ impl Board for SimBoard {
         "sim"
     }
 
-    fn run(self: Box<Self>, tx: SyncSender<Sensed>, stop: Arc<AtomicBool>) -> Result<(), BoardError> {
+    fn run(self: Box<Self>, tx: SyncSender<Sensed>, stop: CancellationToken) -> Result<(), BoardError> {
         let SimBoard { source, timebase, mut clock, .. } = *self;
         match source {
             Source::Trace(entries) => play(entries, timebase, &mut *clock, &tx, &stop),
@@ -211,7 +280,7 @@ fn play(
     tb: Timebase,
     clock: &mut dyn TimeSource,
     tx: &SyncSender<Sensed>,
-    stop: &AtomicBool,
+    stop: &CancellationToken,
 ) -> Result<(), BoardError> {
     let mut last = tb.start;
     for e in entries {
@@ -223,7 +292,7 @@ fn play(
             if !wait(clock, at, stop) {
                 return Ok(());
             }
-        } else if stop.load(Ordering::Relaxed) {
+        } else if stop.is_cancelled() {
             return Ok(());
         }
         let what = match e.record {
@@ -388,7 +457,7 @@ fn typed(
     tb: Timebase,
     clock: &mut dyn TimeSource,
     tx: &SyncSender<Sensed>,
-    stop: &AtomicBool,
+    stop: &CancellationToken,
 ) -> Result<(), BoardError> {
     // A blocking read cannot watch `stop`: lines come from a thread of their
     // own (left blocked on the terminal if the board is stopped first).
@@ -405,7 +474,7 @@ fn typed(
         })
         .map_err(|e| BoardError::Io(format!("cannot start the typed-input thread: {e}")))?;
     let mut last = tb.start;
-    while !stop.load(Ordering::Relaxed) {
+    while !stop.is_cancelled() {
         let line = match lines.recv_timeout(Duration::from_millis(50)) {
             Ok(Ok(line)) => line,
             Ok(Err(e)) => return Err(BoardError::Io(format!("typed input: {e}"))),
@@ -475,7 +544,7 @@ mod tests {
         let board = SimBoard::from_entries(header, entries, speed).unwrap().with_clock(clock);
         let tb = board.timebase();
         let (tx, rx) = mpsc::sync_channel(4096);
-        Box::new(board).run(tx, Arc::new(AtomicBool::new(false))).unwrap();
+        Box::new(board).run(tx, CancellationToken::new()).unwrap();
         (tb, rx.try_iter().collect())
     }
 
@@ -536,11 +605,34 @@ mod tests {
     fn timebase_round_trips_every_millisecond() {
         let start = Instant::now();
         for speed in [1.0, 3.0, 7.0, 13.7, 1000.0, 0.3] {
-            let tb = Timebase { start, speed };
+            let tb = Timebase { start, speed, warp: Warp::default() };
             for t in (0..5000).chain([3_600_000, 86_400_000]) {
                 assert_eq!(tb.ms(tb.at(t)), t, "t {t} speed {speed}");
             }
         }
+    }
+
+    #[test]
+    fn a_warp_skips_long_quiets_and_keeps_every_entrys_time() {
+        let e = |t| Entry { t, record: Record::Clock(Color::White) };
+        let entries = [e(16_000), e(17_000), e(77_000), e(78_000)];
+        let warp = Warp::shortening(&entries, 0, 2000);
+        assert_eq!(warp.jumps(), [(2000, 16_000), (19_000, 77_000)]);
+        // Played: 2 s to the first entry, 1 s, 2 s, 1 s.
+        let played: Vec<Ms> = entries.iter().map(|e| warp.played(e.t)).collect();
+        assert_eq!(played, [2000, 3000, 5000, 6000]);
+        // Within a quiet it stands where the jump is taken.
+        assert_eq!((warp.played(1000), warp.played(10_000), warp.played(18_500)), (1000, 2000, 4500));
+        assert_eq!((warp.recorded(1999), warp.recorded(2000), warp.recorded(5000)), (1999, 16_000, 77_000));
+        let start = Instant::now();
+        for speed in [1.0, 3.0, 13.7] {
+            let tb = Timebase { start, speed, warp: warp.clone() };
+            for t in entries.iter().map(|e| e.t).chain(0..2000).chain(16_000..19_000) {
+                assert_eq!(tb.ms(tb.at(t)), t, "t {t} speed {speed}");
+            }
+        }
+        // From a later start (a recovered game) the quiet before counts from there.
+        assert_eq!(Warp::shortening(&entries, 76_000, 2000).jumps(), []);
     }
 
     #[test]
@@ -550,12 +642,19 @@ mod tests {
         assert_eq!((tb.ms(got[1].at), &got[1].what), (40, &Sense::End));
     }
 
+    /// A stop signal already given.
+    fn stopped() -> CancellationToken {
+        let stop = CancellationToken::new();
+        stop.cancel();
+        stop
+    }
+
     #[test]
     fn stop_ends_a_trace_early() {
         let (header, entries) = tactus_trace::read_str(TRACE).unwrap();
         let board = SimBoard::from_entries(header, entries, 1.0).unwrap().with_clock(ManualClock::new(Instant::now()));
         let (tx, rx) = mpsc::sync_channel(4096);
-        Box::new(board).run(tx, Arc::new(AtomicBool::new(true))).unwrap();
+        Box::new(board).run(tx, stopped()).unwrap();
         assert_eq!(rx.try_iter().count(), 0);
     }
 
@@ -597,7 +696,7 @@ mod tests {
         let board =
             SimBoard::from_reader(Cursor::new(text)).with_feedback(out.clone()).with_clock(ManualClock::new(start));
         let (tx, rx) = mpsc::sync_channel(4096);
-        Box::new(board).run(tx, Arc::new(AtomicBool::new(false))).unwrap();
+        Box::new(board).run(tx, CancellationToken::new()).unwrap();
         let got = rx.try_iter().map(|s| (crate::ms_since(start, s.at), s.what)).collect();
         let feedback = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         (got, feedback)

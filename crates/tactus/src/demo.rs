@@ -2,6 +2,11 @@
 //! game, recorded on a sensor board, is played back at real speed through
 //! the whole pipeline — debouncing, the arbiter, the journal, the voice — with
 //! both clocks shown on the terminal. No hardware needed.
+//!
+//! A newcomer should not wait for a recorded player's minute of thought:
+//! any quiet in the recording longer than [`LONGEST_QUIET`] is shortened to
+//! it, and the clocks are charged the whole recorded time when the move
+//! comes — they show what the players had.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -17,6 +22,10 @@ use crate::terminal;
 /// king in check (7.5.1), a penalty minute, and a mate.
 const DEMO_TRACE: &str = include_str!("../assets/demo.trace.jsonl");
 
+/// The longest a recorded quiet lasts in the demo (game milliseconds): the
+/// first move comes within 3 s, and the moves keep coming.
+pub const LONGEST_QUIET: tactus_trace::Ms = 1500;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// Play faster than real time (e.g. 10 plays ten times as fast; 0.01 to 10000).
@@ -29,6 +38,10 @@ pub struct Args {
     /// Language and style of speech, e.g. de:annex-d, ru:natural.
     #[arg(long, default_value = "en:natural")]
     say: tactus_speech::Choice,
+    /// Write the events as JSON Lines here; `-` is standard output (speech
+    /// printed as text then goes to standard error).
+    #[arg(long)]
+    events: Option<std::path::PathBuf>,
 }
 
 /// The demo's scratch folder (the trace, the journal, the WAV files): gone
@@ -77,7 +90,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         header.time_control.as_deref().unwrap_or("no clock"),
         args.speed
     );
-    let opts = Options { events: None, terminal: terminal::can_show_status(), config_file: None };
+    let opts = Options {
+        events: args.events,
+        terminal: terminal::can_show_status(),
+        config_file: None,
+        longest_quiet: Some(LONGEST_QUIET),
+    };
     let code = run_with(cfg, opts)?;
     // The journal is the game: show it as the record a broadcast would get.
     let games = dir.join("state/games");

@@ -11,6 +11,7 @@ mod notify;
 mod relay;
 mod replay_cmd;
 mod say;
+mod signals;
 mod sink;
 mod speech_bench;
 mod terminal;

@@ -16,6 +16,7 @@ use anyhow::Context;
 use serde::Deserialize;
 use tactus_net::{AppState, Hall, HallLink, LinkSettings, RelayOptions, TeamMatch};
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use tactus_lichess::broadcast::{PushOptions, Pusher, RoundSpec};
 use tactus_lichess::http::{Client, Settings};
@@ -217,18 +218,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if let Some(lichess) = &lichess {
             state = state.with_lichess(lichess.status.clone());
         }
-        let server = tokio::spawn(tactus_net::serve(listener, state, &stop));
-        let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        let tasks = TaskTracker::new();
+        let serving = tactus_net::serve(listener, state, &stop);
+        tasks.spawn(async move {
+            if let Err(e) = serving.await {
+                tracing::error!("relay: http: {e}");
+            }
+        });
+        crate::signals::cancel_on_signals(&stop, &tasks)?;
         let mut summaries = tokio::time::interval(std::time::Duration::from_secs(10));
         loop {
             tokio::select! {
-                _ = tokio::signal::ctrl_c() => break,
-                _ = sigterm.recv() => break,
+                () = stop.cancelled() => break,
                 _ = summaries.tick() => crate::log::summarise(false),
             }
         }
-        stop.cancel();
-        let _ = server.await;
+        tasks.close();
+        tasks.wait().await;
         relay.stopped().await;
         if let Some(lichess) = lichess {
             lichess.stopped().await;

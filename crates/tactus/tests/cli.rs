@@ -645,3 +645,56 @@ fn the_relay_takes_its_lichess_rounds_from_flags_or_its_config() {
     assert!(body.starts_with("HTTP/1.0 200") || body.starts_with("HTTP/1.1 200"), "{body}");
     assert!(body.contains(r#""rounds":["Round001=1-100","Round002=101-200"]"#), "{body}");
 }
+
+/// The first minute of `tactus demo` at its default speed: the first move
+/// is said within 3 s and at least ten in the first 60 s, however long the
+/// recorded players thought. Measured in the demo's own time — game time
+/// (the events' `t`) less the recorded quiets it says it skipped — so that
+/// the machine's speed does not count (it runs at 50× here).
+#[test]
+fn the_demo_says_its_first_move_within_3_s_and_ten_in_its_first_minute() {
+    let tmp = tempdir("demo-minute");
+    let out = tactus()
+        .args(["demo", "--speed", "50", "--voice", "text", "--events", "-"])
+        .env("TMPDIR", &tmp)
+        .env("TACTUS_LOG", "info,tactus=debug")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // `tactus: sim: the recording's quiets are shortened, game time jumping (ms): 1500..16126 18575..77605`
+    let skips: Vec<(u64, u64)> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("tactus: sim: the recording's quiets are shortened, game time jumping (ms): "))
+        .flat_map(|l| l.split(' '))
+        .map(|jump| {
+            let (from, to) = jump.split_once("..").expect("from..to");
+            (from.parse().unwrap(), to.parse().unwrap())
+        })
+        .collect();
+    // The time the demo has played when game time is `t`.
+    let played = |t: u64| t - skips.iter().filter(|&&(_, to)| to <= t).map(|(from, to)| to - from).sum::<u64>();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let completed: Vec<serde_json::Value> = stdout
+        .lines()
+        .filter(|l| l.starts_with("{\""))
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["event"] == "complete")
+        .collect();
+    let moves: Vec<(u64, &str)> =
+        completed.iter().map(|e| (played(e["t"].as_u64().unwrap()), e["san"].as_str().unwrap())).collect();
+    let (first, san) = moves.first().expect("the demo completes moves");
+    assert_eq!(*san, "d4");
+    assert!(*first <= 3000, "the first move at {first} ms of the demo: {moves:?}");
+    let in_a_minute = moves.iter().filter(|(at, _)| *at <= 60_000).count();
+    assert!(in_a_minute >= 10, "{in_a_minute} moves in the demo's first minute: {moves:?}");
+    // Each is said: the speech printed (on standard error, beside the log).
+    let said: Vec<&str> = err.lines().filter(|l| !l.starts_with("tactus:")).collect();
+    for words in ["d4", "e5", "d takes e5", "bishop c5", "bishop f4", "d6", "e takes d6", "knight e7", "e3"] {
+        assert!(said.contains(&words), "{words:?} is said: {said:?}");
+    }
+    // The clocks are charged the whole recorded time: White's 17 s over
+    // 1. d4, Black's minute over 1... e5 (3 minutes, 2 s a move).
+    let clocks: Vec<u64> = completed.iter().take(2).map(|e| e["clock_ms"].as_u64().unwrap()).collect();
+    assert_eq!(clocks, [180_000 - 17_075 + 2000, 180_000 - (78_550 - 17_075) + 2000]);
+}

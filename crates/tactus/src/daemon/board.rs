@@ -4,24 +4,24 @@
 //! a thread of its own, forwarding to the game task through a bounded queue.
 
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::Context;
 use shakmaty::Bitboard;
 use tactus_board::{
     Board, BoardError, Fault, GpioConfig, GpioMatrix, Matrix, Mcp23017Config, Mcp23017Matrix, Mcp23017Wiring,
-    ScanConfig, Scanner, Sense, SimBoard, SquareMap,
+    ScanConfig, Scanner, Sense, SimBoard, SquareMap, Warp,
 };
 use tactus_core::{Device, EventKind};
-use tactus_trace::{Entry, Header, Input, Record};
+use tactus_trace::{Entry, Header, Input, Ms, Record};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use super::dgt_board::DgtBoard;
-use super::game::{GameTime, Incoming};
+use super::input::Incoming;
+use super::shutdown::{self, Thread};
 use super::source::Origin;
+use super::time::GameTime;
 use crate::config::{BoardKind, Config};
 use tactus_dgt::follow::ClockOnBoard;
 
@@ -138,9 +138,21 @@ pub fn open(cfg: &Config, config_file: Option<&Path>) -> anyhow::Result<(OpenBoa
     }
 }
 
+impl OpenBoard {
+    /// A recording's quiets longer than `longest` shortened, from game
+    /// time `from` on (the demo); none for any other board.
+    pub fn warp(&self, from: Ms, longest: Option<Ms>) -> Warp {
+        let (OpenBoard::SimTrace { entries, .. }, Some(longest)) = (self, longest) else { return Warp::default() };
+        let warp = Warp::shortening(entries, from, longest);
+        let jumps: Vec<String> = warp.jumps().iter().map(|(from, to)| format!("{from}..{to}")).collect();
+        tracing::debug!("sim: the recording's quiets are shortened, game time jumping (ms): {}", jumps.join(" "));
+        warp
+    }
+}
+
 /// The threads of a sensing board: the board itself and its forwarder.
 pub struct BoardThreads {
-    threads: Vec<JoinHandle<()>>,
+    threads: Vec<Thread<()>>,
 }
 
 impl BoardThreads {
@@ -148,7 +160,7 @@ impl BoardThreads {
     /// board; the forwarder ends with it, or when the game stops listening).
     pub async fn join(self, deadline: std::time::Instant) {
         for thread in self.threads {
-            if super::shutdown::join_by(thread, deadline).await.is_none() {
+            if thread.join_by(deadline).await.is_none() {
                 tracing::warn!("board: its thread did not end in time; left behind");
             }
         }
@@ -168,7 +180,7 @@ pub fn start(
     done: Option<&[Entry]>,
     time: GameTime,
     tx: mpsc::Sender<Incoming>,
-    stop: Arc<AtomicBool>,
+    stop: CancellationToken,
 ) -> anyhow::Result<BoardThreads> {
     let (board, timebase): (Box<dyn Board>, _) = match board {
         OpenBoard::SimTrace { header, entries } => {
@@ -176,8 +188,10 @@ pub fn start(
             // Trace time t plays at time.instant(t): the board's time base
             // starts where game time 0 would have been.
             let speed = time.speed.factor();
-            let zero = time.start.checked_sub(Duration::from_secs_f64(time.base as f64 / 1000.0 / speed));
-            let board = SimBoard::from_entries(*header, entries.into_iter().skip(skip).collect(), speed)?;
+            let played = time.warp.played(time.base);
+            let zero = time.start.checked_sub(Duration::from_secs_f64(played as f64 / 1000.0 / speed));
+            let board = SimBoard::from_entries(*header, entries.into_iter().skip(skip).collect(), speed)?
+                .with_warp(time.warp.clone());
             let board = match zero {
                 Some(zero) => board.with_start(zero),
                 None => board,
@@ -203,12 +217,12 @@ pub fn start(
     };
     let name = board.name().to_string();
     let (sensed_tx, sensed_rx) = std::sync::mpsc::sync_channel(QUEUE);
-    let board_thread = std::thread::Builder::new().name("board".into()).spawn(move || {
+    let board_thread = shutdown::spawn("board", move || {
         if let Err(e) = board.run(sensed_tx, stop) {
             tracing::error!("board {name}: {e}");
         }
     })?;
-    let forward = std::thread::Builder::new().name("board-forward".into()).spawn(move || {
+    let forward = shutdown::spawn("board-forward", move || {
         for sensed in sensed_rx {
             let record = match sensed.what {
                 Sense::Edge { sq, on, piece } => Record::Edge { sq, on, piece },
@@ -216,7 +230,7 @@ pub fn start(
                 Sense::Input(input) => Record::Input(input),
                 Sense::End => Record::End,
                 Sense::Quiet { next } => {
-                    let Some(tb) = timebase else { continue };
+                    let Some(tb) = &timebase else { continue };
                     if tx.blocking_send(Incoming::Quiet(tb.ms(next))).is_err() {
                         return;
                     }
@@ -245,7 +259,7 @@ pub fn start(
                     continue;
                 }
             };
-            let msg = match timebase {
+            let msg = match &timebase {
                 Some(tb) => Incoming::Exact(Entry { t: tb.ms(sensed.at), record }),
                 None => Incoming::At(sensed.at, record),
             };

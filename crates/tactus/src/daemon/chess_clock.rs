@@ -2,7 +2,6 @@
 //! buttons come in as inputs; the core's times go out. Plugging and
 //! unplugging is reported and survived — the core keeps the time.
 
-use std::thread::JoinHandle;
 use std::time::Instant;
 
 use shakmaty::Color;
@@ -12,14 +11,14 @@ use tactus_core::{Device, EventKind, Session};
 use tactus_trace::{Input, Ms, Record, Request};
 use tokio::sync::mpsc;
 
-use super::game::Incoming;
-use super::shutdown;
+use super::input::Incoming;
+use super::shutdown::{self, Thread};
 use crate::config::{ClockKind, Config};
 
 /// The link to the clock and the thread that forwards its reports.
 pub struct ChessClock {
     link: ClockLink,
-    forward: JoinHandle<()>,
+    forward: Thread<()>,
 }
 
 impl ChessClock {
@@ -34,7 +33,7 @@ impl ChessClock {
         let (link, reports) = ClockLink::open(kind, &path, cfg.clock.baud());
         let shown = path.display().to_string();
         let engine = cfg.engine.side();
-        let forward = std::thread::Builder::new().name("clock-forward".into()).spawn(move || {
+        let forward = shutdown::spawn("clock-forward", move || {
             let mut lost = false;
             for report in reports {
                 let msg = match report {
@@ -105,10 +104,10 @@ impl ChessClock {
     pub async fn stop(self, deadline: Instant) {
         let ChessClock { link, forward } = self;
         // Dropped on a thread of its own (where it cannot start, here).
-        if let Ok(closing) = std::thread::Builder::new().name("clock-stop".into()).spawn(move || drop(link)) {
-            shutdown::join_by(closing, deadline).await;
+        if let Ok(closing) = shutdown::spawn("clock-stop", move || drop(link)) {
+            closing.join_by(deadline).await;
         }
-        if shutdown::join_by(forward, deadline).await.is_none() {
+        if forward.join_by(deadline).await.is_none() {
             tracing::warn!("clock: its link did not close in time; left behind");
         }
     }

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use shakmaty::{Bitboard, ByColor, Color, Position};
 use tactus_clockdev::ClockTexts;
@@ -14,8 +15,12 @@ use tactus_dgt::protocol::{ClockFaces, ClockSide, ClockStatus, Face, Hms, Placem
 use tactus_dgt::{EmulatorEvent, EmulatorLink, Endpoint};
 use tactus_trace::Ms;
 
+use super::shutdown::{self, Thread};
+
 pub struct DgtEmulation {
     link: EmulatorLink,
+    /// Follows what the client asks: it ends when the link closes.
+    events: Thread<()>,
     /// tactus's own clock device, if there is one: a client's clock texts
     /// and beeps go there.
     clock: Arc<Mutex<Option<ClockTexts>>>,
@@ -36,8 +41,8 @@ impl DgtEmulation {
         let at = path.to_path_buf();
         let clock = Arc::new(Mutex::new(None));
         let texts = Arc::clone(&clock);
-        std::thread::Builder::new().name("dgt-events".into()).spawn(move || follow_events(&at, events, &texts))?;
-        Ok(DgtEmulation { link, clock, shown: placement, white })
+        let events = shutdown::spawn("dgt-events", move || follow_events(&at, events, &texts))?;
+        Ok(DgtEmulation { link, events, clock, shown: placement, white })
     }
 
     /// A client's clock texts and beeps go to tactus's clock device from now on.
@@ -64,6 +69,19 @@ impl DgtEmulation {
         if now != self.shown {
             self.shown = now;
             self.link.set_placement(now);
+        }
+    }
+
+    /// Closes the line, whatever its client does, and waits for the
+    /// thread that follows the client until `deadline`.
+    pub async fn stop(self, deadline: Instant) {
+        let DgtEmulation { link, events, .. } = self;
+        // Dropped on a thread of its own, as closing may wait on the line.
+        if let Ok(closing) = shutdown::spawn("dgt-stop", move || drop(link)) {
+            closing.join_by(deadline).await;
+        }
+        if events.join_by(deadline).await.is_none() {
+            tracing::warn!("dgt-emulate: its line did not close in time; left behind");
         }
     }
 }

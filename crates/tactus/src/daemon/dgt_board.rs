@@ -4,10 +4,7 @@
 //! hands them to the game task, logging what the board says of itself.
 
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use shakmaty::Bitboard;
@@ -17,9 +14,11 @@ use tactus_dgt::protocol::Placement;
 use tactus_dgt::reader::{OrientationMode, ReaderEvent};
 use tactus_dgt::{BoardLink, Endpoint};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use super::board::NoBoard;
-use super::game::Incoming;
+use super::input::Incoming;
+use super::shutdown::{self, Thread};
 use crate::config::BoardKind;
 
 /// How long the board gets to answer when the daemon starts.
@@ -78,14 +77,14 @@ impl DgtBoard {
         assume: Bitboard,
         clock: ClockOnBoard,
         tx: mpsc::Sender<Incoming>,
-        stop: Arc<AtomicBool>,
-    ) -> std::io::Result<JoinHandle<()>> {
-        std::thread::Builder::new().name("dgt-board".into()).spawn(move || {
+        stop: CancellationToken,
+    ) -> std::io::Result<Thread<()>> {
+        shutdown::spawn("dgt-board", move || {
             let DgtBoard { link, events, placement } = self;
             let mut follow = Follow::new(assume, clock);
             let mut out = Vec::new();
             follow.placement(&placement, Instant::now(), &mut out);
-            while !stop.load(Ordering::Relaxed) {
+            while !stop.is_cancelled() {
                 for followed in out.drain(..) {
                     if tx.blocking_send(incoming(followed)).is_err() {
                         return;

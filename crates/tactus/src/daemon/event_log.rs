@@ -7,13 +7,12 @@
 
 use std::io::Write;
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
-use std::thread::JoinHandle;
 use std::time::Instant;
 
 use tactus_core::Event;
 use tactus_speech::{Lang, Scribe};
 
-use super::shutdown;
+use super::shutdown::{self, Thread};
 
 /// Lines waiting for the reader: about 100 KB of events, minutes of play.
 pub const QUEUE: usize = 1024;
@@ -22,7 +21,7 @@ pub struct EventLog {
     lines: SyncSender<Vec<u8>>,
     /// A ruling's `detail`, in the board's language.
     scribe: Scribe,
-    thread: JoinHandle<()>,
+    thread: Thread<()>,
     /// For messages: the file, or "standard output".
     name: String,
     /// Lines dropped because the reader did not keep up.
@@ -37,7 +36,7 @@ impl EventLog {
     pub fn start(out: Box<dyn Write + Send>, name: String, lang: Lang) -> anyhow::Result<EventLog> {
         let (lines, queued) = mpsc::sync_channel(QUEUE);
         let shown = name.clone();
-        let thread = std::thread::Builder::new().name("events".into()).spawn(move || write(out, &queued, &shown))?;
+        let thread = shutdown::spawn("events", move || write(out, &queued, &shown))?;
         Ok(EventLog { lines, scribe: Scribe::natural(lang), thread, name, dropped: 0, failed: false })
     }
 
@@ -68,7 +67,7 @@ impl EventLog {
     pub async fn stop(self, deadline: Instant) {
         let EventLog { lines, thread, name, dropped, .. } = self;
         drop(lines);
-        if shutdown::join_by(thread, deadline).await.is_none() {
+        if thread.join_by(deadline).await.is_none() {
             tracing::warn!("events: {name} is not read; what waited for it is not written");
         }
         if dropped > 0 {

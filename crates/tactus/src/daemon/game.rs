@@ -1,169 +1,31 @@
 //! The game task: it owns the game being played — the core's session, its
-//! journal, the outputs and the clock link — and takes one input at a time.
-//! Each input is journaled before the core sees it, and on disk before
-//! anything it leads to is announced.
+//! journal, the outputs, the clock link and the opponent — and takes one
+//! input at a time. Every step goes through `GameTask::commit`: an input
+//! is journaled before the core sees it, and on disk before anything it
+//! leads to is announced.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use shakmaty::{Bitboard, Color, Position};
-use tactus_core::{Event, EventKind, MateQuestion, Policy, Session};
-use tactus_trace::{Entry, Header, Input, MateVerdict, Ms, Record};
-use tokio::sync::{mpsc, watch};
+use shakmaty::Bitboard;
+use tactus_core::{Event, EventKind, Session};
+use tactus_trace::{Entry, Input, Ms, Record};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
-use super::broadcast::Broadcast;
 use super::chess_clock::ChessClock;
+use super::date::{pgn_date, unix_seconds};
 use super::dgt::DgtEmulation;
-use super::event_log::EventLog;
-use super::journal::{self, Journal, JournalThread};
+use super::input::{Incoming, stamp};
+use super::journal::JournalThread;
 use super::lichess::LichessHost;
+use super::mate::MateSearches;
+use super::opening::{Opened, Setup, create_journal};
 use super::opponent::{NewGame, Now, Opponent, Said};
-use super::source::Origin;
-use super::voice::VoiceThread;
-use crate::config::Speed;
+use super::outputs::Outputs;
+use super::time::{BoardTime, GameTime};
+use super::view::{clock_line, diagram};
+use super::watchdog::Watchdog;
 use crate::{notify, terminal};
-
-/// Game time: milliseconds since the start of the game, running `speed`
-/// times faster than the wall clock for a simulated board.
-#[derive(Clone, Copy)]
-pub struct GameTime {
-    pub start: Instant,
-    pub base: Ms,
-    pub speed: Speed,
-}
-
-impl GameTime {
-    pub fn t(&self, at: Instant) -> Ms {
-        self.base + (at.saturating_duration_since(self.start).as_secs_f64() * 1000.0 * self.speed.factor()) as Ms
-    }
-
-    pub fn instant(&self, t: Ms) -> Instant {
-        self.start + Duration::from_secs_f64(t.saturating_sub(self.base) as f64 / 1000.0 / self.speed.factor())
-    }
-}
-
-/// What reaches the game task.
-pub enum Incoming {
-    /// Sensed at a known instant (a board edge, a clock lever).
-    At(Instant, Record),
-    /// The clock's pause button: stops running clocks, restarts stopped ones.
-    PauseButton(Instant),
-    /// From a trace, at its own game time.
-    Exact(Entry),
-    /// What a device says about itself (lost, back): published, not
-    /// journaled — it is no input to the game.
-    Notice(Instant, EventKind),
-    /// A board playing a recording says nothing before this game time.
-    Quiet(Ms),
-}
-
-/// Whose time the game's timers follow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BoardTime {
-    /// A live board: the wall clock. What it senses comes as it happens.
-    Live,
-    /// A board playing a recording: the recording's own time. Its thread may
-    /// be scheduled late, so a timer runs only before the next line it has
-    /// promised (`quiet_before`), never ahead of a line still on its way —
-    /// the game is the one a replay makes, at any speed, on any machine.
-    Recorded { quiet_before: Ms },
-}
-
-impl BoardTime {
-    /// Whether a timer due at `due` may run now that the wall clock is there.
-    fn lets_run(self, due: Ms) -> bool {
-        match self {
-            BoardTime::Live => true,
-            BoardTime::Recorded { quiet_before } => due < quiet_before,
-        }
-    }
-}
-
-/// Where events go: JSON Lines, the voice, the page and the hall.
-pub struct Outputs {
-    pub events: Option<EventLog>,
-    pub voice: Option<VoiceThread>,
-    pub broadcast: Option<Broadcast>,
-    /// Chess software following the game as on a DGT board.
-    pub dgt: Option<DgtEmulation>,
-}
-
-impl Outputs {
-    /// A recovered game's past: the page and the hall get it again; what
-    /// was said and written before the power went is not repeated.
-    fn restore(&mut self, events: &[Event]) {
-        if let Some(b) = &mut self.broadcast {
-            events.iter().for_each(|e| b.event(e));
-        }
-    }
-
-    async fn publish(&mut self, events: &[Event]) {
-        for event in events {
-            if let Some(b) = &mut self.broadcast {
-                b.event(event);
-            }
-            if let Some(log) = &mut self.events {
-                log.write(event);
-            }
-            if let Some(voice) = &self.voice {
-                voice.hear(event);
-            }
-        }
-    }
-
-    /// Lets the voice finish, writes the events waiting, flushes the broker
-    /// and stops serving — all at once, until `deadline` at most.
-    pub async fn stop(self, deadline: Instant) {
-        let Outputs { events, voice, broadcast, dgt } = self;
-        // The emulation's line closes at once, whatever its client does.
-        drop(dgt);
-        tokio::join!(
-            async {
-                if let Some(voice) = voice {
-                    voice.stop(deadline).await;
-                }
-            },
-            async {
-                if let Some(events) = events {
-                    events.stop(deadline).await;
-                }
-            },
-            async {
-                if let Some(b) = broadcast {
-                    b.stop(deadline).await;
-                }
-            },
-        );
-    }
-}
-
-/// What every game on this board starts from.
-pub struct Setup {
-    /// The tags; each new game gets the day's date.
-    pub header: Header,
-    pub policy: Policy,
-    pub source: Origin,
-    pub state_dir: PathBuf,
-    /// A sensor board plays game after game; a simulated one plays one.
-    pub real_board: bool,
-    /// A clock is there to press: a clock device, or a simulated board's
-    /// presses. Without one a move is complete once the board holds still
-    /// on it — unless the board says otherwise (a DGT clock plugged in).
-    pub clock_connected: bool,
-    pub speed: Speed,
-    /// Draw the board when asked (a person watches the terminal).
-    pub draw_board: bool,
-    /// Show both clocks on a status line at the bottom, rewritten each
-    /// second (not while moves are typed there: the typing would run into it).
-    pub status_line: bool,
-}
-
-impl Setup {
-    /// What the board shows before the first move.
-    pub fn start_occupancy(&self) -> anyhow::Result<Bitboard> {
-        Ok(Session::new(&self.header, self.policy.clone())?.occupancy())
-    }
-}
 
 /// Why the game task's loop returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,57 +52,6 @@ enum Phase {
     },
 }
 
-/// How long a game waits for the search of who can still mate (5.2.2,
-/// 6.9, 7.5.5). The search's fixed step budget takes about 0.5 s on the
-/// development machine and a few seconds on a Raspberry Pi 4, so the budget,
-/// which any replay repeats exactly, nearly always ends it first; the
-/// deadline only bounds the wait for a result on an overloaded board, and
-/// past it the conservative ruling stands, marked undetermined.
-const MATE_DEADLINE: Duration = Duration::from_secs(8);
-
-/// The mate search running off the game loop, and its answers.
-struct MateSearches {
-    asked: Option<MateQuestion>,
-    tx: mpsc::Sender<(MateQuestion, MateVerdict)>,
-    rx: mpsc::Receiver<(MateQuestion, MateVerdict)>,
-}
-
-impl MateSearches {
-    fn new() -> Self {
-        let (tx, rx) = mpsc::channel(4);
-        MateSearches { asked: None, tx, rx }
-    }
-
-    /// Starts the search the game waits for, unless it is already running.
-    fn ask(&mut self, session: &Session) {
-        let Some(question) = session.mate_question() else { return };
-        if self.asked.as_ref() == Some(&question) {
-            return;
-        }
-        self.asked = Some(question.clone());
-        let tx = self.tx.clone();
-        tokio::spawn(async move {
-            let searched = question.clone();
-            let search = tokio::task::spawn_blocking(move || tactus_core::search_mate(&searched));
-            let verdict = match tokio::time::timeout(MATE_DEADLINE, search).await {
-                Ok(Ok(verdict)) => verdict,
-                Ok(Err(e)) => {
-                    tracing::error!("the mate search failed ({e}); the ruling is left undetermined");
-                    MateVerdict::Undetermined
-                }
-                Err(_) => {
-                    tracing::warn!(
-                        "the mate search took longer than {} s; the ruling is left undetermined",
-                        MATE_DEADLINE.as_secs()
-                    );
-                    MateVerdict::Undetermined
-                }
-            };
-            let _ = tx.send((question, verdict)).await;
-        });
-    }
-}
-
 pub struct GameTask {
     session: Session,
     mate: MateSearches,
@@ -249,7 +60,7 @@ pub struct GameTask {
     /// The game's address (its `Site` tag): a game an opponent starts again
     /// after a restart (an online game) is the journal's game.
     site: Option<String>,
-    /// When the latest input came in (for the engine's latency).
+    /// When the latest input came in (for the opponent's latency).
     input_at: Instant,
     journal: Option<JournalThread>,
     out: Outputs,
@@ -265,162 +76,6 @@ pub struct GameTask {
     board_time: BoardTime,
     /// The board said it has nothing more to say (a simulated board's `end`).
     board_done: bool,
-}
-
-/// An opened game: a new one, or one recovered with the entries its
-/// journal held.
-pub struct Opened {
-    session: Session,
-    /// The game's tags.
-    pub header: Header,
-    journal: JournalThread,
-    last_t: Ms,
-    pub recovered: Option<Vec<Entry>>,
-}
-
-impl Opened {
-    /// What the game believes the board shows.
-    pub fn occupancy(&self) -> Bitboard {
-        self.session.occupancy()
-    }
-
-    /// The game as it stands.
-    pub fn session(&self) -> &Session {
-        &self.session
-    }
-
-    /// Where game time stands.
-    pub fn last_t(&self) -> Ms {
-        self.last_t
-    }
-}
-
-fn unix_seconds() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
-}
-
-/// `YYYY.MM.DD` of a Unix time (UTC), for the PGN `Date` tag.
-pub fn pgn_date(unix: u64) -> String {
-    // Days to a civil date (Howard Hinnant's algorithm).
-    let z = (unix / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}.{month:02}.{day:02}")
-}
-
-/// Creates the journal of a new game, off the async runtime.
-async fn create_journal(setup: &Setup, header: &Header, n: u32) -> anyhow::Result<JournalThread> {
-    let (dir, header, source) = (setup.state_dir.clone(), header.clone(), setup.source.clone());
-    let name = format!("{}-{}-{n}", unix_seconds(), std::process::id());
-    let journal = tokio::task::spawn_blocking(move || Journal::create(&dir, &header, &source, &name)).await??;
-    JournalThread::start(journal)
-}
-
-/// Recovers the unfinished game when it is this board's and the board can
-/// show it; otherwise sets it aside (kept, its path said) and starts a new
-/// game. `shows` is what a sensor board reads now.
-pub async fn open(setup: &Setup, shows: Option<Bitboard>, out: &mut Outputs) -> anyhow::Result<Opened> {
-    let dir = setup.state_dir.clone();
-    let recovered = tokio::task::spawn_blocking(move || Journal::recover(&dir)).await??;
-    if let Some(r) = recovered {
-        let path = r.journal.path().to_path_buf();
-        let mut session = Session::new(&r.header, setup.policy.clone().with_recorded(&r.header))?;
-        let mut past: Vec<Event> = session.drain().collect();
-        for entry in &r.entries {
-            session.handle(*entry);
-            past.extend(session.drain());
-        }
-        let last_t = journal::last_t(&r.entries);
-        let start = setup.start_occupancy()?;
-        let set_aside = match &r.source {
-            None => Some("its journal does not name the board it was played on".to_string()),
-            Some(source) => setup.source.differs_from(source),
-        }
-        .or_else(|| {
-            shows.filter(|&shows| shows == start && session.occupancy() != start).map(|_| {
-                format!(
-                    "the board shows the starting position, the game was at move {}",
-                    session.game().position().fullmoves()
-                )
-            })
-        });
-        let finished = session.finished() || journal::ended(&r.entries);
-        if finished || set_aside.is_some() {
-            let j = r.journal;
-            tokio::task::spawn_blocking(move || j.close()).await??;
-            if let Some(why) = set_aside {
-                tracing::warn!(
-                    "the unfinished game in {} is not resumed: {why}; it is kept there, and a new game starts",
-                    path.display()
-                );
-            }
-        } else {
-            if r.cut > 0 {
-                tracing::warn!("{}: cut a torn last line ({} bytes)", path.display(), r.cut);
-            }
-            tracing::info!("recovered the game in {}", path.display());
-            out.restore(&past);
-            let journal = JournalThread::start(r.journal)?;
-            let mut opened = Opened { session, journal, last_t, header: r.header, recovered: Some(r.entries) };
-            // The clocks stay stopped until a player resumes.
-            let pause = Entry { t: last_t, record: Record::Input(Input::Pause) };
-            opened.journal.append(pause).await?;
-            opened.session.handle(pause);
-            let events: Vec<Event> = opened.session.drain().collect();
-            opened.journal.sync().await?;
-            out.publish(&events).await;
-            return Ok(opened);
-        }
-    }
-    let mut header = setup.header.clone();
-    header.date.get_or_insert_with(|| pgn_date(unix_seconds()));
-    let mut session = Session::new(&header, setup.policy.clone())?;
-    let journal = create_journal(setup, &header, 0).await?;
-    let events: Vec<Event> = session.drain().collect();
-    out.publish(&events).await;
-    Ok(Opened { session, journal, last_t: 0, header, recovered: None })
-}
-
-/// `White 1:29:56 · Black 1:30:00 · move 12, Black to move`
-fn clock_line(session: &Session, t: Ms) -> Option<String> {
-    let clock = session.clock()?;
-    let show = |c: Color| tactus_core::pgn::clock_text(clock.remaining(c, t));
-    let game = session.game();
-    let mover = if game.turn() == Color::White { "White" } else { "Black" };
-    let state = if clock.running().is_none() { "clocks stopped".to_string() } else { format!("{mover} to move") };
-    Some(format!(
-        "White {} · Black {} · move {}, {state}",
-        show(Color::White),
-        show(Color::Black),
-        game.position().fullmoves()
-    ))
-}
-
-/// The position as eight lines of letters, rank 8 first (`.` for empty).
-fn diagram(fen: &str) -> Option<String> {
-    let placement = fen.split_whitespace().next()?;
-    let mut lines = Vec::new();
-    for (i, rank) in placement.split('/').enumerate() {
-        let mut row = String::new();
-        for c in rank.chars() {
-            match c.to_digit(10) {
-                Some(n) => (0..n).for_each(|_| row.push_str(" .")),
-                None => {
-                    row.push(' ');
-                    row.push(c);
-                }
-            }
-        }
-        lines.push(format!("{}{row}", 8 - i));
-    }
-    lines.push("  a b c d e f g h".into());
-    Some(lines.join("\n"))
 }
 
 /// What the opponent says next; never, without one.
@@ -439,24 +94,8 @@ enum Step {
     Timers(Ms),
 }
 
-/// Game time for an input: never before what the game has already seen, so
-/// the journal replays exactly as it was played.
-/// A notice is no input: `None`.
-pub(super) fn stamp(msg: Incoming, session: &Session, time: &GameTime, last_t: Ms) -> Option<Entry> {
-    Some(match msg {
-        Incoming::PauseButton(at) => {
-            let running = session.clock().is_some_and(|c| c.running().is_some());
-            let input = if running { Input::Pause } else { Input::Resume };
-            Entry { t: time.t(at).max(last_t), record: Record::Input(input) }
-        }
-        Incoming::At(at, record) => Entry { t: time.t(at).max(last_t), record },
-        Incoming::Exact(entry) => Entry { t: entry.t.max(last_t), ..entry },
-        Incoming::Notice(..) | Incoming::Quiet(_) => return None,
-    })
-}
-
 impl GameTask {
-    pub fn new(setup: Setup, opened: Opened, out: Outputs, clock: Option<ChessClock>, time: GameTime) -> Self {
+    pub fn new(setup: Setup, opened: Opened, out: Outputs, time: GameTime) -> Self {
         GameTask {
             session: opened.session,
             mate: MateSearches::new(),
@@ -465,7 +104,7 @@ impl GameTask {
             input_at: Instant::now(),
             journal: Some(opened.journal),
             out,
-            clock,
+            clock: None,
             time,
             last_t: opened.last_t,
             clock_connected: setup.clock_connected,
@@ -484,6 +123,25 @@ impl GameTask {
     /// Where the game stands, for the opponent.
     fn now(session: &Session, games: u32, t: Ms, since: Instant) -> Now<'_> {
         Now { session, game: games, t, since }
+    }
+
+    /// The game as it stands.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// Chess software follows the game as on a DGT board.
+    pub fn emulate_dgt(&mut self, dgt: DgtEmulation) {
+        self.out.dgt = Some(dgt);
+    }
+
+    /// The chess clock shows the game's times from now on (and a DGT
+    /// client's texts).
+    pub fn link_clock(&mut self, clock: ChessClock) {
+        if let Some(dgt) = &self.out.dgt {
+            dgt.attach_clock(clock.texts());
+        }
+        self.clock = Some(clock);
     }
 
     /// The opponent takes its seat: it plays one side from now on.
@@ -524,10 +182,10 @@ impl GameTask {
             policy.engine_override = false;
             policy.record(&mut header);
             self.session = Session::new(&header, policy)?;
-            self.mate = MateSearches::new();
+            self.mate.new_game();
             self.journal = Some(create_journal(&self.setup, &header, self.games).await?);
             self.games += 1;
-            self.time = GameTime { start: Instant::now(), base: 0, speed: self.setup.speed };
+            self.time = GameTime::new(0, self.setup.speed);
             self.last_t = 0;
             self.phase = Phase::Playing;
             self.site = Some(game.site);
@@ -749,6 +407,14 @@ impl GameTask {
                 journal.append(Entry { t: self.last_t, record: Record::Timers }).await?;
             }
             journal.sync().await?;
+        }
+        // Before the events: whoever reads of a move there and asks the
+        // emulated board finds the move on it.
+        if let Some(dgt) = &mut self.out.dgt {
+            dgt.show(&self.session);
+            dgt.show_clock(&self.session, self.last_t);
+        }
+        if !events.is_empty() {
             if self.setup.draw_board {
                 for e in &events {
                     if let EventKind::Position { fen } = &e.kind
@@ -761,10 +427,6 @@ impl GameTask {
             self.out.publish(&events).await;
         }
         self.show_clock();
-        if let Some(dgt) = &mut self.out.dgt {
-            dgt.show(&self.session);
-            dgt.show_clock(&self.session, self.last_t);
-        }
         self.mate.ask(&self.session);
         Ok(())
     }
@@ -793,10 +455,10 @@ impl GameTask {
         header.date = Some(pgn_date(unix_seconds()));
         self.session = Session::new(&header, self.setup.policy.clone())?;
         // An answer still on its way belongs to the last game.
-        self.mate = MateSearches::new();
+        self.mate.new_game();
         self.journal = Some(create_journal(&self.setup, &header, self.games).await?);
         self.games += 1;
-        self.time = GameTime { start: Instant::now(), base: 0, speed: self.setup.speed };
+        self.time = GameTime::new(0, self.setup.speed);
         self.last_t = 0;
         if let Some(opponent) = &mut self.opponent {
             let chess960 = header.variant == tactus_trace::Variant::Chess960;
@@ -817,16 +479,15 @@ impl GameTask {
         &mut self,
         mut inputs: mpsc::Receiver<Incoming>,
         mut controls: mpsc::Receiver<tactus_net::Control>,
-        stop: &mut watch::Receiver<bool>,
+        stop: &CancellationToken,
     ) -> anyhow::Result<Ended> {
-        let watchdog = notify::watchdog_interval();
-        let mut next_ping = Instant::now();
+        let mut watchdog = Watchdog::new();
         let mut next_tick = Instant::now();
         // A simulated board's input may run out while the result waits for
         // the mate search: the game ends when its answer comes.
         let mut inputs_open = true;
         loop {
-            if !inputs_open && self.mate.asked.is_none() && !self.session.finished() {
+            if !inputs_open && !self.mate.waiting() && !self.session.finished() {
                 return Ok(Ended::InputClosed);
             }
             if matches!(self.phase, Phase::Playing) && self.session.finished() {
@@ -843,12 +504,11 @@ impl GameTask {
                 Phase::Between { .. } => None,
             };
             let wake = deadline.map(|d| self.time.instant(d));
-            let ping = watchdog.map(|_| next_ping);
-            let sleep_until = [wake, ping, Some(next_tick)].into_iter().flatten().min().unwrap_or(next_tick);
+            let sleep_until = [wake, watchdog.due(), Some(next_tick)].into_iter().flatten().min().unwrap_or(next_tick);
             tokio::select! {
                 msg = inputs.recv(), if inputs_open => match msg {
                     Some(msg) => self.take(msg).await?,
-                    None if self.mate.asked.is_some() || matches!(self.phase, Phase::Between { .. }) => {
+                    None if self.mate.waiting() || matches!(self.phase, Phase::Between { .. }) => {
                         // A recording that ended has nothing more to say.
                         inputs_open = false;
                         self.board_time = BoardTime::Live;
@@ -859,8 +519,7 @@ impl GameTask {
                 said = next_said(&mut self.opponent, Self::now(&self.session, self.games, self.last_t, self.input_at)) => {
                     self.opponent_said(said).await?;
                 }
-                Some((question, verdict)) = self.mate.rx.recv() => {
-                    self.mate.asked = None;
+                (question, verdict) = self.mate.next() => {
                     let answer = Input::Verdict { ply: question.ply, side: question.side, verdict };
                     self.take(Incoming::At(Instant::now(), Record::Input(answer))).await?;
                 }
@@ -887,18 +546,16 @@ impl GameTask {
                         crate::log::summarise(false);
                         next_tick = now + Duration::from_secs(1);
                     }
-                    if let Some(interval) = watchdog && now >= next_ping {
-                        notify::watchdog();
-                        next_ping = now + interval;
-                    }
+                    watchdog.tell(now);
                 }
-                _ = stop.changed() => return Ok(Ended::Stopped),
+                () = stop.cancelled() => return Ok(Ended::Stopped),
             }
         }
     }
 
-    /// Stops the clock link, the engine, the journal (a game still being
-    /// played stays to be recovered) and the outputs, all at once, until
+    /// Stops the clock link, the opponent, the journal (a game still being
+    /// played stays to be recovered), the outputs and the mate searches,
+    /// all at once, until
     /// `deadline` at most: a part still stuck then is left behind.
     pub async fn stop(mut self, deadline: Instant) -> anyhow::Result<()> {
         if self.setup.status_line {
@@ -906,7 +563,7 @@ impl GameTask {
         }
         notify::stopping();
         let (clock, opponent, journal) = (self.clock.take(), self.opponent.take(), self.journal.take());
-        let (_, _, journaled, _) = tokio::join!(
+        let (_, _, journaled, _, _) = tokio::join!(
             async {
                 if let Some(clock) = clock {
                     clock.stop(deadline).await;
@@ -924,24 +581,27 @@ impl GameTask {
                 }
             },
             self.out.stop(deadline),
+            self.mate.stop(deadline),
         );
         journaled
     }
 
     /// Waits until the daemon is stopped, serving what the outputs serve
     /// (and telling the watchdog it is alive).
-    pub async fn serve_until(&self, stop: &mut watch::Receiver<bool>) {
-        let watchdog = notify::watchdog_interval();
-        let mut tick = tokio::time::interval(watchdog.unwrap_or(Duration::from_secs(10)));
+    pub async fn serve_until(&self, stop: &CancellationToken) {
+        let mut watchdog = Watchdog::new();
+        let mut summaries = tokio::time::interval(Duration::from_secs(10));
         loop {
-            tokio::select! {
-                _ = stop.changed() => return,
-                _ = tick.tick() => {
-                    if watchdog.is_some() {
-                        notify::watchdog();
-                    }
-                    crate::log::summarise(false);
+            let ping = async {
+                match watchdog.due() {
+                    Some(due) => tokio::time::sleep_until(due.into()).await,
+                    None => std::future::pending().await,
                 }
+            };
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = ping => watchdog.tell(Instant::now()),
+                _ = summaries.tick() => crate::log::summarise(false),
             }
         }
     }
@@ -957,71 +617,14 @@ mod tests {
     use super::*;
     use std::io::Write;
 
-    #[test]
-    fn pgn_dates() {
-        assert_eq!(pgn_date(0), "1970.01.01");
-        assert_eq!(pgn_date(1_795_303_930), "2026.11.21");
-        assert_eq!(pgn_date(951_782_400), "2000.02.29");
-    }
+    use shakmaty::Color;
+    use tactus_core::Policy;
+    use tactus_trace::Header;
 
-    #[test]
-    fn game_time_scales_with_speed() {
-        let start = Instant::now();
-        let g = GameTime { start, base: 1000, speed: Speed::try_from(50.0).unwrap() };
-        assert_eq!(g.t(start + Duration::from_millis(20)), 2000);
-        assert_eq!(g.instant(2000), start + Duration::from_millis(20));
-    }
-
-    #[test]
-    fn a_game_mid_way_is_set_aside_when_the_board_shows_the_start() {
-        use shakmaty::Square;
-        let dir = std::env::temp_dir().join(format!("tactus-game-setaside-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let cfg = crate::config::Config::default();
-        let header = Header::default();
-        let setup = Setup {
-            header: header.clone(),
-            policy: Policy::default(),
-            source: Origin::of(&cfg, None),
-            state_dir: dir.clone(),
-            real_board: true,
-            clock_connected: true,
-            speed: Speed::REAL_TIME,
-            draw_board: false,
-            status_line: false,
-        };
-        // 1. e4, journaled, then the power went.
-        let mut old = Journal::create(&dir, &header, &setup.source, "old").unwrap();
-        let path = old.path().to_path_buf();
-        for (t, record) in [
-            (1000, Record::Edge { sq: Square::E2, on: false, piece: None }),
-            (1300, Record::Edge { sq: Square::E4, on: true, piece: None }),
-            (2000, Record::Clock(Color::White)),
-        ] {
-            old.append(&Entry { t, record }).unwrap();
-        }
-        old.sync().unwrap();
-        drop(old);
-        let start = setup.start_occupancy().unwrap();
-        let after_e4 = (start ^ Bitboard::from(Square::E2)) | Bitboard::from(Square::E4);
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        rt.block_on(async {
-            let mut out = Outputs { events: None, voice: None, broadcast: None, dgt: None };
-            // The board shows the game: it goes on.
-            let opened = open(&setup, Some(after_e4), &mut out).await.unwrap();
-            assert!(opened.recovered.is_some());
-            assert_eq!(opened.session.game().played.len(), 1);
-            opened.journal.stop(Instant::now() + Duration::from_secs(10)).await.unwrap();
-            // The board shows the starting position: a new game; the old one is kept.
-            let opened = open(&setup, Some(start), &mut out).await.unwrap();
-            assert!(opened.recovered.is_none());
-            assert!(opened.session.game().played.is_empty());
-            opened.journal.stop(Instant::now() + Duration::from_secs(10)).await.unwrap();
-        });
-        assert!(path.exists(), "the set-aside game's trace is kept");
-        let current = std::fs::read_to_string(dir.join("current")).unwrap();
-        assert!(!current.contains("old"), "the new game is the one to recover: {current}");
-    }
+    use crate::config::Speed;
+    use crate::daemon::event_log::EventLog;
+    use crate::daemon::opening::open;
+    use crate::daemon::source::Origin;
 
     /// Events written as JSON Lines, kept for the test to read.
     #[derive(Clone, Default)]
@@ -1095,17 +698,17 @@ mod tests {
             let mut out = Outputs { events: Some(log), voice: None, broadcast: None, dgt: None };
             let start = setup.start_occupancy().unwrap();
             let opened = open(&setup, Some(start), &mut out).await.unwrap();
-            let time = GameTime { start: Instant::now(), base: 0, speed };
-            let mut task = GameTask::new(setup, opened, out, None, time);
+            let time = GameTime::new(0, speed);
+            let mut task = GameTask::new(setup, opened, out, time);
             task.begin(false).await.unwrap();
             let (tx, rx) = mpsc::channel(64);
             let (_controls_tx, controls) = mpsc::channel(1);
-            let (_stop_tx, mut stop) = watch::channel(false);
+            let stop = CancellationToken::new();
             for input in inputs {
                 tx.send(input).await.unwrap();
             }
             drop(tx);
-            assert_eq!(task.run(rx, controls, &mut stop).await.unwrap(), Ended::InputClosed);
+            assert_eq!(task.run(rx, controls, &stop).await.unwrap(), Ended::InputClosed);
             task.stop(Instant::now() + Duration::from_secs(10)).await.unwrap();
         });
         String::from_utf8(kept.0.lock().unwrap().clone()).unwrap()
@@ -1180,14 +783,5 @@ mod tests {
             assert!(entries.iter().take(2).any(|e| e.record == no_clock), "each game begins without a clock");
         }
         let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn the_board_is_drawn_rank_8_first() {
-        let d = diagram("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").unwrap();
-        let lines: Vec<&str> = d.lines().collect();
-        assert_eq!(lines[0], "8 r n b q k b n r");
-        assert_eq!(lines[4], "4 . . . . P . . .");
-        assert_eq!(lines[8], "  a b c d e f g h");
     }
 }

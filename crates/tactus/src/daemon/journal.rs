@@ -19,7 +19,7 @@ use anyhow::Context;
 use tactus_trace::{Entry, Header, Ms, Record, TraceWriter};
 use tokio::sync::{mpsc, oneshot};
 
-use super::shutdown;
+use super::shutdown::{self, Thread};
 use super::source::Origin;
 
 pub struct Journal {
@@ -186,7 +186,7 @@ enum Command {
 /// appended is on disk. A write that failed is reported by the next sync.
 pub struct JournalThread {
     tx: mpsc::Sender<Command>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    thread: Option<Thread<()>>,
     path: PathBuf,
 }
 
@@ -196,7 +196,7 @@ impl JournalThread {
     pub fn start(journal: Journal) -> anyhow::Result<JournalThread> {
         let (tx, mut rx) = mpsc::channel::<Command>(QUEUE);
         let path = journal.path.clone();
-        let thread = std::thread::Builder::new().name("journal".into()).spawn(move || {
+        let thread = shutdown::spawn("journal", move || {
             let mut failed: Option<io::Error> = None;
             let mut journal = Some(journal);
             while let Some(command) = rx.blocking_recv() {
@@ -274,7 +274,7 @@ impl JournalThread {
         let (tx, _) = mpsc::channel(1);
         drop(std::mem::replace(&mut self.tx, tx));
         if let Some(thread) = self.thread.take() {
-            shutdown::join_by(thread, deadline).await;
+            thread.join_by(deadline).await;
         }
     }
 }
