@@ -338,7 +338,7 @@ fn side(word: Option<&str>) -> Result<Color, String> {
     }
 }
 
-/// A question typed after `request` (README's table of questions).
+/// A question typed after `request` (docs/user-guide.md, "Buttons, typed commands and questions").
 fn typed_request(words: &[&str]) -> Result<Request, String> {
     Ok(match words {
         [] | ["time"] => Request::Time,

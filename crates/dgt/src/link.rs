@@ -400,6 +400,22 @@ mod tests {
     use crate::protocol::{BoardMessage, ClockFaces, Face, Field, Hms, Occupant};
     use shakmaty::{Color, Piece, Role, Square};
 
+    /// A reader of an upright board that has said its version and sent the
+    /// start position, opened at `t0`: its events and what it wrote.
+    fn reading_the_start(t0: Instant) -> (ReaderDevice, Receiver<ReaderEvent>, LineOutbox) {
+        let (mut device, events) = ReaderDevice::new(OrientationMode::Fixed(Orientation::Normal));
+        let mut out = LineOutbox::default();
+        device.opened(t0, &mut out);
+        device.received(&BoardMessage::Version { major: 1, minor: 7 }.encode(), t0, &mut out);
+        let dump = BoardMessage::BoardDump(Placement::start().fields(Orientation::Normal));
+        device.received(&dump.encode(), t0, &mut out);
+        (device, events, out)
+    }
+
+    fn white_pawn() -> Occupant {
+        Occupant::Piece(Piece { color: Color::White, role: Role::Pawn })
+    }
+
     /// A board that floods while its owner takes nothing (a game task held
     /// up): the queue holds no more than its bound, whatever the board
     /// sends; once the owner takes what is queued, the board as it stands
@@ -408,16 +424,10 @@ mod tests {
     #[test]
     fn a_flooding_board_fills_a_bounded_queue_and_is_caught_up_with_the_whole_board() {
         let t0 = Instant::now();
-        let (mut device, events) = ReaderDevice::new(OrientationMode::Fixed(Orientation::Normal));
-        let mut out = LineOutbox::default();
-        device.opened(t0, &mut out);
-        device.received(&BoardMessage::Version { major: 1, minor: 7 }.encode(), t0, &mut out);
-        let start = Placement::start();
-        device.received(&BoardMessage::BoardDump(start.fields(Orientation::Normal)).encode(), t0, &mut out);
+        let (mut device, events, mut out) = reading_the_start(t0);
         // The pawn on e2 lifted and put back 10,000 times, then lifted; a
         // clock report every hundred updates, counting down.
-        let e2 = Field::of(Square::E2, Orientation::Normal);
-        let pawn = Occupant::Piece(Piece { color: Color::White, role: Role::Pawn });
+        let (e2, pawn) = (Field::of(Square::E2, Orientation::Normal), white_pawn());
         let clock = |s: u8| ClockFaces {
             left: Face { time: Hms { h: 0, m: 3, s }, ..Face::default() },
             ..ClockFaces::default()
@@ -435,7 +445,7 @@ mod tests {
         // The owner has taken them: the next turn of the link's loop pays.
         let t1 = t0 + Duration::from_secs(1);
         assert_eq!(device.catch_up(t1), None, "all that was owed went out");
-        let mut lifted = start;
+        let mut lifted = Placement::start();
         lifted.set(Square::E2, Occupant::Empty);
         let newest = ReaderEvent::Clock { times: clock((20_000 / 100 % 60) as u8), at: t0 };
         let caught: Vec<ReaderEvent> = events.try_iter().collect();
@@ -451,14 +461,8 @@ mod tests {
     #[test]
     fn a_line_lost_while_the_queue_is_full_is_said_first_once_there_is_room() {
         let t0 = Instant::now();
-        let (mut device, events) = ReaderDevice::new(OrientationMode::Fixed(Orientation::Normal));
-        let mut out = LineOutbox::default();
-        device.opened(t0, &mut out);
-        device.received(&BoardMessage::Version { major: 1, minor: 7 }.encode(), t0, &mut out);
-        let start = Placement::start();
-        device.received(&BoardMessage::BoardDump(start.fields(Orientation::Normal)).encode(), t0, &mut out);
-        let e2 = Field::of(Square::E2, Orientation::Normal);
-        let pawn = Occupant::Piece(Piece { color: Color::White, role: Role::Pawn });
+        let (mut device, events, mut out) = reading_the_start(t0);
+        let (e2, pawn) = (Field::of(Square::E2, Orientation::Normal), white_pawn());
         for i in 0..READER_EVENTS {
             let occupant = if i % 2 == 0 { Occupant::Empty } else { pawn };
             device.received(&BoardMessage::FieldUpdate { field: e2, occupant }.encode(), t0, &mut out);

@@ -31,12 +31,11 @@ use tactus_sim::{Profile, random_game, simulate};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
+mod support;
+use support::env_or;
+
 const ROLE: &str = "TACTUS_HTTP_BENCH_ROLE";
 const PER_PROCESS: usize = 250;
-
-fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
 
 fn main() {
     match std::env::var(ROLE).as_deref() {
@@ -211,7 +210,7 @@ fn run(files: usize, slow: usize, seconds: u64, rounds: usize) {
             *clock_line.lock().unwrap() = line;
         }
     });
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let rt = support::two_workers();
     let quiet = rt.block_on(sample(addr, Duration::from_secs(2)));
     let quiet_clock = last_clock.lock().unwrap().clone();
     let idle = rss_kb(server.id());

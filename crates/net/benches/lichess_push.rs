@@ -18,19 +18,19 @@
 //! games' clocks. Needs `mosquitto` and python3 with python-chess.
 
 use std::io::{BufRead, BufReader, Read, Write as _};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rand::{Rng, SeedableRng, rngs::SmallRng};
-use tactus_core::{Event, EventKind, Policy, Session};
+use tactus_core::{Event, EventKind};
 use tactus_lichess::broadcast::{PushOptions, Pusher, RoundSpec};
 use tactus_lichess::http::{Client, Settings};
 use tactus_lichess::token::Token;
-use tactus_net::{BoardPublisher, Broker, Hall, HallKey, HallLink, RelayOptions, Tags, push_to_lichess, relay};
-use tactus_sim::{Profile, random_game, simulate};
+use tactus_net::{Hall, HallLink, RelayOptions, Tags, push_to_lichess, relay};
 use tokio_util::sync::CancellationToken;
+
+mod support;
+use support::{Killed, env_or, mosquitto, percentile, publishers, sized, two_workers};
 
 const CHILD: &str = "TACTUS_LICHESS_BENCH_BROKER_PORT";
 const HALL: &str = "bench";
@@ -38,25 +38,18 @@ const KEY: &[u8] = b"lichess-push-bench hall key";
 const TOKEN: &str = "lip_bench_study";
 
 fn link(port: u16) -> HallLink {
-    HallLink::new(Broker::new("127.0.0.1", port)).with_key(HallKey::from_bytes(KEY).unwrap())
-}
-
-fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    support::link(port, KEY)
 }
 
 fn main() {
     if let Ok(port) = std::env::var(CHILD) {
         return relay_process(port.parse().expect("a port"));
     }
-    // `cargo test --benches` runs this without `--bench`: a short smoke run.
-    let full = std::env::args().any(|a| a == "--bench");
-    let boards = env_or("BOARDS", if full { 100 } else { 12 }) as usize;
-    let seconds = env_or("SECONDS", if full { 60 } else { 4 });
+    let boards = sized("BOARDS", 100, 12) as usize;
+    let seconds = sized("SECONDS", 60, 4);
     let think = env_or("THINK_MS", 2000);
     let push = env_or("PUSH", 1) == 1;
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    rt.block_on(run(boards, Duration::from_secs(seconds), think, push));
+    two_workers().block_on(run(boards, Duration::from_secs(seconds), think, push));
 }
 
 /// The rounds of a hall of `boards`: 100 boards each.
@@ -85,39 +78,6 @@ fn relay_process(broker_port: u16) {
     });
 }
 
-// The directory is never read, only kept: the broker's files live as long as it does.
-struct Killed(Child, #[allow(dead_code)] Option<tempfile::TempDir>);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn mosquitto() -> (Killed, u16) {
-    let program = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file())
-        .expect("mosquitto is not installed: apt-get install -y mosquitto");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let dir = tempfile::tempdir().unwrap();
-    let conf = dir.path().join("mosquitto.conf");
-    let text = format!(
-        "listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_connections -1\n\
-         max_queued_messages 0\nmax_inflight_messages 0\nlog_dest none\n"
-    );
-    std::fs::write(&conf, text).unwrap();
-    let child = Command::new(program).arg("-c").arg(&conf).stdin(Stdio::null()).spawn().unwrap();
-    let start = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(start.elapsed() < Duration::from_secs(5), "mosquitto did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    (Killed(child, Some(dir)), port)
-}
-
 /// The Lichess test server; its URL and port.
 fn lichess_server(lax: bool) -> (Killed, String, u16) {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../lichess/tests/server/lichess_server.py");
@@ -143,25 +103,13 @@ fn control(port: u16, path: &str) -> serde_json::Value {
     serde_json::from_str(raw.split_once("\r\n\r\n").unwrap().1).unwrap()
 }
 
-/// A game with blitz-like thinking times, through the simulated board and the core.
 fn game(seed: u64, think_ms: u64) -> (Tags, Vec<Event>) {
-    let mut spec = random_game(seed, 120, false);
-    let mut rng = SmallRng::seed_from_u64(seed);
-    spec.think_ms = (0..spec.moves.len()).map(|_| rng.random_range(think_ms / 4..=think_ms * 7 / 4)).collect();
-    let (entries, _) = simulate(&spec, Profile::Realistic, seed);
-    let mut header = spec.header();
-    header.time_control = Some("3600+2".into());
-    header.white = Some(format!("White {seed}"));
-    header.black = Some(format!("Black {seed}"));
-    header.event = Some("Bench hall".into());
-    header.round = Some("1".into());
-    let mut session = Session::new(&header, Policy::default()).unwrap();
-    let mut events: Vec<Event> = session.drain().collect();
-    for e in entries {
-        session.handle(e);
-        events.extend(session.drain());
-    }
-    (Tags::from(&header), events)
+    support::game(seed, think_ms, |header| {
+        header.white = Some(format!("White {seed}"));
+        header.black = Some(format!("Black {seed}"));
+        header.event = Some("Bench hall".into());
+        header.round = Some("1".into());
+    })
 }
 
 /// A process's CPU time so far (`utime + stime` of /proc/PID/stat).
@@ -183,13 +131,6 @@ fn unix_s() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs_f64()
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
 async fn run(boards: usize, duration: Duration, think: u64, push: bool) {
     let games: Vec<(Tags, Vec<Event>)> = (1..=boards).map(|i| game(i as u64, think)).collect();
     let (_mosquitto, port) = mosquitto();
@@ -207,13 +148,7 @@ async fn run(boards: usize, duration: Duration, think: u64, push: bool) {
     let relay_pid = child.id();
 
     let broker = link(port);
-    let publishers: Vec<Arc<BoardPublisher>> = (1..=boards)
-        .map(|i| {
-            Arc::new(
-                BoardPublisher::start(&broker, HALL, &format!("b{i:04}"), None, &CancellationToken::new()).unwrap(),
-            )
-        })
-        .collect();
+    let publishers = publishers(&broker, HALL, 1..=boards);
     tokio::time::sleep(Duration::from_secs(2)).await;
     // Each board's moves: when each was handed to its publisher (Unix s).
     let published: Arc<Mutex<Vec<Vec<f64>>>> = Arc::new(Mutex::new(vec![Vec::new(); boards]));

@@ -20,18 +20,18 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write as _};
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rand::{Rng, SeedableRng, rngs::SmallRng};
-use tactus_core::{Event, EventKind, Policy, Session};
-use tactus_net::{AppState, BoardPublisher, Broker, Hall, HallKey, HallLink, RelayOptions, Tags, relay, serve};
-use tactus_sim::{Profile, random_game, simulate};
+use tactus_core::{Event, EventKind};
+use tactus_net::{AppState, Hall, HallLink, RelayOptions, Tags, relay, serve};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
+
+mod support;
+use support::{env_or, mosquitto, percentile, publishers, sized, two_workers};
 
 const CHILD: &str = "TACTUS_RELAY_BENCH_BROKER_PORT";
 const HALL: &str = "bench";
@@ -39,31 +39,24 @@ const HALL: &str = "bench";
 const KEY: &[u8] = b"relay-load-bench hall key";
 
 fn link(port: u16) -> HallLink {
-    HallLink::new(Broker::new("127.0.0.1", port)).with_key(HallKey::from_bytes(KEY).unwrap())
-}
-
-fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    support::link(port, KEY)
 }
 
 fn main() {
     if let Ok(port) = std::env::var(CHILD) {
         return relay_process(port.parse().expect("a port"));
     }
-    // `cargo test --benches` runs this without `--bench`: a short smoke run.
-    let full = std::env::args().any(|a| a == "--bench");
-    let boards = env_or("BOARDS", if full { 1000 } else { 20 }) as usize;
-    let seconds = env_or("SECONDS", if full { 60 } else { 3 });
+    let boards = sized("BOARDS", 1000, 20) as usize;
+    let seconds = sized("SECONDS", 60, 3);
     let think = env_or("THINK_MS", 2000);
     let poll = Duration::from_millis(env_or("POLL_MS", 10).max(1));
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    rt.block_on(run(boards, Duration::from_secs(seconds), think, poll));
+    two_workers().block_on(run(boards, Duration::from_secs(seconds), think, poll));
 }
 
 /// The relay, alone in its process: serves the hall on a free port, says
 /// which, and stops (printing its counters) when its standard input closes.
 fn relay_process(broker_port: u16) {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let rt = two_workers();
     rt.block_on(async {
         let boards = env_or("BOARDS", 1000) as usize;
         let relay =
@@ -91,41 +84,6 @@ fn relay_process(broker_port: u16) {
     });
 }
 
-// The directory is never read, only kept: the broker's files live as long as it does.
-struct Mosquitto(Child, #[allow(dead_code)] tempfile::TempDir);
-
-impl Drop for Mosquitto {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn mosquitto() -> (Mosquitto, u16) {
-    let program = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file())
-        .expect("mosquitto is not installed: apt-get install -y mosquitto");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let dir = tempfile::tempdir().unwrap();
-    let conf = dir.path().join("mosquitto.conf");
-    // One connection per board plus the relay; the relay's queue must not
-    // overflow into dropped messages while it catches up.
-    let text = format!(
-        "listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_connections -1\n\
-         max_queued_messages 0\nmax_inflight_messages 0\nlog_dest none\n"
-    );
-    std::fs::write(&conf, text).unwrap();
-    let child = Command::new(program).arg("-c").arg(&conf).stdin(Stdio::null()).spawn().unwrap();
-    let start = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(start.elapsed() < Duration::from_secs(5), "mosquitto did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    (Mosquitto(child, dir), port)
-}
-
 /// Leaves a message of `bytes` retained on a state topic of the hall, as a
 /// stranger could, before the relay starts: every (re)subscription meets it.
 async fn retain_a_huge_message(port: u16, bytes: usize) {
@@ -141,23 +99,11 @@ async fn retain_a_huge_message(port: u16, bytes: usize) {
     }
 }
 
-/// A game with blitz-like thinking times, through the simulated board and the core.
 fn game(seed: u64, think_ms: u64) -> (Tags, Vec<Event>) {
-    let mut spec = random_game(seed, 120, false);
-    let mut rng = SmallRng::seed_from_u64(seed);
-    spec.think_ms = (0..spec.moves.len()).map(|_| rng.random_range(think_ms / 4..=think_ms * 7 / 4)).collect();
-    let (entries, _) = simulate(&spec, Profile::Realistic, seed);
-    let mut header = spec.header();
-    header.time_control = Some("3600+2".into());
-    header.white = Some(format!("bench-{seed}"));
-    header.black = Some("bench".into());
-    let mut session = Session::new(&header, Policy::default()).unwrap();
-    let mut events: Vec<Event> = session.drain().collect();
-    for e in entries {
-        session.handle(e);
-        events.extend(session.drain());
-    }
-    (Tags::from(&header), events)
+    support::game(seed, think_ms, |header| {
+        header.white = Some(format!("bench-{seed}"));
+        header.black = Some("bench".into());
+    })
 }
 
 fn vm(pid: u32, field: &str) -> String {
@@ -185,13 +131,6 @@ fn moves_per_board(pgn: &str) -> HashMap<usize, usize> {
         out.insert(i, game.matches("[%clk ").count());
     }
     out
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
 async fn run(boards: usize, duration: Duration, think: u64, poll: Duration) {
@@ -222,13 +161,7 @@ async fn run(boards: usize, duration: Duration, think: u64, poll: Duration) {
     let relay_pid = child.id();
 
     // Boards connect, then play from a common start, each a little apart.
-    let publishers: Vec<Arc<BoardPublisher>> = (0..boards)
-        .map(|i| {
-            Arc::new(
-                BoardPublisher::start(&broker, HALL, &format!("b{i:04}"), None, &CancellationToken::new()).unwrap(),
-            )
-        })
-        .collect();
+    let publishers = publishers(&broker, HALL, 0..boards);
     tokio::time::sleep(Duration::from_secs(2)).await;
     let published: Arc<Mutex<Vec<Vec<Instant>>>> = Arc::new(Mutex::new(vec![Vec::new(); boards]));
     let start = Instant::now();

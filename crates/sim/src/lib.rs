@@ -5,8 +5,8 @@
 //! with contact bounce, slides over squares, captures in any order, castling
 //! and promotion done the many ways players do them, and — in the `Irregular`
 //! profile — illegal moves, clock presses without a move and touch-move
-//! breaches. Property tests, benchmarks, the simulated board of the daemon and
-//! `tactus simulate` all drive the pipeline with these traces, so every
+//! breaches. Property tests, benchmarks, and the simulated board of the daemon
+//! all drive the pipeline with these traces, so every
 //! physical fact here is measured on recorded samples (see the constants in
 //! `hands.rs`) and the [`Expect`] says exactly what a FIDE arbiter rules.
 //!

@@ -4,90 +4,34 @@
 //! (The game staying open after its end, and a typing mistake said, are
 //! the daemon's: `crates/tactus/tests/daemon.rs`.)
 
-use shakmaty::{Color, Square};
-use tactus_core::{Event, Policy, Session};
-use tactus_speech::{Announcer, Lang, Readout, SpeechPolicy, Style, Words};
-use tactus_trace::{Entry, Header, Input, Record, Request};
+mod play;
 
-/// A game against the engine, fed by hand.
-struct Play {
-    session: Session,
-    t: u64,
-    events: Vec<Event>,
+use shakmaty::{Color, Square};
+use tactus_speech::{Lang, Readout, Style, Words};
+use tactus_trace::{Header, Input, Request};
+
+use play::{Pace, Play};
+
+/// A game against the engine playing Black, at fifteen minutes and ten
+/// seconds, its hands at a person's pace.
+fn game(fen: Option<&str>) -> Play {
+    let header = Header {
+        start_fen: fen.map(str::to_owned),
+        time_control: Some("900+10".into()),
+        engine: Some(Color::Black),
+        ..Header::default()
+    };
+    Play::new(&header, Pace { edge_ms: 400, still_ms: 1500 })
 }
 
-impl Play {
-    fn new(fen: Option<&str>) -> Play {
-        let header = Header {
-            start_fen: fen.map(str::to_owned),
-            time_control: Some("900+10".into()),
-            engine: Some(Color::Black),
-            ..Header::default()
-        };
-        let mut session = Session::new(&header, Policy::default().with_recorded(&header)).unwrap();
-        let events = session.drain().collect();
-        Play { session, t: 0, events }
-    }
+/// What the player of White hears from event `from` on.
+fn heard(g: &Play, from: usize, lang: Lang, style: Style, readout: Readout) -> String {
+    play::heard(&g.events, from, Words::new(lang, style).with_readout(readout))
+}
 
-    fn feed(&mut self, dt: u64, record: Record) {
-        self.t += dt;
-        self.session.handle(Entry { t: self.t, record });
-        self.events.extend(self.session.drain());
-    }
-
-    fn wait(&mut self, ms: u64) {
-        self.t += ms;
-        self.session.advance(self.t);
-        self.events.extend(self.session.drain());
-    }
-
-    /// Lifts (`e2-`) and places (`e4+`) at a hand's pace, then the board
-    /// holds still.
-    fn hands(&mut self, moves: &str) {
-        for word in moves.split_whitespace() {
-            let (sq, on) = word.split_at(2);
-            let sq: Square = sq.parse().unwrap();
-            self.feed(400, Record::Edge { sq, on: on == "+", piece: None });
-        }
-        self.wait(1500);
-    }
-
-    fn play(&mut self, moves: &str) {
-        self.hands(moves);
-        self.feed(300, Record::Clock(Color::White));
-    }
-
-    fn engine(&mut self, uci: &str) {
-        let ply = self.session.game().ply();
-        self.feed(1000, Record::Input(Input::Opponent { ply, uci: uci.parse().unwrap(), eval: None }));
-    }
-
-    fn input(&mut self, input: Input) {
-        self.feed(300, Record::Input(input));
-    }
-
-    fn mark(&self) -> usize {
-        self.events.len()
-    }
-
-    /// What the player of White hears from event `from` on, in `choice`.
-    fn heard(&self, from: usize, lang: Lang, style: Style, readout: Readout) -> String {
-        let words = Words::new(lang, style).with_readout(readout);
-        let policy = SpeechPolicy { listener: Some(Color::White), ..SpeechPolicy::default() };
-        let mut announcer = Announcer::new(words, policy);
-        let mut said = Vec::new();
-        for (i, ev) in self.events.iter().enumerate() {
-            let u = announcer.hear(ev);
-            if i >= from {
-                said.extend(u.map(|u| u.text));
-            }
-        }
-        said.join(" ")
-    }
-
-    fn en(&self, from: usize) -> String {
-        self.heard(from, Lang::En, Style::Natural, Readout::BySide)
-    }
+/// The same in English, natural style.
+fn en(g: &Play, from: usize) -> String {
+    heard(g, from, Lang::En, Style::Natural, Readout::BySide)
 }
 
 /// How often `word` stands in `text` as a word of its own.
@@ -101,24 +45,24 @@ const CASTLING: &str = "r3k2r/pppqbppp/2np1n2/4p3/4P3/2NP1N2/PPPQBPPP/R3K2R w KQ
 /// never stood on g8, so nothing goes "back" there, and no check distracts.
 #[test]
 fn castling_begun_with_the_rook_is_told_the_kings_step() {
-    let mut g = Play::new(Some(CASTLING));
+    let mut g = game(Some(CASTLING));
     g.play("a2- a3+");
     g.engine("e8g8");
     let m = g.mark();
     g.hands("h8- f8+");
-    assert_eq!(g.en(m), "Now move the king from e8 to g8.");
+    assert_eq!(en(&g, m), "Now move the king from e8 to g8.");
     for (lang, back) in [(Lang::De, "zurück"), (Lang::Ru, "обратно"), (Lang::Pl, "z powrotem")] {
-        let said = g.heard(m, lang, Style::AnnexD, Readout::BySide);
+        let said = heard(&g, m, lang, Style::AnnexD, Readout::BySide);
         assert!(!said.is_empty() && !said.contains(back), "{lang}: {said}");
     }
 }
 
-/// (2) Setting the board back while the engine's move waits (the README's
+/// (2) Setting the board back while the engine's move waits (the user guide's
 /// way to take a move back) says the take-back, not first an order to put
 /// the piece back where it was.
 #[test]
 fn a_take_back_while_the_engines_move_waits_is_said_without_a_contradiction() {
-    let mut g = Play::new(None);
+    let mut g = game(None);
     g.play("e2- e4+");
     g.engine("e7e5");
     g.hands("e7- e5+");
@@ -126,7 +70,7 @@ fn a_take_back_while_the_engines_move_waits_is_said_without_a_contradiction() {
     g.engine("b8c6");
     let m = g.mark();
     g.hands("h5- d1+");
-    let said = g.en(m);
+    let said = en(&g, m);
     assert!(said.starts_with("Taken back: queen h5."), "{said}");
     assert!(!said.contains("Not that one"), "{said}");
 }
@@ -136,27 +80,27 @@ fn a_take_back_while_the_engines_move_waits_is_said_without_a_contradiction() {
 /// moving, which stands but is not how the Laws want it (9.1.2.1).
 #[test]
 fn every_press_is_answered() {
-    let mut g = Play::new(None);
+    let mut g = game(None);
     let m = g.mark();
     g.input(Input::Request(Request::LastMove));
-    assert_eq!(g.en(m), "No move has been played yet.");
+    assert_eq!(en(&g, m), "No move has been played yet.");
     let m = g.mark();
     g.input(Input::Promote(shakmaty::Role::Knight));
-    assert_eq!(g.en(m), "Promotion to knight.");
+    assert_eq!(en(&g, m), "Promotion to knight.");
     g.play("e2- e4+");
     g.engine("e7e5");
     let m = g.mark();
     g.input(Input::Request(Request::Hint));
-    assert_eq!(g.en(m), "First carry out the engine's move.");
+    assert_eq!(en(&g, m), "First carry out the engine's move.");
     g.hands("e7- e5+");
     let m = g.mark();
     g.input(Input::DrawOffer { side: Color::White });
     assert_eq!(
-        g.en(m),
+        en(&g, m),
         "You offer a draw. It stands, though an offer belongs after your move, before you press the clock."
     );
     for lang in [Lang::De, Lang::Ru, Lang::Pl] {
-        assert!(g.heard(m, lang, Style::Natural, Readout::BySide).len() > 40, "{lang}");
+        assert!(heard(&g, m, lang, Style::Natural, Readout::BySide).len() > 40, "{lang}");
     }
 }
 
@@ -166,33 +110,33 @@ fn every_press_is_answered() {
 /// colon, and a piece has its article; «превращение: даме», not «в даме».
 #[test]
 fn what_the_engine_does_is_said_grammatically() {
-    let mut g = Play::new(None);
+    let mut g = game(None);
     g.play("e2- e4+");
     let m = g.mark();
     g.engine("b8c6");
-    let pl = g.heard(m, Lang::Pl, Style::Natural, Readout::BySide);
+    let pl = heard(&g, m, Lang::Pl, Style::Natural, Readout::BySide);
     assert_eq!(pl, "Ruch komputera: skoczek b8 na c6.");
-    assert!(g.heard(m, Lang::De, Style::AnnexD, Readout::BySide).starts_with("Engine: Springer Bella acht"));
+    assert!(heard(&g, m, Lang::De, Style::AnnexD, Readout::BySide).starts_with("Engine: Springer Bella acht"));
     // A pawn lifted that is not of the move.
     let m = g.mark();
     g.hands("a7-");
-    let pl = g.heard(m, Lang::Pl, Style::Natural, Readout::BySide);
+    let pl = heard(&g, m, Lang::Pl, Style::Natural, Readout::BySide);
     assert_eq!(pl, "Nie ta bierka: postaw piona z powrotem na a7; potem przestaw skoczka z b8 na c6.");
     g.hands("a7+");
     // Another move: the other knight to f6.
     g.hands("g8-");
     let m = g.mark();
     g.hands("f6+");
-    let ru = g.heard(m, Lang::Ru, Style::Natural, Readout::BySide);
+    let ru = heard(&g, m, Lang::Ru, Style::Natural, Readout::BySide);
     assert!(ru.starts_with("Это не ход движка: конь f6."), "{ru}");
     g.hands("f6- g8+");
     // The engine's knight where no knight can go: misplaced.
     g.hands("b8-");
     let m = g.mark();
     g.hands("d6+");
-    assert_eq!(g.heard(m, Lang::De, Style::Natural, Readout::BySide), "Der Springer gehört auf c6, nicht auf d6.");
+    assert_eq!(heard(&g, m, Lang::De, Style::Natural, Readout::BySide), "Der Springer gehört auf c6, nicht auf d6.");
     for word in ["Zdjąć", "Przestawić", "Postawić", "zdjąć", "przestawić", "postawić"] {
-        let all = g.heard(0, Lang::Pl, Style::Natural, Readout::BySide);
+        let all = heard(&g, 0, Lang::Pl, Style::Natural, Readout::BySide);
         assert!(!all.contains(word), "an infinitive for an order: {all}");
     }
     g.hands("d6- c6+");
@@ -200,19 +144,19 @@ fn what_the_engine_does_is_said_grammatically() {
     g.engine("a7a6");
     let m = g.mark();
     g.hands("d4- d2+");
-    let ru = g.heard(m, Lang::Ru, Style::Natural, Readout::BySide);
+    let ru = heard(&g, m, Lang::Ru, Style::Natural, Readout::BySide);
     assert!(ru.starts_with("Ход взят назад: d4."), "{ru}");
-    let mut g = Play::new(Some(CASTLING));
+    let mut g = game(Some(CASTLING));
     g.play("a2- a3+");
     let m = g.mark();
     g.engine("e8g8");
-    assert_eq!(g.heard(m, Lang::Pl, Style::Natural, Readout::BySide), "Ruch komputera: krótka roszada.");
-    let mut g = Play::new(Some("4k3/8/8/8/8/8/p5K1/8 w - - 0 1"));
+    assert_eq!(heard(&g, m, Lang::Pl, Style::Natural, Readout::BySide), "Ruch komputera: krótka roszada.");
+    let mut g = game(Some("4k3/8/8/8/8/8/p5K1/8 w - - 0 1"));
     g.play("g2- f2+");
     let m = g.mark();
     g.engine("a2a1q");
     assert_eq!(
-        g.heard(m, Lang::Ru, Style::AnnexD, Readout::BySide),
+        heard(&g, m, Lang::Ru, Style::AnnexD, Readout::BySide),
         "Ход движка: Анна цвай на Анна айнс, превращение: даме."
     );
 }
@@ -221,34 +165,34 @@ fn what_the_engine_does_is_said_grammatically() {
 /// steps the move says already; a read-out groups what repeats.
 #[test]
 fn the_engines_moves_and_the_board_are_said_short() {
-    let mut g = Play::new(None);
+    let mut g = game(None);
     g.play("e2- e4+");
     g.engine("d7d5");
     g.hands("d7- d5+");
     g.play("d5- e4- d5+");
     let m = g.mark();
     g.engine("d8d5");
-    assert_eq!(g.en(m), "Engine: queen d8 takes d5.");
+    assert_eq!(en(&g, m), "Engine: queen d8 takes d5.");
     g.hands("d5- d8- d5+");
     let m = g.mark();
     g.input(Input::Request(Request::Position));
-    let by_rank = g.heard(m, Lang::De, Style::AnnexD, Readout::ByRank);
+    let by_rank = heard(&g, m, Lang::De, Style::AnnexD, Readout::ByRank);
     assert!(by_rank.contains("Reihe sieben: gegnerische Bauern Anna bis Cesar, Eva bis Hector."), "{by_rank}");
     assert!(by_rank.split_whitespace().count() < 90, "{} words: {by_rank}", by_rank.split_whitespace().count());
-    let by_side = g.en(m);
+    let by_side = en(&g, m);
     assert!(by_side.contains("Pawns a7 to c7, e7 to h7."), "{by_side}");
 
-    let mut g = Play::new(Some(CASTLING));
+    let mut g = game(Some(CASTLING));
     g.play("a2- a3+");
     let m = g.mark();
     g.engine("e8g8");
-    assert_eq!(g.en(m), "Engine: short castling.");
+    assert_eq!(en(&g, m), "Engine: short castling.");
 
-    let mut g = Play::new(Some("3rk3/8/8/8/8/8/1p6/2R2K2 w - - 0 1"));
+    let mut g = game(Some("3rk3/8/8/8/8/8/1p6/2R2K2 w - - 0 1"));
     g.play("f1- g1+");
     let m = g.mark();
     g.engine("b2c1q");
-    let said = g.en(m);
+    let said = en(&g, m);
     assert_eq!(said, "Engine: b2 takes c1, promotes to queen, check.");
     for sq in ["b2", "c1"] {
         assert_eq!(count(&said, sq), 1, "{sq} once: {said}");
@@ -260,28 +204,28 @@ fn the_engines_moves_and_the_board_are_said_short() {
 /// listener, and a set-up position is described when the game starts.
 #[test]
 fn answers_speak_of_the_board_as_it_stands_and_to_the_listener() {
-    let mut g = Play::new(None);
+    let mut g = game(None);
     g.hands("b1- c3+");
     let m = g.mark();
     g.input(Input::Request(Request::Square(Square::C3)));
-    assert_eq!(g.en(m), "c3: on the board, your knight; in the game, empty.");
+    assert_eq!(en(&g, m), "c3: on the board, your knight; in the game, empty.");
     let m = g.mark();
     g.input(Input::Request(Request::Square(Square::D8)));
-    assert_eq!(g.en(m), "d8: opponent's queen.");
+    assert_eq!(en(&g, m), "d8: opponent's queen.");
     let m = g.mark();
     g.input(Input::Request(Request::Rank(shakmaty::Rank::Eighth)));
-    let rank = g.en(m);
+    let rank = en(&g, m);
     assert!(!rank.contains("black") && !rank.contains("white") && rank.contains("opponent's"), "{rank}");
 
-    let mut g = Play::new(Some(CASTLING));
+    let mut g = game(Some(CASTLING));
     g.play("a2- a3+");
     g.engine("e8g8");
     g.hands("e8- g8+");
     let m = g.mark();
     g.input(Input::Request(Request::LastMove));
-    assert_eq!(g.en(m), "Engine: short castling. Still to do: move the rook from h8 to f8.");
+    assert_eq!(en(&g, m), "Engine: short castling. Still to do: move the rook from h8 to f8.");
 
-    let g = Play::new(Some("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1"));
-    let start = g.en(0);
+    let g = game(Some("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1"));
+    let start = en(&g, 0);
     assert!(start.ends_with("Your pieces: king e1. Pawn b7. Your opponent's pieces: king e8. Your move."), "{start}");
 }

@@ -12,6 +12,7 @@
 //! `UPDATE_PHONEMES=1 cargo test -p tactus-speech --test phonemes` writes the
 //! files anew; review the diff.
 
+mod play;
 mod review_cases;
 
 use std::collections::BTreeMap;

@@ -10,6 +10,7 @@
 //! texts anew and keeps the notes; a new case gets the note `?`, which
 //! fails until a reviewer writes one. Review the diff as a native reader.
 
+mod play;
 mod review_cases;
 
 use std::collections::BTreeMap;

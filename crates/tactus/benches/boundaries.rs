@@ -17,7 +17,6 @@
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
@@ -27,36 +26,23 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+mod support;
+use common::{empty_config, fake_engine, free_port, mosquitto, raise_open_files, shell_script, signal, tempdir};
+use support::{KNIGHTS, ms, pct, status_kb};
+
 /// Daemons started per scenario.
 const RUNS: usize = 3;
-/// Knights out and back: no position stands five times.
-const CYCLE: [(&str, &str); 4] = [("g1f3", "w"), ("g8f6", "b"), ("f3g1", "w"), ("f6g8", "b")];
+/// Knights out and back, four times.
 const PLIES: usize = 16;
 const SLOW_CLIENTS: usize = 1000;
 const UNREAD_CLIENTS: usize = 300;
 const BIG_CLIENTS: usize = 20;
 const BIG_REPLY: usize = 8 << 20;
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
 fn rss_kb(pid: u32) -> u64 {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let line = text.lines().find(|l| l.starts_with("VmRSS:")).unwrap_or("VmRSS: 0 kB");
-    line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap_or(0)
-}
-
-fn pct(v: &mut [Duration], p: f64) -> Duration {
-    if v.is_empty() {
-        return Duration::ZERO;
-    }
-    v.sort();
-    v[((v.len() - 1) as f64 * p).round() as usize]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+    status_kb(pid, "VmRSS:").unwrap_or(0)
 }
 
 /// Where the bench reads the daemon's events.
@@ -122,9 +108,6 @@ fn sse_events(port: u16) -> Receiver<Value> {
 
 impl Daemon {
     fn start(dir: &Path, more: &[OsString], channel: Channel) -> Daemon {
-        std::fs::create_dir_all(dir).unwrap();
-        let config = dir.join("empty.toml");
-        std::fs::write(&config, "").unwrap();
         let http = free_port();
         let fifo = dir.join("events.fifo");
         let events_arg: OsString = match channel {
@@ -154,7 +137,7 @@ impl Daemon {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
             .arg("run")
             .arg("--config")
-            .arg(&config)
+            .arg(empty_config())
             .args(["--board", "sim", "--time-control", "-", "--state-dir"])
             .arg(dir.join("state"))
             .args(["--http", &format!("127.0.0.1:{http}")])
@@ -172,14 +155,7 @@ impl Daemon {
             .stderr(Stdio::piped())
             .spawn()
             .expect("tactus runs");
-        let mut log = BufReader::new(child.stderr.take().unwrap()).lines();
-        loop {
-            let line = log.next().expect("the daemon's readiness line").unwrap();
-            if line.contains("http: serving on") {
-                break;
-            }
-        }
-        std::thread::spawn(move || log.for_each(drop));
+        support::ready(child.stderr.take().unwrap(), "http: serving on");
         let mut stdout = child.stdout.take();
         let events = match channel {
             Channel::Stdout => json_lines(stdout.take().unwrap()),
@@ -208,7 +184,7 @@ impl Daemon {
     /// SIGTERM to exit.
     fn terminate(mut self) -> Duration {
         let t0 = Instant::now();
-        assert!(Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status().unwrap().success());
+        assert!(signal("-TERM", self.child.id()));
         let status = self.child.wait().unwrap();
         let took = t0.elapsed();
         assert!(status.success(), "{status}");
@@ -246,34 +222,6 @@ impl Drop for Attack {
         self.threads.clear();
         self.held.clear();
     }
-}
-
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = Command::new("kill").args(["-CONT", &self.0.id().to_string()]).status();
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn mosquitto(port: u16, dir: &Path) -> Killed {
-    let conf = dir.join("mosquitto.conf");
-    std::fs::write(&conf, format!("listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n")).unwrap();
-    let child = Command::new("mosquitto")
-        .arg("-c")
-        .arg(&conf)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("mosquitto must be installed (./setup)");
-    let up = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(up.elapsed() < Duration::from_secs(10), "mosquitto did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Killed(child)
 }
 
 /// The daemon's arguments, and what must live as long as it (a broker).
@@ -345,11 +293,8 @@ fn scenarios() -> Vec<Scenario> {
             channel: || Channel::Stdout,
             measure: Measure::Questions,
             args: |dir| {
-                use std::os::unix::fs::PermissionsExt;
                 let script = dir.join("engine.sh");
-                let fake = fake_engine();
-                std::fs::write(&script, format!("#!/bin/sh\nexec '{}' --go crash\n", fake.display())).unwrap();
-                std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+                shell_script(&script, &format!("exec '{}' --go crash", fake_engine().display()));
                 (vec!["--engine".into(), script.into(), "--engine-plays".into(), "black".into()], Vec::new())
             },
             attack: |d| {
@@ -374,7 +319,7 @@ fn scenarios() -> Vec<Scenario> {
             },
             attack: |d| {
                 let pid = std::fs::read_to_string(d.dir.join("broker.pid")).unwrap();
-                assert!(Command::new("kill").args(["-STOP", &pid]).status().unwrap().success());
+                assert!(signal("-STOP", pid));
                 Attack::none()
             },
         },
@@ -471,33 +416,6 @@ fn unread(port: u16, path: &str, clients: usize) -> Attack {
     attack
 }
 
-/// The engine crate's misbehaving UCI engine (cargo builds it on demand).
-fn fake_engine() -> PathBuf {
-    let out = Command::new(env!("CARGO"))
-        .args(["build", "--release", "-p", "tactus-engine", "--bin", "tactus-fake-uci", "--message-format=json"])
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("cargo runs");
-    assert!(out.status.success(), "cargo build -p tactus-engine --bin tactus-fake-uci failed");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find_map(|m| {
-            (m["target"]["name"] == "tactus-fake-uci").then(|| m["executable"].as_str().map(PathBuf::from))?
-        })
-        .expect("cargo names the fake engine's executable")
-}
-
-/// The soft limit on open files raised to the hard one, for the clients.
-fn raise_open_files() {
-    let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
-    let line = limits.lines().find(|l| l.starts_with("Max open files")).unwrap();
-    let hard = line.split_whitespace().nth(4).unwrap().to_string();
-    let _ = Command::new("prlimit")
-        .args(["--pid", &std::process::id().to_string(), &format!("--nofile={hard}:{hard}")])
-        .status();
-}
-
 struct Figures {
     latency: Vec<Duration>,
     term: Vec<Duration>,
@@ -511,9 +429,7 @@ struct Figures {
 
 /// One daemon under `s`: its latencies, SIGTERM and memory.
 fn run(s: &Scenario, i: usize, f: &mut Figures) {
-    let dir = std::env::temp_dir().join(format!("tactus-bench-boundaries-{}-{i}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempdir(&format!("bench-{i}"));
     let (args, held) = (s.args)(&dir);
     let mut d = Daemon::start(&dir, &args, (s.channel)());
     let pid = d.child.id();
@@ -535,7 +451,7 @@ fn run(s: &Scenario, i: usize, f: &mut Figures) {
     match s.measure {
         Measure::Presses => {
             for ply in 1..=PLIES {
-                let (mv, side) = CYCLE[(ply - 1) % CYCLE.len()];
+                let (mv, side) = KNIGHTS[(ply - 1) % KNIGHTS.len()];
                 d.type_line(mv);
                 d.event("move", Some(ply));
                 let t0 = Instant::now();
@@ -567,8 +483,7 @@ fn run(s: &Scenario, i: usize, f: &mut Figures) {
 /// peak, 12 s on with the attackers still there (past the server's 10 s
 /// timeouts), and once they are gone.
 fn memory_over_time(s: &Scenario, f: &mut Figures) {
-    let dir = std::env::temp_dir().join(format!("tactus-bench-boundaries-{}-after", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = tempdir("bench-after");
     let (args, held) = (s.args)(&dir);
     let mut d = Daemon::start(&dir, &args, (s.channel)());
     let pid = d.child.id();
@@ -593,7 +508,7 @@ fn memory_over_time(s: &Scenario, f: &mut Figures) {
 }
 
 fn main() {
-    raise_open_files();
+    raise_open_files(SLOW_CLIENTS + 200);
     println!(
         "| boundary, attack | bound | latency p50 | p99 | max | SIGTERM → exit max | RSS before | peak | at 12 s, attackers there | after they go |"
     );

@@ -4,16 +4,15 @@
 //! serial line, and CPU use while idle. `cargo bench -p tactus --bench daemon`
 //! (needs mosquitto: ./setup installs it).
 
-use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn status_kb(pid: u32, key: &str) -> Option<u64> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = text.lines().find(|l| l.starts_with(key))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
+#[path = "../tests/common/mod.rs"]
+mod common;
+mod support;
+use common::{free_port, mosquitto, tempdir};
+use support::status_kb;
 
 /// utime + stime, in clock ticks.
 fn cpu_ticks(pid: u32) -> Option<u64> {
@@ -26,28 +25,12 @@ fn cpu_ticks(pid: u32) -> Option<u64> {
 fn main() {
     let bin = env!("CARGO_BIN_EXE_tactus");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let state = std::env::temp_dir().join(format!("tactus-bench-daemon-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&state);
+    let state = tempdir("bench");
 
     // 1. A whole blitz game at 10× speed, with the HTTP feed on and the
     // events published to a broker.
-    let free = || std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let (port, mqtt) = (free(), free());
-    std::fs::create_dir_all(&state).unwrap();
-    let conf = state.join("mosquitto.conf");
-    std::fs::write(&conf, format!("listener {mqtt} 127.0.0.1\nallow_anonymous true\n")).unwrap();
-    let mut broker = Command::new("mosquitto")
-        .arg("-c")
-        .arg(&conf)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("mosquitto must be installed (./setup)");
-    let up = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", mqtt)).is_err() {
-        assert!(up.elapsed() < Duration::from_secs(10), "mosquitto did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let (port, mqtt) = (free_port(), free_port());
+    let broker = mosquitto(mqtt, &state);
     let mut child = Command::new(bin)
         .args(["run", "--board", "sim", "--sim-speed", "10", "--voice", "none", "--sim-trace"])
         .arg(root.join("assets/demo.trace.jsonl"))
@@ -72,13 +55,7 @@ fn main() {
         }
         // The game is over when the feed says so; then the daemon serves on.
         if started.elapsed() > Duration::from_secs(2) {
-            let feed = std::net::TcpStream::connect(("127.0.0.1", port)).ok().and_then(|mut s| {
-                use std::io::Read;
-                write!(s, "GET /games.pgn HTTP/1.0\r\n\r\n").ok()?;
-                let mut t = String::new();
-                s.read_to_string(&mut t).ok()?;
-                Some(t)
-            });
+            let feed = common::http::get(port, "/games.pgn");
             if feed.is_some_and(|t| t.contains("[Result \"1-0\"]")) {
                 peak = peak.max(status_kb(pid, "VmHWM:").unwrap_or(0));
                 break;
@@ -88,8 +65,7 @@ fn main() {
     }
     let _ = child.kill();
     let _ = child.wait();
-    let _ = broker.kill();
-    let _ = broker.wait();
+    drop(broker);
     println!(
         "tactus run, sim board, a 87-ply blitz game at 10x with journal, HTTP feed and MQTT: peak resident memory {:.1} MB ({} kB)",
         peak as f64 / 1024.0,

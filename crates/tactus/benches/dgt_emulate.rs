@@ -5,19 +5,24 @@
 //! with board requests and never reads (issue 19).
 //! `cargo bench -p tactus --bench dgt_emulate`.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+mod support;
+use common::{empty_config, lines, signal, tempdir};
+use support::{KNIGHTS, pct};
 
 const ROUNDS: usize = 200;
 /// Daemons started for the press and SIGTERM figures, each way.
 const RUNS: usize = 10;
-/// Knights out and back, three times: no position stands five times.
-const CYCLE: [(&str, &str); 4] = [("g1f3", "w"), ("g8f6", "b"), ("f3g1", "w"), ("f6g8", "b")];
+/// Knights out and back, three times.
 const PLIES: usize = 12;
 
 /// Reads messages until one with id `want`; returns its data.
@@ -36,14 +41,6 @@ fn read_until(port: &mut dyn Read, want: u8) -> Vec<u8> {
             return data;
         }
     }
-}
-
-fn pct(v: &mut [Duration], p: f64) -> Duration {
-    if v.is_empty() {
-        return Duration::ZERO;
-    }
-    v.sort();
-    v[((v.len() - 1) as f64 * p).round() as usize]
 }
 
 fn main() {
@@ -69,12 +66,10 @@ fn main() {
 /// A daemon on a typed board serving the emulation at a pty in `dir`, with
 /// its events; returned once the line is open.
 fn daemon(dir: &Path, events: bool) -> (Child, ChildStdin, Receiver<String>) {
-    let config = dir.join("empty.toml");
-    std::fs::write(&config, "").unwrap();
     let mut daemon = Command::new(env!("CARGO_BIN_EXE_tactus"))
         .arg("run")
         .arg("--config")
-        .arg(&config)
+        .arg(empty_config())
         .args(["--board", "sim", "--time-control", "-", "--state-dir"])
         .arg(dir.join("state"))
         .args(["--voice", "none", "--events", if events { "-" } else { "/dev/null" }, "--dgt-emulate"])
@@ -84,25 +79,10 @@ fn daemon(dir: &Path, events: bool) -> (Child, ChildStdin, Receiver<String>) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("tactus runs");
-    let mut log = BufReader::new(daemon.stderr.take().unwrap()).lines();
-    loop {
-        let line = log.next().expect("the daemon's readiness line").unwrap();
-        if line.contains("serving a DGT board at") {
-            break;
-        }
-    }
-    std::thread::spawn(move || log.for_each(drop));
-    let (tx, rx) = mpsc::channel();
-    let stdout = daemon.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    support::ready(daemon.stderr.take().unwrap(), "serving a DGT board at");
+    let events = lines(daemon.stdout.take().unwrap());
     let board = daemon.stdin.take().unwrap();
-    (daemon, board, rx)
+    (daemon, board, events)
 }
 
 /// Waits for the event `kind` of ply `ply`.
@@ -120,9 +100,7 @@ fn event(events: &Receiver<String>, kind: &str, ply: usize) {
 /// SIGTERM timed to the exit; with `attack`, a client floods the line with
 /// board requests and reads nothing all along.
 fn game_under(attack: bool, run: usize, press: &mut Vec<Duration>, term: &mut Vec<Duration>) {
-    let dir = std::env::temp_dir().join(format!("tactus-bench-dgt-game-{}-{attack}-{run}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempdir(&format!("bench-game-{attack}-{run}"));
     let (mut daemon, mut board, events) = daemon(&dir, true);
     let stop = Arc::new(AtomicBool::new(false));
     let flood = attack.then(|| {
@@ -137,7 +115,7 @@ fn game_under(attack: bool, run: usize, press: &mut Vec<Duration>, term: &mut Ve
         })
     });
     for ply in 1..=PLIES {
-        let (mv, side) = CYCLE[(ply - 1) % CYCLE.len()];
+        let (mv, side) = KNIGHTS[(ply - 1) % KNIGHTS.len()];
         writeln!(board, "{mv}").unwrap();
         event(&events, "move", ply);
         let t0 = Instant::now();
@@ -146,7 +124,7 @@ fn game_under(attack: bool, run: usize, press: &mut Vec<Duration>, term: &mut Ve
         press.push(t0.elapsed());
     }
     let t0 = Instant::now();
-    assert!(Command::new("kill").arg("-TERM").arg(daemon.id().to_string()).status().unwrap().success());
+    assert!(signal("-TERM", daemon.id()));
     let status = daemon.wait().unwrap();
     term.push(t0.elapsed());
     assert!(status.success(), "{status}");
@@ -160,9 +138,7 @@ fn game_under(attack: bool, run: usize, press: &mut Vec<Duration>, term: &mut Ve
 
 /// A sensor edge to its FIELD_UPDATE, a dump request to its reply.
 fn field_updates() {
-    let dir = std::env::temp_dir().join(format!("tactus-bench-dgt-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempdir("bench-field-updates");
     let (mut daemon, mut board, _events) = daemon(&dir, false);
     let link = dir.join("dgt");
     let mut port = serialport::new(link.to_str().unwrap(), 9600)

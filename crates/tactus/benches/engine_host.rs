@@ -9,58 +9,23 @@
 //! engine_host`.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use shakmaty::uci::UciMove;
-use shakmaty::{Chess, Move, Position, Role, Square};
+use shakmaty::{Chess, Move, Position, Role};
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+mod support;
+use common::moves::{Lcg, carried_out, hands};
+use common::tactus_run;
+use support::pct;
 
 const STOCKFISH: &str = "/usr/games/stockfish";
 const SAMPLES: usize = 200;
-
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 33) as usize) % n
-    }
-}
-
-fn hands(pos: &Chess, mv: Move) -> String {
-    let edges: Vec<String> = match mv {
-        Move::Castle { king, rook } => {
-            let side = if king < rook { shakmaty::CastlingSide::KingSide } else { shakmaty::CastlingSide::QueenSide };
-            let turn = pos.turn();
-            vec![
-                format!("{king}-"),
-                format!("{}+", side.king_to(turn)),
-                format!("{rook}-"),
-                format!("{}+", side.rook_to(turn)),
-            ]
-        }
-        Move::EnPassant { from, to } => {
-            vec![format!("{from}-"), format!("{to}+"), format!("{}-", Square::from_coords(to.file(), from.rank()))]
-        }
-        Move::Normal { from, to, capture, .. } => {
-            let mut out = Vec::new();
-            if capture.is_some() {
-                out.push(format!("{to}-"));
-            }
-            out.extend([format!("{from}-"), format!("{to}+")]);
-            out
-        }
-        Move::Put { .. } => unreachable!(),
-    };
-    edges.join(" ")
-}
-
-fn pct(v: &mut [f64], p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[((v.len() - 1) as f64 * p).round() as usize]
-}
 
 /// The daemon's summary of a game's engine moves: `(moves, search p50,
 /// besides p50, p95, max)`.
@@ -82,15 +47,9 @@ fn summary(line: &str) -> Option<[f64; 5]> {
 fn game(seed: u64, dir: &std::path::Path, whole: &mut Vec<f64>) -> [f64; 5] {
     let state = dir.join(format!("state-{seed}"));
     let config = dir.join("tactus.toml");
-    let mut daemon = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .arg("run")
-        .arg("--config")
-        .arg(&config)
-        .args(["--board", "sim", "--state-dir"])
-        .arg(&state)
-        .args(["--voice", "none", "--events", "-"])
+    let mut daemon = tactus_run(&config, &state)
+        .args(["--board", "sim"])
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("tactus runs");
@@ -120,7 +79,7 @@ fn game(seed: u64, dir: &std::path::Path, whole: &mut Vec<f64>) -> [f64; 5] {
         let moves: Vec<Move> =
             pos.legal_moves().into_iter().filter(|m| m.promotion().is_none_or(|r| r == Role::Queen)).collect();
         let mv = moves[rng.below(moves.len())];
-        writeln!(stdin, "{}", hands(&pos, mv)).unwrap();
+        writeln!(stdin, "{}", hands(&pos, mv).join(" ")).unwrap();
         next(&["move"]);
         let pressed = Instant::now();
         writeln!(stdin, "w").unwrap();
@@ -130,12 +89,7 @@ fn game(seed: u64, dir: &std::path::Path, whole: &mut Vec<f64>) -> [f64; 5] {
             break;
         }
         whole.push((at - pressed).as_secs_f64() * 1000.0);
-        let mut edges = Vec::new();
-        for step in chosen["steps"].as_array().unwrap() {
-            edges.extend(step["from"].as_str().map(|sq| format!("{sq}-")));
-            edges.extend(step["to"].as_str().map(|sq| format!("{sq}+")));
-        }
-        writeln!(stdin, "{}", edges.join(" ")).unwrap();
+        writeln!(stdin, "{}", carried_out(&chosen)).unwrap();
         let uci: UciMove = chosen["uci"].as_str().unwrap().parse().unwrap();
         let engine_move = uci.to_move(&pos).unwrap();
         let (_, done) = next(&["complete"]);

@@ -5,35 +5,15 @@
 //! daemon within 2 s. Readiness is a log line or the feed showing a move,
 //! never a sleep.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{ChildStdin, Command, Stdio};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 mod common;
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tactus-boundaries-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// Kills the daemon when a test fails before it is stopped.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use common::http::get;
+use common::{Guard, free_port, line_with, lines, signal, tempdir};
 
 /// A daemon on the typed sim board serving `/games.pgn` on `port`, with
 /// `args` added; its standard output is piped and never read. Its log is
@@ -53,45 +33,15 @@ fn daemon(dir: &Path, port: u16, args: &[&str]) -> (Guard, ChildStdin, Receiver<
         .spawn()
         .expect("tactus runs");
     let stdin = child.stdin.take().unwrap();
-    let log = log_lines(child.stderr.take().unwrap());
+    let log = lines(child.stderr.take().unwrap());
     wait_for_log(&log, "http: serving on");
     (Guard(child), stdin, log)
-}
-
-/// The log's lines as they come, from a thread that reads them all.
-fn log_lines(stderr: impl Read + Send + 'static) -> Receiver<String> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
 }
 
 /// Waits for a log line containing `needle` (a minute at most: a bound for
 /// failure, not a timing assumption); returns it.
 fn wait_for_log(log: &Receiver<String>, needle: &str) -> String {
-    let end = Instant::now() + Duration::from_secs(60);
-    loop {
-        match log.recv_timeout(end.saturating_duration_since(Instant::now())) {
-            Ok(line) if line.contains(needle) => return line,
-            Ok(_) => {}
-            Err(RecvTimeoutError::Timeout) => panic!("no log line with {needle:?} within a minute"),
-            Err(RecvTimeoutError::Disconnected) => panic!("the daemon ended before logging {needle:?}"),
-        }
-    }
-}
-
-fn get(port: u16, path: &str) -> Option<String> {
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    write!(s, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").ok()?;
-    let mut text = String::new();
-    s.read_to_string(&mut text).ok()?;
-    Some(text.split_once("\r\n\r\n")?.1.to_string())
+    line_with(log, needle, Duration::from_secs(60))
 }
 
 /// Waits until `/games.pgn` contains `moves` (a minute at most).
@@ -110,7 +60,7 @@ fn wait_for_pgn(port: u16, moves: &str) {
 /// SIGTERM, and the time to the daemon's orderly exit.
 fn terminate(daemon: &mut Guard) -> Duration {
     let asked = Instant::now();
-    assert!(Command::new("kill").args(["-TERM", &daemon.0.id().to_string()]).status().unwrap().success());
+    assert!(signal("-TERM", daemon.0.id()));
     let end = asked + Duration::from_secs(30);
     let status = loop {
         if let Some(status) = daemon.0.try_wait().unwrap() {

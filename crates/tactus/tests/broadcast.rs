@@ -5,129 +5,26 @@
 //! file or the environment. The page is never given a stand-in server.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
 mod common;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tactus-broadcast-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// A file only its owner may read, as secrets must be.
-fn secret(dir: &Path, name: &str, text: &str) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
-    path
-}
-
-/// An empty configuration of the test's own: a daemon started without
-/// `--config` reads the machine's /etc/tactus/tactus.toml, whatever it says.
-fn no_config(dir: &Path) -> PathBuf {
-    let path = dir.join("tactus.toml");
-    std::fs::write(&path, "").unwrap();
-    path
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// Kills the child when the test ends, pass or fail.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn request(port: u16, method: &str, path: &str, headers: &str, body: &str) -> Option<(u16, String)> {
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    write!(s, "{method} {path} HTTP/1.0\r\nHost: localhost\r\n{headers}Content-Length: {}\r\n\r\n{body}", body.len())
-        .ok()?;
-    let mut text = String::new();
-    s.read_to_string(&mut text).ok()?;
-    let (head, body) = text.split_once("\r\n\r\n")?;
-    let status = head.split(' ').nth(1)?.parse().ok()?;
-    Some((status, body.to_string()))
-}
-
-fn get(port: u16, path: &str) -> Option<String> {
-    request(port, "GET", path, "", "").and_then(|(status, body)| (status == 200).then_some(body))
-}
-
-fn wait_for(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + timeout;
-    while Instant::now() < end {
-        if f() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("timed out waiting for {what}");
-}
+use common::http::{get, request};
+use common::page::{node, require_browser};
+use common::{Guard, Typed, empty_config, free_port, hall, mosquitto, root, secret, signal, tempdir, wait_for};
 
 fn epoch_ms() -> u128 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis()
 }
 
-fn require_browser() {
-    assert!(root().join("web/dist/index.html").exists(), "the page is built by ./setup (npm run build in web/)");
-    assert!(Path::new("/usr/bin/chromium").exists(), "Chromium is installed by ./setup (apt-get install chromium)");
-}
-
-/// Runs one of web/test/*.mjs and returns its standard output; fails the
-/// test with everything it said when it fails.
-fn node(script: &str, args: &[&str]) -> String {
-    let out = Command::new("node")
-        .arg(root().join("web/test").join(script))
-        .args(args)
-        .output()
-        .expect("node runs (./setup installs it)");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "{script}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    stdout
-}
-
-/// What `web/test/read.mjs` read on a page.
+/// What `web/test/read.mjs` read on a page, which says it loaded.
 fn read_page(port: u16, path: &str) -> Value {
-    let out = node("read.mjs", &[&format!("http://127.0.0.1:{port}"), path]);
-    let page: Value = out.lines().rev().find_map(|l| serde_json::from_str(l).ok()).expect("a JSON line");
+    let page = common::page::read_page(port, path, &[]);
     assert_eq!(page["ok"], true, "{page}");
-    assert_eq!(page["errors"], serde_json::json!([]), "no page errors: {page}");
-    let text = page.to_string();
-    for broken in ["NaN", "undefined", "[object Object]"] {
-        assert!(!text.contains(broken), "{path} shows {broken:?}: {page}");
-    }
     page
-}
-
-/// A daemon whose simulated board is typed at (its standard input).
-struct Typed {
-    _child: Guard,
-    stdin: ChildStdin,
-}
-
-impl Typed {
-    fn say(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-    }
 }
 
 #[test]
@@ -141,7 +38,7 @@ fn chromium_sees_a_move_within_a_second_of_the_board_making_it() {
         .current_dir(root())
         .arg("run")
         .arg("--config")
-        .arg(no_config(&dir))
+        .arg(empty_config())
         .args(["--board", "sim", "--voice", "none", "--events", "-", "--board-id", "b1", "--state-dir"])
         .arg(dir.join("state"))
         .arg("--http")
@@ -152,8 +49,7 @@ fn chromium_sees_a_move_within_a_second_of_the_board_making_it() {
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
-    let stdin = child.stdin.take().unwrap();
-    let mut board = Typed { _child: Guard(child), stdin };
+    let mut board = Typed::of(child);
     let marker_file = marker.clone();
     // When the daemon announces the move, the marker gets the wall time.
     std::thread::spawn(move || {
@@ -197,16 +93,6 @@ fn chromium_sees_a_move_within_a_second_of_the_board_making_it() {
     });
 }
 
-fn mosquitto(port: u16, dir: &Path) -> Guard {
-    let conf = dir.join("mosquitto.conf");
-    std::fs::write(&conf, format!("listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n")).unwrap();
-    let bin = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"].into_iter().find(|p| Path::new(p).exists());
-    let bin = bin.expect("mosquitto is installed by ./setup (apt-get install mosquitto)");
-    let child = Command::new(bin).arg("-c").arg(&conf).stderr(Stdio::null()).stdout(Stdio::null()).spawn().unwrap();
-    wait_for("mosquitto", Duration::from_secs(5), || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
-    Guard(child)
-}
-
 /// A game that ends on White's flag: four seconds each, and Black never moves.
 const FLAG_FALL: &str = r#"{"tactus_trace": 1, "variant": "standard", "start_fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "time_control": "4", "white": "Quick, Flo", "black": "Slow, Sam", "event": "Flag test"}
 {"t": 300, "sq": "e2", "on": false}
@@ -225,10 +111,8 @@ fn players(trace: &Path) -> (String, String) {
 fn a_team_match_through_a_relay_with_a_hall_key_as_chromium_shows_it() {
     require_browser();
     let dir = tempdir("match");
-    let (broker_port, relay_port) = (free_port(), free_port());
-    let _broker = mosquitto(broker_port, &dir);
-    let broker = format!("127.0.0.1:{broker_port}");
-    let key = secret(&dir, "hall.key", "the club's hall key, shared by its boards\n");
+    let relay_port = free_port();
+    let (_broker, broker, key) = hall(&dir);
     let token = secret(&dir, "arbiter.token", "s3cret-arbiter\n");
     let teams = dir.join("teams.toml");
     std::fs::write(
@@ -266,7 +150,7 @@ fn a_team_match_through_a_relay_with_a_hall_key_as_chromium_shows_it() {
         let mut c = Command::new(env!("CARGO_BIN_EXE_tactus"));
         c.arg("run")
             .arg("--config")
-            .arg(no_config(&dir))
+            .arg(empty_config())
             .args(["--board", "sim", "--voice", "none", "--hall", "club", "--mqtt", &broker, "--board-id", id])
             .arg("--hall-key")
             .arg(&key)
@@ -280,9 +164,7 @@ fn a_team_match_through_a_relay_with_a_hall_key_as_chromium_shows_it() {
     for (id, trace, speed) in &finished {
         daemons.push(Guard(daemon(id).args(["--sim-speed", speed, "--sim-trace"]).arg(trace).spawn().unwrap()));
     }
-    let mut b4 = daemon("b4").stdin(Stdio::piped()).spawn().unwrap();
-    let b4_in = b4.stdin.take().unwrap();
-    let mut b4 = Typed { _child: Guard(b4), stdin: b4_in };
+    let mut b4 = Typed::start(&mut daemon("b4"));
     for d in &mut daemons {
         assert!(d.0.wait().unwrap().success(), "a board daemon failed");
     }
@@ -423,7 +305,7 @@ fn the_arbiter_token_comes_from_a_file_or_the_environment() {
         c.current_dir(root())
             .arg("run")
             .arg("--config")
-            .arg(no_config(&dir))
+            .arg(empty_config())
             .args(["--board", "sim", "--voice", "none", "--board-id", "b1", "--state-dir"])
             .arg(dir.join(format!("state{i}")))
             .arg("--http")
@@ -465,22 +347,18 @@ fn chromium_shows_the_engines_view_in_a_game_no_arbiter_supervises() {
         "[game]\ntime_control = \"-\"\nsupervision = \"unsupervised\"\n\n[engine]\npath = \"/usr/games/stockfish\"\nlevel = 10\nthink_ms = 100\n",
     )
     .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .current_dir(root())
-        .arg("run")
-        .arg("--config")
-        .arg(&config)
-        .args(["--board", "sim", "--voice", "none", "--board-id", "b1", "--state-dir"])
-        .arg(dir.join("state"))
-        .arg("--http")
-        .arg(format!("127.0.0.1:{port}"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdin = child.stdin.take().unwrap();
-    let mut board = Typed { _child: Guard(child), stdin };
+    let mut board = Typed::start(
+        Command::new(env!("CARGO_BIN_EXE_tactus"))
+            .current_dir(root())
+            .arg("run")
+            .arg("--config")
+            .arg(&config)
+            .args(["--board", "sim", "--voice", "none", "--board-id", "b1", "--state-dir"])
+            .arg(dir.join("state"))
+            .arg("--http")
+            .arg(format!("127.0.0.1:{port}"))
+            .stderr(Stdio::null()),
+    );
     wait_for("the daemon's page", Duration::from_secs(10), || get(port, "/api/hall").is_some());
     board.say("e2 e4");
     board.say("w");
@@ -522,7 +400,7 @@ fn a_game_goes_on_while_the_broker_is_away_and_the_relay_catches_up() {
     let mut daemon = Command::new(env!("CARGO_BIN_EXE_tactus"))
         .arg("run")
         .arg("--config")
-        .arg(no_config(&dir))
+        .arg(empty_config())
         .args(["--board", "sim", "--voice", "none", "--hall", "club", "--mqtt", &address, "--board-id", "b1"])
         .args(["--time-control", "5400+30", "--events", "-"])
         .arg("--hall-key")
@@ -570,8 +448,7 @@ fn a_game_goes_on_while_the_broker_is_away_and_the_relay_catches_up() {
         play(m, if i % 2 == 0 { "b" } else { "w" });
     }
     let asked = Instant::now();
-    let terminated = Command::new("kill").args(["-TERM", &daemon.0.id().to_string()]).status().unwrap();
-    assert!(terminated.success());
+    assert!(signal("-TERM", daemon.0.id()));
     let status = daemon.0.wait().unwrap();
     let took = asked.elapsed();
     assert!(status.success(), "the daemon stopped the orderly way: {status}");

@@ -18,10 +18,9 @@
 //! (./setup installs them) and fails loudly without them.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::io::Write;
+use std::path::Path;
+use std::process::{ChildStdin, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -33,78 +32,17 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Move, Position};
 
 mod common;
-use common::{EventStream, fake_engine};
+use common::dgt_client::DgtClient;
+use common::http::get;
+use common::moves::carried_out;
+use common::{
+    EventStream, Guard, fake_engine, free_port, lines, mosquitto, raise_open_files, shell_script, signal, tempdir,
+};
 
 /// A bound on waiting for what must come, not a time anything should take.
 const WAIT: Duration = Duration::from_secs(60);
 /// The slow HTTP clients.
 const SLOW_CLIENTS: usize = 1000;
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tactus-chaos-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// Kills a child process when the test ends, pass or fail.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn program(name: &str) -> PathBuf {
-    ["/usr/sbin", "/usr/bin", "/bin"]
-        .iter()
-        .map(|d| Path::new(d).join(name))
-        .find(|p| p.exists())
-        .unwrap_or_else(|| panic!("{name} is not installed (./setup installs it)"))
-}
-
-/// A mosquitto on `port`, open to anyone, until dropped.
-fn mosquitto(port: u16, dir: &Path) -> Guard {
-    let conf = dir.join("mosquitto.conf");
-    std::fs::write(&conf, format!("listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n")).unwrap();
-    let child = Command::new(program("mosquitto"))
-        .arg("-c")
-        .arg(&conf)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let guard = Guard(child);
-    wait_until("mosquitto to listen", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
-    guard
-}
-
-/// Polls `check` until it holds (a readiness wait, bounded by [`WAIT`]).
-fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
-    let end = Instant::now() + WAIT;
-    while !check() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// One HTTP/1.0 GET; the body of a 200.
-fn get(port: u16, path: &str) -> Option<String> {
-    use std::io::Read;
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    write!(s, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").ok()?;
-    let mut text = String::new();
-    s.read_to_string(&mut text).ok()?;
-    let (head, body) = text.split_once("\r\n\r\n")?;
-    (head.split(' ').nth(1) == Some("200")).then(|| body.to_string())
-}
 
 /// Waits until the hall's relay shows `moves` for board `b1`.
 fn relayed(port: u16, moves: &[String], when: &str) {
@@ -121,22 +59,6 @@ fn relayed(port: u16, moves: &[String], when: &str) {
         assert!(Instant::now() < end, "the relay {when} shows {now:?}, not {moves:?}");
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-/// The soft limit on open files raised to the hard one (for the slow
-/// clients; the daemon inherits it); the hard limit must allow them.
-fn raise_open_files(needed: usize) {
-    let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
-    let line = limits.lines().find(|l| l.starts_with("Max open files")).unwrap();
-    let hard = line.split_whitespace().nth(4).unwrap();
-    let hard_n = if hard == "unlimited" { usize::MAX } else { hard.parse().unwrap() };
-    assert!(hard_n >= needed, "the hard limit on open files ({hard}) is below the {needed} this test needs");
-    let pid = std::process::id().to_string();
-    let status = Command::new(program("prlimit"))
-        .args(["--pid", &pid, &format!("--nofile={hard}:{hard}")])
-        .status()
-        .expect("prlimit (util-linux) raises the limit on open files");
-    assert!(status.success(), "prlimit --nofile={hard}");
 }
 
 /// The daemon: a typed sim board, the engine playing Black, the DGT
@@ -229,12 +151,7 @@ fn black(d: &mut Daemon, g: &mut Game) {
     assert_eq!(chosen["side"], "black", "{chosen}");
     let uci = chosen["uci"].as_str().unwrap();
     let m = uci.parse::<UciMove>().unwrap().to_move(&g.pos).expect("the engine's move is legal");
-    let mut edges = Vec::new();
-    for step in chosen["steps"].as_array().unwrap() {
-        edges.extend(step["from"].as_str().map(|sq| format!("{sq}-")));
-        edges.extend(step["to"].as_str().map(|sq| format!("{sq}+")));
-    }
-    d.type_line(&edges.join(" "));
+    d.type_line(&carried_out(&chosen));
     let done = d.events.next("complete");
     assert_eq!(done["uci"], uci, "{done}");
     g.play(m);
@@ -249,31 +166,6 @@ fn round(d: &mut Daemon, g: &mut Game) {
 /// The engine process now running: the last one its script started.
 fn engine_pid(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("engine.pids")).unwrap().lines().last().unwrap().to_string()
-}
-
-/// A DGT client written from DGT's protocol description (the dgt crate's
-/// test client, Python, sharing no code with tactus): the board it reads
-/// when it introduces itself.
-fn dgt_board(link: &Path) -> String {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../dgt/tests/client/dgt_client.py");
-    let mut child = Guard(
-        Command::new("python3")
-            .arg(script)
-            .arg(link)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 runs the documents-written DGT client (./setup installs python3)"),
-    );
-    let out = BufReader::new(child.0.stdout.take().unwrap());
-    for line in out.lines() {
-        let v: Value = serde_json::from_str(&line.unwrap()).unwrap();
-        assert!(v.get("error").is_none(), "the DGT client found a fault: {v}");
-        if v.get("ready").is_some() {
-            return v["board"].as_str().unwrap().to_string();
-        }
-    }
-    panic!("the DGT client ended without reading the board");
 }
 
 /// Moves of a PGN's movetext, without comments, numbers and the result.
@@ -332,20 +224,15 @@ fn a_game_survives_every_peer_misbehaving_and_sigterm_ends_it_within_2_s() {
     let pids = dir.join("engine.pids");
     let crashes = dir.join("engine.crashes");
     let nonsense: String = NONSENSE.iter().map(|o| format!(" --say '{o}'")).collect();
-    std::fs::write(
+    shell_script(
         &script,
-        format!(
-            "#!/bin/sh\necho $$ >> '{}'\nexec '{}'{nonsense} --go crash --times 3 '{}'\n",
+        &format!(
+            "echo $$ >> '{}'\nexec '{}'{nonsense} --go crash --times 3 '{}'",
             pids.display(),
             fake_engine().display(),
             crashes.display()
         ),
-    )
-    .unwrap();
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    );
     let config = dir.join("tactus.toml");
     std::fs::write(
         &config,
@@ -373,15 +260,7 @@ fn a_game_survives_every_peer_misbehaving_and_sigterm_ends_it_within_2_s() {
         .expect("tactus runs");
     let events = EventStream::of(&mut child);
     let board = child.stdin.take().unwrap();
-    let (tx, log) = std::sync::mpsc::channel();
-    let stderr = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let log = lines(child.stderr.take().unwrap());
     let mut d = Daemon { child: Guard(child), board, events, log, logged: Vec::new() };
     d.events.next("start");
     d.logged("serving a DGT board at");
@@ -430,10 +309,10 @@ fn a_game_survives_every_peer_misbehaving_and_sigterm_ends_it_within_2_s() {
     // 3. The engine hangs: stopped, it answers nothing; it is killed and
     // started again, and its move comes.
     let hung = engine_pid(&dir);
-    assert!(Command::new("kill").args(["-STOP", &hung]).status().unwrap().success());
+    assert!(signal("-STOP", &hung));
     round(&mut d, &mut g);
     assert_ne!(engine_pid(&dir), hung, "a new engine plays");
-    let _ = Command::new("kill").args(["-CONT", &hung]).status();
+    signal("-CONT", &hung);
 
     // 4. The broker vanishes and returns: the game goes on meanwhile, and
     // the relay has every move once it is back.
@@ -460,7 +339,7 @@ fn a_game_survives_every_peer_misbehaving_and_sigterm_ends_it_within_2_s() {
 
     // The end: a DGT client that comes now reads the board as it stands;
     // White resigns; every move is in the events, the feed and the hall.
-    assert_eq!(dgt_board(&link), g.pos.board().to_string(), "the emulated board after the chaos");
+    assert_eq!(DgtClient::start(&link).introduced(), g.pos.board().to_string(), "the emulated board after the chaos");
     d.type_line("result 0-1 resigns");
     let over = d.events.next("game_over");
     assert_eq!(over["result"], "0-1", "{over}");
@@ -479,7 +358,7 @@ fn a_game_survives_every_peer_misbehaving_and_sigterm_ends_it_within_2_s() {
     relayed(relay_port, &g.played, "at the end");
 
     let asked = Instant::now();
-    assert!(Command::new("kill").args(["-TERM", &d.child.0.id().to_string()]).status().unwrap().success());
+    assert!(signal("-TERM", d.child.0.id()));
     let status = loop {
         if let Some(status) = d.child.0.try_wait().unwrap() {
             break status;

@@ -1,21 +1,16 @@
 //! The `tactus` commands as a user runs them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
+use std::time::Duration;
+
+mod common;
+use common::http::request;
+use common::lichess::LichessServer;
+use common::{Guard, empty_config, fixture, free_port, root, tempdir, wait_for};
 
 fn tactus() -> Command {
     Command::new(env!("CARGO_BIN_EXE_tactus"))
-}
-
-fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/traces").join(rel)
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tactus-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]
@@ -133,8 +128,7 @@ fn a_trace_whose_clock_starts_at_zero_is_refused_on_line_1() {
         "{\"tactus_trace\": 1, \"time_control\": \"0\"}\n{\"t\": 100, \"sq\": \"e2\", \"on\": false}\n",
     )
     .unwrap();
-    let config = dir.join("empty.toml");
-    std::fs::write(&config, "").unwrap();
+    let config = empty_config();
     let replayed = tactus().arg("replay").arg(&trace).output().unwrap();
     let played = tactus()
         .args(["run", "--board", "sim", "--voice", "none", "--config"])
@@ -199,8 +193,7 @@ fn say_renders_a_wav_with_espeak_ng() {
 
 #[test]
 fn bench_prints_throughput_and_latency() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/traces");
-    let out = tactus().arg("bench").arg(root).args(["--repeat", "1"]).output().unwrap();
+    let out = tactus().arg("bench").arg(root().join("tests/traces")).args(["--repeat", "1"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("edges/s") && text.contains("p95"), "{text}");
@@ -268,7 +261,7 @@ fn doctor_checks_what_the_config_names() {
 #[test]
 fn the_shipped_config_without_a_board_fails_in_one_clear_line_and_writes_nothing() {
     let dir = tempdir("noboard");
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/tactus.toml");
+    let shipped = root().join("config/tactus.toml");
     let state = dir.join("state");
     let out = tactus().args(["run", "--config"]).arg(&shipped).arg("--state-dir").arg(&state).output().unwrap();
     // EX_UNAVAILABLE: the service manager may try later, with its delay.
@@ -449,37 +442,6 @@ fn the_demo_plays_says_once_where_speech_goes_and_leaves_nothing_behind() {
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "the demo's trace, journal and WAVs are gone");
 }
 
-/// The Lichess test server (crates/lichess/tests/server, written from
-/// Lichess's API reference), killed when dropped; with its URL.
-struct LichessServer(std::process::Child, String);
-
-impl LichessServer {
-    fn start(tokens: &[&str]) -> LichessServer {
-        use std::io::BufRead;
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lichess/tests/server/lichess_server.py");
-        let mut c = Command::new("python3");
-        c.arg(script).args(["--user", "Arbiter"]);
-        for t in tokens {
-            c.args(["--token", t]);
-        }
-        let mut child = c
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("python3 runs the Lichess test server (python3 with python-chess is required)");
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let url = line.trim().strip_prefix("listening on ").expect("the Lichess test server started").to_string();
-        LichessServer(child, url)
-    }
-}
-
-impl Drop for LichessServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// `tactus doctor` asks Lichess about the configured token: one with
 /// `study:write` suits a broadcast; one without that scope, one Lichess
 /// does not know, one others can read and a Lichess it cannot reach are
@@ -489,12 +451,12 @@ fn doctor_checks_the_lichess_tokens_scope() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempdir("doctor-lichess");
     let server = LichessServer::start(&["lip_study=study:write", "lip_board=board:play,challenge:read"]);
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let closed = free_port();
     let cases = [
-        ("lip_study", 0o600, server.1.clone(), true, "ok  Lichess token", "arbiter's, with study:write"),
-        ("lip_board", 0o600, server.1.clone(), false, "FIX Lichess token", "a broadcast push needs study:write"),
-        ("lip_nobody", 0o600, server.1.clone(), false, "FIX Lichess token", "Lichess does not know this token"),
-        ("lip_study", 0o644, server.1.clone(), false, "FIX Lichess token", "chmod 600"),
+        ("lip_study", 0o600, server.url.clone(), true, "ok  Lichess token", "arbiter's, with study:write"),
+        ("lip_board", 0o600, server.url.clone(), false, "FIX Lichess token", "a broadcast push needs study:write"),
+        ("lip_nobody", 0o600, server.url.clone(), false, "FIX Lichess token", "Lichess does not know this token"),
+        ("lip_study", 0o644, server.url.clone(), false, "FIX Lichess token", "chmod 600"),
         (
             "lip_study",
             0o600,
@@ -578,7 +540,6 @@ fn doctor_checks_the_board_play_scope_for_online_games() {
 /// token and address are taken when no flag is given.
 #[test]
 fn the_relay_takes_its_lichess_rounds_from_flags_or_its_config() {
-    use std::io::Read;
     use std::os::unix::fs::PermissionsExt;
     let dir = tempdir("relay-lichess");
     let relay = |extra: &[&str]| {
@@ -607,42 +568,27 @@ fn the_relay_takes_its_lichess_rounds_from_flags_or_its_config() {
     let config = dir.join("tactus.toml");
     let table = format!(
         "[lichess]\nurl = \"{}\"\ntoken_file = \"{}\"\nbroadcast = [\"Round001=1-100\", \"Round002=101-200\"]\n",
-        server.1,
+        server.url,
         token.display()
     );
     std::fs::write(&config, table).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = tactus()
-        .args(["relay", "--broker", "127.0.0.1:9", "--hall", "club", "--http", &format!("127.0.0.1:{port}")])
-        .arg("--config")
-        .arg(&config)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    struct Kill(std::process::Child);
-    impl Drop for Kill {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let _relay = Kill(child);
-    let asked = std::time::Instant::now();
-    let body = loop {
-        let reply = std::net::TcpStream::connect(("127.0.0.1", port)).ok().and_then(|mut s| {
-            use std::io::Write;
-            write!(s, "GET /api/lichess HTTP/1.0\r\nHost: x\r\n\r\n").ok()?;
-            let mut text = String::new();
-            s.read_to_string(&mut text).ok()?;
-            Some(text)
-        });
-        if let Some(text) = reply {
-            break text;
-        }
-        assert!(asked.elapsed() < std::time::Duration::from_secs(10), "the relay did not serve");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
-    assert!(body.starts_with("HTTP/1.0 200") || body.starts_with("HTTP/1.1 200"), "{body}");
+    let port = free_port();
+    let _relay = Guard(
+        tactus()
+            .args(["relay", "--broker", "127.0.0.1:9", "--hall", "club", "--http", &format!("127.0.0.1:{port}")])
+            .arg("--config")
+            .arg(&config)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut reply = None;
+    wait_for("the relay to serve", Duration::from_secs(10), || {
+        reply = request(port, "GET", "/api/lichess", "", "");
+        reply.is_some()
+    });
+    let (status, body) = reply.unwrap();
+    assert_eq!(status, 200, "{body}");
     assert!(body.contains(r#""rounds":["Round001=1-100","Round002=101-200"]"#), "{body}");
 }
 

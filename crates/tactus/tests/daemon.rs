@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -11,33 +11,35 @@ use std::time::Duration;
 use serde_json::Value;
 
 mod common;
-use common::{EventStream, empty_config};
+use common::{EventStream, empty_config, fixture, tactus_run, tempdir};
 
-fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/traces").join(rel)
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tactus-daemon-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
+/// The daemon on the sim board playing `trace` at `speed`, its events piped.
 fn daemon(trace: &Path, speed: &str, state: &Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .arg("run")
-        .arg("--config")
-        .arg(empty_config())
-        .args(["--board", "sim", "--sim-trace"])
-        .arg(trace)
-        .args(["--sim-speed", speed, "--state-dir"])
-        .arg(state)
-        .args(["--voice", "none", "--events", "-"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+    sim_trace(trace, speed, state).spawn().expect("tactus runs")
+}
+
+/// `tactus run` on the sim board playing `trace` at `speed`.
+fn sim_trace(trace: &Path, speed: &str, state: &Path) -> Command {
+    let mut c = tactus_run(&empty_config(), state);
+    c.args(["--board", "sim", "--sim-trace"]).arg(trace).args(["--sim-speed", speed]);
+    c
+}
+
+/// `trace` played to its end at 1000×, with `more` arguments: the daemon's
+/// exit, events and log.
+fn played(trace: &Path, state: &Path, more: &[&str]) -> std::process::Output {
+    sim_trace(trace, "1000", state).args(more).stderr(Stdio::piped()).output().unwrap()
+}
+
+/// The daemon on a typed sim board completed by a serial clock (the
+/// simulated one at `clock`), its events piped.
+fn with_serial_clock(clock: &Path, state: &Path) -> Child {
+    tactus_run(&empty_config(), state)
+        .args(["--board", "sim", "--clock", "open", "--clock-path"])
+        .arg(clock)
+        .stdin(Stdio::piped())
         .spawn()
-        .expect("tactus runs")
+        .unwrap()
 }
 
 /// Reads the daemon's events as they come; `complete` ones land in `done`.
@@ -197,20 +199,7 @@ fn moves_typed_on_the_sim_board_are_completed_by_a_serial_clock() {
     let state = tempdir("clock");
     let path = state.join("tactus-clock");
     let sim = SimClock::plug(DeviceKind::Open, &path).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .arg("run")
-        .arg("--config")
-        .arg(empty_config())
-        .args(["--board", "sim", "--clock", "open", "--clock-path"])
-        .arg(&path)
-        .arg("--state-dir")
-        .arg(&state)
-        .args(["--voice", "none", "--events", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = with_serial_clock(&path, &state);
     let events = EventStream::of(&mut child);
     let wait = Duration::from_secs(30);
     assert!(sim.wait_for(wait, |s| matches!(s, Saw::Hello)).is_some(), "the daemon greets the clock");
@@ -267,17 +256,7 @@ fn a_different_game_in_the_same_state_directory_is_its_own_game() {
     let kept = std::fs::read_to_string(&unfinished).unwrap();
 
     // The second: another trace in the same state directory.
-    let out = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .arg("run")
-        .arg("--config")
-        .arg(empty_config())
-        .args(["--board", "sim", "--sim-trace"])
-        .arg(&second)
-        .args(["--sim-speed", "1000", "--state-dir"])
-        .arg(&state)
-        .args(["--voice", "none", "--events", "-"])
-        .output()
-        .unwrap();
+    let out = played(&second, &state, &[]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -322,17 +301,7 @@ fn a_journal_left_by_a_failed_start_is_not_recovered() {
 
 /// Runs the daemon on `trace` (board `t1`) in `state` to its end; its events.
 fn play_out(trace: &Path, state: &Path) -> Vec<Value> {
-    let out = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .arg("run")
-        .arg("--config")
-        .arg(empty_config())
-        .args(["--board", "sim", "--board-id", "t1", "--sim-trace"])
-        .arg(trace)
-        .args(["--sim-speed", "1000", "--state-dir"])
-        .arg(state)
-        .args(["--voice", "none", "--events", "-"])
-        .output()
-        .unwrap();
+    let out = played(trace, state, &["--board-id", "t1"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
@@ -420,17 +389,7 @@ fn a_flag_falls_and_the_result_waits_for_the_mate_search_off_the_game_loop() {
         ),
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .arg("run")
-        .arg("--config")
-        .arg(empty_config())
-        .args(["--board", "sim", "--sim-trace"])
-        .arg(&trace)
-        .args(["--sim-speed", "1000", "--state-dir"])
-        .arg(&dir)
-        .args(["--voice", "none", "--events", "-"])
-        .output()
-        .unwrap();
+    let out = played(&trace, &dir, &[]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let events: Vec<Value> =
         String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -486,20 +445,7 @@ fn every_question_is_answered_by_a_typed_command_and_by_the_clocks_buttons() {
     let state = tempdir("questions");
     let path = state.join("tactus-clock");
     let sim = SimClock::plug(DeviceKind::Open, &path).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .arg("run")
-        .arg("--config")
-        .arg(empty_config())
-        .args(["--board", "sim", "--clock", "open", "--clock-path"])
-        .arg(&path)
-        .arg("--state-dir")
-        .arg(&state)
-        .args(["--voice", "none", "--events", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = with_serial_clock(&path, &state);
     let events = EventStream::of(&mut child);
     assert!(
         sim.wait_for(Duration::from_secs(30), |s| matches!(s, Saw::Hello)).is_some(),
@@ -630,18 +576,7 @@ fn questions_are_answered_after_the_end_and_a_typing_mistake_is_said() {
     use std::io::Write as _;
 
     let state = tempdir("after-the-end");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .arg("run")
-        .arg("--config")
-        .arg(empty_config())
-        .args(["--board", "sim", "--state-dir"])
-        .arg(&state)
-        .args(["--voice", "none", "--events", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = tactus_run(&empty_config(), &state).args(["--board", "sim"]).stdin(Stdio::piped()).spawn().unwrap();
     let events = EventStream::of(&mut child);
     let mut stdin = child.stdin.take().unwrap();
     writeln!(stdin, "z9").unwrap();

@@ -6,7 +6,7 @@
 //! board holding still on a move completes it. Unplugged and plugged back,
 //! the board is said to be lost and back.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -15,14 +15,7 @@ use tactus_dgt::protocol::{ClockFaces, ClockSide, ClockStatus, Occupant, Placeme
 use tactus_dgt::{EmulatorLink, Endpoint, emulate::Identity};
 
 mod common;
-use common::EventStream;
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tactus-dgt-board-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::{EventStream, tactus_run, tempdir};
 
 /// A DGT board emulated on a pseudo-terminal at `path`, showing `placement`
 /// as the board lies (its own field order).
@@ -41,18 +34,7 @@ fn emulated_board(path: &Path, placement: Placement) -> EmulatorLink {
 fn daemon(dir: &Path, path: &Path, config: &str) -> (Child, EventStream) {
     let file = dir.join("tactus.toml");
     std::fs::write(&file, format!("[board]\nkind = \"dgt\"\ndgt_path = \"{}\"\n\n{config}", path.display())).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .arg("run")
-        .arg("--config")
-        .arg(&file)
-        .arg("--state-dir")
-        .arg(dir.join("state"))
-        .args(["--voice", "none", "--events", "-"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = tactus_run(&file, &dir.join("state")).stdin(Stdio::null()).spawn().unwrap();
     let events = EventStream::of(&mut child);
     events.next("start");
     (child, events)

@@ -7,39 +7,24 @@
 //! open and go, a device path that is not there yet, a file at the path.
 //! Needs python3 (./setup installs it); fails loudly without it.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{ChildStdin, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use serialport::SerialPort;
 use shakmaty::{Chess, Position, uci::UciMove};
 
+mod common;
+use common::dgt_client::DgtClient;
+use common::{Guard, empty_config, lines, signal, tactus_run, tempdir};
+
 /// A bound on waiting for what must come, not a time anything should take.
 const WAIT: Duration = Duration::from_secs(30);
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tactus-dgt-emulate-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn lines(r: impl std::io::Read + Send + 'static) -> Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(r).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
 
 fn next(rx: &Receiver<String>, what: &str) -> String {
     rx.recv_timeout(WAIT).unwrap_or_else(|e| panic!("{what}: nothing within {WAIT:?} ({e})"))
@@ -47,7 +32,7 @@ fn next(rx: &Receiver<String>, what: &str) -> String {
 
 /// The daemon on a typed sim board, its log and its events.
 struct Daemon {
-    child: Child,
+    child: Guard,
     /// The typed board; closing it ends the game and the daemon.
     board: Option<ChildStdin>,
     log: Receiver<String>,
@@ -58,19 +43,12 @@ impl Daemon {
     /// `tactus run` on a typed sim board with `time_control`, serving a DGT
     /// board at `dgt`, its events on standard output.
     fn start(dir: &Path, time_control: &str, dgt: &Path, more: &[&std::ffi::OsStr]) -> Daemon {
-        let config = dir.join("empty.toml");
-        std::fs::write(&config, "").unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
-            .arg("run")
-            .arg("--config")
-            .arg(&config)
-            .args(["--board", "sim", "--time-control", time_control, "--state-dir"])
-            .arg(dir.join("state"))
+        let mut child = tactus_run(&empty_config(), &dir.join("state"))
+            .args(["--board", "sim", "--time-control", time_control])
             .args(more)
-            .args(["--voice", "none", "--events", "-", "--dgt-emulate"])
+            .arg("--dgt-emulate")
             .arg(dgt)
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .env("NO_COLOR", "1")
             .spawn()
@@ -78,7 +56,7 @@ impl Daemon {
         let log = lines(child.stderr.take().unwrap());
         let events = lines(child.stdout.take().unwrap());
         let board = child.stdin.take();
-        Daemon { child, board, log, events }
+        Daemon { child: Guard(child), board, log, events }
     }
 
     /// The first log line that contains `text`.
@@ -118,8 +96,7 @@ impl Daemon {
     /// SIGTERM; the daemon must exit cleanly (the time it takes is measured
     /// in the bench, not here).
     fn terminate(mut self) {
-        let status = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status().unwrap();
-        assert!(status.success(), "kill -TERM");
+        assert!(signal("-TERM", self.child.0.id()), "kill -TERM");
         self.exits("SIGTERM");
     }
 
@@ -127,20 +104,13 @@ impl Daemon {
     fn exits(&mut self, why: &str) {
         let end = Instant::now() + WAIT;
         loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
+            if let Some(status) = self.child.0.try_wait().unwrap() {
                 assert!(status.success(), "the daemon exits cleanly after {why}: {status}");
                 return;
             }
             assert!(Instant::now() < end, "the daemon did not exit within {WAIT:?} of {why}");
             std::thread::sleep(Duration::from_millis(10));
         }
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -153,59 +123,6 @@ fn serve(name: &str, time_control: &str, more: &[&std::ffi::OsStr]) -> (Daemon, 
     let daemon = Daemon::start(&dir, time_control, &link, more);
     daemon.logged("serving a DGT board at");
     (daemon, link)
-}
-
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    out: Receiver<String>,
-}
-
-impl Client {
-    fn start(path: &Path) -> Client {
-        Client::start_with(path, &[])
-    }
-
-    /// The client with more arguments (`--dump-after SECONDS`).
-    fn start_with(path: &Path, more: &[&str]) -> Client {
-        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../dgt/tests/client/dgt_client.py");
-        let mut child = Command::new("python3")
-            .arg(script)
-            .arg(path)
-            .args(more)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 runs the documents-written DGT client (./setup installs python3)");
-        let stdin = child.stdin.take().unwrap();
-        let out = lines(child.stdout.take().unwrap());
-        Client { child, stdin, out }
-    }
-
-    fn next(&self) -> Value {
-        let line = next(&self.out, "the DGT client");
-        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("client line {line:?}: {e}"));
-        assert!(v.get("error").is_none(), "the client found a fault: {v}");
-        v
-    }
-
-    fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-    }
-
-    /// Every board the client sees through field updates, until `last`.
-    fn follow_to(&self, last: &str) -> Vec<String> {
-        let mut seen = Vec::new();
-        loop {
-            let v = self.next();
-            if let Some(b) = v.get("board").and_then(Value::as_str) {
-                seen.push(b.to_string());
-                if b == last {
-                    return seen;
-                }
-            }
-        }
-    }
 }
 
 /// A game with captures, castling on both sides and a check; each ply as
@@ -227,7 +144,7 @@ const GAME: &[(&str, &str)] = &[
 fn a_documents_written_client_follows_a_game_served_by_the_daemon() {
     let (mut daemon, link) = serve("game", "-", &[]);
 
-    let mut client = Client::start(&link);
+    let mut client = DgtClient::start(&link);
     let mut pos = Chess::default();
     let ready = client.next();
     assert_eq!(ready["board"], pos.board().to_string(), "the dump at the introduction: {ready}");
@@ -266,7 +183,7 @@ fn a_documents_written_client_follows_a_game_served_by_the_daemon() {
         }
     }
     client.send("quit");
-    assert!(client.child.wait().unwrap().success(), "the client ends cleanly");
+    assert!(client.child.0.wait().unwrap().success(), "the client ends cleanly");
     daemon.finish();
 }
 
@@ -288,7 +205,7 @@ fn the_games_clock_is_on_the_emulated_board_and_clock_commands_are_acknowledged(
         "300+2",
         &["--clock".as_ref(), "open".as_ref(), "--clock-path".as_ref(), clock_path.as_os_str()],
     );
-    let mut client = Client::start(&link);
+    let mut client = DgtClient::start(&link);
     assert!(client.next().get("ready").is_some());
     daemon.type_line("e2e4\nw");
     let mut pos = Chess::default();
@@ -307,7 +224,7 @@ fn the_games_clock_is_on_the_emulated_board_and_clock_commands_are_acknowledged(
     while client.next().get("ack").is_none() {}
     assert!(sim.wait_for(wait, |s| matches!(s, Saw::Beep(ms) if *ms > 0)).is_some(), "the client's beep");
     client.send("quit");
-    assert!(client.child.wait().unwrap().success(), "the client ends cleanly");
+    assert!(client.child.0.wait().unwrap().success(), "the client ends cleanly");
     daemon.finish();
 }
 
@@ -374,7 +291,7 @@ fn three_thousand_clients_that_open_ask_and_go_block_nothing() {
     daemon.completed(1, "e4");
     let mut pos = Chess::default();
     pos.play_unchecked("e2e4".parse::<UciMove>().unwrap().to_move(&pos).unwrap());
-    let client = Client::start(&link);
+    let client = DgtClient::start(&link);
     loop {
         let v = client.next();
         if let Some(board) = v.get("board") {
@@ -399,7 +316,7 @@ fn three_thousand_clients_that_open_ask_and_go_block_nothing() {
 #[test]
 fn a_client_that_asks_after_the_updates_settle_sees_each_position_in_turn() {
     let (mut daemon, link) = serve("settled-dumps", "300+2", &[]);
-    let client = Client::start_with(&link, &["--dump-after", "0.25"]);
+    let client = DgtClient::start_with(&link, &["--dump-after", "0.25"]);
     let mut pos = Chess::default();
     assert_eq!(client.next()["board"], pos.board().to_string(), "the introduction");
     for (ply, uci) in ["d2d4", "d7d5", "c2c4", "e7e6", "b1c3", "g8f6", "c1g5", "f8e7"].iter().enumerate() {
@@ -435,7 +352,7 @@ fn a_regular_file_at_the_path_is_left_intact() {
     let mut daemon = Daemon::start(&dir, "-", &path, &[]);
     // Were it served, the typed board's end would end it with success.
     daemon.board = None;
-    let status = daemon.child.wait().unwrap();
+    let status = daemon.child.0.wait().unwrap();
     let mut log = Vec::new();
     while let Ok(line) = daemon.log.recv_timeout(WAIT) {
         log.push(line);

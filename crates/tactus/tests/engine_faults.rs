@@ -7,20 +7,13 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 
 use serde_json::Value;
 
 mod common;
-use common::{EventStream, fake_engine};
-
-/// A state directory of the test's own.
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tactus-engine-faults-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::moves::carried_out;
+use common::{EventStream, fake_engine, shell_script, tactus_run, tempdir};
 
 /// The daemon playing White's opponent with the fake engine run with
 /// `args`; its log goes to `log.txt` in `state`.
@@ -33,12 +26,9 @@ struct Game {
 
 impl Game {
     fn start(state: &Path, args: &[&str], engine: &str) -> Game {
-        use std::os::unix::fs::PermissionsExt;
         let script = state.join("engine.sh");
         let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
-        std::fs::write(&script, format!("#!/bin/sh\nexec '{}' {}\n", fake_engine().display(), quoted.join(" ")))
-            .unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        shell_script(&script, &format!("exec '{}' {}", fake_engine().display(), quoted.join(" ")));
         let config = state.join("tactus.toml");
         std::fs::write(
             &config,
@@ -48,15 +38,9 @@ impl Game {
             ),
         )
         .unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
-            .arg("run")
-            .arg("--config")
-            .arg(&config)
-            .args(["--board", "sim", "--state-dir"])
-            .arg(state)
-            .args(["--voice", "none", "--events", "-"])
+        let mut child = tactus_run(&config, state)
+            .args(["--board", "sim"])
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
             .stderr(std::fs::File::create(state.join("log.txt")).unwrap())
             .spawn()
             .unwrap();
@@ -80,12 +64,7 @@ impl Game {
 
     /// Carries out the engine's move from its steps.
     fn carry_out(&mut self, chosen: &Value) {
-        let mut edges = Vec::new();
-        for step in chosen["steps"].as_array().unwrap() {
-            edges.extend(step["from"].as_str().map(|sq| format!("{sq}-")));
-            edges.extend(step["to"].as_str().map(|sq| format!("{sq}+")));
-        }
-        self.type_line(&edges.join(" "));
+        self.type_line(&carried_out(chosen));
         assert_eq!(self.events.next("complete")["uci"], chosen["uci"]);
     }
 

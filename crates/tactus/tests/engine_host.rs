@@ -10,58 +10,18 @@
 //! Needs Stockfish (`apt-get install stockfish`; ./setup installs it).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Stdio;
 
 use serde_json::Value;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position, Role, Square};
 
 mod common;
-use common::EventStream;
+use common::moves::{Lcg, hands};
+use common::{EventStream, tactus_run, tempdir};
 
 const STOCKFISH: &str = "/usr/games/stockfish";
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tactus-engine-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// A small deterministic generator for the person's moves.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 33) as usize) % n
-    }
-}
-
-/// The edges a person makes for `mv`, as the sim board's typed lines.
-fn hands(pos: &Chess, mv: Move) -> Vec<String> {
-    let (lift, place) = (|sq: Square| format!("{sq}-"), |sq: Square| format!("{sq}+"));
-    match mv {
-        Move::Castle { king, rook } => {
-            let side = if king < rook { shakmaty::CastlingSide::KingSide } else { shakmaty::CastlingSide::QueenSide };
-            let turn = pos.turn();
-            vec![lift(king), place(side.king_to(turn)), lift(rook), place(side.rook_to(turn))]
-        }
-        Move::EnPassant { from, to } => {
-            vec![lift(from), place(to), lift(Square::from_coords(to.file(), from.rank()))]
-        }
-        Move::Normal { from, to, capture, .. } => {
-            let mut out = Vec::new();
-            if capture.is_some() {
-                out.push(lift(to));
-            }
-            out.extend([lift(from), place(to)]);
-            out
-        }
-        Move::Put { .. } => unreachable!("no drops in chess"),
-    }
-}
 
 fn square(v: &Value) -> Option<Square> {
     v.as_str().map(|s| s.parse().unwrap())
@@ -77,18 +37,7 @@ fn a_whole_game_against_stockfish_on_the_sim_board() {
         format!("[game]\ntime_control = \"-\"\n\n[engine]\npath = \"{STOCKFISH}\"\nplays = \"black\"\nlevel = 10\nthink_ms = 50\n"),
     )
     .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .arg("run")
-        .arg("--config")
-        .arg(&config)
-        .args(["--board", "sim", "--state-dir"])
-        .arg(&state)
-        .args(["--voice", "none", "--events", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = tactus_run(&config, &state).args(["--board", "sim"]).stdin(Stdio::piped()).spawn().unwrap();
     let events = EventStream::of(&mut child);
     let mut stdin = child.stdin.take().unwrap();
     // One line per act: the sim board spaces a line's edges as hands do.

@@ -14,16 +14,9 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Move, Position, Square};
 
 mod common;
-use common::EventStream;
+use common::{EventStream, signal, tactus_run, tempdir};
 
 const STOCKFISH: &str = "/usr/games/stockfish";
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tactus-journal-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// `tactus run` on the simulated board typed at its standard input, the
 /// engine playing Black, its state in `dir/state`.
@@ -34,18 +27,8 @@ fn daemon(dir: &Path) -> (Child, ChildStdin, EventStream) {
         format!("[game]\ntime_control = \"-\"\n\n[engine]\npath = \"{STOCKFISH}\"\nplays = \"black\"\nthink_ms = 50\n"),
     )
     .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
-        .arg("run")
-        .arg("--config")
-        .arg(&config)
-        .args(["--board", "sim", "--state-dir"])
-        .arg(dir.join("state"))
-        .args(["--voice", "none", "--events", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child =
+        tactus_run(&config, &dir.join("state")).args(["--board", "sim"]).stdin(Stdio::piped()).spawn().unwrap();
     let stdin = child.stdin.take().unwrap();
     let events = EventStream::of(&mut child);
     (child, stdin, events)
@@ -59,8 +42,7 @@ fn hands(mv: &Move) -> String {
 
 /// Stops the daemon the orderly way, as the service manager does.
 fn sigterm(child: &mut Child) {
-    let killed = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
-    assert!(killed.success());
+    assert!(signal("-TERM", child.id()));
     let status = child.wait().unwrap();
     assert!(status.success(), "the daemon stopped on SIGTERM with {status}");
 }

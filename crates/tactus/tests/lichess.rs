@@ -4,141 +4,37 @@
 //! (crates/lichess/tests/server), which reads every pushed game strictly
 //! with python-chess; and the arbiter's page in Debian's Chromium.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
+
+mod common;
+use common::http::request;
+use common::lichess::LichessServer;
+use common::page::{read_page, require_browser};
+use common::{Guard, Typed, free_port, hall, root, secret, tempdir, wait_for};
 
 const STUDY_TOKEN: &str = "lip_study_test";
 const ROUND: &str = "Round001";
 /// The pause a 429 asks for: Lichess's own rule, and the client's default.
 const PAUSE_S: f64 = 60.0;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tactus-lichess-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// A file only its owner may read, as secrets must be.
-fn secret(dir: &Path, name: &str, text: &str) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
-    path
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// Kills the child when the test ends, pass or fail.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn request(port: u16, method: &str, path: &str, headers: &str, body: &str) -> Option<(u16, String)> {
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(90))).ok()?;
-    write!(s, "{method} {path} HTTP/1.0\r\nHost: localhost\r\n{headers}Content-Length: {}\r\n\r\n{body}", body.len())
-        .ok()?;
-    let mut text = String::new();
-    s.read_to_string(&mut text).ok()?;
-    let (head, body) = text.split_once("\r\n\r\n")?;
-    let status = head.split(' ').nth(1)?.parse().ok()?;
-    Some((status, body.to_string()))
-}
-
 fn get_json(port: u16, path: &str) -> Option<Value> {
     let (status, body) = request(port, "GET", path, "", "")?;
     (status == 200).then(|| serde_json::from_str(&body).ok()).flatten()
-}
-
-fn wait_for(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + timeout;
-    while Instant::now() < end {
-        if f() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("timed out waiting for {what}");
 }
 
 fn unix_s() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs_f64()
 }
 
-fn mosquitto(port: u16, dir: &Path) -> Guard {
-    let conf = dir.join("mosquitto.conf");
-    std::fs::write(&conf, format!("listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n")).unwrap();
-    let bin = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"].into_iter().find(|p| Path::new(p).exists());
-    let bin = bin.expect("mosquitto is installed by ./setup (apt-get install mosquitto)");
-    let child = Command::new(bin).arg("-c").arg(&conf).stderr(Stdio::null()).stdout(Stdio::null()).spawn().unwrap();
-    wait_for("mosquitto", Duration::from_secs(5), || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
-    Guard(child)
-}
-
 /// The Lichess test server, with a token of each scope.
-struct Lichess {
-    _child: Guard,
-    url: String,
-    port: u16,
-}
-
-impl Lichess {
-    fn start() -> Lichess {
-        let script = root().join("crates/lichess/tests/server/lichess_server.py");
-        let mut child = Command::new("python3")
-            .arg(script)
-            .args(["--user", "Arbiter", "--token", &format!("{STUDY_TOKEN}=study:write")])
-            .args(["--token", "lip_board_test=board:play"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("python3 runs the Lichess test server (python3 with python-chess is required)");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let url = line.trim().strip_prefix("listening on ").expect("the Lichess test server started").to_string();
-        let port = url.rsplit(':').next().unwrap().parse().unwrap();
-        Lichess { _child: Guard(child), url, port }
-    }
-
-    fn control(&self, method: &str, path: &str, body: &Value) -> Value {
-        let headers = "Content-Type: application/json\r\n";
-        let (status, text) = request(self.port, method, path, headers, &body.to_string()).expect("the test server");
-        assert_eq!(status, 200, "{path}: {text}");
-        serde_json::from_str(&text).unwrap()
-    }
-
-    fn pushes(&self) -> Vec<Value> {
-        self.control("GET", "/_test/pushes", &Value::Null).as_array().unwrap().clone()
-    }
-
-    fn log(&self) -> Vec<Value> {
-        self.control("GET", "/_test/log", &Value::Null).as_array().unwrap().clone()
-    }
-
-    /// Waits (a long poll on the server) until `count` pushes came.
-    fn wait_pushes(&self, count: usize) -> usize {
-        let got = self.control("GET", &format!("/_test/wait?what=pushes&count={count}&timeout=60"), &Value::Null);
-        got["count"].as_u64().unwrap() as usize
-    }
+fn lichess() -> LichessServer {
+    LichessServer::start(&[&format!("{STUDY_TOKEN}=study:write"), "lip_board_test=board:play"])
 }
 
 /// Each board's last pushed game, by its `Board` tag.
@@ -191,25 +87,6 @@ fn daemon(dir: &Path, broker: &str, key: &Path, id: &str, config: &str) -> Comma
     c
 }
 
-/// A daemon whose board is typed at.
-struct Typed {
-    _child: Guard,
-    stdin: ChildStdin,
-}
-
-impl Typed {
-    fn start(mut c: Command) -> Typed {
-        let mut child = c.stdin(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
-        let stdin = child.stdin.take().unwrap();
-        Typed { _child: Guard(child), stdin }
-    }
-
-    fn say(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-}
-
 /// The moves a relay shows for a board.
 fn relayed_moves(port: u16, board: &str) -> usize {
     get_json(port, &format!("/api/game/{board}")).and_then(|g| g["moves"].as_array().map(Vec::len)).unwrap_or(0)
@@ -250,11 +127,9 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 #[test]
 fn a_hall_of_a_dozen_sim_boards_is_pushed_whole_to_lichess() {
     let dir = tempdir("hall");
-    let (broker_port, relay_port) = (free_port(), free_port());
-    let _broker = mosquitto(broker_port, &dir);
-    let broker = format!("127.0.0.1:{broker_port}");
-    let key = secret(&dir, "hall.key", "the club's hall key, shared by its boards\n");
-    let lichess = Lichess::start();
+    let relay_port = free_port();
+    let (_broker, broker, key) = hall(&dir);
+    let lichess = lichess();
     let teams = dir.join("teams.toml");
     std::fs::write(
         &teams,
@@ -297,7 +172,7 @@ fn a_hall_of_a_dozen_sim_boards_is_pushed_whole_to_lichess() {
     }
     let b13_config = "[game]\nwhite = \"Ann Example\"\nblack = \"Bo Sample\"\nevent = \"Club night\"\nround = \"3\"\n\
                       white_fide_id = 1503014\nwhite_title = \"IM\"\nwhite_elo = 2401\nblack_fide_id = 24101605\nblack_elo = 1987\n";
-    let mut b13 = Typed::start(daemon(&dir, &broker, &key, "b13", b13_config));
+    let mut b13 = Typed::start(&mut daemon(&dir, &broker, &key, "b13", b13_config));
 
     // A few pushes in, Lichess asks to slow down.
     lichess.wait_pushes(12);
@@ -456,28 +331,6 @@ fn a_hall_of_a_dozen_sim_boards_is_pushed_whole_to_lichess() {
     );
 }
 
-fn require_browser() {
-    assert!(root().join("web/dist/index.html").exists(), "the page is built by ./setup (npm run build in web/)");
-    assert!(Path::new("/usr/bin/chromium").exists(), "Chromium is installed by ./setup (apt-get install chromium)");
-}
-
-/// What `web/test/read.mjs` read on a page.
-fn read_page(port: u16, path: &str, wait: &str) -> Value {
-    let out = Command::new("node")
-        .arg(root().join("web/test/read.mjs"))
-        .args([&format!("http://127.0.0.1:{port}"), path, "--wait", wait])
-        .output()
-        .expect("node runs (./setup installs it)");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "read.mjs: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    let page: Value = stdout.lines().rev().find_map(|l| serde_json::from_str(l).ok()).expect("a JSON line");
-    assert_eq!(page["errors"], json!([]), "no page errors: {page}");
-    for broken in ["NaN", "undefined", "[object Object]"] {
-        assert!(!page.to_string().contains(broken), "{path} shows {broken:?}: {page}");
-    }
-    page
-}
-
 /// A game Lichess refuses is logged and shown on the arbiter's page with
 /// its board, as is a board the relay cannot number; a board Lichess took
 /// says which board of which round it is.
@@ -485,19 +338,17 @@ fn read_page(port: u16, path: &str, wait: &str) -> Value {
 fn a_game_lichess_refuses_is_shown_on_the_arbiter_page_with_its_board() {
     require_browser();
     let dir = tempdir("refused");
-    let (broker_port, relay_port) = (free_port(), free_port());
-    let _broker = mosquitto(broker_port, &dir);
-    let broker = format!("127.0.0.1:{broker_port}");
-    let key = secret(&dir, "hall.key", "the club's hall key, shared by its boards\n");
-    let lichess = Lichess::start();
+    let relay_port = free_port();
+    let (_broker, broker, key) = hall(&dir);
+    let lichess = lichess();
     // Lichess refuses board 7's game every time (the reply's shape is the
     // push endpoint's: one entry per game pushed, in order).
     let refusal = "Cannot find the player Seven in the round";
     let reply = json!({"games": [{"tags": {"Board": "7"}, "error": refusal}]});
     lichess.control("POST", "/_test/fault", &json!({"path": "/push$", "status": 200, "body": reply, "count": 1000}));
     let _relay = relay(&dir, &broker, relay_port, &key, &["--lichess-broadcast", ROUND, "--lichess-url", &lichess.url]);
-    let mut b7 = Typed::start(daemon(&dir, &broker, &key, "b7", "[game]\nwhite = \"Seven\"\n"));
-    let _alpha = Typed::start(daemon(&dir, &broker, &key, "alpha", ""));
+    let mut b7 = Typed::start(&mut daemon(&dir, &broker, &key, "b7", "[game]\nwhite = \"Seven\"\n"));
+    let _alpha = Typed::start(&mut daemon(&dir, &broker, &key, "alpha", ""));
     b7.say("e2 e4");
     b7.say("w");
     let mut status = Value::Null;
@@ -514,7 +365,7 @@ fn a_game_lichess_refuses_is_shown_on_the_arbiter_page_with_its_board() {
     assert_eq!((&boards[1]["board"], &boards[1]["number"]), (&json!("alpha"), &Value::Null));
     assert!(boards[1]["error"].as_str().unwrap().contains("no number"), "{status}");
 
-    let page = read_page(relay_port, "/arbiter", "section.lichess[data-loaded=\"1\"]");
+    let page = read_page(relay_port, "/arbiter", &["--wait", "section.lichess[data-loaded=\"1\"]"]);
     let shown = &page["lichess"];
     assert!(shown["status"].as_str().unwrap().starts_with("Pushed to Lichess at "), "{shown}");
     assert_eq!(shown["rounds"], "Round Round001=1-100; 2 boards.", "{shown}");
@@ -540,7 +391,7 @@ fn a_game_lichess_refuses_is_shown_on_the_arbiter_page_with_its_board() {
     wait_for("board 7 taken", Duration::from_secs(60), || {
         get_json(relay_port, "/api/lichess").is_some_and(|s| s["boards"][0]["error"].is_null())
     });
-    let page = read_page(relay_port, "/arbiter", "section.lichess[data-loaded=\"1\"]");
+    let page = read_page(relay_port, "/arbiter", &["--wait", "section.lichess[data-loaded=\"1\"]"]);
     let panel =
         |id: &str| page["boards"].as_array().unwrap().iter().find(|b| b["id"] == id).unwrap()["lichess"].clone();
     assert_eq!(panel("b7"), "Lichess: board 7 of round Round001.");

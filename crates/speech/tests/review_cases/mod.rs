@@ -8,9 +8,11 @@
 use std::collections::BTreeMap;
 
 use shakmaty::{Color, File, Rank, Role, Square};
-use tactus_core::{Event, EventKind, Policy, Session};
-use tactus_speech::{Announcer, Lang, Readout, SpeechPolicy, Style, Words};
-use tactus_trace::{Claim, Entry, Header, Input, Record, Request, Variant};
+use tactus_core::{Event, EventKind};
+use tactus_speech::{Lang, Readout, Style, Words};
+use tactus_trace::{Claim, Header, Input, Record, Request, Variant};
+
+use crate::play::{self, Pace, Play};
 
 /// One moment of a game: the game's events, and where the moment's begin.
 pub struct Case {
@@ -22,18 +24,7 @@ pub struct Case {
 
 /// What the listener hears for a case, in a language and a style.
 pub fn heard(case: &Case, lang: Lang, style: Style) -> String {
-    let words = Words::new(lang, style).with_readout(case.readout);
-    // As the daemon is configured for a blind player: touches not said.
-    let policy = SpeechPolicy { listener: Some(Color::White), ..SpeechPolicy::default() };
-    let mut announcer = Announcer::new(words, policy);
-    let mut said = Vec::new();
-    for (i, ev) in case.events.iter().enumerate() {
-        let u = announcer.hear(ev);
-        if i >= case.from {
-            said.extend(u.map(|u| u.text));
-        }
-    }
-    said.join(" ")
+    play::heard(&case.events, case.from, Words::new(lang, style).with_readout(case.readout))
 }
 
 pub const HEADING: &str = "\
@@ -91,92 +82,31 @@ pub fn parse(text: &str) -> Result<BTreeMap<String, Reviewed>, String> {
     Ok(out)
 }
 
-/// A game fed by hand: hands that lift and place, presses, inputs and the
-/// engine's choices, each a fixed time after the last.
-struct Play {
-    session: Session,
-    t: u64,
-    events: Vec<Event>,
+/// A game with a classical time control, its hands brisk.
+fn game(fen: Option<&str>, engine: Option<Color>, variant: Variant) -> Play {
+    let header = Header {
+        variant,
+        start_fen: fen.map(str::to_owned),
+        time_control: Some("40/5400+30:1800+30".into()),
+        engine,
+        ..Header::default()
+    };
+    Play::new(&header, Pace { edge_ms: 200, still_ms: 1000 })
 }
 
-impl Play {
-    fn new(fen: Option<&str>, engine: Option<Color>, variant: Variant) -> Play {
-        let header = Header {
-            variant,
-            start_fen: fen.map(str::to_owned),
-            time_control: Some("40/5400+30:1800+30".into()),
-            engine,
-            ..Header::default()
-        };
-        let mut session = Session::new(&header, Policy::default().with_recorded(&header)).unwrap();
-        let events = session.drain().collect();
-        Play { session, t: 0, events }
-    }
+/// A standard game against the engine playing `engine`.
+fn against(fen: Option<&str>, engine: Color) -> Play {
+    game(fen, Some(engine), Variant::Standard)
+}
 
-    fn against(fen: Option<&str>, engine: Color) -> Play {
-        Play::new(fen, Some(engine), Variant::Standard)
-    }
+/// The moment of `g` from event `from` on, read by side.
+fn case(g: &Play, name: &'static str, from: usize) -> Case {
+    case_read(g, name, from, Readout::BySide)
+}
 
-    fn feed(&mut self, dt: u64, record: Record) {
-        self.t += dt;
-        self.session.handle(Entry { t: self.t, record });
-        self.events.extend(self.session.drain());
-    }
-
-    fn wait(&mut self, ms: u64) {
-        self.t += ms;
-        self.session.advance(self.t);
-        self.events.extend(self.session.drain());
-    }
-
-    /// Lifts (`e2-`) and places (`e4+`), in order, then the board holds still.
-    fn hands(&mut self, moves: &str) {
-        for word in moves.split_whitespace() {
-            let (sq, on) = word.split_at(2);
-            let sq: Square = sq.parse().unwrap();
-            self.feed(200, Record::Edge { sq, on: on == "+", piece: None });
-        }
-        self.wait(1000);
-    }
-
-    /// The player's move on the board, and the press.
-    fn play(&mut self, moves: &str) {
-        self.hands(moves);
-        let side = self.session.game().turn();
-        self.feed(300, Record::Clock(side));
-    }
-
-    fn engine(&mut self, uci: &str) {
-        let ply = self.session.game().ply();
-        self.feed(1000, Record::Input(Input::Opponent { ply, uci: uci.parse().unwrap(), eval: None }));
-    }
-
-    fn input(&mut self, input: Input) {
-        self.feed(300, Record::Input(input));
-    }
-
-    fn ask(&mut self, request: Request) {
-        self.input(Input::Request(request));
-    }
-
-    /// The events so far, a line each: for a case that went wrong.
-    fn transcript(&self) -> String {
-        let lines: Vec<String> = self.events.iter().map(|e| serde_json::to_string(e).unwrap()).collect();
-        lines.join("\n")
-    }
-
-    fn mark(&self) -> usize {
-        self.events.len()
-    }
-
-    fn case(&self, name: &'static str, from: usize) -> Case {
-        self.case_read(name, from, Readout::BySide)
-    }
-
-    fn case_read(&self, name: &'static str, from: usize, readout: Readout) -> Case {
-        assert!(from < self.events.len(), "{name}: nothing happened; the game so far:\n{}", self.transcript());
-        Case { name, events: self.events.clone(), from, readout }
-    }
+fn case_read(g: &Play, name: &'static str, from: usize, readout: Readout) -> Case {
+    assert!(from < g.events.len(), "{name}: nothing happened; the game so far:\n{}", g.transcript());
+    Case { name, events: g.events.clone(), from, readout }
 }
 
 /// Every case, in the order of the file.
@@ -191,34 +121,34 @@ pub fn cases() -> Vec<Case> {
 /// A game against the engine playing Black: its moves, the slips in
 /// carrying them out, and the questions.
 fn against_the_engine(out: &mut Vec<Case>) {
-    let mut g = Play::against(None, Color::Black);
+    let mut g = against(None, Color::Black);
     let m = g.mark();
     g.ask(Request::LastMove);
-    out.push(g.case("last move, none yet", m));
+    out.push(case(&g, "last move, none yet", m));
     // What the daemon says of a typed command it did not understand.
     let m = g.mark();
     g.events.push(Event { t: g.t, kind: EventKind::NotUnderstood { typed: "z9".into() } });
-    out.push(g.case("typed command not understood", m));
+    out.push(case(&g, "typed command not understood", m));
     let m = g.mark();
     g.ask(Request::Hint);
     g.input(Input::Request(Request::Hint));
     g.input(Input::Hint { ply: 1, uci: "e2e4".parse().unwrap() });
-    out.push(g.case("hint", m));
+    out.push(case(&g, "hint", m));
     g.play("e2- e4+");
     let m = g.mark();
     g.ask(Request::Hint);
-    out.push(g.case("hint, the engine thinking", m));
+    out.push(case(&g, "hint, the engine thinking", m));
     let m = g.mark();
     g.engine("d7d5");
-    out.push(g.case("engine: a pawn move", m));
+    out.push(case(&g, "engine: a pawn move", m));
     let m = g.mark();
     g.ask(Request::Hint);
-    out.push(g.case("hint, the engine's move to carry out", m));
+    out.push(case(&g, "hint, the engine's move to carry out", m));
     g.hands("d7- d5+");
     g.play("d5- e4- d5+");
     let m = g.mark();
     g.engine("d8d5");
-    out.push(g.case("engine: a capture", m));
+    out.push(case(&g, "engine: a capture", m));
     g.hands("d5- d8- d5+");
     for (name, request, readout) in [
         ("time", Request::Time, Readout::BySide),
@@ -236,44 +166,44 @@ fn against_the_engine(out: &mut Vec<Case>) {
     ] {
         let m = g.mark();
         g.ask(request);
-        out.push(g.case_read(name, m, readout));
+        out.push(case_read(&g, name, m, readout));
     }
     // The player's move on the board, not yet pressed: the square as the
     // board shows it.
     g.hands("b1- c3+");
     let m = g.mark();
     g.ask(Request::Square(Square::C3));
-    out.push(g.case("square, the board differs", m));
+    out.push(case(&g, "square, the board differs", m));
     let m = g.mark();
     g.ask(Request::Pieces { side: Color::White, role: Some(Role::Knight) });
-    out.push(g.case("pieces of a kind, the board differs", m));
+    out.push(case(&g, "pieces of a kind, the board differs", m));
     g.feed(300, Record::Clock(Color::White));
     g.engine("d5a5");
     let m = g.mark();
     g.hands("b8-");
-    out.push(g.case("fix: not that one", m));
+    out.push(case(&g, "fix: not that one", m));
     g.hands("b8+");
     let m = g.mark();
     g.hands("d5- d6+");
-    out.push(g.case("fix: misplaced", m));
+    out.push(case(&g, "fix: misplaced", m));
     g.hands("d6- a5+");
     g.play("d2- d4+");
     g.engine("b8c6");
     g.hands("g8-");
     let m = g.mark();
     g.hands("f6+");
-    out.push(g.case("fix: another move", m));
+    out.push(case(&g, "fix: another move", m));
     g.hands("f6- g8+ b8- c6+");
     g.play("g1- f3+");
     g.engine("c8g4");
     let m = g.mark();
     g.hands("d1-");
     g.wait(5000);
-    out.push(g.case("fix: an own piece in the hand", m));
+    out.push(case(&g, "fix: an own piece in the hand", m));
     g.hands("d1+");
     let m = g.mark();
     g.hands("g4+");
-    out.push(g.case("fix: a piece put on from outside", m));
+    out.push(case(&g, "fix: a piece put on from outside", m));
     g.hands("g4- c8- g4+");
     g.play("f1- e2+");
     g.engine("e7e6");
@@ -282,42 +212,42 @@ fn against_the_engine(out: &mut Vec<Case>) {
     g.engine("e8c8");
     let m = g.mark();
     g.hands("a8- d8+");
-    out.push(g.case("fix: castling begun with the rook", m));
+    out.push(case(&g, "fix: castling begun with the rook", m));
     let m = g.mark();
     g.ask(Request::LastMove);
-    out.push(g.case("the engine's move asked for mid-move", m));
+    out.push(case(&g, "the engine's move asked for mid-move", m));
     g.hands("e8- c8+");
     // Setting the board back takes the moves back.
     g.play("a2- a3+");
     g.engine("f8e7");
     let m = g.mark();
     g.hands("a3- a2+");
-    out.push(g.case("take-back of one move", m));
+    out.push(case(&g, "take-back of one move", m));
     let m = g.mark();
     g.input(Input::DrawOffer { side: Color::White });
-    out.push(g.case("draw offered before moving", m));
+    out.push(case(&g, "draw offered before moving", m));
     g.hands("a2- a3+");
     let m = g.mark();
     g.input(Input::DrawOffer { side: Color::White });
-    out.push(g.case("draw offered after the move", m));
+    out.push(case(&g, "draw offered after the move", m));
     g.feed(300, Record::Clock(Color::White));
     let m = g.mark();
     g.engine("f8e7");
     g.hands("f8- e7+");
-    out.push(g.case("draw declined by the engine's move", m));
+    out.push(case(&g, "draw declined by the engine's move", m));
     let m = g.mark();
     g.input(Input::Promote(Role::Knight));
-    out.push(g.case("promotion piece chosen", m));
+    out.push(case(&g, "promotion piece chosen", m));
     let m = g.mark();
     g.input(Input::EngineLevel(4));
-    out.push(g.case("engine level", m));
+    out.push(case(&g, "engine level", m));
     let m = g.mark();
     g.input(Input::Claim { side: Color::White, claim: Claim::Illegal });
-    out.push(g.case("claim with nothing to claim", m));
+    out.push(case(&g, "claim with nothing to claim", m));
     let m = g.mark();
     g.hands("a3- a2+");
     g.hands("e7- f8+");
-    out.push(g.case("take-back of two moves", m));
+    out.push(case(&g, "take-back of two moves", m));
 }
 
 /// The engine's moves of every kind, each from a position of its own.
@@ -344,60 +274,60 @@ fn engine_moves(out: &mut Vec<Case>) {
         ("engine: a knight", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", Color::Black, "g8f6"),
     ];
     for (name, fen, engine, uci) in cases {
-        let mut g = Play::against(Some(fen), engine);
+        let mut g = against(Some(fen), engine);
         let m = g.mark();
         g.engine(uci);
-        out.push(g.case(name, m));
+        out.push(case(&g, name, m));
     }
-    let mut g = Play::new(Some("1rk5/8/8/8/8/8/8/1RK5 w Bb - 0 1"), Some(Color::White), Variant::Chess960);
+    let mut g = game(Some("1rk5/8/8/8/8/8/8/1RK5 w Bb - 0 1"), Some(Color::White), Variant::Chess960);
     let m = g.mark();
     g.engine("c1b1");
-    out.push(g.case("engine: castling in Chess960", m));
+    out.push(case(&g, "engine: castling in Chess960", m));
 }
 
 /// Two players: the rulings a blind player hears, and the game's end.
 fn rulings(out: &mut Vec<Case>) {
-    let mut g = Play::new(None, None, Variant::Standard);
-    out.push(g.case("a new game", 0));
+    let mut g = game(None, None, Variant::Standard);
+    out.push(case(&g, "a new game", 0));
     g.feed(300, Record::Clock(Color::Black));
     g.play("e2- e4+");
     let m = g.mark();
     g.play("d8- d4+");
-    out.push(g.case("illegal move: a piece that cannot go there", m));
+    out.push(case(&g, "illegal move: a piece that cannot go there", m));
     g.hands("d4- d8+");
     g.play("e7- e5+");
     let m = g.mark();
     g.ask(Request::Hint);
-    out.push(g.case("hint, no engine", m));
+    out.push(case(&g, "hint, no engine", m));
     g.play("g1- f3+");
     let m = g.mark();
     g.feed(300, Record::Clock(Color::Black));
-    out.push(g.case("press without a move, a second illegal act", m));
+    out.push(case(&g, "press without a move, a second illegal act", m));
     let m = g.mark();
     g.ask(Request::LastMove);
-    out.push(g.case("last move, after the end", m));
+    out.push(case(&g, "last move, after the end", m));
     let m = g.mark();
     g.input(Input::DrawOffer { side: Color::White });
-    out.push(g.case("a button after the end", m));
+    out.push(case(&g, "a button after the end", m));
 
-    let mut g = Play::new(None, None, Variant::Standard);
+    let mut g = game(None, None, Variant::Standard);
     g.feed(300, Record::Clock(Color::Black));
     g.play("f2- f3+");
     g.play("e7- e5+");
     g.play("g2- g4+");
     let m = g.mark();
     g.play("d8- h4+");
-    out.push(g.case("checkmate", m));
+    out.push(case(&g, "checkmate", m));
 
-    let mut g = Play::new(Some("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1"), None, Variant::Standard);
-    out.push(g.case("a new game from a set-up position", 0));
+    let mut g = game(Some("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1"), None, Variant::Standard);
+    out.push(case(&g, "a new game from a set-up position", 0));
     let m = g.mark();
     g.input(Input::Promote(Role::Rook));
-    out.push(g.case("promotion piece chosen, rook", m));
+    out.push(case(&g, "promotion piece chosen, rook", m));
     let m = g.mark();
     g.ask(Request::Pieces { side: Color::White, role: Some(Role::Knight) });
-    out.push(g.case("pieces of a kind, none", m));
+    out.push(case(&g, "pieces of a kind, none", m));
     let m = g.mark();
     g.ask(Request::Rank(Rank::Fifth));
-    out.push(g.case("rank, empty", m));
+    out.push(case(&g, "rank, empty", m));
 }

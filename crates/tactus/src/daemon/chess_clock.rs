@@ -113,7 +113,7 @@ impl ChessClock {
     }
 }
 
-/// What a clock's button asks (README: "Questions at the board"): a
+/// What a clock's button asks (docs/user-guide.md: "Buttons, typed commands and questions"): a
 /// question, the engine's level, a draw offer (`DRAW`: against the engine
 /// `engine`, the player's; between two players it says nothing of who
 /// pressed it), an answer to the online server (a builder's button named

@@ -1,0 +1,66 @@
+//! The Lichess test server (crates/lichess/tests/server, written from
+//! Lichess's published API reference).
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use super::http::request;
+use super::{Guard, root};
+
+/// The Lichess test server, killed when dropped.
+pub struct LichessServer {
+    _child: Guard,
+    pub url: String,
+    pub port: u16,
+}
+
+impl LichessServer {
+    /// The server for user Arbiter, knowing `tokens` (`TOKEN=SCOPE,…`);
+    /// returned once it listens.
+    pub fn start(tokens: &[&str]) -> LichessServer {
+        let mut c = Command::new("python3");
+        c.arg(root().join("crates/lichess/tests/server/lichess_server.py")).args(["--user", "Arbiter"]);
+        for t in tokens {
+            c.args(["--token", t]);
+        }
+        let mut child = c
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs the Lichess test server (python3 with python-chess is required)");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let url = line.trim().strip_prefix("listening on ").expect("the Lichess test server started").to_string();
+        let port = url.rsplit(':').next().unwrap().parse().unwrap();
+        LichessServer { _child: Guard(child), url, port }
+    }
+
+    /// A request to the server's test controls (`/_test/…`), as JSON; a
+    /// null `body` is none at all.
+    pub fn control(&self, method: &str, path: &str, body: &Value) -> Value {
+        let headers = "Content-Type: application/json\r\n";
+        // The server reads no body of a GET: one left unread in its socket
+        // turns its close into a reset, which can cut a long reply short.
+        let body = if body.is_null() { String::new() } else { body.to_string() };
+        let (status, text) = request(self.port, method, path, headers, &body).expect("the test server");
+        assert_eq!(status, 200, "{path}: {text}");
+        serde_json::from_str(&text).unwrap()
+    }
+
+    /// Every push the server took, in order.
+    pub fn pushes(&self) -> Vec<Value> {
+        self.control("GET", "/_test/pushes", &Value::Null).as_array().unwrap().clone()
+    }
+
+    /// Every request the server took, in order.
+    pub fn log(&self) -> Vec<Value> {
+        self.control("GET", "/_test/log", &Value::Null).as_array().unwrap().clone()
+    }
+
+    /// Waits (a long poll on the server) until `count` pushes came.
+    pub fn wait_pushes(&self, count: usize) -> usize {
+        let got = self.control("GET", &format!("/_test/wait?what=pushes&count={count}&timeout=60"), &Value::Null);
+        got["count"].as_u64().unwrap() as usize
+    }
+}
