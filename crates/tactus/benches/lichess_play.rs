@@ -18,15 +18,23 @@
 //! `cargo bench -p tactus --bench lichess_play`. Needs python3 with
 //! python-chess.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Move, Position, Role, Square};
+use shakmaty::{CastlingMode, Chess, Move, Position, Role};
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+mod support;
+use common::lichess::LichessServer;
+use common::moves::{Lcg, carried_out, hands};
+use common::{Guard, secret, tactus_run};
+use support::{pct, status_kb};
 
 const TOKEN: &str = "lip_board_bench";
 const GAMES: usize = 4;
@@ -39,148 +47,43 @@ fn mono() -> f64 {
     t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
 }
 
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 33) as usize) % n
-    }
-}
-
-fn hands(pos: &Chess, mv: Move) -> String {
-    let edges: Vec<String> = match mv {
-        Move::Castle { king, rook } => {
-            let side = if king < rook { shakmaty::CastlingSide::KingSide } else { shakmaty::CastlingSide::QueenSide };
-            let turn = pos.turn();
-            vec![
-                format!("{king}-"),
-                format!("{}+", side.king_to(turn)),
-                format!("{rook}-"),
-                format!("{}+", side.rook_to(turn)),
-            ]
-        }
-        Move::EnPassant { from, to } => {
-            vec![format!("{from}-"), format!("{to}+"), format!("{}-", Square::from_coords(to.file(), from.rank()))]
-        }
-        Move::Normal { from, to, capture, .. } => {
-            let mut out = Vec::new();
-            if capture.is_some() {
-                out.push(format!("{to}-"));
-            }
-            out.extend([format!("{from}-"), format!("{to}+")]);
-            out
-        }
-        Move::Put { .. } => unreachable!(),
-    };
-    edges.join(" ")
-}
-
-fn pct(v: &mut [f64], p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[((v.len() - 1) as f64 * p).round() as usize]
-}
-
 fn summary(name: &str, v: &mut [f64], unit: &str) {
-    println!(
-        "{name}: n {}, p50 {:.2} {unit}, p95 {:.2} {unit}, max {:.2} {unit}",
-        v.len(),
-        pct(v, 0.5),
-        pct(v, 0.95),
-        pct(v, 1.0)
-    );
+    let n = v.len();
+    let (p50, p95, max) = (pct(v, 0.5), pct(v, 0.95), pct(v, 1.0));
+    println!("{name}: n {n}, p50 {p50:.2} {unit}, p95 {p95:.2} {unit}, max {max:.2} {unit}");
 }
 
-struct Server {
-    child: Child,
-    url: String,
-    port: u16,
+/// The test server with the account's token, keep-alive lines every
+/// `keepalive` seconds.
+fn server(keepalive: f64) -> LichessServer {
+    LichessServer::start_with(&[&format!("{TOKEN}=board:play")], &["--keepalive", &keepalive.to_string()])
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Server {
-    fn start(keepalive: f64) -> Server {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lichess/tests/server/lichess_server.py");
-        let mut child = Command::new("python3")
-            .arg(script)
-            .args(["--user", "Player", "--token", &format!("{TOKEN}=board:play")])
-            .args(["--keepalive", &keepalive.to_string()])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 runs the Lichess test server (python-chess required)");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let url = line.trim().strip_prefix("listening on ").expect("the test server started").to_string();
-        let port = url.rsplit(':').next().unwrap().parse().unwrap();
-        Server { child, url, port }
-    }
-
-    fn call(&self, method: &str, path: &str, body: &Value) -> Value {
-        let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        let body = if body.is_null() { String::new() } else { body.to_string() };
-        write!(s, "{method} {path} HTTP/1.0\r\nContent-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        let mut text = String::new();
-        s.read_to_string(&mut text).unwrap();
-        let (head, body) = text.split_once("\r\n\r\n").unwrap();
-        assert!(head.contains(" 200 "), "{path}: {text}");
-        serde_json::from_str(body).unwrap()
-    }
-
-    fn wait(&self, pattern: &str, count: usize) {
-        let path = format!("/_test/wait?path={pattern}&count={count}&answered=1&timeout=60");
-        let got = self.call("GET", &path, &Value::Null)["count"].as_u64().unwrap() as usize;
-        assert!(got >= count, "{pattern}: {got} of {count}");
-    }
-
-    /// The `mono` of the last logged request matching `suffix`.
-    fn logged(&self, suffix: &str) -> f64 {
-        let log = self.call("GET", "/_test/log", &Value::Null);
-        let e = log.as_array().unwrap().iter().rev().find(|e| e["path"].as_str().unwrap().ends_with(suffix)).unwrap();
-        e["mono"].as_f64().unwrap()
-    }
+/// The `mono` of the last request whose path ends with `suffix`.
+fn logged(server: &LichessServer, suffix: &str) -> f64 {
+    let log = server.log();
+    let e = log.iter().rev().find(|e| e["path"].as_str().unwrap().ends_with(suffix)).expect("the request is logged");
+    e["mono"].as_f64().unwrap()
 }
 
 /// The daemon, its events stamped as they are read.
 struct Daemon {
-    child: Child,
+    child: Guard,
     stdin: ChildStdin,
     events: mpsc::Receiver<(f64, Value)>,
 }
 
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 impl Daemon {
-    fn start(server: &Server, dir: &Path) -> Daemon {
-        use std::os::unix::fs::PermissionsExt;
+    fn start(server: &LichessServer, dir: &Path) -> Daemon {
         let _ = std::fs::remove_dir_all(dir);
         std::fs::create_dir_all(dir).unwrap();
-        let token = dir.join("token");
-        std::fs::write(&token, format!("{TOKEN}\n")).unwrap();
-        std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let token = secret(dir, "token", &format!("{TOKEN}\n"));
         let config = dir.join("tactus.toml");
         std::fs::write(&config, "[game]\ntime_control = \"1800+5\"\n").unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
-            .arg("run")
-            .arg("--config")
-            .arg(&config)
-            .args(["--board", "sim", "--state-dir"])
-            .arg(dir.join("state"))
-            .args(["--voice", "none", "--events", "-", "--lichess-url", &server.url, "--lichess-token-file"])
+        let mut child = tactus_run(&config, &dir.join("state"))
+            .args(["--board", "sim", "--lichess-url", &server.url, "--lichess-token-file"])
             .arg(&token)
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
             .spawn()
             .unwrap();
         let stdout = child.stdout.take().unwrap();
@@ -195,7 +98,7 @@ impl Daemon {
             }
         });
         let stdin = child.stdin.take().unwrap();
-        Daemon { child, stdin, events }
+        Daemon { child: Guard(child), stdin, events }
     }
 
     fn next(&self, kind: &str) -> (f64, Value) {
@@ -216,9 +119,7 @@ impl Daemon {
     }
 
     fn rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
-        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+        status_kb(self.child.0.id(), "VmRSS:").expect("the daemon runs")
     }
 }
 
@@ -236,8 +137,8 @@ struct Samples {
     reconnect: Vec<f64>,
 }
 
-fn play(server: &Server, d: &mut Daemon, rng: &mut Lcg, s: &mut Samples) {
-    let id = server.call("POST", "/_test/game", &json!({"our_color": "white"}))["id"].as_str().unwrap().to_string();
+fn play(server: &LichessServer, d: &mut Daemon, rng: &mut Lcg, s: &mut Samples) {
+    let id = server.new_game("white");
     let (_, playing) = d.next("online");
     assert_eq!(playing["game"], id.as_str());
     let mut pos = Chess::default();
@@ -247,12 +148,12 @@ fn play(server: &Server, d: &mut Daemon, rng: &mut Lcg, s: &mut Samples) {
         }
         let mv = legal(&pos, rng);
         let uci = mv.to_uci(CastlingMode::Standard).to_string();
-        d.type_line(&hands(&pos, mv));
+        d.type_line(&hands(&pos, mv).join(" "));
         d.next("move");
         let pressed = mono();
         d.type_line("w");
-        server.wait(&format!("move/{uci}"), 1);
-        s.press_to_post.push((server.logged(&format!("/move/{uci}")) - pressed) * 1000.0);
+        server.wait_answered(&format!("move/{uci}"), 1);
+        s.press_to_post.push((logged(server, &format!("/move/{uci}")) - pressed) * 1000.0);
         d.next("complete");
         pos.play_unchecked(mv);
         if pos.is_game_over() {
@@ -260,16 +161,16 @@ fn play(server: &Server, d: &mut Daemon, rng: &mut Lcg, s: &mut Samples) {
         }
         if ply == 5 {
             let stream = format!("stream/{id}");
-            let dropped = server.call("POST", &format!("/_test/game/{id}/drop"), &json!({}))["mono"].as_f64().unwrap();
-            server.wait(&stream, 2);
-            s.reconnect.push((server.logged(&stream) - dropped) * 1000.0);
+            let dropped = server.opponent(&id, "drop")["mono"].as_f64().unwrap();
+            server.wait_answered(&stream, 2);
+            s.reconnect.push((logged(server, &stream) - dropped) * 1000.0);
         }
         let reply = legal(&pos, rng);
         let reply_uci = reply.to_uci(CastlingMode::Standard).to_string();
-        server.call("POST", &format!("/_test/game/{id}/move/{reply_uci}"), &json!({}));
+        server.opponent(&id, &format!("move/{reply_uci}"));
         let (read, said) = d.next("opponent_move");
         assert_eq!(said["uci"], reply_uci.as_str());
-        let writes = server.call("GET", "/_test/writes", &Value::Null);
+        let writes = server.control("GET", "/_test/writes", &Value::Null);
         let plies = pos.fullmoves().get() as u64 * 2; // the opponent's move makes it even
         let written = writes["states"]
             .as_array()
@@ -280,19 +181,14 @@ fn play(server: &Server, d: &mut Daemon, rng: &mut Lcg, s: &mut Samples) {
             .and_then(|w| w["mono"].as_f64())
             .expect("the line's write is recorded");
         s.line_to_event.push((read - written) * 1000.0);
-        let mut lines = Vec::new();
-        for step in said["steps"].as_array().unwrap() {
-            lines.extend(step["from"].as_str().map(|sq| format!("{sq}-")));
-            lines.extend(step["to"].as_str().map(|sq| format!("{sq}+")));
-        }
-        d.type_line(&lines.join(" "));
+        d.type_line(&carried_out(&said));
         d.next("complete");
         let mv: UciMove = reply_uci.parse().unwrap();
         pos.play_unchecked(mv.to_move(&pos).unwrap());
     }
     // Over on the server, so that the next daemon is not offered it.
     if !pos.is_game_over() {
-        server.call("POST", &format!("/_test/game/{id}/resign"), &json!({}));
+        server.opponent(&id, "resign");
         d.next("game_over");
     }
 }
@@ -302,7 +198,7 @@ fn main() {
     let mut rng = Lcg(0x11c4e55);
     let mut s = Samples { press_to_post: Vec::new(), line_to_event: Vec::new(), reconnect: Vec::new() };
     {
-        let server = Server::start(KEEPALIVE_S);
+        let server = server(KEEPALIVE_S);
         for game in 0..GAMES {
             let mut d = Daemon::start(&server, &dir.join(format!("g{game}")));
             play(&server, &mut d, &mut rng, &mut s);
@@ -314,14 +210,14 @@ fn main() {
 
     // Memory: a game's moves, then keep-alives worth hours at Lichess's spacing.
     let spacing = 0.005;
-    let server = Server::start(spacing);
+    let server = server(spacing);
     let mut d = Daemon::start(&server, &dir.join("memory"));
     let mut mem = Samples { press_to_post: Vec::new(), line_to_event: Vec::new(), reconnect: Vec::new() };
-    server.wait("/api/stream/event", 1);
+    server.wait_answered("/api/stream/event", 1);
     let at_start = d.rss_kib();
     play(&server, &mut d, &mut rng, &mut mem);
     let after_moves = d.rss_kib();
-    let before = server.call("GET", "/_test/writes", &Value::Null)["keepalives"].as_u64().unwrap();
+    let before = server.control("GET", "/_test/writes", &Value::Null)["keepalives"].as_u64().unwrap();
     let mut peak = after_moves;
     // Two streams (the account's, the game's), each a line per 7 s: four
     // hours of both, twice the game's two hours.
@@ -329,7 +225,7 @@ fn main() {
     let keepalives = loop {
         std::thread::sleep(Duration::from_millis(500));
         peak = peak.max(d.rss_kib());
-        let sent = server.call("GET", "/_test/writes", &Value::Null)["keepalives"].as_u64().unwrap() - before;
+        let sent = server.control("GET", "/_test/writes", &Value::Null)["keepalives"].as_u64().unwrap() - before;
         if sent >= wanted {
             break sent;
         }

@@ -521,7 +521,7 @@ fn doctor_checks_the_board_play_scope_for_online_games() {
                 "[board]\nkind = \"sim\"\n[voice]\nsink = \"none\"\n[state]\ndir = \"{}\"\n\
                  [game]\ntime_control = \"1800+5\"\n[lichess]\nurl = \"{}\"\n{token_line}challenge = \"friend\"\n",
                 dir.join("state").display(),
-                server.1
+                server.url
             ),
         )
         .unwrap();

@@ -5,146 +5,38 @@
 //! through the server's test controls; it asserts on the daemon's events
 //! and on the server's own log of the requests it received.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::time::Duration;
+use std::process::{ChildStdin, Stdio};
 
-use serde_json::{Value, json};
+use serde_json::json;
 use shakmaty::uci::UciMove;
-use shakmaty::{Chess, Color, Move, Position, Square};
+use shakmaty::{Chess, Color, Move, Position};
 
 mod common;
-use common::EventStream;
+use common::lichess::LichessServer;
+use common::moves::{carried_out, hands};
+use common::{EventStream, Guard, secret, tactus_run, tempdir};
 
 const TOKEN: &str = "lip_board_play";
 /// Lichess's rule after a 429, and the client's.
 const PAUSE_S: f64 = 60.0;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+/// The Lichess test server with the account's Board API token.
+fn lichess() -> LichessServer {
+    LichessServer::start(&[&format!("{TOKEN}=board:play")])
 }
 
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tactus-lichess-play-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Kills the child when the test ends, pass or fail.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn request(port: u16, method: &str, path: &str, body: &str) -> (u16, String) {
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("the test server");
-    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
-    write!(
-        s,
-        "{method} {path} HTTP/1.0\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP reply");
-    (head.split(' ').nth(1).unwrap().parse().unwrap(), body.to_string())
-}
-
-/// The Lichess test server with one account, `Player`, and its token.
-struct Lichess {
-    _child: Guard,
-    url: String,
-    port: u16,
-}
-
-impl Lichess {
-    fn start() -> Lichess {
-        let script = root().join("crates/lichess/tests/server/lichess_server.py");
-        let mut child = Command::new("python3")
-            .arg(script)
-            .args(["--user", "Player", "--token", &format!("{TOKEN}=board:play")])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("python3 runs the Lichess test server (python3 with python-chess is required)");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let url = line.trim().strip_prefix("listening on ").expect("the Lichess test server started").to_string();
-        let port = url.rsplit(':').next().unwrap().parse().unwrap();
-        Lichess { _child: Guard(child), url, port }
-    }
-
-    fn control(&self, method: &str, path: &str, body: &Value) -> Value {
-        let (status, text) = request(self.port, method, path, &body.to_string());
-        assert_eq!(status, 200, "{path}: {text}");
-        serde_json::from_str(&text).unwrap()
-    }
-
-    /// A game for the account, `ours` its side, 30 minutes + 5 s.
-    fn new_game(&self, ours: &str) -> String {
-        let game =
-            json!({"our_color": ours, "opponent": "Opponent", "clock": {"initial": 1_800_000, "increment": 5000}});
-        self.control("POST", "/_test/game", &game)["id"].as_str().unwrap().to_string()
-    }
-
-    fn game(&self, id: &str) -> Value {
-        self.control("GET", &format!("/_test/game/{id}"), &Value::Null)
-    }
-
-    /// The opponent's act in game `id` (`move/e7e5`, `offer/draw`, …).
-    fn opponent(&self, id: &str, what: &str) -> Value {
-        self.control("POST", &format!("/_test/game/{id}/{what}"), &json!({}))
-    }
-
-    fn fault(&self, fault: Value) {
-        self.control("POST", "/_test/fault", &fault);
-    }
-
-    /// Every request the server received: `[t, "METHOD /path", status]`.
-    fn log(&self) -> Vec<(f64, String, Option<u64>)> {
-        let log = self.control("GET", "/_test/log", &Value::Null);
-        log.as_array()
-            .unwrap()
-            .iter()
-            .map(|e| {
-                let what = format!("{} {}", e["method"].as_str().unwrap(), e["path"].as_str().unwrap());
-                (e["t"].as_f64().unwrap(), what, e["status"].as_u64())
-            })
-            .collect()
-    }
-
-    /// Waits (a long poll on the server) until `count` requests matching
-    /// `pattern` (a regular expression on `METHOD /path`) are answered:
-    /// what they asked is done.
-    fn wait(&self, pattern: &str, count: usize) {
-        let pattern: String = pattern
-            .bytes()
-            .map(|b| {
-                if b.is_ascii_alphanumeric() || b"/-_".contains(&b) {
-                    (b as char).to_string()
-                } else {
-                    format!("%{b:02X}")
-                }
-            })
-            .collect();
-        let path = format!("/_test/wait?path={pattern}&count={count}&answered=1&timeout=100");
-        let got = self.control("GET", &path, &Value::Null)["count"].as_u64().unwrap() as usize;
-        assert!(got >= count, "{count} requests matching {pattern} did not come: {:?}", self.log());
-    }
-
-    /// Waits until game `id` has `count` moves on the server.
-    fn wait_moves(&self, id: &str, count: usize) {
-        let path = format!("/_test/wait?what=moves&game={id}&count={count}&timeout=100");
-        let got = self.control("GET", &path, &Value::Null)["count"].as_u64().unwrap() as usize;
-        assert!(got >= count, "game {id} has {got} moves, not {count}: {:?}", self.log());
-    }
+/// Every request the server received: `(t, "METHOD /path", status)`.
+fn log(lichess: &LichessServer) -> Vec<(f64, String, Option<u64>)> {
+    lichess
+        .log()
+        .iter()
+        .map(|e| {
+            let what = format!("{} {}", e["method"].as_str().unwrap(), e["path"].as_str().unwrap());
+            (e["t"].as_f64().unwrap(), what, e["status"].as_u64())
+        })
+        .collect()
 }
 
 /// The daemon on the simulated board, playing on the server's account.
@@ -155,24 +47,14 @@ struct Daemon {
 }
 
 impl Daemon {
-    fn start(lichess: &Lichess, state: &Path, config: &str) -> Daemon {
-        use std::os::unix::fs::PermissionsExt;
-        let token = state.join("lichess.token");
-        std::fs::write(&token, format!("{TOKEN}\n")).unwrap();
-        std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
+    fn start(lichess: &LichessServer, state: &Path, config: &str) -> Daemon {
+        let token = secret(state, "lichess.token", &format!("{TOKEN}\n"));
         let config_file = state.join("tactus.toml");
         std::fs::write(&config_file, config).unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
-            .arg("run")
-            .arg("--config")
-            .arg(&config_file)
-            .args(["--board", "sim", "--state-dir"])
-            .arg(state.join("state"))
-            .args(["--voice", "none", "--events", "-", "--lichess-url", &lichess.url, "--lichess-token-file"])
+        let mut child = tactus_run(&config_file, &state.join("state"))
+            .args(["--board", "sim", "--lichess-url", &lichess.url, "--lichess-token-file"])
             .arg(&token)
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
             .spawn()
             .unwrap();
         let events = EventStream::of(&mut child);
@@ -208,12 +90,7 @@ impl Daemon {
     fn carry_out(&mut self, pos: &mut Chess, uci: &str) {
         let said = self.events.next("opponent_move");
         assert_eq!(said["uci"], uci, "{said}");
-        let mut lines = Vec::new();
-        for step in said["steps"].as_array().unwrap() {
-            lines.extend(step["from"].as_str().map(|sq| format!("{sq}-")));
-            lines.extend(step["to"].as_str().map(|sq| format!("{sq}+")));
-        }
-        self.type_line(&lines.join(" "));
+        self.type_line(&carried_out(&said));
         assert_eq!(self.events.next("complete")["uci"], uci, "the opponent's move is completed on the board");
         pos.play_unchecked(uci_move(pos, uci));
     }
@@ -223,32 +100,11 @@ fn uci_move(pos: &Chess, uci: &str) -> Move {
     uci.parse::<UciMove>().unwrap().to_move(pos).unwrap()
 }
 
-/// The edges a person makes for `mv`, as the sim board's typed words.
-fn hands(pos: &Chess, mv: Move) -> Vec<String> {
-    let (lift, place) = (|sq: Square| format!("{sq}-"), |sq: Square| format!("{sq}+"));
-    match mv {
-        Move::Normal { from, to, capture, .. } => {
-            let mut out = Vec::new();
-            if capture.is_some() {
-                out.push(lift(to));
-            }
-            out.extend([lift(from), place(to)]);
-            out
-        }
-        Move::Castle { king, rook } => {
-            let side = if king < rook { shakmaty::CastlingSide::KingSide } else { shakmaty::CastlingSide::QueenSide };
-            vec![lift(king), place(side.king_to(pos.turn())), lift(rook), place(side.rook_to(pos.turn()))]
-        }
-        Move::EnPassant { from, to } => vec![lift(from), place(to), lift(Square::from_coords(to.file(), from.rank()))],
-        Move::Put { .. } => unreachable!("no drops in chess"),
-    }
-}
-
 /// How many times each move was POSTed and taken (200) by the server.
-fn moves_taken(lichess: &Lichess, id: &str) -> std::collections::BTreeMap<String, usize> {
+fn moves_taken(lichess: &LichessServer, id: &str) -> std::collections::BTreeMap<String, usize> {
     let prefix = format!("POST /api/board/game/{id}/move/");
     let mut taken = std::collections::BTreeMap::new();
-    for (_, what, status) in lichess.log() {
+    for (_, what, status) in log(lichess) {
         if let Some(uci) = what.strip_prefix(&prefix)
             && status == Some(200)
         {
@@ -286,7 +142,7 @@ const CONFIG: &str = "[game]\ntime_control = \"1800+5\"\n";
 /// the server mid-game: reopened, and the game goes on.
 #[test]
 fn a_whole_game_as_white_with_a_dropped_stream() {
-    let lichess = Lichess::start();
+    let lichess = lichess();
     let state = tempdir("white");
     let id = lichess.new_game("white");
     let mut d = Daemon::start(&lichess, &state, CONFIG);
@@ -295,12 +151,12 @@ fn a_whole_game_as_white_with_a_dropped_stream() {
     let (ours, theirs) = (["e2e4", "f1c4", "d1h5", "h5f7"], ["e7e5", "b8c6", "g8f6"]);
     for (i, uci) in ours.iter().enumerate() {
         d.our_move(&mut pos, uci);
-        lichess.wait(&format!("move/{uci}"), 1);
+        lichess.wait_answered(&format!("move/{uci}"), 1);
         if let Some(reply) = theirs.get(i) {
             if i == 1 {
                 // The server closes the game stream: the daemon reopens it.
                 lichess.opponent(&id, "drop");
-                lichess.wait(&format!("stream/{id}"), 2);
+                lichess.wait_answered(&format!("stream/{id}"), 2);
             }
             lichess.opponent(&id, &format!("move/{reply}"));
             d.carry_out(&mut pos, reply);
@@ -312,7 +168,7 @@ fn a_whole_game_as_white_with_a_dropped_stream() {
     let played = ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"];
     assert_eq!(game["moves"], json!(played), "the server's move list is the game played");
     assert_eq!(game["status"], "mate");
-    assert!(moves_taken(&lichess, &id).values().all(|&n| n == 1), "each move sent once: {:?}", lichess.log());
+    assert!(moves_taken(&lichess, &id).values().all(|&n| n == 1), "each move sent once: {:?}", log(&lichess));
     drop(d.stdin);
     assert!(d.child.0.wait().unwrap().success());
     journal_replays_to(&state, &played);
@@ -322,11 +178,11 @@ fn a_whole_game_as_white_with_a_dropped_stream() {
 /// `opponent_move` and are carried out; the game ends in `game_over`.
 #[test]
 fn a_whole_game_as_black() {
-    let lichess = Lichess::start();
+    let lichess = lichess();
     let state = tempdir("black");
     let mut d = Daemon::start(&lichess, &state, CONFIG);
     // The game starts while the daemon runs.
-    lichess.wait("GET /api/stream/event", 1);
+    lichess.wait_answered("GET /api/stream/event", 1);
     let id = lichess.new_game("black");
     assert_eq!(d.playing(), id);
     let mut pos = Chess::default();
@@ -334,7 +190,7 @@ fn a_whole_game_as_black() {
         lichess.opponent(&id, &format!("move/{theirs}"));
         d.carry_out(&mut pos, theirs);
         d.our_move(&mut pos, ours);
-        lichess.wait(&format!("move/{ours}"), 1);
+        lichess.wait_answered(&format!("move/{ours}"), 1);
     }
     let over = d.events.next("game_over");
     assert_eq!((over["result"].as_str(), over["reason"].as_str()), (Some("0-1"), Some("checkmate")), "{over}");
@@ -352,14 +208,14 @@ fn a_whole_game_as_black() {
 /// and no move reaches the server twice.
 #[test]
 fn killed_mid_game_it_goes_on_without_sending_a_move_twice() {
-    let lichess = Lichess::start();
+    let lichess = lichess();
     let state = tempdir("killed");
     let id = lichess.new_game("white");
     let mut d = Daemon::start(&lichess, &state, CONFIG);
     assert_eq!(d.playing(), id);
     let mut pos = Chess::default();
     d.our_move(&mut pos, "e2e4");
-    lichess.wait("move/e2e4", 1);
+    lichess.wait_answered("move/e2e4", 1);
     drop(d); // SIGKILL: the server has e4.
     let mut d = Daemon::start(&lichess, &state, CONFIG);
     assert_eq!(d.playing(), id);
@@ -368,7 +224,7 @@ fn killed_mid_game_it_goes_on_without_sending_a_move_twice() {
     // Nf3's POST is cut off, then the daemon is killed: only the journal has it.
     lichess.fault(json!({"method": "POST", "path": "/move/g1f3$", "status": 0, "drop": true, "count": 100}));
     d.our_move(&mut pos, "g1f3");
-    lichess.wait("move/g1f3", 1);
+    lichess.wait_answered("move/g1f3", 1);
     drop(d);
     lichess.fault(json!({"clear": true}));
     let mut d = Daemon::start(&lichess, &state, CONFIG);
@@ -377,19 +233,19 @@ fn killed_mid_game_it_goes_on_without_sending_a_move_twice() {
     lichess.opponent(&id, "move/b8c6");
     d.carry_out(&mut pos, "b8c6");
     d.our_move(&mut pos, "f1b5");
-    lichess.wait("move/f1b5", 1);
+    lichess.wait_answered("move/f1b5", 1);
     assert_eq!(lichess.game(&id)["moves"], json!(["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]));
     let taken = moves_taken(&lichess, &id);
     assert_eq!(taken.len(), 3, "{taken:?}");
     assert!(taken.values().all(|&n| n == 1), "no move reached the server twice: {taken:?}");
-    let refused = lichess.log().into_iter().filter(|(_, w, s)| w.contains("/move/") && *s == Some(400)).count();
-    assert_eq!(refused, 0, "no move was sent that the server already had: {:?}", lichess.log());
+    let refused = log(&lichess).into_iter().filter(|(_, w, s)| w.contains("/move/") && *s == Some(400)).count();
+    assert_eq!(refused, 0, "no move was sent that the server already had: {:?}", log(&lichess));
 }
 
 /// After a 429 nothing reaches the server for a minute; then the move goes.
 #[test]
 fn after_a_429_no_request_for_a_minute() {
-    let lichess = Lichess::start();
+    let lichess = lichess();
     let state = tempdir("429");
     let id = lichess.new_game("white");
     let mut d = Daemon::start(&lichess, &state, CONFIG);
@@ -399,10 +255,10 @@ fn after_a_429_no_request_for_a_minute() {
     d.our_move(&mut pos, "d2d4");
     let limited = d.events.next("online");
     assert_eq!((limited["what"].as_str(), limited["for_s"].as_u64()), (Some("rate_limited"), Some(60)), "{limited}");
-    lichess.wait("move/d2d4", 2);
-    let log = lichess.log();
-    let at_429 = log.iter().find(|(_, _, s)| *s == Some(429)).expect("the 429 is in the log").0;
-    let after: Vec<_> = log.iter().filter(|(t, _, _)| *t > at_429).collect();
+    lichess.wait_answered("move/d2d4", 2);
+    let requests = log(&lichess);
+    let at_429 = requests.iter().find(|(_, _, s)| *s == Some(429)).expect("the 429 is in the log").0;
+    let after: Vec<_> = requests.iter().filter(|(t, _, _)| *t > at_429).collect();
     assert!(!after.is_empty());
     assert!(after.iter().all(|(t, _, _)| t - at_429 >= PAUSE_S - 0.5), "a request within the minute: {after:?}");
     assert_eq!(lichess.game(&id)["moves"], json!(["d2d4"]));
@@ -412,32 +268,32 @@ fn after_a_429_no_request_for_a_minute() {
 /// (declined), then the player's own offer, accepted: a draw by agreement.
 #[test]
 fn draw_and_takeback_offers() {
-    let lichess = Lichess::start();
+    let lichess = lichess();
     let state = tempdir("offers");
     let id = lichess.new_game("white");
     let mut d = Daemon::start(&lichess, &state, CONFIG);
     assert_eq!(d.playing(), id);
     let mut pos = Chess::default();
     d.our_move(&mut pos, "e2e4");
-    lichess.wait("move/e2e4", 1);
+    lichess.wait_answered("move/e2e4", 1);
     lichess.opponent(&id, "move/c7c5");
     d.carry_out(&mut pos, "c7c5");
     lichess.opponent(&id, "offer/draw");
     assert_eq!(d.events.next("draw_offer")["side"], "black");
     d.type_line("online draw_no");
-    lichess.wait("POST /api/board/game/.*/draw/no", 1);
+    lichess.wait_answered("POST /api/board/game/.*/draw/no", 1);
     assert_eq!(lichess.game(&id)["draw"]["black"], false, "the offer is declined");
     lichess.opponent(&id, "offer/takeback");
     let asked = d.events.next("online");
     assert_eq!((asked["what"].as_str(), asked["open"].as_bool()), (Some("takeback_offer"), Some(true)), "{asked}");
     d.type_line("online takeback_no");
-    lichess.wait("POST /api/board/game/.*/takeback/no", 1);
+    lichess.wait_answered("POST /api/board/game/.*/takeback/no", 1);
     assert_eq!(lichess.game(&id)["takeback"]["black"], false, "the request is declined");
     // The player offers a draw after their move; the opponent accepts.
     d.our_move(&mut pos, "g1f3");
     d.type_line("draw white");
     assert_eq!(d.events.next("draw_offer")["side"], "white");
-    lichess.wait("POST /api/board/game/.*/draw/yes", 1);
+    lichess.wait_answered("POST /api/board/game/.*/draw/yes", 1);
     lichess.opponent(&id, "answer/draw/yes");
     let over = d.events.next("game_over");
     assert_eq!((over["result"].as_str(), over["reason"].as_str()), (Some("1/2-1/2"), Some("agreement")), "{over}");
@@ -451,7 +307,7 @@ fn draw_and_takeback_offers() {
 /// plays another, which the server takes.
 #[test]
 fn a_refused_move_is_said_and_taken_back() {
-    let lichess = Lichess::start();
+    let lichess = lichess();
     let state = tempdir("refused");
     let id = lichess.new_game("white");
     let mut d = Daemon::start(&lichess, &state, CONFIG);
@@ -470,12 +326,12 @@ fn a_refused_move_is_said_and_taken_back() {
     assert_eq!(back["taken"], json!(["e4"]), "{back}");
     let mut pos = before;
     d.our_move(&mut pos, "d2d4");
-    lichess.wait("move/d2d4", 1);
+    lichess.wait_answered("move/d2d4", 1);
     assert_eq!(lichess.game(&id)["moves"], json!(["d2d4"]));
     lichess.opponent(&id, "move/d7d5");
     d.carry_out(&mut pos, "d7d5");
     assert!(
-        !lichess.log().iter().any(|(_, w, _)| w.contains("/takeback/")),
+        !log(&lichess).iter().any(|(_, w, _)| w.contains("/takeback/")),
         "setting the board back after a refusal asks the server for nothing"
     );
 }
@@ -484,7 +340,7 @@ fn a_refused_move_is_said_and_taken_back() {
 /// says so and the journal ends.
 #[test]
 fn an_abort_from_the_board() {
-    let lichess = Lichess::start();
+    let lichess = lichess();
     let state = tempdir("abort");
     let id = lichess.new_game("black");
     let mut d = Daemon::start(&lichess, &state, CONFIG);
@@ -501,7 +357,7 @@ fn an_abort_from_the_board() {
 /// the configured clock; the game that starts from it is played.
 #[test]
 fn a_game_from_a_challenge() {
-    let lichess = Lichess::start();
+    let lichess = lichess();
     let state = tempdir("challenge");
     let config = format!("{CONFIG}\n[lichess]\nchallenge = \"Friend\"\n");
     let mut d = Daemon::start(&lichess, &state, &config);
@@ -512,11 +368,11 @@ fn a_game_from_a_challenge() {
     assert_eq!(id, sent["id"], "the challenge's game");
     let start = d.events.seen.borrow().iter().rev().find(|e| e["event"] == "start").cloned().unwrap();
     assert_eq!(start["time_control"], "1800+5", "the challenge's clock: {start}");
-    let log = lichess.log();
-    assert!(log.iter().any(|(_, w, _)| w == "POST /api/challenge/Friend"), "{log:?}");
+    let requests = log(&lichess);
+    assert!(requests.iter().any(|(_, w, _)| w == "POST /api/challenge/Friend"), "{requests:?}");
     let mut pos = Chess::default();
     d.our_move(&mut pos, "c2c4");
-    lichess.wait("move/c2c4", 1);
+    lichess.wait_answered("move/c2c4", 1);
     lichess.opponent(&id, "move/e7e5");
     d.carry_out(&mut pos, "e7e5");
     assert_eq!(lichess.game(&id)["moves"], json!(["c2c4", "e7e5"]));
@@ -526,21 +382,21 @@ fn a_game_from_a_challenge() {
     let mut d = Daemon::start(&lichess, &state, &config);
     assert_eq!(d.playing(), id);
     d.our_move(&mut pos, "b1c3");
-    lichess.wait("move/b1c3", 1);
+    lichess.wait_answered("move/b1c3", 1);
     lichess.opponent(&id, "move/g8f6");
     d.carry_out(&mut pos, "g8f6");
-    let challenges = lichess.log().into_iter().filter(|(_, w, _)| w.starts_with("POST /api/challenge/")).count();
-    assert_eq!(challenges, 1, "one challenge: {:?}", lichess.log());
+    let challenges = log(&lichess).into_iter().filter(|(_, w, _)| w.starts_with("POST /api/challenge/")).count();
+    assert_eq!(challenges, 1, "one challenge: {:?}", log(&lichess));
 }
 
 /// A challenge to the account is said with its sender and clock, and
 /// accepted from the board.
 #[test]
 fn a_challenge_to_the_account_is_said_and_accepted_from_the_board() {
-    let lichess = Lichess::start();
+    let lichess = lichess();
     let state = tempdir("incoming");
     let mut d = Daemon::start(&lichess, &state, CONFIG);
-    lichess.wait("GET /api/stream/event", 1);
+    lichess.wait_answered("GET /api/stream/event", 1);
     let challenge = json!({"from": "Coach", "limit": 900, "increment": 10, "color": "white"});
     let cid = lichess.control("POST", "/_test/challenge", &challenge)["id"].as_str().unwrap().to_string();
     let said = d.events.next("online");
@@ -552,6 +408,6 @@ fn a_challenge_to_the_account_is_said_and_accepted_from_the_board() {
     lichess.opponent(&cid, "move/d2d4");
     d.carry_out(&mut pos, "d2d4");
     d.our_move(&mut pos, "g8f6");
-    lichess.wait("move/g8f6", 1);
+    lichess.wait_answered("move/g8f6", 1);
     assert_eq!(lichess.game(&cid)["moves"], json!(["d2d4", "g8f6"]));
 }
