@@ -79,6 +79,13 @@ pub struct Args {
     /// This board's name in the hall.
     #[arg(long)]
     pub board_id: Option<String>,
+    /// Play online on Lichess (the Board API) with the token in this file
+    /// (mode 600; scope board:play).
+    #[arg(long, value_name = "FILE")]
+    pub lichess_token_file: Option<PathBuf>,
+    /// Lichess's address (default https://lichess.org; a test server's http://127.0.0.1:PORT).
+    #[arg(long, value_name = "URL")]
+    pub lichess_url: Option<String>,
 }
 
 /// Each flag given replaces the configuration's value at its path: a
@@ -122,7 +129,11 @@ impl Args {
             mqtt => mqtt.broker = Some,
             hall => mqtt.hall,
             board_id => mqtt.board_id,
+            lichess_token_file => lichess.token_file = Some,
         });
+        if let Some(url) = &self.lichess_url {
+            cfg.lichess.url = config::lichess_url_checked(url).map_err(|e| anyhow::anyhow!("--lichess-url {e}"))?;
+        }
         cfg.check().map_err(|e| anyhow::anyhow!("{}: {e}", config::origin(file.as_deref())))?;
         Ok((cfg, file))
     }

@@ -16,11 +16,14 @@ use tactus_engine::conduct::Stance;
 use tactus_trace::{Entry, GameResult, Input, Ms, OffBoardReason, Record, Request};
 
 use super::engine::{Answered, EngineHost, Reply};
+use super::lichess::LichessHost;
 
 /// Who plays the other side.
 pub enum Opponent {
     /// A UCI engine on this machine.
     Engine(EngineHost),
+    /// A player on Lichess, through the Board API.
+    Lichess(LichessHost),
 }
 
 /// Where the game stands when the opponent is told of it or asked.
@@ -40,8 +43,25 @@ pub enum Said {
     /// Inputs for the game, taken in order; one after the first only while
     /// the game is not over (9.1.2.1: a draw offer made with the move).
     Inputs(Vec<Input>),
-    /// What it says about itself (lost, back): published, not journaled.
+    /// What it says about itself (lost, back), or about the game besides
+    /// its inputs: published, not journaled.
     Notice(EventKind),
+    /// A game it starts (a server's game): the board plays it from now on.
+    NewGame(NewGame),
+    /// The game ended with no result (aborted): the journal ends.
+    Abandoned,
+}
+
+/// A game the opponent starts, as the board begins it.
+pub struct NewGame {
+    /// The side the opponent plays.
+    pub side: Color,
+    pub white: String,
+    pub black: String,
+    /// `1800+5`; none for a game without a clock.
+    pub time_control: Option<String>,
+    /// The game's address, its `Site` tag: a restart finds the game by it.
+    pub site: String,
 }
 
 impl Opponent {
@@ -49,6 +69,7 @@ impl Opponent {
     pub fn side(&self) -> Color {
         match self {
             Opponent::Engine(engine) => engine.side(),
+            Opponent::Lichess(online) => online.side(),
         }
     }
 
@@ -62,6 +83,7 @@ impl Opponent {
                 }
                 engine.ask(now.session, now.game, now.t, now.since);
             }
+            Opponent::Lichess(online) => online.seat(now.session),
         }
     }
 
@@ -102,6 +124,7 @@ impl Opponent {
                 engine.choosing(since, chosen.search, chosen.restarts, chosen.san);
                 return Said::Inputs(inputs);
             },
+            Opponent::Lichess(online) => online.next(now).await,
         }
     }
 
@@ -109,6 +132,7 @@ impl Opponent {
     pub fn taken(&mut self) {
         match self {
             Opponent::Engine(engine) => engine.announced(),
+            Opponent::Lichess(online) => online.announced(),
         }
     }
 
@@ -125,6 +149,7 @@ impl Opponent {
                     _ => {}
                 }
             }
+            Opponent::Lichess(online) => online.committed(now.session, entry),
         }
     }
 
@@ -135,6 +160,8 @@ impl Opponent {
             Opponent::Engine(engine) => {
                 (engine.accepts_draw() && !session.finished()).then_some(Input::DrawOffer { side: engine.side() })
             }
+            // The server answers for the player far away.
+            Opponent::Lichess(_) => None,
         }
     }
 
@@ -145,6 +172,7 @@ impl Opponent {
                 engine.new_game(chess960);
                 engine.ask(now.session, now.game, now.t, now.since);
             }
+            Opponent::Lichess(online) => online.seat(now.session),
         }
     }
 
@@ -152,6 +180,7 @@ impl Opponent {
     pub async fn stop(self, deadline: Instant) {
         match self {
             Opponent::Engine(engine) => engine.stop(deadline).await,
+            Opponent::Lichess(online) => online.stop(),
         }
     }
 }
