@@ -373,7 +373,7 @@ export interface TakeBackEvent extends At {
 }
 
 /** A device of the daemon's. */
-export type Device = 'board' | 'clock' | 'engine' | 'partner';
+export type Device = 'board' | 'clock' | 'engine' | 'online' | 'partner';
 
 /** A device stopped answering (unplugged, out of range, an engine that
  * crashed or hung and is being restarted); the game goes on. */
@@ -388,6 +388,24 @@ export interface DeviceBackEvent extends At {
   event: 'device_back';
   device: Device;
 }
+
+/** What an online game's server (Lichess) says besides the moves. */
+export type Online =
+  | { what: 'playing'; game: string; opponent: string; side: Side }
+  | { what: 'challenge'; id: string; player: string; incoming: boolean; clock?: string }
+  | { what: 'challenge_gone'; id: string; declined: boolean }
+  | { what: 'takeback_offer'; open: boolean }
+  | { what: 'taken_back'; ply: number }
+  | { what: 'refused'; ply: number; uci: string; san: string; why: string }
+  | { what: 'opponent_gone'; gone: boolean; claim_in_s?: number }
+  | { what: 'ended'; status: string }
+  | { what: 'rate_limited'; for_s: number }
+  | { what: 'not_played'; game: string; why: string }
+  | { what: 'failed'; why: string };
+
+export type OnlineEvent = At & {
+  event: 'online';
+} & Online;
 
 /**
  * A draw offered (9.1.2): by the engine with its move, or by a player;
@@ -469,6 +487,7 @@ export type CoreEvent =
   | DrawDeclinedEvent
   | DeviceLostEvent
   | DeviceBackEvent
+  | OnlineEvent
   | EngineLevelEvent
   | PromotionChoiceEvent
   | NotNowEvent

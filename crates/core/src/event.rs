@@ -365,6 +365,59 @@ pub enum Device {
     /// The partner board of a game played on two boards: away when it
     /// cannot be reached, back when it is heard again.
     Partner,
+    /// The online opponent's server (Lichess): its connection lost while
+    /// the daemon retries, back when it answers again.
+    Online,
+}
+
+/// What the online game's server (Lichess's Board API) says besides the
+/// moves: said by the daemon, not ruled by the game (the moves, a draw
+/// offer, a resignation and the result are the game's own inputs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "what", rename_all = "snake_case")]
+pub enum Online {
+    /// The board plays this game: the opponent's name and the side the
+    /// board plays.
+    Playing {
+        game: String,
+        opponent: String,
+        #[serde(with = "serde_chess::color")]
+        side: Color,
+    },
+    /// A challenge to the account (`incoming`), or the account's own:
+    /// the other player and the clock (`minutes+seconds`; none: days).
+    Challenge {
+        id: String,
+        player: String,
+        incoming: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<String>,
+    },
+    /// A challenge was withdrawn, or declined.
+    ChallengeGone { id: String, declined: bool },
+    /// The opponent proposes to take back a move; or withdrew it.
+    TakebackOffer { open: bool },
+    /// The server took moves back (a takeback agreed): the board goes back
+    /// to the position where `ply` is to be made.
+    TakenBack { ply: u32 },
+    /// The server refused the board's move: it is taken back on the board.
+    Refused { ply: u32, uci: String, san: String, why: String },
+    /// The opponent left the game (`gone`) or came back; the win may be
+    /// claimed in `claim_in_s` seconds (0: now).
+    OpponentGone {
+        gone: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        claim_in_s: Option<u32>,
+    },
+    /// The server ended the game with a status the board cannot tell
+    /// (Lichess's `status`: `aborted`, `timeout`, `outoftime`, `noStart`…).
+    Ended { status: String },
+    /// Lichess asked for a pause: nothing is sent for this long.
+    RateLimited { for_s: u64 },
+    /// A game on the account that the board does not play, and why.
+    NotPlayed { game: String, why: String },
+    /// A request the server did not carry out.
+    Failed { why: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -526,6 +579,8 @@ pub enum EventKind {
     DeviceBack {
         device: Device,
     },
+    /// The online game's server says something besides the moves.
+    Online(Online),
     /// `side` offers a draw (9.1.2): the engine with its move, or a player.
     /// The opponent accepts with an offer of their own; their move declines.
     DrawOffer {

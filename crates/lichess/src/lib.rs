@@ -24,7 +24,8 @@
 //! let client = Client::new(token, Settings { url: config.lichess.url, ..Settings::default() })?;
 //! let me = client.account().await?;                                     // "playing as {me.username}"
 //! // tactus doctor: client.token_check().await? → Some(check) with check.has(api::BOARD_PLAY), else say what to fix
-//! let resume = journal.online_game().map(|(id, uci_moves)| Resume { game_id: id, moves: uci_moves });
+//! // the journal's game, found by its Site tag (`{url}/{id}`): tactus's daemon/lichess.rs
+//! let resume = journal_site_id.map(|id| Resume { game_id: id, moves: journal_uci_moves });
 //! let (play, mut updates) = Play::start(client, PlayOptions { accept_from, resume });
 //! // config: play.command(Command::Challenge { username, spec }) or Command::Seek(spec)
 //! ```

@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use tactus_core::{EngineEval, Event, EventKind, Slip};
+use tactus_core::{EngineEval, Event, EventKind, Online, Slip};
 
 use crate::feed::{
     BoardFeed, Change, Clocks, EngineView, FeedMove, SPOKEN_KEPT, Spoken, Tags, Told, clean, fen_of, parse_position,
@@ -167,6 +167,7 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
         }
         EventKind::DeviceLost { device, detail } => EventKind::DeviceLost { device, detail: clean(&detail, MAX_TEXT) },
         EventKind::NotUnderstood { typed } => EventKind::NotUnderstood { typed: clean(&typed, MAX_TEXT) },
+        EventKind::Online(online) => EventKind::Online(vet_online(online)?),
         EventKind::TakeBack { ply, taken, white_ms, black_ms } => {
             if taken.is_empty() || taken.len() > MAX_TAKEN {
                 return Err("a take-back of no moves, or of more moves than a game has".into());
@@ -220,6 +221,31 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
         | EventKind::NotNow { .. }) => kind,
     };
     Ok(Event { t: ev.t, kind })
+}
+
+/// What an online game's server says: its texts cleaned and capped.
+fn vet_online(online: Online) -> Result<Online, String> {
+    let short = |s: &str| clean(s, 64);
+    Ok(match online {
+        Online::Playing { game, opponent, side } => {
+            Online::Playing { game: short(&game), opponent: short(&opponent), side }
+        }
+        Online::Challenge { id, player, incoming, clock } => {
+            Online::Challenge { id: short(&id), player: short(&player), incoming, clock: clock.map(|c| short(&c)) }
+        }
+        Online::ChallengeGone { id, declined } => Online::ChallengeGone { id: short(&id), declined },
+        Online::Refused { ply, uci: u, san, why } => {
+            uci(&u)?;
+            Online::Refused { ply, uci: u, san: clean(&san, 32), why: clean(&why, MAX_TEXT) }
+        }
+        Online::Ended { status } => Online::Ended { status: short(&status) },
+        Online::NotPlayed { game, why } => Online::NotPlayed { game: short(&game), why: clean(&why, MAX_TEXT) },
+        Online::Failed { why } => Online::Failed { why: clean(&why, MAX_TEXT) },
+        online @ (Online::TakebackOffer { .. }
+        | Online::TakenBack { .. }
+        | Online::OpponentGone { .. }
+        | Online::RateLimited { .. }) => online,
+    })
 }
 
 /// A core event and the board's words for it: the event checked, the

@@ -17,7 +17,7 @@ use common::{Events, get, played, request};
 use shakmaty::{Color, File, Piece, Rank, Role, Square};
 use tactus_core::{
     Article, Attempt, CastleSide, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, Fix, Irregularity,
-    MoveInfo, NotNow, OnBoard, Placed, Reason, Slip, ToControl,
+    MoveInfo, NotNow, OnBoard, Online, Placed, Reason, Slip, ToControl,
 };
 use tactus_net::{
     AppState, BoardFeed, Hall, HomeAway, LichessBoard, LichessView, SharedHall, Tags, Team, TeamMatch, Title, serve,
@@ -71,6 +71,7 @@ fn kind_name(k: &EventKind) -> &'static str {
         EventKind::DrawOffer { .. } => "draw_offer",
         EventKind::DeviceLost { .. } => "device_lost",
         EventKind::DeviceBack { .. } => "device_back",
+        EventKind::Online(_) => "online",
         EventKind::DrawDeclined { .. } => "draw_declined",
         EventKind::PromotionChoice { .. } => "promotion_choice",
         EventKind::NotNow { .. } => "not_now",
@@ -216,6 +217,35 @@ fn every_kind() -> Vec<Event> {
             EventKind::NotUnderstood { typed: "z9".into() },
             EventKind::DeviceLost { device: Device::Board, detail: "/dev/rfcomm0: no answer within 2 s".into() },
             EventKind::DeviceBack { device: Device::Clock },
+            EventKind::DeviceLost { device: Device::Online, detail: "the game stream: connection reset".into() },
+            EventKind::Online(Online::Playing {
+                game: "AbCd1234".into(),
+                opponent: "Friend".into(),
+                side: Color::Black,
+            }),
+            EventKind::Online(Online::Challenge {
+                id: "XyZ98765".into(),
+                player: "Friend".into(),
+                incoming: full,
+                clock: full.then(|| "30+5".into()),
+            }),
+            EventKind::Online(Online::ChallengeGone { id: "XyZ98765".into(), declined: full }),
+            EventKind::Online(Online::TakebackOffer { open: full }),
+            EventKind::Online(Online::TakenBack { ply: 7 }),
+            EventKind::Online(Online::Refused {
+                ply: 9,
+                uci: "e2e4".into(),
+                san: "e4".into(),
+                why: "Not your turn".into(),
+            }),
+            EventKind::Online(Online::OpponentGone { gone: true, claim_in_s: full.then_some(0) }),
+            EventKind::Online(Online::Ended { status: "aborted".into() }),
+            EventKind::Online(Online::RateLimited { for_s: 60 }),
+            EventKind::Online(Online::NotPlayed {
+                game: "QwEr5678".into(),
+                why: "the board is playing another game".into(),
+            }),
+            EventKind::Online(Online::Failed { why: "This game can no longer be aborted".into() }),
             EventKind::DrawDeclined { side: Color::White },
             EventKind::TakeBack {
                 ply: 5,

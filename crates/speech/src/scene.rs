@@ -8,7 +8,7 @@
 use shakmaty::Color;
 use shakmaty::fen::Fen;
 use tactus_clock::TimeControl;
-use tactus_core::{Article, Event, EventKind, MoveInfo};
+use tactus_core::{Article, Event, EventKind, MoveInfo, Online};
 
 use crate::lang::side_index;
 
@@ -31,6 +31,9 @@ pub(crate) struct Scene {
     pub control: Option<TimeControl>,
     /// Moves each side has completed, as the clock counts them.
     pub moves: [u32; 2],
+    /// The opponent far away (an online game's), by name: their moves are
+    /// said as theirs, not an engine's.
+    pub online: Option<String>,
 }
 
 impl Scene {
@@ -45,6 +48,7 @@ impl Scene {
             announced: None,
             control: None,
             moves: [0; 2],
+            online: None,
         }
     }
 
@@ -64,6 +68,7 @@ impl Scene {
                 }
                 self.control = time_control.as_deref().and_then(|tc| TimeControl::parse(tc).ok().flatten());
             }
+            EventKind::Online(Online::Playing { opponent, .. }) => self.online = Some(opponent.clone()),
             EventKind::Move { mv, .. } => self.announced = Some(mv.clone()),
             EventKind::Withdrawn { .. } => self.announced = None,
             EventKind::Complete { ply, side, .. } => {

@@ -88,6 +88,7 @@ fn told(kind: &EventKind) -> bool {
             | EventKind::OpponentFix { .. }
             | EventKind::DeviceLost { .. }
             | EventKind::DeviceBack { .. }
+            | EventKind::Online(_)
             | EventKind::DrawOffer { .. }
             | EventKind::DrawDeclined { .. }
             | EventKind::TakeBack { .. }

@@ -17,7 +17,7 @@ use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Rank, Role, Square};
 use tactus_core::pgn::{Commentary, MateVerdict, Settled};
 use tactus_core::{
     Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, MoveInfo, NotNow, OnBoard,
-    Placed, Reason, Slip, ToControl,
+    Online, Placed, Reason, Slip, ToControl,
 };
 
 use crate::lang::{Case, Lexicon, Persons, fill, gender_index, lexicon, side_index};
@@ -224,12 +224,15 @@ impl Words {
             EventKind::OnFile { file, pieces } => self.line(Line::File(*file), pieces, scene),
             EventKind::OnSquare { sq, piece, board } => one(self.on_square(*sq, *piece, *board, scene)),
             EventKind::MovesToControl { white, black } => one(self.moves_to_control(*white, *black, scene)),
-            EventKind::OpponentMove { mv, steps, left, .. } => one(self.opponent_move(mv, steps, left.as_deref())),
+            EventKind::OpponentMove { mv, steps, left, .. } => {
+                one(self.opponent_move(mv, steps, left.as_deref(), scene.online.as_deref()))
+            }
             EventKind::OpponentFix { slip, fix, .. } => one(self.slip(slip, fix, scene)),
             EventKind::Hint { mv } => one(fill(lex.hint, &[("move", &self.long_move(mv))])),
             EventKind::EngineLevel { level } => one(fill(lex.engine_level, &[("level", &level.to_string())])),
             EventKind::DeviceLost { device, .. } => one(lex.device_lost[device_index(*device)].to_owned()),
             EventKind::DeviceBack { device } => one(lex.device_back[device_index(*device)].to_owned()),
+            EventKind::Online(online) => self.online(online),
             EventKind::DrawOffer { side, irregular: false } => one(self.said(&lex.draw_offer, *side, scene, &[])),
             EventKind::DrawOffer { side, irregular: true } => {
                 one(self.said(&lex.draw_offer_irregular, *side, scene, &[]))
@@ -253,16 +256,59 @@ impl Words {
         }
     }
 
+    /// What the online game's server says besides the moves. The player's
+    /// own offers and requests are said when made, not again here.
+    fn online(&self, online: &Online) -> Vec<String> {
+        let lex = &self.lex.online;
+        let one = |s: String| vec![s];
+        match online {
+            Online::Playing { opponent, side, .. } => {
+                let side = lex.sides[usize::from(*side == Color::Black)];
+                one(fill(lex.playing, &[("name", opponent), ("side", side)]))
+            }
+            Online::Challenge { player, incoming, clock, .. } => {
+                let clock = clock.as_deref().unwrap_or(lex.correspondence);
+                one(fill(lex.challenge[usize::from(!incoming)], &[("name", player), ("clock", clock)]))
+            }
+            Online::ChallengeGone { declined, .. } => one(lex.challenge_gone[usize::from(*declined)].to_owned()),
+            Online::TakebackOffer { open } => one(lex.takeback_offer[usize::from(!open)].to_owned()),
+            Online::TakenBack { .. } => one(lex.taken_back.to_owned()),
+            Online::Refused { san, .. } => one(fill(lex.refused, &[("move", &self.san(san))])),
+            Online::OpponentGone { gone: false, .. } => one(lex.opponent_gone[2].to_owned()),
+            Online::OpponentGone { gone: true, claim_in_s } => {
+                one(lex.opponent_gone[usize::from(*claim_in_s == Some(0))].to_owned())
+            }
+            Online::Ended { status } => {
+                let i = match status.as_str() {
+                    "aborted" => 0,
+                    "timeout" => 1,
+                    "outoftime" => 2,
+                    "noStart" => 3,
+                    _ => 4,
+                };
+                one(fill(lex.ended, &[("status", lex.statuses[i])]))
+            }
+            Online::RateLimited { for_s } => one(fill(lex.rate_limited, &[("seconds", &for_s.to_string())])),
+            Online::NotPlayed { .. } => one(lex.not_played.to_owned()),
+            Online::Failed { .. } => one(lex.failed.to_owned()),
+        }
+    }
+
     /// "Engine: knight g8 to f6." — the move from square to square, each
     /// square said once. Its steps only where they are not the usual ones
     /// (castling in Chess960); asked for again mid-move, the steps left.
-    fn opponent_move(&self, mv: &MoveInfo, steps: &[Fix], left: Option<&[Fix]>) -> String {
+    fn opponent_move(&self, mv: &MoveInfo, steps: &[Fix], left: Option<&[Fix]>, online: Option<&str>) -> String {
         let lex = self.lex;
-        let said_as = match self.opponent {
-            Opponent::Engine => lex.engine_move,
-            Opponent::Partner => lex.partner_move,
+        let mut said = match online {
+            Some(name) => fill(lex.online.opponent_move, &[("name", name), ("move", &self.long_move(mv))]),
+            None => {
+                let said_as = match self.opponent {
+                    Opponent::Engine => lex.engine_move,
+                    Opponent::Partner => lex.partner_move,
+                };
+                fill(said_as, &[("move", &self.long_move(mv))])
+            }
         };
-        let mut said = fill(said_as, &[("move", &self.long_move(mv))]);
         if mv.castle.is_some() && !usual_castling(steps) {
             said = format!("{said} {}.", sentence(&self.steps(steps)));
         }
@@ -1168,6 +1214,7 @@ fn device_index(device: Device) -> usize {
         Device::Board => 0,
         Device::Clock => 1,
         Device::Engine => 2,
-        Device::Partner => 3,
+        Device::Online => 3,
+        Device::Partner => 4,
     }
 }

@@ -493,8 +493,9 @@ impl PairConfig {
     }
 }
 
-/// Lichess: the account's token, and for a relay the broadcast rounds it
-/// pushes the hall to.
+/// Lichess: the account's token; for `tactus run`, the games the board plays
+/// online (the Board API); for a relay, the broadcast rounds it pushes the
+/// hall to.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LichessConfig {
@@ -508,22 +509,76 @@ pub struct LichessConfig {
     /// (boards 1 to 100) or `ID=FIRST-LAST`.
     #[serde(deserialize_with = "rounds")]
     pub broadcast: Vec<RoundSpec>,
+    /// `tactus run`: challenge this player at start, with `[game]
+    /// time_control`'s clock.
+    pub challenge: Option<String>,
+    /// `tactus run`: the players whose challenges are accepted at once.
+    pub accept_from: Vec<String>,
+    /// `tactus run`: seek an opponent at start, with `[game]
+    /// time_control`'s clock (the Board API seeks rapid and slower).
+    pub seek: bool,
+}
+
+impl LichessConfig {
+    /// The clock of a challenge or a seek, from `time_control` (`"1800+5"`):
+    /// Lichess takes whole minutes (or a few short limits) and an increment
+    /// of whole seconds.
+    pub fn clock(time_control: &str) -> Result<(u32, u32), String> {
+        use tactus_clock::{Bonus, System, TimeControl};
+        let one = |why: &str| format!("{time_control:?}: {why}");
+        let tc = TimeControl::parse(time_control)
+            .map_err(|e| one(&e.to_string()))?
+            .ok_or_else(|| one("an online game needs a clock, like 1800+5"))?;
+        let (limit_ms, inc_ms) = match tc.system() {
+            System::Periods { periods, byoyomi: None } => match periods.as_slice() {
+                [p] if p.moves.is_none() => match p.bonus {
+                    Bonus::None => (p.time_ms, 0),
+                    Bonus::Increment(ms) => (p.time_ms, ms),
+                    _ => return Err(one("Lichess plays with an increment, not a delay")),
+                },
+                _ => return Err(one("Lichess plays one period for the game, like 1800+5")),
+            },
+            _ => return Err(one("Lichess plays one period for the game, like 1800+5")),
+        };
+        if limit_ms % 1000 != 0 || inc_ms % 1000 != 0 {
+            return Err(one("Lichess takes whole seconds"));
+        }
+        let (limit_s, increment_s) = ((limit_ms / 1000) as u32, (inc_ms / 1000) as u32);
+        if !(matches!(limit_s, 15 | 30 | 45 | 60 | 90) || (limit_s % 60 == 0 && limit_s <= 10_800)) || increment_s > 180
+        {
+            return Err(format!(
+                "{time_control:?}: Lichess takes a limit of whole minutes up to 180, and an increment up to 180 s"
+            ));
+        }
+        Ok((limit_s, increment_s))
+    }
 }
 
 impl Default for LichessConfig {
     fn default() -> Self {
-        LichessConfig { url: tactus_lichess::http::LICHESS.into(), token_file: None, broadcast: Vec::new() }
+        LichessConfig {
+            url: tactus_lichess::http::LICHESS.into(),
+            token_file: None,
+            broadcast: Vec::new(),
+            challenge: None,
+            accept_from: Vec::new(),
+            seek: false,
+        }
     }
 }
 
 fn lichess_url<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    let url = String::deserialize(d)?;
+    lichess_url_checked(&String::deserialize(d)?).map_err(serde::de::Error::custom)
+}
+
+/// Lichess's address as given, if it is one.
+pub fn lichess_url_checked(url: &str) -> Result<String, String> {
     if url.starts_with("https://") || url.starts_with("http://") {
-        Ok(url)
+        Ok(url.to_owned())
     } else {
-        Err(serde::de::Error::custom(format!(
+        Err(format!(
             "{url:?}: Lichess's address starts with https:// (https://lichess.org), or http:// for a test server"
-        )))
+        ))
     }
 }
 
@@ -879,6 +934,18 @@ impl Config {
                 .map_err(|message| KeyError { key: "lichess.broadcast", message })?;
         }
         self.check_pair()?;
+        if self.lichess.challenge.is_some() || self.lichess.seek {
+            let key = if self.lichess.seek { "lichess.seek" } else { "lichess.challenge" };
+            let (limit_s, _) = LichessConfig::clock(&self.game.time_control.0)
+                .map_err(|message| KeyError { key: "game.time_control", message })?;
+            // 10 minutes or more: rapid and slower, all a seek may ask.
+            if self.lichess.seek && limit_s < 600 {
+                return Err(KeyError {
+                    key,
+                    message: "the Board API seeks rapid and slower games: [game] time_control of 600 s or more".into(),
+                });
+            }
+        }
         if self.http.listen.is_some_and(|a| a.port() == 0) {
             return Err(KeyError {
                 key: "http.listen",
@@ -921,6 +988,12 @@ impl Config {
             return Err(KeyError {
                 key: "engine.path",
                 message: "a board plays its partner board or an engine, not both".into(),
+            });
+        }
+        if self.lichess.token_file.is_some() {
+            return Err(KeyError {
+                key: "lichess.token_file",
+                message: "a board plays its partner board or online on Lichess, not both".into(),
             });
         }
         Ok(())
@@ -995,7 +1068,7 @@ mod tests {
             ("http", &["listen", "token", "token_file", "assets"]),
             ("mqtt", &["broker", "hall", "board_id", "hall_key_file", "username", "password_file", "ca_file"]),
             ("pair", &["with", "plays"]),
-            ("lichess", &["url", "token_file", "broadcast"]),
+            ("lichess", &["url", "token_file", "broadcast", "challenge", "accept_from", "seek"]),
             ("state", &["dir"]),
         ];
         for (table, names) in keys {
@@ -1186,6 +1259,25 @@ mod tests {
 
     /// The players' FIDE IDs, titles and ratings go on the game's tags; the
     /// Lichess table gives the relay its rounds.
+    #[test]
+    fn a_challenge_or_a_seek_takes_the_games_clock_as_lichess_takes_clocks() {
+        assert_eq!(LichessConfig::clock("1800+5"), Ok((1800, 5)));
+        assert_eq!(LichessConfig::clock("900"), Ok((900, 0)));
+        assert_eq!(LichessConfig::clock("30+0"), Ok((30, 0)));
+        for bad in ["-", "1830+5", "1800+0.5", "40/5400+30:1800+30", "20000+0", "1800+200"] {
+            assert!(LichessConfig::clock(bad).is_err(), "{bad}");
+        }
+        let text = "[game]\ntime_control = \"300+3\"\n[lichess]\nseek = true\n";
+        let err = parse(Path::new("t.toml"), text).unwrap_err().to_string();
+        assert!(err.contains("lichess.seek") && err.contains("rapid"), "{err}");
+        let text = "[game]\ntime_control = \"1800+5\"\n[lichess]\nchallenge = \"friend\"\naccept_from = [\"coach\"]\n";
+        let c = parse(Path::new("t.toml"), text).unwrap();
+        assert_eq!(
+            (c.lichess.challenge.as_deref(), &c.lichess.accept_from[..]),
+            (Some("friend"), &["coach".to_owned()][..])
+        );
+    }
+
     #[test]
     fn players_and_lichess_keys_are_read() {
         let text = "[game]\nwhite = \"Ann\"\nwhite_fide_id = 1503014\nwhite_title = \"wgm\"\nblack_elo = 1987\n\

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Duration;
 
-use tactus_lichess::api::STUDY_WRITE;
+use tactus_lichess::api::{BOARD_PLAY, STUDY_WRITE};
 use tactus_lichess::http::{Client, Settings};
 use tactus_lichess::token::Token;
 
@@ -202,22 +202,34 @@ fn checks(cfg: &Config, cfg_note: &str) -> Vec<Check> {
 const BROADCAST_TOKEN: &str =
     "https://lichess.org/account/oauth/token/create?scopes[]=study:write&description=tactus+broadcast";
 
+/// Where a Lichess token for playing on the board is made, filled in.
+const BOARD_TOKEN: &str = "https://lichess.org/account/oauth/token/create?scopes[]=board:play&description=tactus+board";
+
 /// A configured Lichess token: readable only by its owner, known to
-/// Lichess (`POST /api/token/test`), and with the scope a broadcast needs
-/// when the config names rounds.
+/// Lichess (`POST /api/token/test`), and with the scope it is for: a relay's
+/// broadcast (the config names rounds) needs study:write; otherwise
+/// `tactus run` plays the account's games on the board, which needs
+/// board:play.
 fn lichess_check(cfg: &Config) -> Option<Check> {
     let l = &cfg.lichess;
     let broadcast = !l.broadcast.is_empty();
+    let (scope, create) = if broadcast { (STUDY_WRITE, BROADCAST_TOKEN) } else { (BOARD_PLAY, BOARD_TOKEN) };
     let new_token = || {
         format!(
-            "create a token with the scope study:write at {BROADCAST_TOKEN}, save it in a file (chmod 600) and give it as [lichess] token_file"
+            "create a token with the scope {scope} at {create}, save it in a file (chmod 600) and give it as [lichess] token_file"
         )
     };
     let what = "Lichess token";
     let Some(file) = &l.token_file else {
-        return broadcast.then(|| {
-            check(what, false, "[lichess] broadcast names rounds, but there is no token_file", Some(new_token()))
-        });
+        let wants = if broadcast {
+            Some("[lichess] broadcast names rounds")
+        } else if l.challenge.is_some() || l.seek || !l.accept_from.is_empty() {
+            Some("[lichess] challenge, seek or accept_from asks for online games")
+        } else {
+            None
+        };
+        return wants
+            .map(|wants| check(what, false, format!("{wants}, but there is no token_file"), Some(new_token())));
     };
     let token = match Token::read(file) {
         Ok(token) => token,
@@ -244,10 +256,13 @@ fn lichess_check(cfg: &Config) -> Option<Check> {
         Ok(Some(known)) => {
             let scopes = if known.scopes.is_empty() { "no scope".to_string() } else { known.scopes.join(", ") };
             let detail = format!("{}: {}'s, with {scopes}", file.display(), known.user_id);
-            if broadcast && !known.has(STUDY_WRITE) {
+            if known.has(scope) {
+                check(what, true, detail, None)
+            } else if broadcast {
                 check(what, false, format!("{detail}: a broadcast push needs {STUDY_WRITE}"), Some(new_token()))
             } else {
-                check(what, true, detail, None)
+                let needs = format!("{detail}: playing on the board (tactus run) needs {BOARD_PLAY}");
+                check(what, false, needs, Some(new_token()))
             }
         }
     })

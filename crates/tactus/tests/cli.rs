@@ -491,6 +491,49 @@ fn doctor_checks_the_lichess_tokens_scope() {
     }
 }
 
+/// Without broadcast rounds the token is `tactus run`'s, to play the
+/// account's games on the board: `tactus doctor` wants `board:play` of it,
+/// and a challenge or seek configured without a token is flagged.
+#[test]
+fn doctor_checks_the_board_play_scope_for_online_games() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempdir("doctor-board-play");
+    let server = LichessServer::start(&["lip_study=study:write", "lip_board=board:play"]);
+    let cases = [
+        (Some("lip_board"), true, "ok  Lichess token", "arbiter's, with board:play"),
+        (Some("lip_study"), false, "FIX Lichess token", "playing on the board (tactus run) needs board:play"),
+        (None, false, "FIX Lichess token", "challenge, seek or accept_from asks for online games"),
+    ];
+    for (i, (token, ok, mark, said)) in cases.into_iter().enumerate() {
+        let token_line = match token {
+            Some(token) => {
+                let file = dir.join(format!("lichess{i}.token"));
+                std::fs::write(&file, format!("{token}\n")).unwrap();
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+                format!("token_file = \"{}\"\n", file.display())
+            }
+            None => String::new(),
+        };
+        let config = dir.join(format!("tactus{i}.toml"));
+        std::fs::write(
+            &config,
+            format!(
+                "[board]\nkind = \"sim\"\n[voice]\nsink = \"none\"\n[state]\ndir = \"{}\"\n\
+                 [game]\ntime_control = \"1800+5\"\n[lichess]\nurl = \"{}\"\n{token_line}challenge = \"friend\"\n",
+                dir.join("state").display(),
+                server.url
+            ),
+        )
+        .unwrap();
+        let out = tactus().args(["doctor", "--config"]).arg(&config).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.success(), ok, "{token:?}: {text}");
+        assert!(text.contains(mark) && text.contains(said), "{token:?}: {text}");
+        assert_eq!(text.contains("token/create?scopes[]=board:play"), !ok, "where to make a token: {text}");
+        assert!(!text.contains("lip_"), "the token is never shown: {text}");
+    }
+}
+
 /// `tactus relay`'s Lichess flags and `[lichess]` table: a round without a
 /// token, a token others can read and a round id that is none are refused
 /// before anything starts, each saying what to do; the config's rounds,

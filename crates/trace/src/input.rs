@@ -12,7 +12,7 @@ use shakmaty::{Color, File, Rank, Role, Square};
 
 use crate::Ms;
 use crate::range::{self, Range};
-use crate::words::{Claim, GameResult, MateVerdict, OffBoardReason, Word};
+use crate::words::{Claim, GameResult, MateVerdict, OffBoardReason, OnlineAsk, Word};
 
 /// The fields of one line, by key. `null` counts as absent, as it always
 /// did; a key given twice is an error, as for any strict reader.
@@ -482,6 +482,9 @@ inputs! {
     /// clock plugged into a DGT board, or unplugged); without one, a move
     /// is complete once the board holds still on it.
     "clock_connected" => ClockConnected("connected": bool as WireFlag),
+    /// A player's answer or request to the online game's server, made at
+    /// the board: journaled, changing nothing in the game itself.
+    "online" => Online("ask": OnlineAsk as WireWord),
 }
 
 /// How the engine saw the position when it chose: its score, from White's

@@ -16,7 +16,9 @@ mod words;
 
 pub use input::{Eval, Input, PV_MAX, Request, Score};
 use input::{Fields, side_of, side_str};
-pub use words::{BoardKind, Claim, GameResult, MateSearch, MateVerdict, OffBoardReason, Supervision, Variant, Word};
+pub use words::{
+    BoardKind, Claim, GameResult, MateSearch, MateVerdict, OffBoardReason, OnlineAsk, Supervision, Variant, Word,
+};
 
 /// Milliseconds since the start of the trace.
 pub type Ms = u64;

@@ -230,6 +230,7 @@ fn arb_record() -> impl Strategy<Value = Record> {
         })),
         (0u8..=10).prop_map(|level| Record::Input(Input::EngineLevel(level))),
         side.clone().prop_map(|side| Record::Input(Input::DrawOffer { side })),
+        proptest::sample::select(crate::OnlineAsk::ALL).prop_map(|ask| Record::Input(Input::Online(ask))),
         any::<bool>().prop_map(|connected| Record::Input(Input::ClockConnected(connected))),
         Just(Record::Timers),
         (

@@ -106,6 +106,26 @@ spelled!(
     BoardKind, "board" { Dgt = "dgt" }
 );
 
+spelled!(
+    /// A player's answer or request to an online game's server (Lichess),
+    /// made at the board. The game itself does not change: the server's
+    /// answer comes back as the game's own inputs.
+    OnlineAsk, "online request" {
+        /// End the game before it has really begun.
+        Abort = "abort",
+        /// Decline the opponent's draw offer.
+        DrawNo = "draw_no",
+        /// Decline the opponent's takeback request.
+        TakebackNo = "takeback_no",
+        /// Accept the challenge said last.
+        Accept = "accept",
+        /// Decline the challenge said last.
+        Decline = "decline",
+        /// The opponent left: claim the win.
+        ClaimVictory = "claim_victory",
+    }
+);
+
 spelled!(Claim, "claim" { Illegal = "illegal", Threefold = "threefold", Fifty = "fifty" });
 
 spelled!(

@@ -143,6 +143,7 @@ impl Session {
             | Input::Hint { .. }
             | Input::EngineLevel(_)
             | Input::DrawOffer { .. }
+            | Input::Online(_)
             | Input::ClockConnected(_) => {}
         }
     }

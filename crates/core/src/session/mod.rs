@@ -414,7 +414,7 @@ impl Session {
     fn after_the_end(&mut self, t: Ms, input: Input) {
         match input {
             Input::Request(what) => self.on_request(t, what),
-            Input::Verdict { .. } | Input::Opponent { .. } | Input::Hint { .. } => {}
+            Input::Verdict { .. } | Input::Opponent { .. } | Input::Hint { .. } | Input::Online(_) => {}
             _ => self.emit(t, EventKind::NotNow { why: crate::event::NotNow::GameOver }),
         }
     }
@@ -439,6 +439,8 @@ impl Session {
                 self.emit(t, EventKind::EngineLevel { level });
             }
             Input::ClockConnected(connected) => self.on_clock_connected(t, connected),
+            // The daemon's to send; the server's answer comes as inputs.
+            Input::Online(_) => {}
             Input::Pause
             | Input::Resume
             | Input::SetClock { .. }

@@ -33,7 +33,9 @@ the BroadcastPgnPush reply.
 
 The test drives the opponent and the faults through its own endpoints under
 /_test/ (no auth): see the CONTROL section below. Every request is logged
-with its time (GET /_test/log).
+with its time (GET /_test/log); for benchmarks, the times are also on
+CLOCK_MONOTONIC ("mono"), as are the writes of gameState lines, with a count
+of keep-alive lines (GET /_test/writes).
 
 Usage: lichess_server.py --user NAME --token TOKEN=scope,scope [--token ...]
                          [--keepalive SECONDS] [--lax]
@@ -71,7 +73,10 @@ CHANGED = threading.Condition(LOCK)
 
 ARGS = None
 TOKENS = {}  # token -> set of scopes
-LOG = []  # {"t", "method", "path", "status"}
+LOG = []  # {"t", "mono", "method", "path", "status"}
+# For benchmarks: when each gameState line was written (CLOCK_MONOTONIC, the
+# clock a Rust Instant reads too), and how many keep-alive lines were.
+WRITES = {"states": [], "keepalives": 0}
 FAULTS = []  # {"method", "path" (regex), "status", "body", "count", "drop"}
 GAMES = {}  # id -> Game
 CHALLENGES = {}  # id -> challenge JSON (ChallengeJson)
@@ -83,6 +88,10 @@ SEEK = {"stream": None, "spec": None}
 
 def now():
     return time.monotonic() - START
+
+
+def mono():
+    return time.clock_gettime(time.CLOCK_MONOTONIC)
 
 
 def new_id(n=8):
@@ -379,7 +388,13 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Access-Control-Allow-Origin", "*")
         self.end_headers()
         self.wfile.write(data)
-        self.entry["status"] = status
+        self.answered(status)
+
+    def answered(self, status):
+        # A long poll waiting for answered requests wakes.
+        with LOCK:
+            self.entry["status"] = status
+            CHANGED.notify_all()
 
     def error(self, status, text):
         self.reply(status, {"error": text})
@@ -404,11 +419,17 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/x-ndjson")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        self.entry["status"] = 200
+        self.answered(200)
 
         def chunk(data):
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             self.wfile.flush()
+            with LOCK:
+                if data == b"\n":
+                    WRITES["keepalives"] += 1
+                elif data.startswith(b'{"type":"gameState"'):
+                    if len(WRITES["states"]) < 100000:
+                        WRITES["states"].append({"mono": mono(), "moves": len(json.loads(data)["moves"].split())})
 
         try:
             for line in first:
@@ -437,7 +458,7 @@ class Handler(BaseHTTPRequestHandler):
             if f["count"] > 0 and (f.get("method") in (None, method)) and re.search(f["path"], path):
                 f["count"] -= 1
                 if f.get("drop"):
-                    self.entry["status"] = "dropped"
+                    self.answered("dropped")
                     self.close_connection = True
                     return True
                 self.reply(f["status"], f.get("body") or {"error": "injected %d" % f["status"]})
@@ -449,7 +470,7 @@ class Handler(BaseHTTPRequestHandler):
     def handle_any(self, method):
         url = urllib.parse.urlsplit(self.path)
         path, query = url.path, urllib.parse.parse_qs(url.query)
-        self.entry = {"t": now(), "method": method, "path": path, "status": None}
+        self.entry = {"t": now(), "mono": mono(), "method": method, "path": path, "status": None}
         with LOCK:
             if not path.startswith("/_test/"):
                 LOG.append(self.entry)
@@ -706,9 +727,14 @@ class Handler(BaseHTTPRequestHandler):
                 return self.reply(200, LOG)
             if path == "/_test/pushes":
                 return self.reply(200, PUSHES)
+            if path == "/_test/writes":
+                return self.reply(200, WRITES)
             if path == "/_test/wait":
-                # Long poll: until N requests match (or N pushes), at most `timeout` s.
+                # Long poll: until N requests match (with answered=1, N
+                # answered: what they asked is done), or N pushes, or a game
+                # has N moves; at most `timeout` s.
                 pattern, n = query.get("path", [".*"])[0], int(query.get("count", ["1"])[0])
+                answered = query.get("answered", ["0"])[0] == "1"
                 deadline = time.monotonic() + float(query.get("timeout", ["30"])[0])
                 what = query.get("what", ["requests"])[0]
 
@@ -717,7 +743,10 @@ class Handler(BaseHTTPRequestHandler):
                         return len(PUSHES)
                     if what == "seek":
                         return 1 if SEEK["stream"] is not None else 0
-                    return sum(1 for e in LOG if re.search(pattern, e["method"] + " " + e["path"]))
+                    if what == "moves":
+                        g = GAMES.get(query.get("game", [""])[0])
+                        return len(g.moves) if g else 0
+                    return sum(1 for e in LOG if re.search(pattern, e["method"] + " " + e["path"]) and (not answered or e["status"] is not None))
 
                 while count() < n and time.monotonic() < deadline:
                     CHANGED.wait(timeout=max(0.0, deadline - time.monotonic()))
@@ -821,7 +850,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             return self.error(404, "no such control")
         CHANGED.notify_all()
-        return self.reply(200, {"ok": True, "moves": g.moves, "status": g.status})
+        return self.reply(200, {"ok": True, "moves": g.moves, "status": g.status, "mono": mono()})
 
 
 def locked(f):

@@ -6,7 +6,7 @@
 use super::{
     Endings,
     Gender::{F, M},
-    Lexicon, Names, WrittenOnly, numerals_before, plural_one_many, respell,
+    Lexicon, Names, Online, WrittenOnly, numerals_before, plural_one_many, respell,
 };
 
 const PIECES: Names = Names {
@@ -151,14 +151,46 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Das Brett antwortet nicht: Kabel oder Verbindung prüfen.",
         "Die Uhr antwortet nicht; die Partie geht weiter, die Zeit läuft hier.",
         "Die Engine ist ausgefallen; sie wird neu gestartet.",
+        "Lichess antwortet nicht; neuer Versuch läuft.",
         "Das Partnerbrett ist nicht erreichbar; seine Züge folgen.",
     ],
     device_back: [
         "Das Brett antwortet wieder.",
         "Die Uhr antwortet wieder.",
         "Die Engine antwortet wieder.",
+        "Lichess antwortet wieder.",
         "Das Partnerbrett ist wieder da.",
     ],
+    online: Online {
+        opponent_move: "{name} spielt {move}.",
+        playing: "Partie auf Lichess gegen {name}; Sie spielen {side}.",
+        sides: ["Weiß", "Schwarz"],
+        challenge: ["{name} fordert Sie heraus: {clock}.", "Herausforderung an {name} gesendet: {clock}."],
+        correspondence: "eine Fernpartie",
+        challenge_gone: ["Die Herausforderung wurde zurückgezogen.", "Die Herausforderung wurde abgelehnt."],
+        takeback_offer: [
+            "Ihr Gegner möchte einen Zug zurücknehmen.",
+            "Ihr Gegner hat die Rücknahme-Bitte zurückgezogen.",
+        ],
+        taken_back: "Die Rücknahme ist vereinbart: stellen Sie das Brett zurück.",
+        refused: "Lichess hat den Zug {move} abgelehnt: nehmen Sie ihn zurück.",
+        opponent_gone: [
+            "Ihr Gegner hat die Partie verlassen.",
+            "Ihr Gegner hat die Partie verlassen; Sie können den Sieg beanspruchen.",
+            "Ihr Gegner ist zurück.",
+        ],
+        ended: "Lichess hat die Partie beendet: {status}.",
+        statuses: [
+            "abgebrochen",
+            "der Gegner ist gegangen",
+            "die Zeit ist abgelaufen",
+            "der erste Zug kam nicht rechtzeitig",
+            "die Partie wurde beendet",
+        ],
+        rate_limited: "Lichess bittet zu warten; die nächste Anfrage geht in {seconds} Sekunden.",
+        not_played: "Eine Partie des Kontos wird nicht auf diesem Brett gespielt.",
+        failed: "Lichess hat die Anfrage nicht ausgeführt.",
+    },
     draw_offer: ["{side} bietet Remis an.", "Sie bieten Remis an.", "Ihr Gegner bietet Remis an."],
     draw_offer_irregular: [
         "{side} bietet Remis an. Das Angebot gilt; richtig wäre es nach dem eigenen Zug, vor dem Drücken der Uhr.",

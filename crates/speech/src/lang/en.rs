@@ -3,7 +3,7 @@
 //! the German as its phonemes go (it has no ü or ö: fuenf is said with the
 //! vowel of "foot", Koenig with that of "nurse").
 
-use super::{Endings, Gender::M, Lexicon, Names, WrittenOnly, plural_one_many, respell};
+use super::{Endings, Gender::M, Lexicon, Names, Online, WrittenOnly, plural_one_many, respell};
 
 pub(crate) static LEXICON: Lexicon = Lexicon {
     pieces: Names {
@@ -140,14 +140,43 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "The board is not answering: check its cable or its connection.",
         "The clock is not answering; the game goes on, timed here.",
         "The engine has stopped; restarting it.",
+        "Lichess is not answering; retrying.",
         "The partner board cannot be reached; its moves will follow.",
     ],
     device_back: [
         "The board answers again.",
         "The clock answers again.",
         "The engine answers again.",
+        "Lichess answers again.",
         "The partner board is back.",
     ],
+    online: Online {
+        opponent_move: "{name} plays {move}.",
+        playing: "Playing on Lichess against {name}; you play {side}.",
+        sides: ["White", "Black"],
+        challenge: ["{name} challenges you: {clock}.", "Challenge sent to {name}: {clock}."],
+        correspondence: "a correspondence game",
+        challenge_gone: ["The challenge was withdrawn.", "The challenge was declined."],
+        takeback_offer: ["Your opponent asks to take back a move.", "Your opponent withdrew the takeback request."],
+        taken_back: "The takeback is agreed: set the board back.",
+        refused: "Lichess refused the move {move}: take it back.",
+        opponent_gone: [
+            "Your opponent has left the game.",
+            "Your opponent has left the game; you may claim the win.",
+            "Your opponent is back.",
+        ],
+        ended: "Lichess ended the game: {status}.",
+        statuses: [
+            "aborted",
+            "the opponent left",
+            "time is up",
+            "the first move was not made in time",
+            "the game was ended",
+        ],
+        rate_limited: "Lichess asks us to wait; the next request goes in {seconds} seconds.",
+        not_played: "A game on the account is not played on this board.",
+        failed: "Lichess did not carry out the request.",
+    },
     draw_offer: ["{side} offers a draw.", "You offer a draw.", "Your opponent offers a draw."],
     draw_offer_irregular: [
         "{side} offers a draw. It stands, though an offer belongs after one's move, before the clock is pressed.",

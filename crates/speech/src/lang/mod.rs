@@ -106,6 +106,36 @@ pub(crate) struct WrittenOnly {
     pub undetermined: &'static str,
 }
 
+pub(crate) struct Online {
+    /// The online opponent's move, to be carried out: `{name}`, `{move}`.
+    pub opponent_move: &'static str,
+    /// The game the board plays: `{name}` (the opponent), `{side}`.
+    pub playing: &'static str,
+    /// The side the board plays, `[white, black]`, as `{side}` takes it.
+    pub sides: [&'static str; 2],
+    /// A challenge `[to the account, by it]`: `{name}`, `{clock}`.
+    pub challenge: [&'static str; 2],
+    /// A challenge's clock when it has none (days per move), as `{clock}`.
+    pub correspondence: &'static str,
+    /// A challenge `[withdrawn, declined]`.
+    pub challenge_gone: [&'static str; 2],
+    /// The opponent's takeback request `[made, withdrawn]`.
+    pub takeback_offer: [&'static str; 2],
+    pub taken_back: &'static str,
+    /// The server refused the board's move: `{move}`.
+    pub refused: &'static str,
+    /// `[the opponent left, left and the win may be claimed, back]`.
+    pub opponent_gone: [&'static str; 3],
+    /// The server ended the game: `{status}`, one of `statuses`.
+    pub ended: &'static str,
+    /// `[aborted, the opponent left, time is up, no first move, other]`.
+    pub statuses: [&'static str; 5],
+    /// `{seconds}`.
+    pub rate_limited: &'static str,
+    pub not_played: &'static str,
+    pub failed: &'static str,
+}
+
 pub(crate) struct Lexicon {
     pub pieces: Names,
     pub annex_pieces: Names,
@@ -242,9 +272,11 @@ pub(crate) struct Lexicon {
     /// Moves taken back against the engine, `[one, more]`: `{moves}`, in
     /// the order played.
     pub take_back: [&'static str; 2],
-    /// A device not answering, and answering again: `[board, clock, engine]`.
-    pub device_lost: [&'static str; 4],
-    pub device_back: [&'static str; 4],
+    /// A device not answering, and answering again: `[board, clock, engine, online server, partner board]`.
+    pub device_lost: [&'static str; 5],
+    pub device_back: [&'static str; 5],
+    /// What the online game's server says besides the moves.
+    pub online: Online,
     /// A draw offered (9.1.2), and declined by the move of the side offered it.
     pub draw_offer: Persons,
     /// A draw offered at another time than after the offerer's move (9.1.2.1).

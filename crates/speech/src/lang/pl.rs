@@ -10,7 +10,7 @@
 use super::{
     Endings,
     Gender::{F, M},
-    Lexicon, Names, WrittenOnly, numerals_before, plural_slavic, respell,
+    Lexicon, Names, Online, WrittenOnly, numerals_before, plural_slavic, respell,
 };
 
 pub(crate) static LEXICON: Lexicon = Lexicon {
@@ -166,14 +166,43 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Szachownica nie odpowiada: sprawdź kabel lub połączenie.",
         "Zegar nie odpowiada; partia trwa, czas liczony jest tutaj.",
         "Komputer przestał odpowiadać; uruchamiam go ponownie.",
+        "Lichess nie odpowiada; ponawiam próbę.",
         "Szachownica partnera jest nieosiągalna; jej posunięcia nadejdą później.",
     ],
     device_back: [
         "Szachownica znów odpowiada.",
         "Zegar znów odpowiada.",
         "Komputer znów odpowiada.",
+        "Lichess znów odpowiada.",
         "Szachownica partnera znów jest połączona.",
     ],
+    online: Online {
+        opponent_move: "{name}: {move}.",
+        playing: "Partia na Lichess z {name}; grasz {side}.",
+        sides: ["białymi", "czarnymi"],
+        challenge: ["{name} wyzywa cię: {clock}.", "Wyzwanie wysłane do {name}: {clock}."],
+        correspondence: "partia korespondencyjna",
+        challenge_gone: ["Wyzwanie zostało wycofane.", "Wyzwanie zostało odrzucone."],
+        takeback_offer: ["Przeciwnik prosi o cofnięcie posunięcia.", "Przeciwnik wycofał prośbę o cofnięcie."],
+        taken_back: "Cofnięcie uzgodnione: ustaw szachownicę wstecz.",
+        refused: "Lichess odrzucił posunięcie {move}: cofnij je.",
+        opponent_gone: [
+            "Przeciwnik opuścił partię.",
+            "Przeciwnik opuścił partię; możesz zażądać wygranej.",
+            "Przeciwnik wrócił.",
+        ],
+        ended: "Lichess zakończył partię: {status}.",
+        statuses: [
+            "przerwana",
+            "przeciwnik odszedł",
+            "czas minął",
+            "pierwsze posunięcie nie padło na czas",
+            "partia zakończona",
+        ],
+        rate_limited: "Lichess prosi o przerwę; następne żądanie za {seconds} sekund.",
+        not_played: "Partia na koncie nie jest grana na tej szachownicy.",
+        failed: "Lichess nie wykonał żądania.",
+    },
     draw_offer: ["{side} proponują remis.", "Proponujesz remis.", "Przeciwnik proponuje remis."],
     draw_offer_irregular: [
         "{side} proponują remis. Propozycja obowiązuje, choć należy ją składać po swoim posunięciu, przed naciśnięciem zegara.",

@@ -86,6 +86,13 @@ pub struct Args {
     /// The side this board's player has when paired.
     #[arg(long, value_enum)]
     pub plays: Option<EngineSide>,
+    /// Play online on Lichess (the Board API) with the token in this file
+    /// (mode 600; scope board:play).
+    #[arg(long, value_name = "FILE")]
+    pub lichess_token_file: Option<PathBuf>,
+    /// Lichess's address (default https://lichess.org; a test server's http://127.0.0.1:PORT).
+    #[arg(long, value_name = "URL")]
+    pub lichess_url: Option<String>,
 }
 
 /// Each flag given replaces the configuration's value at its path: a
@@ -131,7 +138,11 @@ impl Args {
             board_id => mqtt.board_id,
             pair_with => pair.with = Some,
             plays => pair.plays = Some,
+            lichess_token_file => lichess.token_file = Some,
         });
+        if let Some(url) = &self.lichess_url {
+            cfg.lichess.url = config::lichess_url_checked(url).map_err(|e| anyhow::anyhow!("--lichess-url {e}"))?;
+        }
         cfg.check().map_err(|e| anyhow::anyhow!("{}: {e}", config::origin(file.as_deref())))?;
         Ok((cfg, file))
     }

@@ -116,8 +116,11 @@ impl ChessClock {
 /// What a clock's button asks (docs/user-guide.md: "Buttons, typed commands and questions"): a
 /// question, the engine's level, a draw offer (`DRAW`: against the engine
 /// `engine`, the player's; between two players it says nothing of who
-/// pressed it). Pause or resume depends on the game's clock, which only
-/// the game task knows: `None`, as for a button with no use.
+/// pressed it), an answer to the online server (a builder's button named
+/// as the `online` input's word: `ABORT`, `DRAW_NO`, `TAKEBACK_NO`,
+/// `ACCEPT`, `DECLINE`, `CLAIM_VICTORY`; docs/lichess.md). Pause or resume
+/// depends on the game's clock, which only the game task knows: `None`, as
+/// for a button with no use.
 fn button_input(button: &Button, engine: Option<Color>) -> Option<Input> {
     Some(match *button {
         Button::TimeRequest => Input::Request(Request::Time),
@@ -129,7 +132,8 @@ fn button_input(button: &Button, engine: Option<Color>) -> Option<Input> {
         Button::Level(level) => Input::EngineLevel(level),
         Button::DrawBy(side) => Input::DrawOffer { side },
         Button::Draw => Input::DrawOffer { side: !engine? },
-        Button::Pause | Button::OnOff | Button::Unknown(_) => return None,
+        Button::Unknown(ref name) => Input::Online(name.to_ascii_lowercase().parse().ok()?),
+        Button::Pause | Button::OnOff => return None,
     })
 }
 
@@ -153,5 +157,9 @@ mod tests {
         assert_eq!(button_input(&named("DRAW"), None), None);
         assert_eq!(button_input(&named("HINT"), None), Some(Input::Request(Request::Hint)));
         assert_eq!(button_input(&Button::TimeRequest, None), Some(Input::Request(Request::Time)));
+        // A builder's buttons for the online server.
+        assert_eq!(button_input(&named("ACCEPT"), None), Some(Input::Online(tactus_trace::OnlineAsk::Accept)));
+        assert_eq!(button_input(&named("draw_no"), None), Some(Input::Online(tactus_trace::OnlineAsk::DrawNo)));
+        assert_eq!(button_input(&named("LAUNCH"), None), None);
     }
 }

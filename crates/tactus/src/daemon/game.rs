@@ -17,9 +17,10 @@ use super::date::{pgn_date, unix_seconds};
 use super::dgt::DgtEmulation;
 use super::input::{Incoming, stamp};
 use super::journal::JournalThread;
+use super::lichess::LichessHost;
 use super::mate::MateSearches;
 use super::opening::{Opened, Setup, create_journal};
-use super::opponent::{Now, Opponent, Said};
+use super::opponent::{NewGame, Now, Opponent, Said};
 use super::outputs::Outputs;
 use super::time::{BoardTime, GameTime};
 use super::view::{clock_line, diagram};
@@ -56,6 +57,9 @@ pub struct GameTask {
     mate: MateSearches,
     /// Who plays the other side, when not a person at the board.
     opponent: Option<Opponent>,
+    /// The game's address (its `Site` tag): a game an opponent starts again
+    /// after a restart (an online game) is the journal's game.
+    site: Option<String>,
     /// When the latest input came in (for the opponent's latency).
     input_at: Instant,
     journal: Option<JournalThread>,
@@ -96,6 +100,7 @@ impl GameTask {
             session: opened.session,
             mate: MateSearches::new(),
             opponent: None,
+            site: opened.header.site.clone(),
             input_at: Instant::now(),
             journal: Some(opened.journal),
             out,
@@ -145,10 +150,75 @@ impl GameTask {
         self.opponent = Some(opponent);
     }
 
+    /// The recovered game, if it is an online game of the server at `url`:
+    /// its id and every move it holds.
+    pub fn online_resume(&self, url: &str) -> Option<tactus_lichess::play::Resume> {
+        let moves = self.session.game().played.iter().map(|p| p.info.uci.clone()).collect();
+        LichessHost::resume_of(url, self.site.as_deref(), moves)
+    }
+
+    /// The opponent started a game (a server's): the journal's game goes on
+    /// (a restart), or a new game begins with its players and clock, the
+    /// opponent's side played as an engine's — its moves guided onto the
+    /// board and completed when the board shows them.
+    async fn opponent_game(&mut self, game: NewGame) -> anyhow::Result<()> {
+        let same = self.site.as_deref() == Some(game.site.as_str());
+        if !(same && matches!(self.phase, Phase::Playing) && !self.session.finished()) {
+            if let Some(journal) = self.journal.take() {
+                let path = journal.close().await?;
+                // A game not begun on the board is no game: nothing is lost.
+                if matches!(self.phase, Phase::Playing) && self.session.game().played.is_empty() {
+                    let _ = std::fs::remove_file(&path);
+                }
+            }
+            let mut header = self.setup.header.clone();
+            header.date = Some(pgn_date(unix_seconds()));
+            header.white = Some(game.white);
+            header.black = Some(game.black);
+            header.time_control = game.time_control;
+            header.site = Some(game.site.clone());
+            let mut policy = self.setup.policy.clone();
+            policy.engine = Some(game.side);
+            policy.engine_override = false;
+            policy.record(&mut header);
+            self.session = Session::new(&header, policy)?;
+            self.mate.new_game();
+            self.journal = Some(create_journal(&self.setup, &header, self.games).await?);
+            self.games += 1;
+            self.time = GameTime::new(0, self.setup.speed);
+            self.last_t = 0;
+            self.phase = Phase::Playing;
+            self.site = Some(game.site);
+            if let Some(opponent) = &mut self.opponent {
+                opponent.new_game(Self::now(&self.session, self.games, self.last_t, self.input_at), false);
+            }
+            if let Some(b) = &self.out.broadcast {
+                b.new_game(&header);
+            }
+            self.announce(false).await?;
+            self.begin(false).await?;
+        }
+        // The server's clock runs, whatever the board's did while the
+        // daemon was away.
+        if self.session.clock().is_some_and(|c| c.running().is_none()) {
+            let t = self.time.t(Instant::now()).max(self.last_t);
+            self.commit(Step::Input(Entry { t, record: Record::Input(Input::Resume) })).await?;
+        }
+        Ok(())
+    }
+
     /// What the opponent said: its inputs are taken as any input is.
     async fn opponent_said(&mut self, said: Said) -> anyhow::Result<()> {
         match said {
             Said::Notice(kind) => self.take(Incoming::Notice(Instant::now(), kind)).await,
+            Said::NewGame(game) => self.opponent_game(game).await,
+            Said::Abandoned => {
+                if matches!(self.phase, Phase::Playing) && !self.session.finished() {
+                    let t = self.time.t(Instant::now()).max(self.last_t);
+                    self.commit(Step::Input(Entry { t, record: Record::End })).await?;
+                }
+                Ok(())
+            }
             Said::Inputs(inputs) => {
                 for (i, input) in inputs.into_iter().enumerate() {
                     if i > 0 && self.session.finished() {
@@ -206,6 +276,15 @@ impl GameTask {
         }
         if matches!(&msg, Incoming::At(_, Record::End) | Incoming::Exact(Entry { record: Record::End, .. })) {
             self.board_done = true;
+        }
+        // An answer to the online server: between games too (a challenge).
+        if let (
+            Some(Opponent::Lichess(online)),
+            Incoming::At(_, Record::Input(Input::Online(ask)))
+            | Incoming::Exact(Entry { record: Record::Input(Input::Online(ask)), .. }),
+        ) = (&mut self.opponent, &msg)
+        {
+            online.asked(*ask);
         }
         if let Incoming::Notice(at, kind) = msg {
             // Said and shown in any phase; the game's time is not advanced.

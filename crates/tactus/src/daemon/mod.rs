@@ -22,6 +22,7 @@ mod event_log;
 mod game;
 mod input;
 mod journal;
+mod lichess;
 mod mate;
 mod opening;
 mod opponent;
@@ -77,6 +78,15 @@ pub struct Options {
 }
 
 pub fn run_with(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
+    let l = &cfg.lichess;
+    if (l.challenge.is_some() || l.seek || !l.accept_from.is_empty()) && l.token_file.is_none() {
+        anyhow::bail!(
+            "[lichess] challenge, seek and accept_from need a token: [lichess] token_file or --lichess-token-file (scope board:play)"
+        );
+    }
+    if l.token_file.is_some() && cfg.engine.path.is_some() {
+        anyhow::bail!("the board plays one opponent: [engine] path or [lichess] token_file (online), not both");
+    }
     // Standard output and error are peers too: the game never waits for them.
     crate::terminal::queue()?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
@@ -233,6 +243,10 @@ async fn start(cfg: &Config, opts: &Options, running: &mut Running) -> anyhow::R
     }
     if let Some(partner) = partner::PartnerHost::start(cfg)? {
         task.seat(Opponent::Partner(partner));
+    }
+    if let Some(token_file) = &cfg.lichess.token_file {
+        let resume = recovered.as_ref().and_then(|_| task.online_resume(&cfg.lichess.url));
+        task.seat(Opponent::Lichess(lichess::LichessHost::start(cfg, token_file, resume).await?));
     }
     // From here on Ctrl-C and SIGTERM stop the daemon the orderly way.
     crate::signals::cancel_on_signals(&running.stop, &running.tasks)?;

@@ -48,6 +48,8 @@ pub struct Opened {
     pub session: Session,
     pub journal: JournalThread,
     pub last_t: Ms,
+    /// The game's tags.
+    pub header: Header,
     pub recovered: Option<Vec<Entry>>,
 }
 
@@ -116,7 +118,7 @@ pub async fn open(setup: &Setup, shows: Option<Bitboard>, out: &mut Outputs) -> 
             tracing::info!("recovered the game in {}", path.display());
             out.restore(&past);
             let journal = JournalThread::start(r.journal)?;
-            let mut opened = Opened { session, journal, last_t, recovered: Some(r.entries) };
+            let mut opened = Opened { session, journal, last_t, header: r.header, recovered: Some(r.entries) };
             // The clocks stay stopped until a player resumes.
             let pause = Entry { t: last_t, record: Record::Input(Input::Pause) };
             opened.journal.append(pause).await?;
@@ -133,7 +135,7 @@ pub async fn open(setup: &Setup, shows: Option<Bitboard>, out: &mut Outputs) -> 
     let journal = create_journal(setup, &header, 0).await?;
     let events: Vec<Event> = session.drain().collect();
     out.publish(&events).await;
-    Ok(Opened { session, journal, last_t: 0, recovered: None })
+    Ok(Opened { session, journal, last_t: 0, header, recovered: None })
 }
 
 #[cfg(test)]

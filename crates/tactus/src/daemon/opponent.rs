@@ -16,6 +16,7 @@ use tactus_engine::conduct::Stance;
 use tactus_trace::{Entry, GameResult, Input, Ms, OffBoardReason, Record, Request};
 
 use super::engine::{Answered, EngineHost, Reply};
+use super::lichess::LichessHost;
 use super::partner::PartnerHost;
 
 /// Who plays the other side.
@@ -24,6 +25,8 @@ pub enum Opponent {
     Engine(EngineHost),
     /// A player on the partner board of the same hall (two-board play).
     Partner(PartnerHost),
+    /// A player on Lichess, through the Board API.
+    Lichess(LichessHost),
 }
 
 /// Where the game stands when the opponent is told of it or asked.
@@ -43,8 +46,25 @@ pub enum Said {
     /// Inputs for the game, taken in order; one after the first only while
     /// the game is not over (9.1.2.1: a draw offer made with the move).
     Inputs(Vec<Input>),
-    /// What it says about itself (lost, back): published, not journaled.
+    /// What it says about itself (lost, back), or about the game besides
+    /// its inputs: published, not journaled.
     Notice(EventKind),
+    /// A game it starts (a server's game): the board plays it from now on.
+    NewGame(NewGame),
+    /// The game ended with no result (aborted): the journal ends.
+    Abandoned,
+}
+
+/// A game the opponent starts, as the board begins it.
+pub struct NewGame {
+    /// The side the opponent plays.
+    pub side: Color,
+    pub white: String,
+    pub black: String,
+    /// `1800+5`; none for a game without a clock.
+    pub time_control: Option<String>,
+    /// The game's address, its `Site` tag: a restart finds the game by it.
+    pub site: String,
 }
 
 impl Opponent {
@@ -53,6 +73,7 @@ impl Opponent {
         match self {
             Opponent::Engine(engine) => engine.side(),
             Opponent::Partner(partner) => partner.side(),
+            Opponent::Lichess(online) => online.side(),
         }
     }
 
@@ -67,6 +88,7 @@ impl Opponent {
                 engine.ask(now.session, now.game, now.t, now.since);
             }
             Opponent::Partner(partner) => partner.seat(now.session),
+            Opponent::Lichess(online) => online.seat(now.session),
         }
     }
 
@@ -108,6 +130,7 @@ impl Opponent {
                 return Said::Inputs(inputs);
             },
             Opponent::Partner(partner) => partner.next(now).await,
+            Opponent::Lichess(online) => online.next(now).await,
         }
     }
 
@@ -116,6 +139,7 @@ impl Opponent {
         match self {
             Opponent::Engine(engine) => engine.announced(),
             Opponent::Partner(_) => {}
+            Opponent::Lichess(online) => online.announced(),
         }
     }
 
@@ -133,6 +157,7 @@ impl Opponent {
                 }
             }
             Opponent::Partner(partner) => partner.committed(now.session, entry),
+            Opponent::Lichess(online) => online.committed(now.session, entry),
         }
     }
 
@@ -145,6 +170,8 @@ impl Opponent {
             }
             // The partner's player answers at their own board.
             Opponent::Partner(_) => None,
+            // The server answers for the player far away.
+            Opponent::Lichess(_) => None,
         }
     }
 
@@ -156,6 +183,7 @@ impl Opponent {
                 engine.ask(now.session, now.game, now.t, now.since);
             }
             Opponent::Partner(partner) => partner.seat(now.session),
+            Opponent::Lichess(online) => online.seat(now.session),
         }
     }
 
@@ -164,6 +192,7 @@ impl Opponent {
         match self {
             Opponent::Engine(engine) => engine.stop(deadline).await,
             Opponent::Partner(partner) => partner.stop(deadline).await,
+            Opponent::Lichess(online) => online.stop(),
         }
     }
 }

@@ -1,0 +1,108 @@
+//! What an online game's server says besides the moves (Lichess), and the
+//! online opponent's moves, in every language and style.
+
+use shakmaty::{Color, Piece, Role, Square};
+use tactus_core::{Device, Event, EventKind, Fix, MoveInfo, Online};
+use tactus_speech::{Announcer, Choice, SpeechPolicy, Words};
+
+const CHOICES: [&str; 4] = ["annex-d", "natural", "nato", "literate"];
+
+fn announcer(choice: &str) -> Announcer {
+    let c: Choice = choice.parse().unwrap();
+    let policy = SpeechPolicy { listener: Some(Color::White), ..SpeechPolicy::everything() };
+    Announcer::new(Words::new(c.lang, c.style), policy)
+}
+
+fn said(a: &mut Announcer, kind: EventKind) -> String {
+    a.hear(&Event { t: 0, kind }).map(|u| u.text).expect("said")
+}
+
+fn every() -> Vec<Online> {
+    vec![
+        Online::Playing { game: "AbCd1234".into(), opponent: "Magnus".into(), side: Color::White },
+        Online::Challenge { id: "x".into(), player: "Coach".into(), incoming: true, clock: Some("15+10".into()) },
+        Online::Challenge { id: "x".into(), player: "Coach".into(), incoming: false, clock: None },
+        Online::ChallengeGone { id: "x".into(), declined: false },
+        Online::ChallengeGone { id: "x".into(), declined: true },
+        Online::TakebackOffer { open: true },
+        Online::TakebackOffer { open: false },
+        Online::TakenBack { ply: 3 },
+        Online::Refused { ply: 1, uci: "e2e4".into(), san: "e4".into(), why: "Not your turn".into() },
+        Online::OpponentGone { gone: true, claim_in_s: Some(30) },
+        Online::OpponentGone { gone: true, claim_in_s: Some(0) },
+        Online::OpponentGone { gone: false, claim_in_s: None },
+        Online::Ended { status: "aborted".into() },
+        Online::Ended { status: "outoftime".into() },
+        Online::RateLimited { for_s: 60 },
+        Online::NotPlayed { game: "y".into(), why: "another game".into() },
+        Online::Failed { why: "no".into() },
+    ]
+}
+
+#[test]
+fn every_online_notice_is_said_in_every_language_and_style() {
+    for lang in ["en", "de", "ru", "pl"] {
+        for style in CHOICES {
+            let choice = format!("{lang}:{style}");
+            let mut a = announcer(&choice);
+            let texts: Vec<String> = every().into_iter().map(|o| said(&mut a, EventKind::Online(o))).collect();
+            for (o, text) in every().iter().zip(&texts) {
+                assert!(!text.is_empty() && !text.contains('{'), "{choice} {o:?}: {text:?}");
+            }
+            // Each differs from the others of its kind.
+            assert_ne!(texts[1], texts[2], "{choice}: a challenge to the account and by it");
+            assert_ne!(texts[3], texts[4], "{choice}: withdrawn and declined");
+            assert_ne!(texts[9], texts[10], "{choice}: the win claimable now or not");
+            assert!(texts[0].contains("Magnus"), "{choice}: {}", texts[0]);
+            assert!(texts[1].contains("Coach") && texts[1].contains("15+10"), "{choice}: {}", texts[1]);
+            let lost = said(&mut a, EventKind::DeviceLost { device: Device::Online, detail: "reset".into() });
+            let back = said(&mut a, EventKind::DeviceBack { device: Device::Online });
+            assert!(lost.contains("Lichess") && back.contains("Lichess"), "{choice}: {lost} / {back}");
+            assert_ne!(lost, back);
+        }
+    }
+    assert_eq!(
+        said(&mut announcer("en:natural"), EventKind::Online(every().remove(8))),
+        "Lichess refused the move e4: take it back."
+    );
+}
+
+#[test]
+fn the_online_opponents_move_is_said_as_theirs_not_an_engines() {
+    let knight = Piece { color: Color::Black, role: Role::Knight };
+    let mv = MoveInfo {
+        ply: 2,
+        side: Color::Black,
+        san: "Nf6".into(),
+        uci: "g8f6".into(),
+        piece: knight,
+        from: Square::G8,
+        to: Square::F6,
+        capture: None,
+        promotion: None,
+        castle: None,
+        en_passant: false,
+        check: false,
+        mate: false,
+    };
+    let steps = vec![Fix { piece: Some(knight), from: Some(Square::G8), to: Some(Square::F6) }];
+    let opponent_move = || EventKind::OpponentMove { mv: mv.clone(), steps: steps.clone(), eval: None, left: None };
+    for lang in ["en", "de", "ru", "pl"] {
+        for style in CHOICES {
+            let choice = format!("{lang}:{style}");
+            let mut a = announcer(&choice);
+            let engine = said(&mut a, opponent_move());
+            let playing = Online::Playing { game: "AbCd1234".into(), opponent: "Magnus".into(), side: Color::White };
+            said(&mut a, EventKind::Online(playing));
+            let online = said(&mut a, opponent_move());
+            assert!(online.contains("Magnus") && !engine.contains("Magnus"), "{choice}: {engine} / {online}");
+            assert_ne!(engine, online, "{choice}");
+        }
+    }
+    let mut a = announcer("en:natural");
+    said(
+        &mut a,
+        EventKind::Online(Online::Playing { game: "g".into(), opponent: "Magnus".into(), side: Color::White }),
+    );
+    assert_eq!(said(&mut a, opponent_move()), "Magnus plays knight g8 to f6.");
+}

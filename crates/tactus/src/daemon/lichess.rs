@@ -1,0 +1,554 @@
+//! The online opponent ([`super::opponent::Opponent::Lichess`]): a game on
+//! Lichess played on the board through the Board API. [`Play`] keeps the
+//! streams open, follows the game and sends requests one at a time; this
+//! host turns what it says into the game's inputs — the opponent's move is an `opponent` input,
+//! journaled and guided onto the board exactly as an engine's — and the
+//! board's own acts (a move completed, a draw offered, a resignation, a
+//! board set back) into its commands.
+//!
+//! The journal is the board's memory of the game: its header names the game
+//! (`Site`, the game's address), and after a restart its moves go to the
+//! follower, which sends our last one only if the server lacks it — a move
+//! is never sent twice. The server is the judge of the game's end: its
+//! result is journaled as an input, so the journal replays to the same game
+//! and PGN. Nothing here waits on the network: [`Play::command`] never
+//! blocks, and the updates come on a bounded queue. The board's acts go to
+//! the server only once the journal has them on disk: they are queued when
+//! the game commits them and sent when the game task next listens.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use shakmaty::Color;
+use tactus_core::{Device, EventKind, Online, Session};
+use tactus_lichess::api::{ChallengeClock, ChallengeSpec, DeclineReason, EndRequest, SeekSpec};
+use tactus_lichess::follower::{Action, Clocks, EndReason, Ending, OfferKind, Refusal, Started};
+use tactus_lichess::http::{Client, Error, Settings};
+use tactus_lichess::play::{Command, GameCommand, Play, PlayOptions, Resume, Update};
+use tactus_lichess::retry::Link;
+use tactus_lichess::token::Token;
+use tactus_lichess::wire::{Challenge, TimeControl};
+use tactus_trace::{Entry, GameResult, Input, OffBoardReason, OnlineAsk, Record};
+use tokio::sync::mpsc;
+
+use super::opponent::{NewGame, Now, Said};
+use crate::config::{Config, LichessConfig};
+
+/// How long the account is asked for at start; the game does not wait on
+/// a network that is down (the actor retries on its own).
+const ACCOUNT_WAIT: Duration = Duration::from_secs(10);
+
+/// The server's clocks differ from the board's by more than this: the
+/// board's are set to the server's (journaled, so a replay sets them too).
+const CLOCK_DRIFT_MS: i64 = 2000;
+
+/// How many moves' timings are kept for the summary.
+const KEPT: usize = 10_000;
+
+/// The game the board plays on the server.
+struct Playing {
+    id: String,
+    color: Color,
+    /// The ply the board is to go back to (our move refused, or moves the
+    /// server took back): the core's take-back that follows when the player
+    /// sets the board back is no request of ours.
+    back_to: Option<u32>,
+    /// The game is over on the server, or the result came from it: the
+    /// board's own end (the core's mate, an agreement) sends nothing.
+    over: bool,
+    /// A move of the board's side was made elsewhere: said once.
+    elsewhere: bool,
+}
+
+pub struct LichessHost {
+    play: Play,
+    updates: Option<mpsc::Receiver<Update>>,
+    /// Lichess's address, for the games' `Site` tags.
+    url: String,
+    game: Option<Playing>,
+    /// What it has to say, in order, before the next update is read.
+    said: std::collections::VecDeque<Said>,
+    /// The board's acts committed, sent once the journal has them on disk.
+    outbox: Vec<GameCommand>,
+    /// The moves of the board's game as last told: a move more is the
+    /// board's to send (when ours), fewer a take-back.
+    plies: usize,
+    /// The challenge to the account said last: `online accept|decline`.
+    challenge: Option<String>,
+    /// When the update being handled came in; per opponent's move, the time
+    /// from it to the move announced.
+    heard_at: Instant,
+    /// What it said last is an opponent's move, to be timed once announced.
+    timing: bool,
+    opponent_timings: std::collections::VecDeque<Duration>,
+}
+
+impl LichessHost {
+    /// Reads the token (mode 600, or refused naming the file), names the
+    /// account, and starts following it; `resume` is the game the journal
+    /// holds. A token Lichess refuses stops the daemon with what to fix; a
+    /// network that is down does not (the actor retries).
+    pub async fn start(cfg: &Config, token_file: &Path, resume: Option<Resume>) -> anyhow::Result<LichessHost> {
+        let l = &cfg.lichess;
+        let token = Token::read(token_file)?;
+        let client = Client::new(token, Settings { url: l.url.clone(), ..Settings::default() })
+            .with_context(|| format!("[lichess] url {}", l.url))?;
+        match tokio::time::timeout(ACCOUNT_WAIT, client.account()).await {
+            Ok(Ok(me)) => tracing::info!("playing on Lichess ({}) as {}", l.url, me.username),
+            Ok(Err(e @ (Error::Unauthorized(_) | Error::Forbidden(_)))) => {
+                return Err(anyhow::anyhow!("{e} ({}); `tactus doctor` checks it", token_file.display()));
+            }
+            Ok(Err(e)) => tracing::warn!("Lichess ({}): {e}; retrying", l.url),
+            Err(_) => {
+                tracing::warn!("Lichess ({}) did not answer within {} s; retrying", l.url, ACCOUNT_WAIT.as_secs())
+            }
+        }
+        let resuming = resume.is_some();
+        if let Some(r) = &resume {
+            tracing::info!("going on with the Lichess game {} ({} moves journaled)", r.game_id, r.moves.len());
+        }
+        let options = PlayOptions { accept_from: l.accept_from.clone(), resume };
+        let (play, updates) = Play::start(client, options);
+        let host = LichessHost {
+            play,
+            updates: Some(updates),
+            url: l.url.trim_end_matches('/').to_owned(),
+            game: None,
+            said: Default::default(),
+            outbox: Vec::new(),
+            plies: 0,
+            challenge: None,
+            heard_at: Instant::now(),
+            timing: false,
+            opponent_timings: Default::default(),
+        };
+        // A game under way goes on: no new one is asked for.
+        if !resuming {
+            host.ask_for_a_game(l, &cfg.game.time_control.0);
+        }
+        Ok(host)
+    }
+
+    /// The challenge or the seek the configuration asks for.
+    fn ask_for_a_game(&self, l: &LichessConfig, time_control: &str) {
+        let Ok((limit_s, increment_s)) = LichessConfig::clock(time_control) else { return };
+        if let Some(username) = &l.challenge {
+            let spec =
+                ChallengeSpec { clock: ChallengeClock::RealTime { limit_s, increment_s }, rated: false, color: None };
+            self.command(Command::Challenge { username: username.clone(), spec });
+        }
+        if l.seek {
+            self.command(Command::Seek(SeekSpec { minutes: limit_s / 60, increment_s, rated: false }));
+        }
+    }
+
+    /// The journal's game, if it is one of this server's: its id and moves.
+    pub fn resume_of(url: &str, site: Option<&str>, moves: Vec<String>) -> Option<Resume> {
+        let site = site?;
+        let id = site.strip_prefix(url.trim_end_matches('/'))?.strip_prefix('/')?;
+        let valid = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric());
+        valid.then(|| Resume { game_id: id.to_owned(), moves })
+    }
+
+    fn command(&self, command: Command) {
+        if let Err(e) = self.play.command(command.clone()) {
+            tracing::error!("Lichess: {command:?} not sent: {e}");
+        }
+    }
+
+    fn game_command(&self, what: GameCommand) {
+        if let Some(g) = &self.game {
+            self.command(Command::Game { id: g.id.clone(), what });
+        }
+    }
+
+    /// The side the opponent plays (Black until a game has started).
+    pub fn side(&self) -> Color {
+        self.game.as_ref().map_or(Color::Black, |g| !g.color)
+    }
+
+    /// It takes its seat at the game as it stands, or a new game's.
+    pub fn seat(&mut self, session: &Session) {
+        self.plies = session.game().played.len();
+    }
+
+    /// What it says next. The board's acts committed since it last listened
+    /// are on disk now: they go to the server first.
+    pub async fn next(&mut self, now: Now<'_>) -> Said {
+        for what in std::mem::take(&mut self.outbox) {
+            self.game_command(what);
+        }
+        loop {
+            if let Some(said) = self.said.pop_front() {
+                self.timing = matches!(&said, Said::Inputs(inputs) if matches!(inputs[..], [Input::Opponent { .. }]));
+                return said;
+            }
+            let update = self.recv().await;
+            let heard = self.heard(update, now.session, now.t);
+            // What comes after the game's end is for no game.
+            let finished = now.session.finished();
+            self.said
+                .extend(heard.into_iter().filter(|s| !(finished && matches!(s, Said::Inputs(_) | Said::Abandoned))));
+        }
+    }
+
+    /// What it said last was taken and announced.
+    pub fn announced(&mut self) {
+        if !std::mem::take(&mut self.timing) {
+            return;
+        }
+        if self.opponent_timings.len() == KEPT {
+            self.opponent_timings.pop_front();
+        }
+        self.opponent_timings.push_back(self.heard_at.elapsed());
+    }
+
+    /// The actor's next update; none once it has ended (said once).
+    async fn recv(&mut self) -> Update {
+        let Some(updates) = &mut self.updates else { return std::future::pending().await };
+        if let Some(update) = updates.recv().await {
+            self.heard_at = Instant::now();
+            return update;
+        }
+        self.updates = None;
+        tracing::error!("the Lichess connection's task has ended: no online game from now on");
+        Update::Link(Link::Lost { why: "the connection's task has ended".into() })
+    }
+
+    /// What the game does with `update`; `session` is the game as it stands.
+    pub fn heard(&mut self, update: Update, session: &Session, t: tactus_core::Ms) -> Vec<Said> {
+        let say = |online| vec![Said::Notice(EventKind::Online(online))];
+        match update {
+            Update::Link(Link::Lost { why }) => {
+                vec![Said::Notice(EventKind::DeviceLost { device: Device::Online, detail: why })]
+            }
+            Update::Link(Link::Restored) => vec![Said::Notice(EventKind::DeviceBack { device: Device::Online })],
+            Update::RateLimited { for_s } => say(Online::RateLimited { for_s }),
+            Update::Challenge { challenge, incoming } => {
+                if incoming {
+                    self.challenge = Some(challenge.id.clone());
+                }
+                say(challenge_said(&challenge, incoming))
+            }
+            Update::ChallengeGone { id, declined } => {
+                if self.challenge.as_ref() == Some(&id) {
+                    self.challenge = None;
+                }
+                say(Online::ChallengeGone { id, declined: declined.is_some() })
+            }
+            Update::NotPlayed { id, why } => {
+                tracing::warn!("the Lichess game {id} is not played on the board: {why}");
+                say(Online::NotPlayed { game: id, why })
+            }
+            Update::SeekEnded { why } => {
+                tracing::info!("Lichess: {why}");
+                Vec::new()
+            }
+            Update::Failed { command, why } => {
+                tracing::warn!("Lichess did not carry out {command:?}: {why}");
+                say(Online::Failed { why })
+            }
+            Update::Game { id, action } => self.action(id, action, session, t),
+        }
+    }
+
+    fn action(&mut self, id: String, action: Action, session: &Session, t: tactus_core::Ms) -> Vec<Said> {
+        if let Action::Started(s) = action {
+            return self.started(*s);
+        }
+        let Some(g) = self.game.as_mut().filter(|g| g.id == id) else { return Vec::new() };
+        let say = |online| vec![Said::Notice(EventKind::Online(online))];
+        match action {
+            Action::Started(_) => Vec::new(),
+            Action::Move(m) if !m.ours => match m.uci.parse() {
+                Ok(uci) => vec![Said::Inputs(vec![Input::Opponent { ply: m.ply, uci, eval: None }])],
+                Err(_) => Vec::new(),
+            },
+            Action::Move(m) => {
+                // The core has no input for the board's side moving elsewhere.
+                tracing::warn!("the move {} was made for the board on the website: the board cannot follow it", m.san);
+                if std::mem::replace(&mut g.elsewhere, true) {
+                    return Vec::new();
+                }
+                say(Online::Failed { why: format!("{} was played on the website: the board cannot follow", m.san) })
+            }
+            Action::Send { .. } | Action::Resync => Vec::new(),
+            Action::Confirmed { ply, uci } => {
+                tracing::debug!("Lichess has our move {uci} (ply {ply})");
+                Vec::new()
+            }
+            Action::Refused { ply, uci, why } => {
+                let why = match why {
+                    Refusal::Server(e) => e,
+                    Refusal::Superseded { uci } => format!("the server has {uci} there"),
+                    Refusal::GameOver => "the game is over".into(),
+                };
+                tracing::warn!("Lichess refused our move {uci} (ply {ply}): {why}");
+                g.back_to = Some(ply);
+                let san = san_of(session, ply).unwrap_or_else(|| uci.clone());
+                say(Online::Refused { ply, uci, san, why })
+            }
+            Action::TakenBack { ply } => {
+                if session.game().ply() == ply {
+                    return Vec::new(); // the board was set back first: our request
+                }
+                g.back_to = Some(ply);
+                say(Online::TakenBack { ply })
+            }
+            Action::Clocks(c) => clocks_set(&c, session, t).into_iter().map(|i| Said::Inputs(vec![i])).collect(),
+            Action::Offer { kind: OfferKind::Draw, by, open: true } if by != g.color && !session.finished() => {
+                vec![Said::Inputs(vec![Input::DrawOffer { side: by }])]
+            }
+            Action::Offer { kind: OfferKind::Takeback, by, open } if by != g.color => {
+                say(Online::TakebackOffer { open })
+            }
+            Action::Offer { .. } => Vec::new(),
+            Action::OpponentGone { gone, claim_win_in_s } => {
+                say(Online::OpponentGone { gone, claim_in_s: claim_win_in_s })
+            }
+            Action::Chat { username, text, .. } => {
+                tracing::info!("Lichess chat: {username}: {text}");
+                Vec::new()
+            }
+            Action::Ended(e) => {
+                g.over = true;
+                ended(e, session)
+            }
+        }
+    }
+
+    fn started(&mut self, s: Started) -> Vec<Said> {
+        let name = |p: &tactus_lichess::wire::Player| {
+            p.name.clone().or_else(|| p.ai_level.map(|l| format!("Lichess AI level {l}"))).unwrap_or_default()
+        };
+        let (white, black) = (name(&s.white), name(&s.black));
+        let opponent = if s.color == Color::White { black.clone() } else { white.clone() };
+        tracing::info!("the Lichess game {} starts: the board plays {:?} against {opponent}", s.id, s.color);
+        let start = NewGame {
+            side: !s.color,
+            white,
+            black,
+            time_control: s.clock.map(|c| format!("{}+{}", c.initial / 1000, c.increment / 1000)),
+            site: format!("{}/{}", self.url, s.id),
+        };
+        self.game = Some(Playing { id: s.id.clone(), color: s.color, back_to: None, over: false, elsewhere: false });
+        vec![
+            Said::NewGame(start),
+            Said::Notice(EventKind::Online(Online::Playing { game: s.id, opponent, side: s.color })),
+        ]
+    }
+
+    /// The game committed `entry` (or its timers ran): our move completed,
+    /// a draw offered, a resignation, a board set back are queued for the
+    /// server — sent once the journal has them on disk ([`Self::next`]).
+    pub fn committed(&mut self, session: &Session, entry: Option<&Entry>) {
+        let played = &session.game().played;
+        let before = std::mem::replace(&mut self.plies, played.len());
+        let Some(g) = &mut self.game else { return };
+        if g.over {
+            return;
+        }
+        if played.len() > before {
+            for p in &played[before..] {
+                if p.info.side == g.color {
+                    self.outbox.push(GameCommand::Move { uci: p.info.uci.clone(), offering_draw: false });
+                }
+            }
+        } else if played.len() < before {
+            // The board set back where the server is (a move refused, or
+            // taken back there): nothing to ask. Otherwise the player asks
+            // to take moves back.
+            if g.back_to.take() != Some(session.game().ply()) {
+                self.outbox.push(GameCommand::Takeback(true));
+            }
+        }
+        match entry.map(|e| e.record) {
+            Some(Record::Input(Input::DrawOffer { side })) if side == g.color => {
+                self.outbox.push(GameCommand::Draw(true));
+            }
+            Some(Record::Input(Input::Result { result, reason: OffBoardReason::Resignation }))
+                if result.winner() == Some(!g.color) =>
+            {
+                self.outbox.push(GameCommand::End(EndRequest::Resign));
+            }
+            _ => {}
+        }
+        // The board's own end (a mate, an agreement): the server's follows.
+        g.over |= session.finished();
+    }
+
+    /// A player's answer or request typed or pressed at the board.
+    pub fn asked(&mut self, ask: OnlineAsk) {
+        match ask {
+            OnlineAsk::Abort => self.game_command(GameCommand::End(EndRequest::Abort)),
+            OnlineAsk::DrawNo => self.game_command(GameCommand::Draw(false)),
+            OnlineAsk::TakebackNo => self.game_command(GameCommand::Takeback(false)),
+            OnlineAsk::ClaimVictory => self.game_command(GameCommand::End(EndRequest::ClaimVictory)),
+            OnlineAsk::Accept | OnlineAsk::Decline => {
+                let Some(challenge) = self.challenge.take() else {
+                    tracing::info!("no challenge to answer");
+                    return;
+                };
+                self.command(if ask == OnlineAsk::Accept {
+                    Command::Accept { challenge }
+                } else {
+                    Command::Decline { challenge, reason: DeclineReason::Generic }
+                });
+            }
+        }
+    }
+
+    /// Stops following the account (the streams close with the actor).
+    pub fn stop(self) {
+        if !self.opponent_timings.is_empty() {
+            let mut ms: Vec<f64> = self.opponent_timings.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+            ms.sort_by(f64::total_cmp);
+            let at = |p: f64| ms[((ms.len() - 1) as f64 * p).round() as usize];
+            tracing::info!(
+                "the online opponent made {} moves: update to event p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
+                ms.len(),
+                at(0.5),
+                at(0.95),
+                at(1.0)
+            );
+        }
+    }
+}
+
+/// A challenge as said: who, and the clock (`minutes+seconds`).
+fn challenge_said(c: &Challenge, incoming: bool) -> Online {
+    let player = if incoming {
+        c.challenger.name.clone()
+    } else {
+        c.dest_user.as_ref().map_or_else(String::new, |u| u.name.clone())
+    };
+    let clock = match c.time_control {
+        Some(TimeControl::Clock { limit, increment }) => Some(format!("{}+{increment}", limit / 60)),
+        _ => None,
+    };
+    Online::Challenge { id: c.id.clone(), player, incoming, clock }
+}
+
+/// The SAN of the move of `ply` in the game, if it holds it.
+fn san_of(session: &Session, ply: u32) -> Option<String> {
+    let first = session.game().ply() as usize - session.game().played.len();
+    let i = (ply as usize).checked_sub(first)?;
+    session.game().played.get(i).map(|p| p.info.san.clone())
+}
+
+/// The server's clocks, when the board's have drifted from them.
+fn clocks_set(c: &Clocks, session: &Session, t: tactus_core::Ms) -> Option<Input> {
+    let clock = session.clock()?;
+    if session.finished() || c.white_ms < 0 || c.black_ms < 0 {
+        return None;
+    }
+    let drift = |side: Color, server: i64| (clock.remaining(side, t) - server).abs() > CLOCK_DRIFT_MS;
+    (drift(Color::White, c.white_ms) || drift(Color::Black, c.black_ms))
+        .then_some(Input::SetClock { white_ms: c.white_ms as u64, black_ms: c.black_ms as u64 })
+}
+
+/// The server's end of the game, as the game takes it. A mate or a
+/// stalemate the board ends itself once it shows the last move.
+fn ended(e: Ending, session: &Session) -> Vec<Said> {
+    let status = format!("{:?}", e.status);
+    let status = match e.reason() {
+        EndReason::Aborted => "aborted",
+        EndReason::OpponentLeft => "timeout",
+        EndReason::FlagFall => "outoftime",
+        EndReason::NoStart => "noStart",
+        _ => status.as_str(),
+    }
+    .to_owned();
+    if session.finished() {
+        return Vec::new();
+    }
+    let result = match e.result() {
+        "1-0" => Some(GameResult::WhiteWins),
+        "0-1" => Some(GameResult::BlackWins),
+        "1/2-1/2" => Some(GameResult::Draw),
+        _ => None,
+    };
+    let reason = match e.reason() {
+        EndReason::Checkmate | EndReason::Stalemate => return Vec::new(),
+        EndReason::Resignation => OffBoardReason::Resignation,
+        EndReason::Draw => OffBoardReason::Agreement,
+        _ => OffBoardReason::Arbiter,
+    };
+    let mut heard = Vec::new();
+    if !matches!(e.reason(), EndReason::Resignation | EndReason::Draw) {
+        heard.push(Said::Notice(EventKind::Online(Online::Ended { status })));
+    }
+    heard.push(match result {
+        Some(result) => Said::Inputs(vec![Input::Result { result, reason }]),
+        None => Said::Abandoned,
+    });
+    heard
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tactus_lichess::wire::Status;
+    use tactus_trace::Header;
+
+    fn session(time_control: Option<&str>) -> Session {
+        let header = Header { time_control: time_control.map(str::to_owned), ..Header::default() };
+        Session::new(&header, tactus_core::Policy::default()).unwrap()
+    }
+
+    #[test]
+    fn the_journals_game_is_found_by_its_site_on_this_server_only() {
+        let moves = vec!["e2e4".to_owned()];
+        let r = LichessHost::resume_of("http://127.0.0.1:9/", Some("http://127.0.0.1:9/AbCd1234"), moves.clone());
+        assert_eq!(r, Some(Resume { game_id: "AbCd1234".into(), moves: moves.clone() }));
+        assert_eq!(
+            LichessHost::resume_of("https://lichess.org", Some("http://127.0.0.1:9/AbCd1234"), moves.clone()),
+            None
+        );
+        assert_eq!(
+            LichessHost::resume_of("https://lichess.org", Some("https://lichess.org/../x"), moves.clone()),
+            None
+        );
+        assert_eq!(LichessHost::resume_of("https://lichess.org", Some("https://lichess.org/"), moves.clone()), None);
+        assert_eq!(LichessHost::resume_of("https://lichess.org", None, moves), None);
+    }
+
+    #[test]
+    fn the_servers_end_becomes_the_games_result_or_the_journals_end() {
+        let fresh = session(Some("1800+5"));
+        let end = |status, winner| ended(Ending { status, winner }, &fresh);
+        let result = |said: &[Said]| match said {
+            [.., Said::Inputs(inputs)] => match inputs[..] {
+                [Input::Result { result, reason }] => Some((result, reason)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let resigned = end(Status::Resign, Some(Color::Black));
+        assert_eq!(result(&resigned), Some((GameResult::BlackWins, OffBoardReason::Resignation)));
+        assert_eq!(resigned.len(), 1, "the game_over says a resignation: nothing more");
+        let flag = end(Status::Outoftime, Some(Color::White));
+        assert_eq!(result(&flag), Some((GameResult::WhiteWins, OffBoardReason::Arbiter)));
+        assert!(matches!(&flag[0], Said::Notice(EventKind::Online(Online::Ended { status })) if status == "outoftime"));
+        let gone = end(Status::Timeout, None);
+        assert_eq!(result(&gone), Some((GameResult::Draw, OffBoardReason::Arbiter)));
+        let aborted = end(Status::Aborted, None);
+        assert!(matches!(&aborted[..], [Said::Notice(EventKind::Online(Online::Ended { .. })), Said::Abandoned]));
+        // The board ends a mate itself, once it shows the last move.
+        assert!(end(Status::Mate, Some(Color::White)).is_empty());
+    }
+
+    #[test]
+    fn the_servers_clocks_are_taken_when_the_boards_drift() {
+        let s = session(Some("1800+5"));
+        let clocks =
+            |white_ms, black_ms| Clocks { white_ms, black_ms, white_inc_ms: 5000, black_inc_ms: 5000, running: None };
+        assert_eq!(clocks_set(&clocks(1_800_000, 1_799_000), &s, 0), None, "within 2 s");
+        assert_eq!(
+            clocks_set(&clocks(1_700_000, 1_800_000), &s, 0),
+            Some(Input::SetClock { white_ms: 1_700_000, black_ms: 1_800_000 })
+        );
+        assert_eq!(clocks_set(&clocks(1_700_000, 1_800_000), &session(None), 0), None, "a game without a clock");
+    }
+}
