@@ -373,7 +373,7 @@ export interface TakeBackEvent extends At {
 }
 
 /** A device of the daemon's. */
-export type Device = 'board' | 'clock' | 'engine' | 'online';
+export type Device = 'board' | 'clock' | 'engine' | 'online' | 'partner';
 
 /** A device stopped answering (unplugged, out of range, an engine that
  * crashed or hung and is being restarted); the game goes on. */

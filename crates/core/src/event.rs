@@ -362,6 +362,9 @@ pub enum Device {
     /// The engine opponent's program: lost while the daemon restarts it,
     /// back when it answers again.
     Engine,
+    /// The partner board of a game played on two boards: away when it
+    /// cannot be reached, back when it is heard again.
+    Partner,
     /// The online opponent's server (Lichess): its connection lost while
     /// the daemon retries, back when it answers again.
     Online,

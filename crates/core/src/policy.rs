@@ -33,6 +33,10 @@ pub struct Policy {
     /// A different legal move made for the engine's side is the player's
     /// override, not a slip to fix.
     pub engine_override: bool,
+    /// The engine's side is a player on a partner board that keeps its
+    /// clock (two boards, one game): its flag is ruled there (6.9), never
+    /// here, where its time runs until its move arrives.
+    pub partner: bool,
 }
 
 impl Policy {
@@ -50,6 +54,7 @@ impl Policy {
         }
         self.engine = header.engine;
         self.engine_override = header.engine_override;
+        self.partner = header.partner;
         if header.mate_search == MateSearch::Asked {
             self.mate_search = MateSearch::Asked;
         }
@@ -67,6 +72,7 @@ impl Policy {
         header.mate_search = self.mate_search;
         header.engine = self.engine;
         header.engine_override = self.engine_override;
+        header.partner = self.partner;
         header.supervision = Some(self.supervision);
     }
 }
@@ -84,6 +90,7 @@ impl Default for Policy {
             mate_search: MateSearch::Inline,
             engine: None,
             engine_override: false,
+            partner: false,
         }
     }
 }

@@ -548,3 +548,33 @@ fn the_engines_move_asked_for_mid_move_gives_the_steps_left() {
     });
     assert_eq!(left, Some((Some(vec![step(piece('r'), Some("h8"), Some("f8"))]), 2)));
 }
+
+/// Two boards, one game: the partner's time runs here until its move
+/// arrives, but its flag is the partner board's to rule (6.9); an engine's
+/// is ruled here.
+#[test]
+fn a_partner_s_flag_is_ruled_on_its_own_board_not_here() {
+    for partner in [false, true] {
+        let header = Header { time_control: Some("60".into()), engine: Some(BLACK), partner, ..Header::default() };
+        let mut game = Game {
+            session: Session::new(&header, Policy::default().with_recorded(&header)).unwrap(),
+            t: 0,
+            events: Vec::new(),
+        };
+        game.lift("e2");
+        game.place("e4");
+        game.press(WHITE);
+        // Black's minute runs out here before its move arrives.
+        game.wait(61_000);
+        let over = game.events.iter().any(|e| matches!(e.kind, EventKind::GameOver { .. }));
+        assert_eq!(over, !partner, "partner: {partner}");
+        if partner {
+            // The move, pressed in time on its own board, still comes.
+            game.choose("e7e5");
+            game.lift("e7");
+            game.place("e5");
+            game.wait(1000);
+            assert_eq!(game.completed(), ["e4", "e5"]);
+        }
+    }
+}

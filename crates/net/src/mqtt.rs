@@ -147,6 +147,8 @@ pub enum MqttError {
     Secret(#[from] SecretError),
     #[error("a broker password needs a user name too")]
     PasswordWithoutUser,
+    #[error("two boards play one game only with the hall key: without it anyone on the broker could make moves")]
+    NoHallKey,
 }
 
 /// A broker login.
@@ -354,6 +356,9 @@ pub(crate) trait Peer {
     /// The broker took the connection: the filters to subscribe to (a
     /// clean session forgets them).
     fn connected(&mut self) -> Vec<Filter>;
+    /// The broker took the subscriptions: from now on it passes on what
+    /// comes for them.
+    fn subscribed(&mut self) {}
     /// A message on a topic subscribed to.
     fn received(&mut self, p: &Publish);
     /// The connection failed or ended; `first` when it was not down
@@ -439,6 +444,7 @@ impl Connection {
                     self.tasks.spawn(async move { over.run_until_cancelled(client.subscribe_many(filters)).await });
                 }
                 Ok(MqttEvent::Incoming(Packet::Publish(p))) => peer.received(&p),
+                Ok(MqttEvent::Incoming(Packet::SubAck(_))) => peer.subscribed(),
                 Ok(other) => debug!(client = %id, "mqtt: {other:?}"),
                 // The broker closed the connection after the goodbye, or it
                 // was lost while stopping: over either way.

@@ -102,6 +102,12 @@ impl fmt::Display for Topic<'_> {
     }
 }
 
+/// The topic of what board `from` tells its partner `to` (either may be
+/// `+`, as a filter): `tactus/<hall>/pair/<from>/<to>`.
+pub(crate) fn pair_topic(hall: &str, from: &str, to: &str) -> String {
+    format!("tactus/{hall}/pair/{from}/{to}")
+}
+
 /// One change on the `events` topic: `epoch` names the publisher's run (its
 /// start in Unix ms) and `seq` counts the changes of the run.
 #[derive(Debug, Serialize, Deserialize)]

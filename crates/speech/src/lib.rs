@@ -47,4 +47,4 @@ pub use sample::moves_from_san;
 pub use scribe::Scribe;
 pub use sink::{Interrupt, Played, RodioSink, Sink, Speaker, TextSink, WavDirSink};
 pub use voice::{Audio, EspeakNg, Synth, Voice, VoiceSettings};
-pub use words::{Readout, Words};
+pub use words::{Opponent, Readout, Words};

@@ -36,12 +36,24 @@ pub enum Readout {
     ByRank,
 }
 
+/// Who makes the moves the board guides onto it (`opponent_move`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Opponent {
+    /// A UCI engine: "Engine: knight g8 to f6."
+    #[default]
+    Engine,
+    /// The player on the partner board of one game on two boards:
+    /// "Opponent: knight g8 to f6."
+    Partner,
+}
+
 /// The phrase book of one language in one style.
 #[derive(Clone, Copy)]
 pub struct Words {
     lang: Lang,
     style: Style,
     readout: Readout,
+    opponent: Opponent,
     lex: &'static Lexicon,
 }
 
@@ -51,6 +63,7 @@ impl std::fmt::Debug for Words {
             .field("lang", &self.lang)
             .field("style", &self.style)
             .field("readout", &self.readout)
+            .field("opponent", &self.opponent)
             .finish()
     }
 }
@@ -60,11 +73,15 @@ const ROLES: [Role; 6] = [Role::King, Role::Queen, Role::Rook, Role::Bishop, Rol
 
 impl Words {
     pub fn new(lang: Lang, style: Style) -> Self {
-        Words { lang, style, readout: Readout::default(), lex: lexicon(lang) }
+        Words { lang, style, readout: Readout::default(), opponent: Opponent::default(), lex: lexicon(lang) }
     }
 
     pub fn with_readout(self, readout: Readout) -> Self {
         Words { readout, ..self }
+    }
+
+    pub fn with_opponent(self, opponent: Opponent) -> Self {
+        Words { opponent, ..self }
     }
 
     pub fn lang(&self) -> Lang {
@@ -284,7 +301,13 @@ impl Words {
         let lex = self.lex;
         let mut said = match online {
             Some(name) => fill(lex.online.opponent_move, &[("name", name), ("move", &self.long_move(mv))]),
-            None => fill(lex.engine_move, &[("move", &self.long_move(mv))]),
+            None => {
+                let said_as = match self.opponent {
+                    Opponent::Engine => lex.engine_move,
+                    Opponent::Partner => lex.partner_move,
+                };
+                fill(said_as, &[("move", &self.long_move(mv))])
+            }
         };
         if mv.castle.is_some() && !usual_castling(steps) {
             said = format!("{said} {}.", sentence(&self.steps(steps)));
@@ -379,7 +402,11 @@ impl Words {
                 let played = SanPlus::from_ascii(san.as_bytes())
                     .map(|sp| self.san_words(&sp.san, None, false))
                     .unwrap_or_else(|_| san.clone());
-                let out = fill(lex.other_move, &[("move", &played)]);
+                let other_move = match self.opponent {
+                    Opponent::Engine => lex.other_move,
+                    Opponent::Partner => lex.partner_other_move,
+                };
+                let out = fill(other_move, &[("move", &played)]);
                 // The piece moved goes back where it came from; the rest
                 // are the engine's move, carried forward.
                 let (from, to) = uci_squares(uci);
@@ -1188,5 +1215,6 @@ fn device_index(device: Device) -> usize {
         Device::Clock => 1,
         Device::Engine => 2,
         Device::Online => 3,
+        Device::Partner => 4,
     }
 }

@@ -47,3 +47,36 @@ fn an_engine_lost_and_back_is_said_in_every_language_and_style() {
         }
     }
 }
+
+#[test]
+fn a_partner_board_away_and_back_is_said_in_every_language_and_style() {
+    let lost = EventKind::DeviceLost { device: Device::Partner, detail: "board b2".into() };
+    let back = EventKind::DeviceBack { device: Device::Partner };
+    assert_eq!(said("en:natural", lost.clone()), "The partner board cannot be reached; its moves will follow.");
+    assert_eq!(said("en:natural", back.clone()), "The partner board is back.");
+    for (lang, partner) in [("en", "partner"), ("de", "Partnerbrett"), ("ru", "партнёра"), ("pl", "partnera")] {
+        for style in ["annex-d", "natural", "nato", "literate"] {
+            let choice = format!("{lang}:{style}");
+            assert!(said(&choice, lost.clone()).contains(partner), "{choice}");
+            assert!(said(&choice, back.clone()).contains(partner), "{choice}");
+            assert_ne!(said(&choice, lost.clone()), said(&choice, back.clone()), "{choice}");
+        }
+    }
+}
+
+#[test]
+fn a_partner_board_s_move_is_the_opponent_s_not_an_engine_s() {
+    use tactus_speech::Opponent;
+    let line = r#"{"t":0,"event":"opponent_move","ply":2,"side":"black","san":"Nf6","uci":"g8f6","piece":"n","from":"g8","to":"f6","steps":[{"piece":"n","from":"g8","to":"f6"}]}"#;
+    let ev: Event = serde_json::from_str(line).unwrap();
+    let engine = |c: Choice| Words::new(c.lang, c.style).say(&ev).unwrap();
+    let partner = |c: Choice| Words::new(c.lang, c.style).with_opponent(Opponent::Partner).say(&ev).unwrap();
+    assert_eq!(partner("en:natural".parse().unwrap()), "Opponent: knight g8 to f6.");
+    for (lang, word) in [("en", "Opponent"), ("de", "Gegner"), ("ru", "соперника"), ("pl", "przeciwnika")] {
+        for style in ["annex-d", "natural", "nato", "literate"] {
+            let choice: Choice = format!("{lang}:{style}").parse().unwrap();
+            assert!(partner(choice).contains(word), "{lang}:{style}: {}", partner(choice));
+            assert_ne!(partner(choice), engine(choice), "{lang}:{style}");
+        }
+    }
+}

@@ -30,6 +30,7 @@ pub struct Config {
     pub engine: EngineSettings,
     pub http: HttpConfig,
     pub mqtt: MqttConfig,
+    pub pair: PairConfig,
     pub lichess: LichessConfig,
     pub state: StateConfig,
 }
@@ -473,6 +474,25 @@ pub struct MqttConfig {
     pub ca_file: Option<PathBuf>,
 }
 
+/// One game on two boards (Appendix D two-board play; a remote match):
+/// this board plays one side, the partner board of the same hall the other.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct PairConfig {
+    /// The partner board's name in the hall; none: this board plays alone.
+    #[serde(deserialize_with = "plain_name_opt")]
+    pub with: Option<String>,
+    /// The side this board's player has.
+    pub plays: Option<EngineSide>,
+}
+
+impl PairConfig {
+    /// The side this board's player has, when paired.
+    pub fn side(&self) -> Option<shakmaty::Color> {
+        self.with.as_ref().and(self.plays).map(EngineSide::color)
+    }
+}
+
 /// Lichess: the account's token; for `tactus run`, the games the board plays
 /// online (the Board API); for a relay, the broadcast rounds it pushes the
 /// hall to.
@@ -607,6 +627,10 @@ fn plain_name<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
             "{name:?} is not a plain name: letters, digits, '-' or '_', at most 64 (it names MQTT topics and URLs)"
         )))
     }
+}
+
+fn plain_name_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    plain_name(d).map(Some)
 }
 
 /// The range of every number in the file: a value outside is an error
@@ -909,6 +933,7 @@ impl Config {
             PushOptions::new(self.lichess.broadcast.clone())
                 .map_err(|message| KeyError { key: "lichess.broadcast", message })?;
         }
+        self.check_pair()?;
         if self.lichess.challenge.is_some() || self.lichess.seek {
             let key = if self.lichess.seek { "lichess.seek" } else { "lichess.challenge" };
             let (limit_s, _) = LichessConfig::clock(&self.game.time_control.0)
@@ -926,6 +951,49 @@ impl Config {
                 key: "http.listen",
                 message: "port 0 would listen on a port chosen at random, that no one can find: give one (e.g. 127.0.0.1:8080)"
                     .into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// A pair needs the hall's broker, its key and this board's name, a
+    /// side, and no engine.
+    fn check_pair(&self) -> Result<(), KeyError> {
+        let Some(partner) = &self.pair.with else { return Ok(()) };
+        let needs = |key: &'static str, what: &str| KeyError {
+            key,
+            message: format!("playing one game with board {partner:?} needs {what}"),
+        };
+        if self.pair.plays.is_none() {
+            return Err(needs("pair.plays", "the side this board plays: \"white\" or \"black\" (--plays)"));
+        }
+        if self.mqtt.broker.is_none() {
+            return Err(needs("mqtt.broker", "the hall's broker (--mqtt)"));
+        }
+        if self.mqtt.hall.is_empty() {
+            return Err(needs("mqtt.hall", "the hall's name (--hall)"));
+        }
+        if self.mqtt.hall_key_file.is_none() {
+            return Err(needs("mqtt.hall_key_file", "the hall key, which seals every move (--hall-key)"));
+        }
+        if self.mqtt.board_id.is_empty() {
+            return Err(needs("mqtt.board_id", "this board's own name (--board-id)"));
+        }
+        if &self.mqtt.board_id == partner {
+            return Err(KeyError { key: "pair.with", message: format!("{partner:?} is this board itself") });
+        }
+        if self.engine.path.is_some() {
+            return Err(KeyError {
+                key: "engine.path",
+                message: "a board plays its partner board or an engine, not both".into(),
+            });
+        }
+        if self.lichess.token_file.is_some() {
+            return Err(KeyError {
+                key: "lichess.token_file",
+                message: "a board plays its partner board or online on Lichess, not both".into(),
             });
         }
         Ok(())
@@ -999,6 +1067,7 @@ mod tests {
             ("engine", &["path", "plays", "level", "book", "book_plies", "syzygy", "think_ms", "accept_other_moves"]),
             ("http", &["listen", "token", "token_file", "assets"]),
             ("mqtt", &["broker", "hall", "board_id", "hall_key_file", "username", "password_file", "ca_file"]),
+            ("pair", &["with", "plays"]),
             ("lichess", &["url", "token_file", "broadcast", "challenge", "accept_from", "seek"]),
             ("state", &["dir"]),
         ];
@@ -1027,6 +1096,25 @@ mod tests {
         assert!(e.starts_with("t.toml:3: key `voice.volume`:") && e.contains("unknown field"), "{e}");
         let e = parse(Path::new("t.toml"), "[nonsense]\n").unwrap_err().to_string();
         assert!(e.contains("t.toml:1") && e.contains("nonsense"), "{e}");
+    }
+
+    #[test]
+    fn a_pair_needs_the_hall_and_no_engine() {
+        let base = "[mqtt]\nbroker = \"127.0.0.1:1883\"\nhall = \"h\"\nboard_id = \"A\"\nhall_key_file = \"/k\"\n";
+        // Parsing checks the whole.
+        let check = |text: &str| parse(Path::new("t.toml"), text).map(|_| ()).map_err(|e| e.to_string());
+        let paired = format!("{base}[pair]\nwith = \"B\"\nplays = \"white\"\n");
+        assert_eq!(check(&paired), Ok(()));
+        assert_eq!(parse(Path::new("t.toml"), &paired).unwrap().pair.side(), Some(shakmaty::Color::White));
+        let e = check(&paired.replace("hall_key_file = \"/k\"\n", "")).unwrap_err();
+        assert!(e.contains("mqtt.hall_key_file") && e.contains("--hall-key"), "{e}");
+        let e = check(&paired.replace("plays = \"white\"\n", "")).unwrap_err();
+        assert!(e.contains("pair.plays"), "{e}");
+        let e = check(&paired.replace("with = \"B\"", "with = \"A\"")).unwrap_err();
+        assert!(e.contains("this board itself"), "{e}");
+        let e = check(&format!("{paired}[engine]\npath = \"/usr/games/stockfish\"\n")).unwrap_err();
+        assert!(e.contains("engine.path"), "{e}");
+        assert!(parse(Path::new("t.toml"), "[pair]\nwith = \"a/b\"\n").is_err(), "a partner's name is one topic level");
     }
 
     #[test]

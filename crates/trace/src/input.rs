@@ -449,6 +449,10 @@ inputs! {
     "set_clock" => SetClock { white_ms: Ms as WireNumber<ClockMsRange>, black_ms: Ms as WireNumber<ClockMsRange> },
     /// The arbiter sets the move counter (6.10.2, 7.1).
     "set_moves" => SetMoves { white_moves: u32 as WireNumber<MovesRange>, black_moves: u32 as WireNumber<MovesRange> },
+    /// Two boards, one game: the time `side` had after its move, as the
+    /// partner board that keeps that player's clock reported it; this
+    /// board's clock shows it from now on (a network delay costs no one time).
+    "partner_clock" => PartnerClock { side: Color as WireSide, ms: Ms as WireNumber<ClockMsRange> },
     /// The arbiter adds time to one side (7.5.5, 9.5.3, 12.9.2).
     "add_time" => AddTime { side: Color as WireSide, ms: Ms as WireNumber<AddedMsRange> },
     /// Guidelines III.4: a 5-second increment for both from now on.

@@ -118,6 +118,9 @@ pub struct Header {
     /// A different legal move made for the engine's side is taken as the
     /// player's override instead of being refused with a fix.
     pub engine_override: bool,
+    /// The `engine` side is a player on a partner board (two boards, one
+    /// game), whose clock that board keeps: its flag is ruled there, not here.
+    pub partner: bool,
     /// The kind of board that recorded the trace, when it knows which piece
     /// is put down (version 2): its edges may carry the piece.
     pub board: Option<BoardKind>,
@@ -204,6 +207,7 @@ struct RawHeader {
     mate_search: Option<MateSearch>,
     engine: Option<String>,
     engine_override: Option<bool>,
+    partner: Option<bool>,
     /// Any value: version 1 does not know the field, and ignores it.
     board: Option<serde_json::Value>,
 }
@@ -260,6 +264,7 @@ fn read_header(text: &str) -> Result<(Header, u32), TraceError> {
         mate_search: raw.mate_search.unwrap_or_default(),
         engine: raw.engine.map(|side| side_of("engine", &side)).transpose().or_else(|e| err(1, e))?,
         engine_override: raw.engine_override.unwrap_or(false),
+        partner: raw.partner.unwrap_or(false),
         // Version 1 knows no `board`: ignored there, as any unknown field.
         board: match raw.board {
             Some(serde_json::Value::String(board)) if version >= 2 => Some(board.parse().or_else(|e| err(1, e))?),
@@ -560,6 +565,9 @@ impl<W: Write> TraceWriter<W> {
         }
         if h.engine_override {
             obj.insert("engine_override".into(), true.into());
+        }
+        if h.partner {
+            obj.insert("partner".into(), true.into());
         }
         if let Some(board) = h.board {
             obj.insert("board".into(), board.as_str().into());

@@ -289,6 +289,7 @@ proptest! {
             press_grace_ms: fen.then_some(250),
             engine: fen.then_some(Color::Black),
             engine_override: fen,
+            partner: dgt,
             board: dgt.then_some(BoardKind::Dgt),
             ..Header::default()
         };

@@ -105,6 +105,15 @@ impl Session {
                 self.forget_clocks(t);
                 self.emit(t, EventKind::ClockSet { white_ms: white_ms as i64, black_ms: black_ms as i64 });
             }
+            Input::PartnerClock { side, ms } => {
+                // The other side's time stands as this board keeps it. Not
+                // said: both boards already show the same game.
+                if let Some(c) = &mut self.clock {
+                    let other = u64::try_from(c.remaining(!side, t)).unwrap_or(0);
+                    let (white, black) = if side == Color::White { (ms, other) } else { (other, ms) };
+                    c.set_times(t, white, black);
+                }
+            }
             Input::SetMoves { white_moves, black_moves } => {
                 if let Some(c) = &mut self.clock {
                     c.set_moves(white_moves, black_moves);

@@ -259,6 +259,11 @@ impl Session {
         matches!(self.phase, Phase::Over)
     }
 
+    /// The events produced and not yet drained: what the latest input led to.
+    pub fn pending(&self) -> &[Event] {
+        &self.out
+    }
+
     /// Events produced since the last call.
     pub fn drain(&mut self) -> std::vec::Drain<'_, Event> {
         self.out.drain(..)
@@ -279,7 +284,14 @@ impl Session {
             Phase::Pressed(p) => Some(p.until),
             _ => None,
         };
-        let flag = self.clock.as_ref().and_then(|c| c.flag_deadline()).map(|(_, t)| t);
+        // The partner board rules its own player's flag.
+        let kept_elsewhere = |side: shakmaty::Color| self.policy.partner && self.policy.engine == Some(side);
+        let flag = self
+            .clock
+            .as_ref()
+            .and_then(|c| c.flag_deadline())
+            .filter(|&(side, _)| !kept_elsewhere(side))
+            .map(|(_, t)| t);
         [
             (self.sensors.next_deadline(), Timer::Debounce),
             (self.settle_at, Timer::Settle),
@@ -432,6 +444,7 @@ impl Session {
             Input::Pause
             | Input::Resume
             | Input::SetClock { .. }
+            | Input::PartnerClock { .. }
             | Input::SetMoves { .. }
             | Input::AddTime { .. }
             | Input::Increment { .. } => self.on_clock_input(t, input),

@@ -141,6 +141,8 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     misplaced_off: "{the_piece} auf {sq} vom Brett nehmen.",
     missing_piece: "{the_piece_nom} gehört auf {sq}.",
     other_move: "Das ist nicht der Zug der Engine: {move}.",
+    partner_move: "Gegner: {move}.",
+    partner_other_move: "Das ist nicht der Zug des Gegners: {move}.",
     halfway: "Jetzt {step}.",
     hint: "Tipp: {move}.",
     engine_level: "Engine-Stufe {level}.",
@@ -150,12 +152,14 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Die Uhr antwortet nicht; die Partie geht weiter, die Zeit läuft hier.",
         "Die Engine ist ausgefallen; sie wird neu gestartet.",
         "Lichess antwortet nicht; neuer Versuch läuft.",
+        "Das Partnerbrett ist nicht erreichbar; seine Züge folgen.",
     ],
     device_back: [
         "Das Brett antwortet wieder.",
         "Die Uhr antwortet wieder.",
         "Die Engine antwortet wieder.",
         "Lichess antwortet wieder.",
+        "Das Partnerbrett ist wieder da.",
     ],
     online: Online {
         opponent_move: "{name} spielt {move}.",

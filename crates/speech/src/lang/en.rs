@@ -130,6 +130,8 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     misplaced_off: "Take the {piece} on {sq} off the board.",
     missing_piece: "The {piece} belongs on {sq}.",
     other_move: "That is not the engine's move: {move}.",
+    partner_move: "Opponent: {move}.",
+    partner_other_move: "That is not your opponent's move: {move}.",
     halfway: "Now {step}.",
     hint: "Hint: {move}.",
     engine_level: "Engine level {level}.",
@@ -139,12 +141,14 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "The clock is not answering; the game goes on, timed here.",
         "The engine has stopped; restarting it.",
         "Lichess is not answering; retrying.",
+        "The partner board cannot be reached; its moves will follow.",
     ],
     device_back: [
         "The board answers again.",
         "The clock answers again.",
         "The engine answers again.",
         "Lichess answers again.",
+        "The partner board is back.",
     ],
     online: Online {
         opponent_move: "{name} plays {move}.",

@@ -259,6 +259,10 @@ pub(crate) struct Lexicon {
     pub missing_piece: &'static str,
     /// Another legal move than the engine's: `{move}`.
     pub other_move: &'static str,
+    /// The partner board's move (one game on two boards), `{move}`.
+    pub partner_move: &'static str,
+    /// Another legal move than the partner's: `{move}`.
+    pub partner_other_move: &'static str,
     /// Part of the engine's move done that reads as another move: `{step}`, the next.
     pub halfway: &'static str,
     /// The engine's suggestion: `{move}`.
@@ -268,9 +272,9 @@ pub(crate) struct Lexicon {
     /// Moves taken back against the engine, `[one, more]`: `{moves}`, in
     /// the order played.
     pub take_back: [&'static str; 2],
-    /// A device not answering, and answering again: `[board, clock, engine, online server]`.
-    pub device_lost: [&'static str; 4],
-    pub device_back: [&'static str; 4],
+    /// A device not answering, and answering again: `[board, clock, engine, online server, partner board]`.
+    pub device_lost: [&'static str; 5],
+    pub device_back: [&'static str; 5],
     /// What the online game's server says besides the moves.
     pub online: Online,
     /// A draw offered (9.1.2), and declined by the move of the side offered it.

@@ -156,6 +156,8 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     misplaced_off: "Zdejmij {piece_acc} z pola {sq}.",
     missing_piece: "{piece} ma stać na {sq}.",
     other_move: "To nie jest ruch komputera: {move}.",
+    partner_move: "Ruch przeciwnika: {move}.",
+    partner_other_move: "To nie jest ruch przeciwnika: {move}.",
     halfway: "Teraz {step}.",
     hint: "Podpowiedź: {move}.",
     engine_level: "Poziom komputera: {level}.",
@@ -165,12 +167,14 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Zegar nie odpowiada; partia trwa, czas liczony jest tutaj.",
         "Komputer przestał odpowiadać; uruchamiam go ponownie.",
         "Lichess nie odpowiada; ponawiam próbę.",
+        "Szachownica partnera jest nieosiągalna; jej posunięcia nadejdą później.",
     ],
     device_back: [
         "Szachownica znów odpowiada.",
         "Zegar znów odpowiada.",
         "Komputer znów odpowiada.",
         "Lichess znów odpowiada.",
+        "Szachownica partnera znów jest połączona.",
     ],
     online: Online {
         opponent_move: "{name}: {move}.",

@@ -79,6 +79,13 @@ pub struct Args {
     /// This board's name in the hall.
     #[arg(long)]
     pub board_id: Option<String>,
+    /// One game on two boards: the partner board's name in the hall (needs
+    /// --mqtt, --hall, --hall-key, --board-id and --plays).
+    #[arg(long, value_name = "BOARD")]
+    pub pair_with: Option<String>,
+    /// The side this board's player has when paired.
+    #[arg(long, value_enum)]
+    pub plays: Option<EngineSide>,
     /// Play online on Lichess (the Board API) with the token in this file
     /// (mode 600; scope board:play).
     #[arg(long, value_name = "FILE")]
@@ -129,6 +136,8 @@ impl Args {
             mqtt => mqtt.broker = Some,
             hall => mqtt.hall,
             board_id => mqtt.board_id,
+            pair_with => pair.with = Some,
+            plays => pair.plays = Some,
             lichess_token_file => lichess.token_file = Some,
         });
         if let Some(url) = &self.lichess_url {

@@ -27,6 +27,7 @@ mod mate;
 mod opening;
 mod opponent;
 mod outputs;
+mod partner;
 mod running;
 mod shutdown;
 mod source;
@@ -112,7 +113,9 @@ fn policy_of(cfg: &Config) -> Policy {
         },
         // Who can still mate is searched off the game loop (mate.rs).
         mate_search: MateSearch::Asked,
-        engine: cfg.engine.side(),
+        // The partner board's side is guided onto this board as an engine's is.
+        engine: cfg.engine.side().or(cfg.pair.side().map(|side| !side)),
+        partner: cfg.pair.side().is_some(),
         engine_override: cfg.engine.accept_other_moves,
         ..Policy::default()
     }
@@ -237,6 +240,9 @@ async fn start(cfg: &Config, opts: &Options, running: &mut Running) -> anyhow::R
     }
     if let Some(path) = &cfg.engine.path {
         task.seat(Opponent::Engine(engine::EngineHost::start(&cfg.engine, path, chess960).await?));
+    }
+    if let Some(partner) = partner::PartnerHost::start(cfg)? {
+        task.seat(Opponent::Partner(partner));
     }
     if let Some(token_file) = &cfg.lichess.token_file {
         let resume = recovered.as_ref().and_then(|_| task.online_resume(&cfg.lichess.url));

@@ -17,11 +17,14 @@ use tactus_trace::{Entry, GameResult, Input, Ms, OffBoardReason, Record, Request
 
 use super::engine::{Answered, EngineHost, Reply};
 use super::lichess::LichessHost;
+use super::partner::PartnerHost;
 
 /// Who plays the other side.
 pub enum Opponent {
     /// A UCI engine on this machine.
     Engine(EngineHost),
+    /// A player on the partner board of the same hall (two-board play).
+    Partner(PartnerHost),
     /// A player on Lichess, through the Board API.
     Lichess(LichessHost),
 }
@@ -69,6 +72,7 @@ impl Opponent {
     pub fn side(&self) -> Color {
         match self {
             Opponent::Engine(engine) => engine.side(),
+            Opponent::Partner(partner) => partner.side(),
             Opponent::Lichess(online) => online.side(),
         }
     }
@@ -83,6 +87,7 @@ impl Opponent {
                 }
                 engine.ask(now.session, now.game, now.t, now.since);
             }
+            Opponent::Partner(partner) => partner.seat(now.session),
             Opponent::Lichess(online) => online.seat(now.session),
         }
     }
@@ -124,6 +129,7 @@ impl Opponent {
                 engine.choosing(since, chosen.search, chosen.restarts, chosen.san);
                 return Said::Inputs(inputs);
             },
+            Opponent::Partner(partner) => partner.next(now).await,
             Opponent::Lichess(online) => online.next(now).await,
         }
     }
@@ -132,6 +138,7 @@ impl Opponent {
     pub fn taken(&mut self) {
         match self {
             Opponent::Engine(engine) => engine.announced(),
+            Opponent::Partner(_) => {}
             Opponent::Lichess(online) => online.announced(),
         }
     }
@@ -149,6 +156,7 @@ impl Opponent {
                     _ => {}
                 }
             }
+            Opponent::Partner(partner) => partner.committed(now.session, entry),
             Opponent::Lichess(online) => online.committed(now.session, entry),
         }
     }
@@ -160,6 +168,8 @@ impl Opponent {
             Opponent::Engine(engine) => {
                 (engine.accepts_draw() && !session.finished()).then_some(Input::DrawOffer { side: engine.side() })
             }
+            // The partner's player answers at their own board.
+            Opponent::Partner(_) => None,
             // The server answers for the player far away.
             Opponent::Lichess(_) => None,
         }
@@ -172,6 +182,7 @@ impl Opponent {
                 engine.new_game(chess960);
                 engine.ask(now.session, now.game, now.t, now.since);
             }
+            Opponent::Partner(partner) => partner.seat(now.session),
             Opponent::Lichess(online) => online.seat(now.session),
         }
     }
@@ -180,6 +191,7 @@ impl Opponent {
     pub async fn stop(self, deadline: Instant) {
         match self {
             Opponent::Engine(engine) => engine.stop(deadline).await,
+            Opponent::Partner(partner) => partner.stop(deadline).await,
             Opponent::Lichess(online) => online.stop(),
         }
     }

@@ -6,7 +6,7 @@ use std::io::Write;
 
 use shakmaty::Color;
 use tactus_core::Event;
-use tactus_speech::{Announcer, Narrator, SpeechError, SpeechPolicy, VoiceSettings, Words};
+use tactus_speech::{Announcer, Narrator, Opponent, SpeechError, SpeechPolicy, VoiceSettings, Words};
 
 use crate::config::{Config, Listener};
 use crate::sink::{VoiceSink, speaker};
@@ -36,13 +36,20 @@ impl VoiceThread {
             VoiceSettings { speed: cfg.voice.rate, voice: cfg.voice.espeak_voice.clone(), ..Default::default() };
         let policy = SpeechPolicy {
             touches: cfg.voice.touches,
-            listener: cfg.voice.listener.map(|l| match l {
-                Listener::White => Color::White,
-                Listener::Black => Color::Black,
-            }),
+            // At a board paired with another, its own player listens.
+            listener: cfg
+                .voice
+                .listener
+                .map(|l| match l {
+                    Listener::White => Color::White,
+                    Listener::Black => Color::Black,
+                })
+                .or(cfg.pair.side()),
             observations: false,
         };
-        let announcer = Announcer::new(Words::new(choice.lang, choice.style).with_readout(cfg.voice.readout), policy);
+        let opponent = if cfg.pair.side().is_some() { Opponent::Partner } else { Opponent::Engine };
+        let words = Words::new(choice.lang, choice.style).with_readout(cfg.voice.readout).with_opponent(opponent);
+        let announcer = Announcer::new(words, policy);
         let opened = sink.clone();
         // The sound device belongs to the voice thread: it is opened there,
         // and a missing sound card is an error at start.

@@ -238,6 +238,12 @@ impl EventStream {
         EventStream { rx, seen: Default::default() }
     }
 
+    /// A stream that gives nothing (until replaced by a daemon's).
+    pub fn empty() -> EventStream {
+        let (_, rx) = std::sync::mpsc::channel();
+        EventStream { rx, seen: Default::default() }
+    }
+
     /// The next event of `kind`, skipping others; fails after a minute
     /// without one (a readiness wait, not a timing assumption).
     pub fn next(&self, kind: &str) -> Value {

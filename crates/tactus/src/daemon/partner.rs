@@ -1,0 +1,312 @@
+//! The partner board (Appendix D two-board play; a match between two
+//! places): this board's player has one side, the partner board's player
+//! the other, and each plays on their own board. A move completed here goes
+//! to the partner over the hall's broker (`tactus_net::PartnerLink`); the
+//! partner's move comes back as an `opponent` input, journaled, guided onto
+//! this board and completed when the board shows it, every wrong square
+//! fixed — as an engine's move is. Rulings made here are said there too.
+//!
+//! It sits in the game task's opponent slot (`opponent.rs`): what the game
+//! commits is looked at for this board's completed moves and rulings, which
+//! are sent once the step is on disk (at the next wait for the partner);
+//! the partner's move is given to the game when the game waits for it.
+//!
+//! The game's own numbers keep the two in step across restarts: a daemon
+//! starting (or recovering its game from the journal) says `hello` with the
+//! ply its game is at, and the partner sends again its moves from there; a
+//! move for a ply already played is a duplicate, one for a later ply waits
+//! its turn. Nothing is lost or taken twice.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use shakmaty::Color;
+use shakmaty::uci::UciMove;
+use tactus_core::{Device, EndReason, EventKind, Irregularity, Session};
+use tactus_net::{FromPartner, HallLink, LinkSettings, PairMessage, PartnerLink};
+use tactus_trace::{Entry, Input, OffBoardReason, Record};
+
+use super::opponent::{Now, Said};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Config;
+
+/// Moves for later plies held until their turn (a partner never is more
+/// than a move ahead; a forged flood is not kept).
+const PENDING_KEPT: usize = 16;
+
+/// A move of the partner's, waiting for this board to be ready for it.
+#[derive(Debug, Clone)]
+struct Pending {
+    uci: UciMove,
+    /// The mover's time after it, as the partner's clock kept it.
+    clock_ms: Option<i64>,
+    /// When it arrived, for the latency the daemon reports.
+    at: Instant,
+}
+
+pub struct PartnerHost {
+    link: PartnerLink,
+    /// The side this board's player has.
+    side: Color,
+    pending: BTreeMap<u32, Pending>,
+    /// What the game committed for the partner, sent once it is on disk.
+    outgoing: Vec<PairMessage>,
+    /// The partner's move given to the game, and the time its clock kept.
+    carried: Option<(u32, Option<i64>)>,
+    /// That time, once the move is complete here: this board shows it too.
+    clock_due: Option<Input>,
+    /// Time given here because the partner's board gave it: not sent back.
+    echo: Option<Input>,
+    /// From a partner's move arriving to it being given to the game.
+    waits: Vec<Duration>,
+    stop: CancellationToken,
+}
+
+impl PartnerHost {
+    /// Links with the partner board the config names; `None` when it names none.
+    pub fn start(cfg: &Config) -> anyhow::Result<Option<PartnerHost>> {
+        let (Some(partner), Some(side), Some(broker)) = (&cfg.pair.with, cfg.pair.side(), &cfg.mqtt.broker) else {
+            return Ok(None);
+        };
+        let broker = broker.to_string();
+        let link = HallLink::from_settings(&LinkSettings {
+            broker: &broker,
+            username: cfg.mqtt.username.as_deref(),
+            password_file: cfg.mqtt.password_file.as_deref(),
+            ca_file: cfg.mqtt.ca_file.as_deref(),
+            hall_key_file: cfg.mqtt.hall_key_file.as_deref(),
+        })
+        .map_err(|e| anyhow::anyhow!("pair: {e}"))?;
+        let stop = CancellationToken::new();
+        let link = PartnerLink::start(&link, &cfg.mqtt.hall, &cfg.mqtt.board_id, partner, &stop)
+            .map_err(|e| anyhow::anyhow!("pair: {e}"))?;
+        let name = if side == Color::White { "White" } else { "Black" };
+        tracing::info!("this board plays {name} against board {partner}");
+        Ok(Some(PartnerHost {
+            link,
+            side,
+            pending: BTreeMap::new(),
+            outgoing: Vec::new(),
+            carried: None,
+            clock_due: None,
+            echo: None,
+            waits: Vec::new(),
+            stop,
+        }))
+    }
+
+    /// The side the partner board's player has.
+    pub fn side(&self) -> Color {
+        !self.side
+    }
+
+    /// The game is under way here (new, or recovered from the journal):
+    /// the partner hears where it stands, and sends again what it lacks.
+    pub fn seat(&mut self, session: &Session) {
+        self.pending.clear();
+        (self.carried, self.clock_due) = (None, None);
+        self.outgoing.push(PairMessage::Hello { ply: session.game().ply(), answer: false });
+    }
+
+    /// What the partner says next, for the game `now`: its move once the
+    /// game waits for it, the partner away or back, its rulings. What was
+    /// committed for the partner goes first.
+    pub async fn next(&mut self, now: Now<'_>) -> Said {
+        for msg in self.outgoing.drain(..) {
+            self.link.send(msg);
+        }
+        if let Some(clock) = self.clock_due.take() {
+            return Said::Inputs(vec![clock]);
+        }
+        loop {
+            if let Some(input) = self.due(now.session) {
+                return Said::Inputs(vec![input]);
+            }
+            let from = self.link.next().await;
+            if let Some(said) = self.heard(from, now.session) {
+                return said;
+            }
+        }
+    }
+
+    /// Takes what the partner said: its move is held for [`Self::due`];
+    /// what is for the game now is returned.
+    fn heard(&mut self, from: FromPartner, session: &Session) -> Option<Said> {
+        let partner = self.link.partner().to_string();
+        match from {
+            FromPartner::Away => {
+                tracing::warn!("the partner board {partner} cannot be reached");
+                Some(Said::Notice(EventKind::DeviceLost {
+                    device: Device::Partner,
+                    detail: format!("board {partner}"),
+                }))
+            }
+            FromPartner::Back => {
+                tracing::info!("the partner board {partner} is back");
+                Some(Said::Notice(EventKind::DeviceBack { device: Device::Partner }))
+            }
+            FromPartner::Message(PairMessage::Hello { ply, answer }) => {
+                self.send_from(ply, session);
+                if !answer {
+                    self.link.send(PairMessage::Hello { ply: session.game().ply(), answer: true });
+                }
+                None
+            }
+            FromPartner::Message(PairMessage::Move { ply, uci, san, clock_ms }) => {
+                let Ok(uci) = uci.parse::<UciMove>() else { return None };
+                let game = session.game();
+                if ply < game.ply() {
+                    // Played already: sent again after a restart. One that
+                    // differs is the boards' disagreement, for the arbiter.
+                    let first = game.ply() - game.played.len() as u32;
+                    let ours = ply.checked_sub(first).and_then(|i| game.played.get(i as usize));
+                    if ours.is_some_and(|p| p.info.uci != uci.to_string()) {
+                        tracing::warn!(
+                            "the partner board {partner} played {san} at ply {ply}; this board has another move there"
+                        );
+                    }
+                    return None;
+                }
+                if ply_side(ply) == self.side {
+                    tracing::warn!(
+                        "the partner board {partner} sent a move for this board's side (ply {ply}): ignored"
+                    );
+                    return None;
+                }
+                if self.pending.len() < PENDING_KEPT || self.pending.contains_key(&ply) {
+                    self.pending.entry(ply).or_insert(Pending { uci, clock_ms, at: Instant::now() });
+                }
+                None
+            }
+            FromPartner::Message(PairMessage::Ruling { event }) => match event.kind {
+                // Time the partner's board gave a player is given here too.
+                EventKind::Penalty { side, ms, .. } => u64::try_from(ms)
+                    .ok()
+                    .filter(|&ms| (1..=*tactus_trace::range::ADDED_MS.values.end()).contains(&ms))
+                    .map(|ms| {
+                        self.echo = Some(Input::AddTime { side, ms });
+                        Said::Inputs(vec![Input::AddTime { side, ms }])
+                    }),
+                // Said, not ruled again: the fix is for the partner's board.
+                EventKind::Irregularity(irregularity) => {
+                    Some(Said::Notice(EventKind::Irregularity(Irregularity { fix: Vec::new(), ..irregularity })))
+                }
+                _ => None,
+            },
+            FromPartner::Message(PairMessage::Over { result, reason }) => {
+                (!session.finished()).then(|| Said::Inputs(vec![Input::Result { result, reason }]))
+            }
+        }
+    }
+
+    /// The partner's move, when this board is ready for it: its turn, its
+    /// ply, and no move of its being carried out already.
+    fn due(&mut self, session: &Session) -> Option<Input> {
+        if !session.awaits_engine() {
+            return None;
+        }
+        let ply = session.game().ply();
+        self.pending.retain(|&p, _| p >= ply);
+        let pending = self.pending.remove(&ply)?;
+        self.waits.push(pending.at.elapsed());
+        self.carried = Some((ply, pending.clock_ms));
+        Some(Input::Opponent { ply, uci: pending.uci, eval: None })
+    }
+
+    /// The game took a step: this board's completed move goes to the
+    /// partner, and its rulings, to be said there too — sent once the step
+    /// is on disk.
+    pub fn committed(&mut self, session: &Session, entry: Option<&Entry>) {
+        if let (Some(echo), Some(entry)) = (self.echo, entry)
+            && entry.record == Record::Input(echo)
+        {
+            self.echo = None;
+            return;
+        }
+        for event in session.pending() {
+            match &event.kind {
+                EventKind::Complete { ply, side, san, uci, clock_ms, .. } if *side == self.side => {
+                    let msg = PairMessage::Move { ply: *ply, uci: uci.clone(), san: san.clone(), clock_ms: *clock_ms };
+                    self.outgoing.push(msg);
+                }
+                EventKind::Complete { ply, side, .. } if *side != self.side => {
+                    if let Some((carried, Some(ms))) = self.carried
+                        && carried == *ply
+                    {
+                        let ms = ms.clamp(0, tactus_trace::range::CLOCK_MS.values.end().cast_signed());
+                        self.clock_due = Some(Input::PartnerClock { side: *side, ms: ms.cast_unsigned() });
+                    }
+                    self.carried = None;
+                }
+                EventKind::Irregularity(_) | EventKind::Penalty { .. } => {
+                    self.outgoing.push(PairMessage::Ruling { event: event.clone() });
+                }
+                EventKind::GameOver { result, reason, .. } => {
+                    // A move's end (a mate, a draw by the position) the
+                    // partner's board reaches by itself.
+                    let off_board = match reason {
+                        EndReason::Resignation => Some(OffBoardReason::Resignation),
+                        EndReason::Agreement => Some(OffBoardReason::Agreement),
+                        EndReason::Arbiter
+                        | EndReason::FlagFall
+                        | EndReason::IllegalMoves
+                        | EndReason::ThreefoldRepetition
+                        | EndReason::FiftyMoves => Some(OffBoardReason::Arbiter),
+                        EndReason::Checkmate
+                        | EndReason::Stalemate
+                        | EndReason::InsufficientMaterial
+                        | EndReason::DeadPosition
+                        | EndReason::FivefoldRepetition
+                        | EndReason::SeventyFiveMoves => None,
+                    };
+                    if let Some(reason) = off_board {
+                        self.outgoing.push(PairMessage::Over { result: *result, reason });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Sends again this board's moves from ply `from` on.
+    fn send_from(&mut self, from: u32, session: &Session) {
+        let game = session.game();
+        let first = game.ply() - game.played.len() as u32;
+        for (i, played) in game.played.iter().enumerate() {
+            let ply = first + i as u32;
+            if ply >= from && ply_side(ply) == self.side {
+                let info = &played.info;
+                self.link.send(PairMessage::Move {
+                    ply,
+                    uci: info.uci.clone(),
+                    san: info.san.clone(),
+                    clock_ms: played.clock_ms,
+                });
+            }
+        }
+    }
+
+    /// Says goodbye to the broker (within `deadline`) and reports how long
+    /// the partner's moves waited here for the board to be ready.
+    pub async fn stop(mut self, deadline: Instant) {
+        if !self.waits.is_empty() {
+            self.waits.sort();
+            let at = |q: f64| self.waits[((self.waits.len() - 1) as f64 * q).round() as usize];
+            tracing::info!(
+                "the partner's {} moves waited here p50 {:.1} ms, max {:.1} ms; {} messages from the broker refused",
+                self.waits.len(),
+                at(0.5).as_secs_f64() * 1000.0,
+                at(1.0).as_secs_f64() * 1000.0,
+                self.link.refused()
+            );
+        }
+        self.stop.cancel();
+        let _ = tokio::time::timeout_at(deadline.into(), self.link.shutdown()).await;
+    }
+}
+
+/// The side that makes ply `ply` (1 = White's first move).
+fn ply_side(ply: u32) -> Color {
+    if ply % 2 == 1 { Color::White } else { Color::Black }
+}

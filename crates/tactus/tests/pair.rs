@@ -1,0 +1,484 @@
+//! One game on two boards (Appendix D two-board play; a match between two
+//! places): two daemons on the simulated board, `A` playing White and `B`
+//! Black, linked through a real mosquitto with a hall key. Each move is
+//! typed on its player's board and pressed; it arrives on the other board
+//! as `opponent_move`, is carried out there from what it says, and is
+//! completed without a press. Then the faults: a piece of the partner's put
+//! on a wrong square, a stranger's moves on the broker, one side killed
+//! (SIGKILL) and restarted from its journal, the broker restarted.
+//! Needs mosquitto (`apt-get install mosquitto`; ./setup installs it).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{ChildStdin, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+use shakmaty::san::San;
+use shakmaty::{CastlingMode, Chess, Color, Move, Position, Square};
+
+mod common;
+use common::http::get;
+use common::moves::{carried_out, hands};
+use common::{EventStream, Guard, free_port, mosquitto, secret, tempdir, wait_for};
+
+/// Morphy's Opera game (Paris, 1858): captures, a check, castling long, mate.
+const OPERA: &str = "e4 e5 Nf3 d6 d4 Bg4 dxe5 Bxf3 Qxf3 dxe5 Bc4 Nf6 Qb3 Qe7 Nc3 c6 Bg5 b5 Nxb5 cxb5 \
+                     Bxb5+ Nbd7 O-O-O Rd8 Rxd7 Rxd7 Rd1 Qe6 Bxd7+ Nxd7 Qb8+ Nxb8 Rd8#";
+
+const KEY: &str = "the hall key of two schools, 32+";
+
+/// A bound for failure only: each wait is for a line or an event.
+const WAIT: Duration = Duration::from_secs(60);
+
+/// The hall: its broker (a real mosquitto, restartable) and its key; the
+/// time control its games are played at.
+struct Hall {
+    dir: PathBuf,
+    port: u16,
+    broker: Option<Guard>,
+    time_control: &'static str,
+}
+
+impl Hall {
+    fn new(name: &str, time_control: &'static str) -> Hall {
+        let dir = tempdir(name);
+        secret(&dir, "hall.key", &format!("{KEY}\n"));
+        std::fs::write(dir.join("empty.toml"), "").unwrap();
+        let mut hall = Hall { dir, port: free_port(), broker: None, time_control };
+        hall.start_broker();
+        hall
+    }
+
+    /// On the same port each time: the boards find it again.
+    fn start_broker(&mut self) {
+        self.broker = Some(mosquitto(self.port, &self.dir));
+    }
+
+    fn stop_broker(&mut self) {
+        drop(self.broker.take());
+    }
+}
+
+/// One daemon on the simulated board, typed on at its standard input.
+struct Board {
+    id: &'static str,
+    partner: &'static str,
+    side: Color,
+    hall_dir: PathBuf,
+    port: u16,
+    time_control: &'static str,
+    http: u16,
+    state: PathBuf,
+    child: Option<Guard>,
+    stdin: Option<ChildStdin>,
+    events: EventStream,
+}
+
+impl Board {
+    fn start(hall: &Hall, id: &'static str, partner: &'static str, side: Color) -> Board {
+        let state = hall.dir.join(format!("state-{id}"));
+        let mut board = Board {
+            id,
+            partner,
+            side,
+            hall_dir: hall.dir.clone(),
+            port: hall.port,
+            time_control: hall.time_control,
+            http: free_port(),
+            state,
+            child: None,
+            stdin: None,
+            events: EventStream::empty(),
+        };
+        board.spawn();
+        board
+    }
+
+    fn spawn(&mut self) {
+        let plays = if self.side == Color::White { "white" } else { "black" };
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.hall_dir.join(format!("{}.log", self.id)))
+            .unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
+            .arg("run")
+            .arg("--config")
+            .arg(self.hall_dir.join("empty.toml"))
+            .args(["--board", "sim", "--time-control", self.time_control, "--voice", "none", "--events", "-"])
+            .arg("--state-dir")
+            .arg(&self.state)
+            .args(["--http", &format!("127.0.0.1:{}", self.http)])
+            .args(["--mqtt", &format!("127.0.0.1:{}", self.port), "--hall", "schools", "--hall-key"])
+            .arg(self.hall_dir.join("hall.key"))
+            .args(["--board-id", self.id, "--pair-with", self.partner, "--plays", plays])
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        self.events = EventStream::of(&mut child);
+        self.stdin = child.stdin.take();
+        self.child = Some(Guard(child));
+    }
+
+    /// One act at the board: the sim board spaces a line's edges as hands do.
+    fn act(&mut self, edges: &[String]) {
+        writeln!(self.stdin.as_mut().unwrap(), "{}", edges.join(" ")).unwrap();
+    }
+
+    /// SIGKILL, as a power cut: nothing is said or flushed.
+    fn kill(&mut self) {
+        // Killed first: its input closing would end the sim board's recording.
+        drop(self.child.take());
+        drop(self.stdin.take());
+    }
+
+    /// What the daemon wrote to its log.
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.hall_dir.join(format!("{}.log", self.id))).unwrap_or_default()
+    }
+
+    fn get(&self, path: &str) -> Option<String> {
+        get(self.http, path)
+    }
+
+    /// The moves of the board's game in its journal, replayed.
+    fn replayed(&self) -> Vec<String> {
+        let trace = std::fs::read_dir(self.state.join("games"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().ends_with(".trace.jsonl"))
+            .expect("a journal");
+        let r = tactus_core::replay::replay(
+            std::io::BufReader::new(std::fs::File::open(&trace).unwrap()),
+            tactus_core::Policy::default(),
+        )
+        .unwrap();
+        r.session.game().played.iter().map(|p| p.info.san.clone()).collect()
+    }
+}
+
+fn square(v: &Value) -> Option<Square> {
+    v.as_str().map(|s| s.parse().unwrap())
+}
+
+/// The next move of the game, from its SAN.
+fn next_move(pos: &Chess, san: &str) -> Move {
+    san.parse::<San>().unwrap().to_move(pos).unwrap_or_else(|e| panic!("{san}: {e}"))
+}
+
+/// How the other board's player carries out an opponent's move.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Carry {
+    AsSaid,
+    /// The piece first on a wrong empty square next to where it belongs,
+    /// put right once the daemon says how.
+    Slip,
+}
+
+/// One ply: typed and pressed on the mover's board, where it completes;
+/// then `opponent_move` on the other, carried out from its steps, and
+/// completed there without a press. The mover's `complete`.
+fn play(mover: &mut Board, other: &mut Board, pos: &mut Chess, san: &str, carry: Carry) -> Value {
+    let mv = next_move(pos, san);
+    let uci = mv.to_uci(CastlingMode::Standard).to_string();
+    let ply = pos.fullmoves().get() * 2 - u32::from(pos.turn() == Color::White);
+    mover.act(&hands(pos, mv));
+    mover.act(&[if mover.side == Color::White { "w" } else { "b" }.to_string()]);
+    let mover_done = mover.events.next("complete");
+    let done = &mover_done;
+    assert_eq!((done["uci"].as_str(), done["ply"].as_u64()), (Some(uci.as_str()), Some(u64::from(ply))), "{done}");
+    let chosen = other.events.next("opponent_move");
+    assert_eq!(chosen["uci"], uci.as_str(), "board {} is told the move made on {}: {chosen}", other.id, mover.id);
+    assert_eq!(chosen["ply"], ply);
+    let steps = chosen["steps"].as_array().unwrap().clone();
+    let (from, to) = (square(&steps[0]["from"]), square(&steps[0]["to"]));
+    match (carry, from, to, mv) {
+        (Carry::Slip, Some(from), Some(to), Move::Normal { capture: None, promotion: None, .. }) => {
+            let wrong = Square::ALL
+                .into_iter()
+                .filter(|&sq| sq != to && pos.board().piece_at(sq).is_none())
+                .min_by_key(|&sq| sq.distance(to))
+                .unwrap();
+            other.act(&[format!("{from}-"), format!("{wrong}+")]);
+            let fix = other.events.next("opponent_fix");
+            let fixes = fix["fix"].as_array().unwrap();
+            assert!(
+                fixes.iter().any(|f| square(&f["from"]) == Some(wrong) && square(&f["to"]) == Some(to)),
+                "the fix moves the piece from {wrong} to {to}: {fix}"
+            );
+            other.act(&[format!("{wrong}-"), format!("{to}+")]);
+        }
+        (Carry::Slip, ..) => panic!("a slip is made on a quiet move: not {san}"),
+        (Carry::AsSaid, ..) => {
+            other.act(&[carried_out(&chosen)]);
+        }
+    }
+    let done = other.events.next("complete");
+    assert_eq!(done["uci"], uci.as_str(), "the partner's move is completed on {} without a press", other.id);
+    pos.play_unchecked(mv);
+    mover_done
+}
+
+/// The two boards of a hall, White's and Black's, each ready.
+fn pair(hall: &Hall) -> (Board, Board) {
+    let a = Board::start(hall, "A", "B", Color::White);
+    let b = Board::start(hall, "B", "A", Color::Black);
+    a.events.next("start");
+    b.events.next("start");
+    (a, b)
+}
+
+/// The mover's and the other board, by whose turn it is.
+fn boards<'a>(a: &'a mut Board, b: &'a mut Board, pos: &Chess) -> (&'a mut Board, &'a mut Board) {
+    if pos.turn() == Color::White { (a, b) } else { (b, a) }
+}
+
+/// The PGN's moves, tags and comments left out.
+fn movetext(pgn: &str) -> String {
+    let body: Vec<&str> = pgn.lines().filter(|l| !l.starts_with('[') && !l.trim().is_empty()).collect();
+    let mut out = String::new();
+    let mut depth = 0;
+    for c in body.join(" ").chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            c if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// HMAC-SHA-256, as the hall key's seal uses it (RFC 2104).
+fn hmac(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut block = [0u8; 64];
+    block[..key.len()].copy_from_slice(key);
+    let pad = |b: u8| block.iter().map(|k| k ^ b).collect::<Vec<u8>>();
+    let mut inner = Sha256::new();
+    inner.update(pad(0x36));
+    parts.iter().for_each(|p| inner.update(p));
+    let mut outer = Sha256::new();
+    outer.update(pad(0x5c));
+    outer.update(inner.finalize());
+    outer.finalize().into()
+}
+
+/// A payload sealed with the hall key for `topic`, as `API.md` spells a seal.
+fn sealed(topic: &str, body: &str) -> Vec<u8> {
+    let mac = hmac(KEY.as_bytes(), &[b"tactus-auth1\n", topic.as_bytes(), b"\n", b"\n", body.as_bytes()]);
+    let hex: String = mac.iter().map(|b| format!("{b:02x}")).collect();
+    format!("tactus-auth1 mac={hex}\n{body}").into_bytes()
+}
+
+/// Someone on the broker publishes `payload` on `topic`, QoS 1, and waits
+/// for the broker to take it.
+fn publish(port: u16, topic: &str, payload: Vec<u8>) {
+    use rumqttc::v5::mqttbytes::QoS;
+    use rumqttc::v5::mqttbytes::v5::Packet;
+    use rumqttc::v5::{Client, Event, MqttOptions};
+    let (client, mut connection) = Client::new(MqttOptions::new("stranger", "127.0.0.1", port), 10);
+    client.publish(topic, QoS::AtLeastOnce, false, payload).unwrap();
+    for event in connection.iter() {
+        match event {
+            Ok(Event::Incoming(Packet::PubAck(_))) => break,
+            Ok(_) => {}
+            Err(e) => panic!("the stranger's publication: {e}"),
+        }
+    }
+    let _ = client.disconnect();
+}
+
+#[test]
+fn a_whole_game_on_two_boards_through_the_hall_s_broker() {
+    let hall = Hall::new("game", "300+2");
+    let (mut a, mut b) = pair(&hall);
+    wait_for("board B to hear its partner", WAIT, || b.log().contains("the partner board A is heard"));
+    // Before White moves, strangers make moves for White on B: one without
+    // the seal on A's topic, one sealed with the hall key by a board that is
+    // not B's partner. Neither changes anything.
+    let forged = r#"{"run":1,"seq":1,"base":1,"msg":{"kind":"move","ply":1,"uci":"d2d4","san":"d4"}}"#;
+    publish(hall.port, "tactus/schools/pair/A/B", forged.as_bytes().to_vec());
+    publish(hall.port, "tactus/schools/pair/C/B", sealed("tactus/schools/pair/C/B", forged));
+    // Refusals are logged at most once in 10 s: the first says they came.
+    wait_for("the refusal logged", WAIT, || b.log().contains("a pair message was ignored"));
+    let mut pos = Chess::default();
+    let sans: Vec<&str> = OPERA.split_whitespace().collect();
+    let mut before: Option<Value> = None;
+    for (i, san) in sans.iter().enumerate() {
+        // Black's 2... d6 goes first on a wrong square of White's board.
+        let carry = if i == 3 { Carry::Slip } else { Carry::AsSaid };
+        let (mover, other) = boards(&mut a, &mut b, &pos);
+        let done = play(mover, other, &mut pos, san, carry);
+        // Each player's time is the one their own board kept: the partner
+        // board shows it exactly, however long the move took to arrive and
+        // to be carried out there.
+        if let Some(before) = before {
+            assert!(before["clock_ms"].is_i64(), "{before}");
+            assert_eq!(done["opponent_ms"], before["clock_ms"], "ply {}: {done} after {before}", i + 1);
+        }
+        before = Some(done);
+    }
+    assert!(pos.is_checkmate());
+    for board in [&a, &b] {
+        let over = board.events.next("game_over");
+        assert_eq!(over["result"], "1-0", "board {}: {over}", board.id);
+    }
+    let first: Vec<Value> =
+        b.events.seen.borrow().iter().filter(|e| e["event"] == "opponent_move" && e["ply"] == 1).cloned().collect();
+    assert_eq!(first.len(), 1, "no forged move reached board B: {first:?}");
+    assert_eq!(first[0]["uci"], "e2e4");
+    for board in [&a, &b] {
+        for e in board.events.seen.borrow().iter() {
+            let kind = e["event"].as_str().unwrap();
+            assert!(!["irregularity", "penalty"].contains(&kind), "a ruling on board {}: {e}", board.id);
+        }
+    }
+    // Both feeds, and both journals replayed, end with the same game.
+    let (pgn_a, pgn_b) = (a.get("/games.pgn").unwrap(), b.get("/games.pgn").unwrap());
+    assert_eq!(movetext(&pgn_a), movetext(&pgn_b), "{pgn_a}\n{pgn_b}");
+    assert!(movetext(&pgn_a).ends_with("17. Rd8# 1-0"), "{pgn_a}");
+    let replayed = a.replayed();
+    assert_eq!(replayed.len(), sans.len());
+    assert_eq!(replayed, b.replayed());
+}
+
+#[test]
+fn a_side_killed_mid_game_goes_on_from_its_journal_and_its_partner() {
+    let hall = Hall::new("restart", "-");
+    let (mut a, mut b) = pair(&hall);
+    let sans: Vec<&str> = OPERA.split_whitespace().collect();
+    let mut pos = Chess::default();
+    for san in &sans[..4] {
+        let (mover, other) = boards(&mut a, &mut b, &pos);
+        play(mover, other, &mut pos, san, Carry::AsSaid);
+    }
+    // Black's board dies; White moves meanwhile, and hears that its
+    // partner is away (once).
+    b.kill();
+    let away = a.events.next("device_lost");
+    assert_eq!(away["device"], "partner", "{away}");
+    let mv = next_move(&pos, sans[4]);
+    a.act(&hands(&pos, mv));
+    a.act(&["w".to_string()]);
+    assert_eq!(a.events.next("complete")["san"], "d4");
+    // Black's board comes back from its journal: the move made meanwhile
+    // arrives, once, and the game goes on.
+    b.spawn();
+    let chosen = b.events.next("opponent_move");
+    assert_eq!((chosen["ply"].as_u64(), chosen["san"].as_str()), (Some(5), Some("d4")), "{chosen}");
+    assert_eq!(a.events.next("device_back")["device"], "partner");
+    let steps: Vec<String> = ["d2-", "d4+"].map(String::from).to_vec();
+    b.act(&steps);
+    assert_eq!(b.events.next("complete")["san"], "d4");
+    pos.play_unchecked(mv);
+    // Now White's board dies right after a move of its own completes:
+    // whether or not Black heard it, Black gets it once.
+    let (mover, other) = boards(&mut a, &mut b, &pos);
+    play(mover, other, &mut pos, sans[5], Carry::AsSaid);
+    let mv = next_move(&pos, sans[6]);
+    a.act(&hands(&pos, mv));
+    a.act(&["w".to_string()]);
+    assert_eq!(a.events.next("complete")["san"], "dxe5");
+    a.kill();
+    a.spawn();
+    let chosen = b.events.next("opponent_move");
+    assert_eq!(chosen["san"], "dxe5", "{chosen}");
+    b.act(&[carried_out(&chosen)]);
+    assert_eq!(b.events.next("complete")["san"], "dxe5");
+    pos.play_unchecked(mv);
+    // The rest of the game, on both boards.
+    for san in &sans[7..] {
+        let (mover, other) = boards(&mut a, &mut b, &pos);
+        play(mover, other, &mut pos, san, Carry::AsSaid);
+    }
+    for board in [&a, &b] {
+        assert_eq!(board.events.next("game_over")["result"], "1-0", "board {}", board.id);
+    }
+    // No move lost or taken twice: each journal holds the game once.
+    assert_eq!(a.replayed(), b.replayed());
+    assert_eq!(a.replayed().len(), sans.len());
+    let told = |board: &Board, ply: u64| {
+        board.events.seen.borrow().iter().filter(|e| e["event"] == "opponent_move" && e["ply"] == ply).count()
+    };
+    assert_eq!(told(&b, 7), 1, "the move made as White's board died is told once");
+}
+
+#[test]
+fn the_broker_restarted_mid_game_and_a_resignation_ends_it_on_both_boards() {
+    let mut hall = Hall::new("broker", "-");
+    let (mut a, mut b) = pair(&hall);
+    let sans: Vec<&str> = OPERA.split_whitespace().collect();
+    let mut pos = Chess::default();
+    for san in &sans[..2] {
+        let (mover, other) = boards(&mut a, &mut b, &pos);
+        play(mover, other, &mut pos, san, Carry::AsSaid);
+    }
+    hall.stop_broker();
+    for board in [&a, &b] {
+        assert_eq!(board.events.next("device_lost")["device"], "partner", "board {}", board.id);
+    }
+    // White moves while the broker is away; it arrives once the broker is back.
+    let mv = next_move(&pos, sans[2]);
+    a.act(&hands(&pos, mv));
+    a.act(&["w".to_string()]);
+    assert_eq!(a.events.next("complete")["san"], "Nf3");
+    hall.start_broker();
+    let chosen = b.events.next("opponent_move");
+    assert_eq!(chosen["san"], "Nf3", "{chosen}");
+    for board in [&a, &b] {
+        // Black's board may have heard White's back with the move.
+        let before = board.events.seen.borrow().iter().rev().find(|e| e["event"] == "device_back").cloned();
+        let back = before.unwrap_or_else(|| board.events.next("device_back"));
+        assert_eq!(back["device"], "partner", "board {}", board.id);
+    }
+    b.act(&[carried_out(&chosen)]);
+    assert_eq!(b.events.next("complete")["san"], "Nf3");
+    pos.play_unchecked(mv);
+    for san in &sans[3..8] {
+        let (mover, other) = boards(&mut a, &mut b, &pos);
+        play(mover, other, &mut pos, san, Carry::AsSaid);
+    }
+    // White resigns at White's board: the game is over on both.
+    a.act(&["result 0-1 resigns".to_string()]);
+    for board in [&a, &b] {
+        let over = board.events.next("game_over");
+        assert_eq!((over["result"].as_str(), over["reason"].as_str()), (Some("0-1"), Some("resignation")), "{over}");
+    }
+}
+
+#[test]
+fn a_ruling_on_one_board_is_said_on_both_and_its_time_given_on_both() {
+    let hall = Hall::new("ruling", "300+2");
+    let (mut a, mut b) = pair(&hall);
+    // White's pawn to e5 in one go, pressed: an illegal move (7.5.1), ruled
+    // on White's board; the time the penalty gives Black is Black's on both.
+    a.act(&["e2-".to_string(), "e5+".to_string()]);
+    a.act(&["w".to_string()]);
+    let ruling = a.events.next("irregularity");
+    let penalty = a.events.next("penalty");
+    assert_eq!(penalty["side"], "black", "{penalty}");
+    let said = b.events.next_of(&["irregularity", "opponent_move"]);
+    assert_eq!(said["event"], "irregularity", "the ruling is said on Black's board: {said}");
+    assert_eq!(
+        (said["article"].clone(), said["reason"].clone()),
+        (ruling["article"].clone(), ruling["reason"].clone())
+    );
+    assert!(said["fix"].as_array().is_none_or(|f| f.is_empty()), "the fix is for White's board only: {said}");
+    let given = b.events.next("penalty");
+    assert_eq!((given["side"].clone(), given["ms"].clone()), (penalty["side"].clone(), penalty["ms"].clone()));
+    // White puts the pawn back and plays on.
+    a.act(&["e5-".to_string(), "e2+".to_string()]);
+    let mut pos = Chess::default();
+    let done = play(&mut a, &mut b, &mut pos, "e4", Carry::AsSaid);
+    let reply = play(&mut b, &mut a, &mut pos, "e5", Carry::AsSaid);
+    assert_eq!(reply["opponent_ms"], done["clock_ms"], "{reply} after {done}");
+    let next = play(&mut a, &mut b, &mut pos, "Nf3", Carry::AsSaid);
+    assert_eq!(next["opponent_ms"], reply["clock_ms"], "Black's time, the penalty's included, on both: {next}");
+    let penalties = |board: &Board| board.events.seen.borrow().iter().filter(|e| e["event"] == "penalty").count();
+    assert_eq!((penalties(&a), penalties(&b)), (1, 1), "the time is given once on each board, not sent back");
+}
