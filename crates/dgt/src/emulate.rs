@@ -543,6 +543,11 @@ impl Emulator {
         self.clock_message().encode()[3..].to_vec()
     }
 
+    /// The board as it stands, as the answer to `DGT_SEND_BRD`.
+    pub(crate) fn board_dump(&self) -> Vec<u8> {
+        BoardMessage::BoardDump(self.placement.fields(Orientation::Normal)).encode()
+    }
+
     fn dump_data(&self) -> Vec<u8> {
         self.placement.fields(Orientation::Normal).iter().map(|o| o.code()).collect()
     }

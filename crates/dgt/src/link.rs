@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use crate::emulate::{ClockRequest, Emulator, EmulatorOut, Identity};
 use crate::port::{Endpoint, Key, LineDevice, LineOutbox, Outgoing, Runner, Stale, Supersede};
 use crate::protocol::{
-    Battery, ClockCommand, ClockFaces, Garbage, MESSAGE_BIT, MSG_BUS_PING, MSG_BUS_START_GAME_WRITTEN, MSG_BUS_UPDATE,
-    MSG_BWTIME, MSG_FIELD_UPDATE, Orientation, Placement,
+    Battery, ClockCommand, ClockFaces, Garbage, MESSAGE_BIT, MSG_BOARD_DUMP, MSG_BUS_PING, MSG_BUS_START_GAME_WRITTEN,
+    MSG_BUS_UPDATE, MSG_BWTIME, MSG_FIELD_UPDATE, Orientation, Placement,
 };
 use crate::reader::{BoardReader, OrientationMode, ReaderEvent, ReaderOut};
 
@@ -152,7 +152,13 @@ impl LineDevice for EmulatorDevice {
     fn input(&mut self, input: EmulatorInput, now: Instant, out: &mut LineOutbox) {
         let mut o = EmulatorOut::default();
         match input {
-            EmulatorInput::Placement(p) => self.emulator.set_placement(&p, now, &mut o),
+            EmulatorInput::Placement(p) => {
+                self.emulator.set_placement(&p, now, &mut o);
+                // Board dumps asked for before and not yet gone out (a
+                // client that read slowly, or answers left by one that
+                // went) show the board as it stands now.
+                out.refresh(Key::from(MSG_BOARD_DUMP) << 8, &self.emulator.board_dump());
+            }
             EmulatorInput::Clock(c) => self.emulator.set_clock(c, now, &mut o),
             EmulatorInput::Button(code) => self.emulator.button(code, &mut o),
             EmulatorInput::Battery(b) => self.emulator.set_battery(b),

@@ -163,6 +163,16 @@ impl LineOutbox {
         self.queued = self.queue.iter().map(|m| m.bytes.len()).sum();
     }
 
+    /// Every unsent message of `key` now says `bytes`: an answer still
+    /// waiting tells what stands when it goes out, not what stood when it
+    /// was asked for (a board dump queued before a move shows the move).
+    pub(crate) fn refresh(&mut self, key: Key, bytes: &[u8]) {
+        for m in self.queue.iter_mut().filter(|m| m.stale == Stale::Superseded(key)) {
+            self.queued = self.queued - m.bytes.len() + bytes.len();
+            m.bytes = bytes.to_vec();
+        }
+    }
+
     /// The client has left what the line holds unread too long: from now
     /// until it reads again, only the newest of each kind is kept.
     pub(crate) fn congested(&mut self) {
@@ -214,6 +224,20 @@ mod tests {
 
     fn message(key: u8, byte: u8, len: usize) -> Outgoing {
         Outgoing { stale: Stale::Superseded(key.into()), bytes: vec![byte; len] }
+    }
+
+    #[test]
+    fn an_answer_still_waiting_tells_what_stands_when_it_goes_out() {
+        let mut out = LineOutbox::default();
+        out.push(message(1, 1, 5));
+        out.once(vec![2; 3]);
+        out.push(message(7, 9, 4));
+        out.refresh(1, &[4; 6]);
+        assert_eq!(out.next(), &[4; 6][..], "the waiting answer of that kind is the newest");
+        out.wrote(6);
+        assert_eq!(out.next(), &[2; 3][..]);
+        out.wrote(3);
+        assert_eq!(out.next(), &[9; 4][..], "other kinds are left as they were");
     }
 
     #[test]
