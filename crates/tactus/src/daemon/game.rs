@@ -20,7 +20,7 @@ use super::journal::JournalThread;
 use super::lichess::LichessHost;
 use super::mate::MateSearches;
 use super::opening::{Opened, Setup, create_journal};
-use super::opponent::{NewGame, Now, Opponent, Said};
+use super::opponent::{FromOpponent, NewGame, Now, Opponent};
 use super::outputs::Outputs;
 use super::time::{BoardTime, GameTime};
 use super::view::{clock_line, diagram};
@@ -79,7 +79,7 @@ pub struct GameTask {
 }
 
 /// What the opponent says next; never, without one.
-async fn next_said(opponent: &mut Option<Opponent>, now: Now<'_>) -> Said {
+async fn next_said(opponent: &mut Option<Opponent>, now: Now<'_>) -> FromOpponent {
     match opponent {
         Some(opponent) => opponent.next(now).await,
         None => std::future::pending().await,
@@ -208,18 +208,18 @@ impl GameTask {
     }
 
     /// What the opponent said: its inputs are taken as any input is.
-    async fn opponent_said(&mut self, said: Said) -> anyhow::Result<()> {
+    async fn opponent_said(&mut self, said: FromOpponent) -> anyhow::Result<()> {
         match said {
-            Said::Notice(kind) => self.take(Incoming::Notice(Instant::now(), kind)).await,
-            Said::NewGame(game) => self.opponent_game(game).await,
-            Said::Abandoned => {
+            FromOpponent::Notice(kind) => self.take(Incoming::Notice(Instant::now(), kind)).await,
+            FromOpponent::NewGame(game) => self.opponent_game(game).await,
+            FromOpponent::Abandoned => {
                 if matches!(self.phase, Phase::Playing) && !self.session.finished() {
                     let t = self.time.t(Instant::now()).max(self.last_t);
                     self.commit(Step::Input(Entry { t, record: Record::End })).await?;
                 }
                 Ok(())
             }
-            Said::Inputs(inputs) => {
+            FromOpponent::Inputs(inputs) => {
                 for (i, input) in inputs.into_iter().enumerate() {
                     if i > 0 && self.session.finished() {
                         break;

@@ -32,7 +32,7 @@ use tactus_lichess::wire::{Challenge, TimeControl};
 use tactus_trace::{Entry, GameResult, Input, OffBoardReason, OnlineAsk, Record};
 use tokio::sync::mpsc;
 
-use super::opponent::{NewGame, Now, Said};
+use super::opponent::{FromOpponent, NewGame, Now};
 use crate::config::{Config, LichessConfig};
 
 /// How long the account is asked for at start; the game does not wait on
@@ -68,7 +68,7 @@ pub struct LichessHost {
     url: String,
     game: Option<Playing>,
     /// What it has to say, in order, before the next update is read.
-    said: std::collections::VecDeque<Said>,
+    said: std::collections::VecDeque<FromOpponent>,
     /// The board's acts committed, sent once the journal has them on disk.
     outbox: Vec<GameCommand>,
     /// The moves of the board's game as last told: a move more is the
@@ -175,21 +175,25 @@ impl LichessHost {
 
     /// What it says next. The board's acts committed since it last listened
     /// are on disk now: they go to the server first.
-    pub async fn next(&mut self, now: Now<'_>) -> Said {
+    pub async fn next(&mut self, now: Now<'_>) -> FromOpponent {
         for what in std::mem::take(&mut self.outbox) {
             self.game_command(what);
         }
         loop {
             if let Some(said) = self.said.pop_front() {
-                self.timing = matches!(&said, Said::Inputs(inputs) if matches!(inputs[..], [Input::Opponent { .. }]));
+                self.timing =
+                    matches!(&said, FromOpponent::Inputs(inputs) if matches!(inputs[..], [Input::Opponent { .. }]));
                 return said;
             }
             let update = self.recv().await;
             let heard = self.heard(update, now.session, now.t);
             // What comes after the game's end is for no game.
             let finished = now.session.finished();
-            self.said
-                .extend(heard.into_iter().filter(|s| !(finished && matches!(s, Said::Inputs(_) | Said::Abandoned))));
+            self.said.extend(
+                heard
+                    .into_iter()
+                    .filter(|s| !(finished && matches!(s, FromOpponent::Inputs(_) | FromOpponent::Abandoned))),
+            );
         }
     }
 
@@ -217,13 +221,15 @@ impl LichessHost {
     }
 
     /// What the game does with `update`; `session` is the game as it stands.
-    pub fn heard(&mut self, update: Update, session: &Session, t: tactus_core::Ms) -> Vec<Said> {
-        let say = |online| vec![Said::Notice(EventKind::Online(online))];
+    pub fn heard(&mut self, update: Update, session: &Session, t: tactus_core::Ms) -> Vec<FromOpponent> {
+        let say = |online| vec![FromOpponent::Notice(EventKind::Online(online))];
         match update {
             Update::Link(Link::Lost { why }) => {
-                vec![Said::Notice(EventKind::DeviceLost { device: Device::Online, detail: why })]
+                vec![FromOpponent::Notice(EventKind::DeviceLost { device: Device::Online, detail: why })]
             }
-            Update::Link(Link::Restored) => vec![Said::Notice(EventKind::DeviceBack { device: Device::Online })],
+            Update::Link(Link::Restored) => {
+                vec![FromOpponent::Notice(EventKind::DeviceBack { device: Device::Online })]
+            }
             Update::RateLimited { for_s } => say(Online::RateLimited { for_s }),
             Update::Challenge { challenge, incoming } => {
                 if incoming {
@@ -253,16 +259,16 @@ impl LichessHost {
         }
     }
 
-    fn action(&mut self, id: String, action: Action, session: &Session, t: tactus_core::Ms) -> Vec<Said> {
+    fn action(&mut self, id: String, action: Action, session: &Session, t: tactus_core::Ms) -> Vec<FromOpponent> {
         if let Action::Started(s) = action {
             return self.started(*s);
         }
         let Some(g) = self.game.as_mut().filter(|g| g.id == id) else { return Vec::new() };
-        let say = |online| vec![Said::Notice(EventKind::Online(online))];
+        let say = |online| vec![FromOpponent::Notice(EventKind::Online(online))];
         match action {
             Action::Started(_) => Vec::new(),
             Action::Move(m) if !m.ours => match m.uci.parse() {
-                Ok(uci) => vec![Said::Inputs(vec![Input::Opponent { ply: m.ply, uci, eval: None }])],
+                Ok(uci) => vec![FromOpponent::Inputs(vec![Input::Opponent { ply: m.ply, uci, eval: None }])],
                 Err(_) => Vec::new(),
             },
             Action::Move(m) => {
@@ -296,9 +302,11 @@ impl LichessHost {
                 g.back_to = Some(ply);
                 say(Online::TakenBack { ply })
             }
-            Action::Clocks(c) => clocks_set(&c, session, t).into_iter().map(|i| Said::Inputs(vec![i])).collect(),
+            Action::Clocks(c) => {
+                clocks_set(&c, session, t).into_iter().map(|i| FromOpponent::Inputs(vec![i])).collect()
+            }
             Action::Offer { kind: OfferKind::Draw, by, open: true } if by != g.color && !session.finished() => {
-                vec![Said::Inputs(vec![Input::DrawOffer { side: by }])]
+                vec![FromOpponent::Inputs(vec![Input::DrawOffer { side: by }])]
             }
             Action::Offer { kind: OfferKind::Takeback, by, open } if by != g.color => {
                 say(Online::TakebackOffer { open })
@@ -318,7 +326,7 @@ impl LichessHost {
         }
     }
 
-    fn started(&mut self, s: Started) -> Vec<Said> {
+    fn started(&mut self, s: Started) -> Vec<FromOpponent> {
         let name = |p: &tactus_lichess::wire::Player| {
             p.name.clone().or_else(|| p.ai_level.map(|l| format!("Lichess AI level {l}"))).unwrap_or_default()
         };
@@ -334,8 +342,8 @@ impl LichessHost {
         };
         self.game = Some(Playing { id: s.id.clone(), color: s.color, back_to: None, over: false, elsewhere: false });
         vec![
-            Said::NewGame(start),
-            Said::Notice(EventKind::Online(Online::Playing { game: s.id, opponent, side: s.color })),
+            FromOpponent::NewGame(start),
+            FromOpponent::Notice(EventKind::Online(Online::Playing { game: s.id, opponent, side: s.color })),
         ]
     }
 
@@ -450,7 +458,7 @@ fn clocks_set(c: &Clocks, session: &Session, t: tactus_core::Ms) -> Option<Input
 
 /// The server's end of the game, as the game takes it. A mate or a
 /// stalemate the board ends itself once it shows the last move.
-fn ended(e: Ending, session: &Session) -> Vec<Said> {
+fn ended(e: Ending, session: &Session) -> Vec<FromOpponent> {
     let status = format!("{:?}", e.status);
     let status = match e.reason() {
         EndReason::Aborted => "aborted",
@@ -477,11 +485,11 @@ fn ended(e: Ending, session: &Session) -> Vec<Said> {
     };
     let mut heard = Vec::new();
     if !matches!(e.reason(), EndReason::Resignation | EndReason::Draw) {
-        heard.push(Said::Notice(EventKind::Online(Online::Ended { status })));
+        heard.push(FromOpponent::Notice(EventKind::Online(Online::Ended { status })));
     }
     heard.push(match result {
-        Some(result) => Said::Inputs(vec![Input::Result { result, reason }]),
-        None => Said::Abandoned,
+        Some(result) => FromOpponent::Inputs(vec![Input::Result { result, reason }]),
+        None => FromOpponent::Abandoned,
     });
     heard
 }
@@ -518,8 +526,8 @@ mod tests {
     fn the_servers_end_becomes_the_games_result_or_the_journals_end() {
         let fresh = session(Some("1800+5"));
         let end = |status, winner| ended(Ending { status, winner }, &fresh);
-        let result = |said: &[Said]| match said {
-            [.., Said::Inputs(inputs)] => match inputs[..] {
+        let result = |said: &[FromOpponent]| match said {
+            [.., FromOpponent::Inputs(inputs)] => match inputs[..] {
                 [Input::Result { result, reason }] => Some((result, reason)),
                 _ => None,
             },
@@ -530,11 +538,16 @@ mod tests {
         assert_eq!(resigned.len(), 1, "the game_over says a resignation: nothing more");
         let flag = end(Status::Outoftime, Some(Color::White));
         assert_eq!(result(&flag), Some((GameResult::WhiteWins, OffBoardReason::Arbiter)));
-        assert!(matches!(&flag[0], Said::Notice(EventKind::Online(Online::Ended { status })) if status == "outoftime"));
+        assert!(
+            matches!(&flag[0], FromOpponent::Notice(EventKind::Online(Online::Ended { status })) if status == "outoftime")
+        );
         let gone = end(Status::Timeout, None);
         assert_eq!(result(&gone), Some((GameResult::Draw, OffBoardReason::Arbiter)));
         let aborted = end(Status::Aborted, None);
-        assert!(matches!(&aborted[..], [Said::Notice(EventKind::Online(Online::Ended { .. })), Said::Abandoned]));
+        assert!(matches!(
+            &aborted[..],
+            [FromOpponent::Notice(EventKind::Online(Online::Ended { .. })), FromOpponent::Abandoned]
+        ));
         // The board ends a mate itself, once it shows the last move.
         assert!(end(Status::Mate, Some(Color::White)).is_empty());
     }

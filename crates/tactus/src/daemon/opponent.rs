@@ -42,7 +42,7 @@ pub struct Now<'a> {
 }
 
 /// What the opponent says.
-pub enum Said {
+pub enum FromOpponent {
     /// Inputs for the game, taken in order; one after the first only while
     /// the game is not over (9.1.2.1: a draw offer made with the move).
     Inputs(Vec<Input>),
@@ -95,12 +95,12 @@ impl Opponent {
     /// What it says next, for the game `now`; what is stale by then (an
     /// answer for an earlier game, or a position since taken back) is
     /// passed over.
-    pub async fn next(&mut self, now: Now<'_>) -> Said {
+    pub async fn next(&mut self, now: Now<'_>) -> FromOpponent {
         match self {
             Opponent::Engine(engine) => loop {
                 let answer = match engine.next().await {
                     Reply::Answer(answer) => answer,
-                    Reply::Notice(kind) => return Said::Notice(kind),
+                    Reply::Notice(kind) => return FromOpponent::Notice(kind),
                 };
                 if answer.asked.game != now.game {
                     continue;
@@ -108,7 +108,7 @@ impl Opponent {
                 if let Answered::Hint(uci) = answer.answered {
                     // A hint for a position since taken back is for no position.
                     if answer.asked.take_backs == now.session.take_backs() {
-                        return Said::Inputs(vec![Input::Hint { ply: answer.asked.ply, uci }]);
+                        return FromOpponent::Inputs(vec![Input::Hint { ply: answer.asked.ply, uci }]);
                     }
                     continue;
                 }
@@ -127,7 +127,7 @@ impl Opponent {
                     ],
                 };
                 engine.choosing(since, chosen.search, chosen.restarts, chosen.san);
-                return Said::Inputs(inputs);
+                return FromOpponent::Inputs(inputs);
             },
             Opponent::Partner(partner) => partner.next(now).await,
             Opponent::Lichess(online) => online.next(now).await,

@@ -26,7 +26,7 @@ use tactus_core::{Device, EndReason, EventKind, Irregularity, Session};
 use tactus_net::{FromPartner, HallLink, LinkSettings, PairMessage, PartnerLink};
 use tactus_trace::{Entry, Input, OffBoardReason, Record};
 
-use super::opponent::{Now, Said};
+use super::opponent::{FromOpponent, Now};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
@@ -112,16 +112,16 @@ impl PartnerHost {
     /// What the partner says next, for the game `now`: its move once the
     /// game waits for it, the partner away or back, its rulings. What was
     /// committed for the partner goes first.
-    pub async fn next(&mut self, now: Now<'_>) -> Said {
+    pub async fn next(&mut self, now: Now<'_>) -> FromOpponent {
         for msg in self.outgoing.drain(..) {
             self.link.send(msg);
         }
         if let Some(clock) = self.clock_due.take() {
-            return Said::Inputs(vec![clock]);
+            return FromOpponent::Inputs(vec![clock]);
         }
         loop {
             if let Some(input) = self.due(now.session) {
-                return Said::Inputs(vec![input]);
+                return FromOpponent::Inputs(vec![input]);
             }
             let from = self.link.next().await;
             if let Some(said) = self.heard(from, now.session) {
@@ -132,19 +132,19 @@ impl PartnerHost {
 
     /// Takes what the partner said: its move is held for [`Self::due`];
     /// what is for the game now is returned.
-    fn heard(&mut self, from: FromPartner, session: &Session) -> Option<Said> {
+    fn heard(&mut self, from: FromPartner, session: &Session) -> Option<FromOpponent> {
         let partner = self.link.partner().to_string();
         match from {
             FromPartner::Away => {
                 tracing::warn!("the partner board {partner} cannot be reached");
-                Some(Said::Notice(EventKind::DeviceLost {
+                Some(FromOpponent::Notice(EventKind::DeviceLost {
                     device: Device::Partner,
                     detail: format!("board {partner}"),
                 }))
             }
             FromPartner::Back => {
                 tracing::info!("the partner board {partner} is back");
-                Some(Said::Notice(EventKind::DeviceBack { device: Device::Partner }))
+                Some(FromOpponent::Notice(EventKind::DeviceBack { device: Device::Partner }))
             }
             FromPartner::Message(PairMessage::Hello { ply, answer }) => {
                 self.send_from(ply, session);
@@ -186,16 +186,19 @@ impl PartnerHost {
                     .filter(|&ms| (1..=*tactus_trace::range::ADDED_MS.values.end()).contains(&ms))
                     .map(|ms| {
                         self.echo = Some(Input::AddTime { side, ms });
-                        Said::Inputs(vec![Input::AddTime { side, ms }])
+                        FromOpponent::Inputs(vec![Input::AddTime { side, ms }])
                     }),
                 // Said, not ruled again: the fix is for the partner's board.
                 EventKind::Irregularity(irregularity) => {
-                    Some(Said::Notice(EventKind::Irregularity(Irregularity { fix: Vec::new(), ..irregularity })))
+                    Some(FromOpponent::Notice(EventKind::Irregularity(Irregularity {
+                        fix: Vec::new(),
+                        ..irregularity
+                    })))
                 }
                 _ => None,
             },
             FromPartner::Message(PairMessage::Over { result, reason }) => {
-                (!session.finished()).then(|| Said::Inputs(vec![Input::Result { result, reason }]))
+                (!session.finished()).then(|| FromOpponent::Inputs(vec![Input::Result { result, reason }]))
             }
         }
     }
