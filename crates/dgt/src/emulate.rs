@@ -543,9 +543,14 @@ impl Emulator {
         self.clock_message().encode()[3..].to_vec()
     }
 
-    /// The board as it stands, as the answer to `DGT_SEND_BRD`.
-    pub(crate) fn board_dump(&self) -> Vec<u8> {
-        BoardMessage::BoardDump(self.placement.fields(Orientation::Normal)).encode()
+    /// The board as it stands, as the answer to `DGT_SEND_BRD`, in a mode
+    /// that sends no field updates; `None` in one that does (there a dump
+    /// keeps its place in the stream the updates go on from).
+    pub(crate) fn board_dump_without_updates(&self) -> Option<Vec<u8>> {
+        match self.line {
+            LineMode::Single(Mode::UpdateBoard | Mode::Update | Mode::UpdateNice) | LineMode::Bus => None,
+            LineMode::Single(_) => Some(BoardMessage::BoardDump(self.placement.fields(Orientation::Normal)).encode()),
+        }
     }
 
     fn dump_data(&self) -> Vec<u8> {

@@ -154,10 +154,13 @@ impl LineDevice for EmulatorDevice {
         match input {
             EmulatorInput::Placement(p) => {
                 self.emulator.set_placement(&p, now, &mut o);
-                // Board dumps asked for before and not yet gone out (a
+                // Without field updates a dump is all a client learns of
+                // the board: one asked for before and not yet gone out (a
                 // client that read slowly, or answers left by one that
-                // went) show the board as it stands now.
-                out.refresh(Key::from(MSG_BOARD_DUMP) << 8, &self.emulator.board_dump());
+                // went) shows the board as it stands now.
+                if let Some(dump) = self.emulator.board_dump_without_updates() {
+                    out.refresh(Key::from(MSG_BOARD_DUMP) << 8, &dump);
+                }
             }
             EmulatorInput::Clock(c) => self.emulator.set_clock(c, now, &mut o),
             EmulatorInput::Button(code) => self.emulator.button(code, &mut o),
