@@ -486,7 +486,7 @@ impl Phase {
 }
 
 /// Sleeps until `deadline`; never without one.
-async fn sleep_until(deadline: Option<Instant>) {
+pub(crate) async fn sleep_until(deadline: Option<Instant>) {
     match deadline {
         Some(at) => tokio::time::sleep_until(at.into()).await,
         None => std::future::pending().await,

@@ -37,7 +37,7 @@ use tokio_util::task::TaskTracker;
 use tracing::{info, warn};
 
 use crate::auth::{HallKey, Refusals, random_id};
-use crate::mqtt::{Connection, HallLink, LinkState, MqttError, Peer, describe, trim_pending};
+use crate::mqtt::{Connection, HallLink, LinkState, MqttError, Peer, describe, sleep_until, trim_pending};
 use crate::vet;
 use crate::wire::{check_name, pair_topic};
 
@@ -627,14 +627,6 @@ impl Peer for Side {
 
     fn closed(&mut self, _away: bool) {
         self.shared.lock().link = LinkState::Closed;
-    }
-}
-
-/// Sleeps until `deadline`; never without one.
-async fn sleep_until(deadline: Option<Instant>) {
-    match deadline {
-        Some(at) => tokio::time::sleep_until(at.into()).await,
-        None => std::future::pending().await,
     }
 }
 

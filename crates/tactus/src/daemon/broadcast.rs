@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::shutdown;
 use super::voice::OnSaid;
-use crate::config::{Config, GameConfig};
+use crate::config::{BrokerAddr, Config, GameConfig};
 
 pub struct Broadcast {
     board: String,
@@ -30,6 +30,20 @@ pub struct Broadcast {
     /// Stops the server and the publisher.
     stop: CancellationToken,
     server: Option<tokio::task::JoinHandle<()>>,
+}
+
+/// The link to the hall's broker that `[mqtt]` describes (its login, its
+/// CA, the hall key): the board's publisher and a partner board use one.
+pub fn hall_link(cfg: &Config, broker: &BrokerAddr) -> Result<HallLink, String> {
+    let broker = broker.to_string();
+    HallLink::from_settings(&LinkSettings {
+        broker: &broker,
+        username: cfg.mqtt.username.as_deref(),
+        password_file: cfg.mqtt.password_file.as_deref(),
+        ca_file: cfg.mqtt.ca_file.as_deref(),
+        hall_key_file: cfg.mqtt.hall_key_file.as_deref(),
+    })
+    .map_err(|e| e.to_string())
 }
 
 /// Where the built page is: the config, a checkout's `web/dist`, or the
@@ -87,15 +101,7 @@ impl Broadcast {
         let publisher = match &cfg.mqtt.broker {
             None => None,
             Some(broker) => {
-                let broker = broker.to_string();
-                let link = HallLink::from_settings(&LinkSettings {
-                    broker: &broker,
-                    username: cfg.mqtt.username.as_deref(),
-                    password_file: cfg.mqtt.password_file.as_deref(),
-                    ca_file: cfg.mqtt.ca_file.as_deref(),
-                    hall_key_file: cfg.mqtt.hall_key_file.as_deref(),
-                })
-                .map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
+                let link = hall_link(cfg, broker).map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
                 let p = BoardPublisher::start(&link, &hall_name, &board, Some(controls), &stop)
                     .map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
                 p.set_tags(tags);

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use shakmaty::Color;
 use shakmaty::uci::UciMove;
 use tactus_core::{Device, EndReason, EventKind, Irregularity, Session};
-use tactus_net::{FromPartner, HallLink, LinkSettings, PairMessage, PartnerLink};
+use tactus_net::{FromPartner, PairMessage, PartnerLink};
 use tactus_trace::{Entry, Input, OffBoardReason, Record};
 
 use super::opponent::{FromOpponent, Now};
@@ -69,15 +69,7 @@ impl PartnerHost {
         let (Some(partner), Some(side), Some(broker)) = (&cfg.pair.with, cfg.pair.side(), &cfg.mqtt.broker) else {
             return Ok(None);
         };
-        let broker = broker.to_string();
-        let link = HallLink::from_settings(&LinkSettings {
-            broker: &broker,
-            username: cfg.mqtt.username.as_deref(),
-            password_file: cfg.mqtt.password_file.as_deref(),
-            ca_file: cfg.mqtt.ca_file.as_deref(),
-            hall_key_file: cfg.mqtt.hall_key_file.as_deref(),
-        })
-        .map_err(|e| anyhow::anyhow!("pair: {e}"))?;
+        let link = super::broadcast::hall_link(cfg, broker).map_err(|e| anyhow::anyhow!("pair: {e}"))?;
         let stop = CancellationToken::new();
         let link = PartnerLink::start(&link, &cfg.mqtt.hall, &cfg.mqtt.board_id, partner, &stop)
             .map_err(|e| anyhow::anyhow!("pair: {e}"))?;
