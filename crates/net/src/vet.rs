@@ -13,6 +13,7 @@ use crate::feed::{
     BoardFeed, Change, Clocks, EngineView, FeedMove, SPOKEN_KEPT, Spoken, Tags, Told, clean, fen_of, parse_position,
 };
 use crate::players::{MAX_ELO, MAX_FIDE_ID};
+use crate::wire::check_name;
 
 /// The most moves a board's record may hold: more than any game has.
 pub const MAX_MOVES: usize = 4000;
@@ -60,6 +61,7 @@ fn tags(t: Tags) -> Tags {
         black_fide_id: t.black_fide_id.filter(|&id| (1..=MAX_FIDE_ID).contains(&id)),
         black_title: t.black_title,
         black_elo: t.black_elo.filter(|&elo| (1..=MAX_ELO).contains(&elo)),
+        pair: t.pair.filter(|p| check_name("partner board", &p.with).is_ok()),
     }
 }
 
