@@ -22,6 +22,16 @@ export interface Tags {
   black_fide_id?: number;
   black_title?: Title;
   black_elo?: number;
+  /**
+   * One game on two boards: this board's side and its partner board. The
+   * hall shows a pair whose boards name each other as one game, `W+B`.
+   */
+  pair?: Paired;
+}
+
+export interface Paired {
+  with: string;
+  plays: Side;
 }
 
 export interface FeedMove {

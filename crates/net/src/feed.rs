@@ -5,6 +5,7 @@
 //! MQTT retained state and the relay all hold the same thing and render the
 //! same PGN.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
@@ -56,6 +57,20 @@ pub struct Tags {
     pub black_title: Option<Title>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub black_elo: Option<u16>,
+    /// The game is played on two boards (two boards, one game): this
+    /// board's side and its partner board, for the relay to show one game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair: Option<Paired>,
+}
+
+/// A board's place in a game played on two boards.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Paired {
+    /// The partner board's id in the hall.
+    pub with: String,
+    /// The side this board's player has; its board keeps that side's clock.
+    #[serde(with = "serde_chess::color")]
+    pub plays: Color,
 }
 
 impl From<&Header> for Tags {
@@ -103,6 +118,13 @@ pub struct Clocks {
 }
 
 impl Clocks {
+    fn side(&self, side: Color) -> Option<i64> {
+        match side {
+            Color::White => self.white_ms,
+            Color::Black => self.black_ms,
+        }
+    }
+
     fn side_mut(&mut self, side: Color) -> &mut Option<i64> {
         match side {
             Color::White => &mut self.white_ms,
@@ -865,17 +887,74 @@ impl Hall {
         self.boards.values().map(|b| &b.feed)
     }
 
-    /// Every game of the hall, board by board.
+    /// Every game of the hall, board by board; the two boards of a pair as
+    /// one game, where White's board is.
     pub fn games_pgn(&self) -> String {
         let mut out = String::with_capacity(self.boards.values().map(|b| b.pgn.len()).sum());
-        for b in self.boards.values() {
-            out.push_str(&b.pgn);
+        for (id, b) in &self.boards {
+            match self.pair_of(id) {
+                Some((white, black)) if white.id == *id => {
+                    out.push_str(&fold(white, black).pgn(self.pair_teams(white, black).as_ref()));
+                }
+                Some(_) => {}
+                None => out.push_str(&b.pgn),
+            }
         }
         out
     }
 
     pub fn game_pgn(&self, board: &str) -> Option<String> {
+        if let Some((white, black)) = self.pair_named(board) {
+            return Some(fold(white, black).pgn(self.pair_teams(white, black).as_ref()));
+        }
         self.boards.get(board).map(|b| b.pgn.clone())
+    }
+
+    /// The two boards of a pair, White's first, when `board` is one of them
+    /// and both name each other with opposite sides; a board that names a
+    /// partner alone (its partner not yet heard) is shown as its own game.
+    fn pair_of(&self, board: &str) -> Option<(&BoardFeed, &BoardFeed)> {
+        let a = self.feed(board)?;
+        let pa = a.tags.pair.as_ref()?;
+        let b = self.feed(&pa.with)?;
+        let pb = b.tags.pair.as_ref()?;
+        (pb.with == board && pb.plays != pa.plays).then_some(if pa.plays == Color::White { (a, b) } else { (b, a) })
+    }
+
+    /// The pair a folded game's id (`W+B`, White's board first) names.
+    fn pair_named(&self, id: &str) -> Option<(&BoardFeed, &BoardFeed)> {
+        let (white, _) = id.split_once('+')?;
+        self.pair_of(white).filter(|(w, b)| pair_id(w, b) == id)
+    }
+
+    /// A pair's place in a team match: that of whichever of its boards the
+    /// match lists.
+    fn pair_teams(&self, white: &BoardFeed, black: &BoardFeed) -> Option<BoardTeams> {
+        self.board_teams(&white.id).or_else(|| self.board_teams(&black.id))
+    }
+
+    /// The hall's games as the page shows them, each with its place in a
+    /// team match: a board's game, or the two boards of a pair as one.
+    pub fn games(&self) -> Vec<(Cow<'_, BoardFeed>, Option<BoardTeams>)> {
+        let mut games = Vec::with_capacity(self.boards.len());
+        for (id, b) in &self.boards {
+            match self.pair_of(id) {
+                Some((white, black)) if white.id == *id => {
+                    games.push((Cow::Owned(fold(white, black)), self.pair_teams(white, black)));
+                }
+                Some(_) => {}
+                None => games.push((Cow::Borrowed(&b.feed), self.board_teams(id))),
+            }
+        }
+        games
+    }
+
+    /// One game as the page shows it: a board's, or a pair's by its `W+B` id.
+    pub fn game(&self, id: &str) -> Option<(Cow<'_, BoardFeed>, Option<BoardTeams>)> {
+        if let Some((white, black)) = self.pair_named(id) {
+            return Some((Cow::Owned(fold(white, black)), self.pair_teams(white, black)));
+        }
+        self.feed(id).map(|f| (Cow::Borrowed(f), self.board_teams(id)))
     }
 
     /// The board's place in a team match, if it has one.
@@ -909,6 +988,41 @@ impl Hall {
             b.pgn = b.feed.pgn(teams.as_ref());
         }
     }
+}
+
+/// The id of a pair's game: both boards, White's first.
+fn pair_id(white: &BoardFeed, black: &BoardFeed) -> String {
+    format!("{}+{}", white.id, black.id)
+}
+
+/// The one game two paired boards play: the moves of the board that has
+/// more of them (they agree; the other has yet to complete the last), each
+/// side's time from the board that keeps it, the rulings of both.
+fn fold(white: &BoardFeed, black: &BoardFeed) -> BoardFeed {
+    let (base, other) = if black.moves.len() > white.moves.len() { (black, white) } else { (white, black) };
+    let keeper = |side: Color| if side == Color::White { white } else { black };
+    let mut game = base.clone();
+    game.id = pair_id(white, black);
+    game.tags.pair = None;
+    game.tags.white = game.tags.white.or_else(|| other.tags.white.clone());
+    game.tags.black = game.tags.black.or_else(|| other.tags.black.clone());
+    if game.result.is_none() {
+        game.result = other.result;
+        game.end_reason.clone_from(&other.end_reason);
+        game.end_text.clone_from(&other.end_text);
+    }
+    // The running clock as a board that runs it for the side to move reads
+    // it (its keeper, or the board whose player just pressed); the other
+    // side's time as its keeper stopped it.
+    let turn = game.turn();
+    let runs = |f: &&BoardFeed| f.clocks.running == Some(turn);
+    let from = [keeper(turn), keeper(!turn)].into_iter().find(runs).unwrap_or(keeper(turn));
+    game.clocks = from.clocks.clone();
+    *game.clocks.side_mut(!turn) = keeper(!turn).clocks.side(!turn);
+    game.irregularities = white.irregularities.iter().chain(&black.irregularities).cloned().collect();
+    game.arbiter_notes = white.arbiter_notes.iter().chain(&black.arbiter_notes).cloned().collect();
+    game.engine = None;
+    game
 }
 
 #[cfg(test)]

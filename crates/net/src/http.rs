@@ -616,8 +616,9 @@ struct HallView<'a> {
 
 async fn api_hall(State(state): State<AppState>) -> Response {
     let text = state.hall.read(|h| {
+        let games = h.games();
         let boards =
-            h.feeds().map(|feed| BoardView { feed, team: h.board_teams(&feed.id), now_unix_ms: None }).collect();
+            games.iter().map(|(feed, team)| BoardView { feed, team: team.clone(), now_unix_ms: None }).collect();
         let now_unix_ms = unix_ms();
         serde_json::to_string(&HallView { hall: h.name(), trust: h.trust(), now_unix_ms, boards, matches: h.scores() })
     });
@@ -629,8 +630,8 @@ async fn api_hall(State(state): State<AppState>) -> Response {
 
 async fn api_game(State(state): State<AppState>, UrlPath(id): UrlPath<String>) -> Response {
     let text = state.hall.read(|h| {
-        h.feed(&id).map(|feed| {
-            let view = BoardView { feed, team: h.board_teams(&id), now_unix_ms: Some(unix_ms()) };
+        h.game(&id).map(|(feed, team)| {
+            let view = BoardView { feed: &feed, team, now_unix_ms: Some(unix_ms()) };
             serde_json::to_string(&view)
         })
     });

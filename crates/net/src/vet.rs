@@ -13,6 +13,7 @@ use crate::feed::{
     BoardFeed, Change, Clocks, EngineView, FeedMove, SPOKEN_KEPT, Spoken, Tags, Told, clean, fen_of, parse_position,
 };
 use crate::players::{MAX_ELO, MAX_FIDE_ID};
+use crate::wire::check_name;
 
 /// The most moves a board's record may hold: more than any game has.
 pub const MAX_MOVES: usize = 4000;
@@ -60,6 +61,7 @@ fn tags(t: Tags) -> Tags {
         black_fide_id: t.black_fide_id.filter(|&id| (1..=MAX_FIDE_ID).contains(&id)),
         black_title: t.black_title,
         black_elo: t.black_elo.filter(|&elo| (1..=MAX_ELO).contains(&elo)),
+        pair: t.pair.filter(|p| check_name("partner board", &p.with).is_ok()),
     }
 }
 
@@ -376,6 +378,13 @@ mod tests {
         assert_eq!((t.white_fide_id, t.white_elo), (Some(1_503_014), None), "no rating beyond any player's");
         assert_eq!((t.black_fide_id, t.black_title), (None, Some(crate::players::Title::Wgm)), "no FIDE ID 0");
         assert!(feed.arbiter_notes.is_empty());
+        let paired = |with: &str| {
+            let pair = Some(crate::feed::Paired { with: with.into(), plays: Color::White });
+            let claimed = BoardFeed { tags: Tags { pair, ..Tags::default() }, ..BoardFeed::new("x") };
+            state("b1", claimed).unwrap().tags.pair.map(|p| p.with)
+        };
+        assert_eq!(paired("b2").as_deref(), Some("b2"));
+        assert_eq!(paired("b2/#"), None, "a partner is a board's name");
         let pgn = feed.pgn(None);
         assert_eq!(pgn.lines().filter(|l| l.starts_with("[Result ")).count(), 1, "{pgn}");
         assert!(pgn.contains("[White \"Ann [Result \\\"1-0\\\"]\"]"), "{pgn}");

@@ -20,7 +20,8 @@ use tactus_core::{
     MoveInfo, NotNow, OnBoard, Online, Placed, Reason, Slip, ToControl,
 };
 use tactus_net::{
-    AppState, BoardFeed, Hall, HomeAway, LichessBoard, LichessView, SharedHall, Tags, Team, TeamMatch, Title, serve,
+    AppState, BoardFeed, Hall, HomeAway, LichessBoard, LichessView, Paired, SharedHall, Tags, Team, TeamMatch, Title,
+    serve,
 };
 use tactus_sim::Profile;
 use tactus_speech::{Lang, Scribe, Style, Words};
@@ -434,6 +435,8 @@ async fn the_server_s_replies_and_updates_are_what_the_page_s_types_say() {
             white_title: Some(Title::Wim),
             white_elo: Some(2345),
             black_elo: Some(1800),
+            // Paired with a board not heard from: shown as its own game.
+            pair: Some(Paired { with: "b9".into(), plays: Color::White }),
             ..Tags::from(&game.header)
         };
         hall.set_tags(id, if id == "b2" { players } else { Tags::from(&game.header) });

@@ -397,3 +397,38 @@ fn team_tags_and_the_match_score_follow_the_results() {
     let score = &hall.scores()[0];
     assert_eq!((score.home.points, score.away.points), (0.0, 1.0));
 }
+
+#[test]
+fn a_pairs_clocks_come_from_the_boards_that_keep_them() {
+    let mut hall = Hall::new("h");
+    for (id, with, plays) in [("A", "B", Color::White), ("B", "A", Color::Black)] {
+        hall.set_tags(id, Tags { pair: Some(Paired { with: with.into(), plays }), ..tags() });
+        hall.apply(id, &start(0, STANDARD_FEN, false, Some(300_000)), None);
+    }
+    let moves = line(STANDARD_FEN, false, &["e4", "e5"], 1);
+    for m in &moves {
+        hall.apply("A", m, None);
+    }
+    // Black's time after e5 as B, its keeper, read it; A read it later.
+    let mut e5_on_b = moves[1].clone();
+    if let EventKind::Complete { clock_ms, .. } = &mut e5_on_b.kind {
+        *clock_ms = Some(297_000);
+    }
+    hall.apply("B", &moves[0], None);
+    hall.apply("B", &e5_on_b, None);
+    let time = EventKind::Time {
+        white_ms: 298_000,
+        black_ms: 299_000,
+        white_moves: 1,
+        black_moves: 1,
+        running: Some(Color::White),
+    };
+    hall.apply("A", &ev(2500, time), None);
+
+    let (game, _) = hall.game("A+B").unwrap();
+    assert_eq!(game.moves.len(), 2);
+    assert_eq!(game.clocks.running, Some(Color::White));
+    assert_eq!(game.clocks.white_ms, Some(298_000), "White's time as A keeps it");
+    assert_eq!(game.clocks.black_ms, Some(297_000), "Black's time as B keeps it");
+    assert!(hall.game("B+A").is_none(), "White's board first");
+}

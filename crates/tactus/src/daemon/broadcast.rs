@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use tactus_core::Event;
-use tactus_net::{AppState, BoardPublisher, Control, Hall, HallLink, LinkSettings, SharedHall, Tags};
+use tactus_net::{AppState, BoardPublisher, Control, Hall, HallLink, LinkSettings, Paired, SharedHall, Tags};
 use tactus_speech::Scribe;
 use tactus_trace::Header;
 use tokio::sync::mpsc;
@@ -18,6 +18,11 @@ use super::shutdown;
 use super::voice::OnSaid;
 use crate::config::{BrokerAddr, Config, GameConfig};
 
+/// A game's tags as this board publishes them.
+fn board_tags(game: &GameConfig, pair: Option<&Paired>, header: &Header) -> Tags {
+    Tags { pair: pair.cloned(), ..game.player_tags(Tags::from(header)) }
+}
+
 pub struct Broadcast {
     board: String,
     /// The board's words for the rulings and notes the page shows, in the
@@ -25,6 +30,9 @@ pub struct Broadcast {
     scribe: Scribe,
     /// The players' FIDE IDs, titles and ratings go on every game's tags.
     game: GameConfig,
+    /// A game on two boards: this board's side and its partner go on the
+    /// tags, for a relay to show the two boards as one game.
+    pair: Option<Paired>,
     hall: SharedHall,
     publisher: Option<Arc<BoardPublisher>>,
     /// Stops the server and the publisher.
@@ -68,7 +76,8 @@ impl Broadcast {
         let mut server = None;
         let hall_name = if cfg.mqtt.hall.is_empty() { "tactus".to_string() } else { cfg.mqtt.hall.clone() };
         let hall = SharedHall::new(Hall::new(&hall_name));
-        let tags = cfg.game.player_tags(Tags::from(header));
+        let pair = cfg.pair.with.clone().zip(cfg.pair.side()).map(|(with, plays)| Paired { with, plays });
+        let tags = board_tags(&cfg.game, pair.as_ref(), header);
         hall.set_tags(&board, tags.clone());
         let stop = CancellationToken::new();
         if let Some(addr) = &cfg.http.listen {
@@ -109,12 +118,12 @@ impl Broadcast {
             }
         };
         let scribe = Scribe::natural(cfg.voice.say.lang);
-        Ok(Some(Broadcast { board, scribe, game: cfg.game.clone(), hall, publisher, stop, server }))
+        Ok(Some(Broadcast { board, scribe, game: cfg.game.clone(), pair, hall, publisher, stop, server }))
     }
 
     /// A new game on this board: its tags.
     pub fn new_game(&self, header: &Header) {
-        let tags = self.game.player_tags(Tags::from(header));
+        let tags = board_tags(&self.game, self.pair.as_ref(), header);
         self.hall.set_tags(&self.board, tags.clone());
         if let Some(p) = &self.publisher {
             p.set_tags(tags);
