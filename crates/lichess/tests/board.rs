@@ -83,6 +83,16 @@ async fn new_game(server: &Server, our: &str) -> String {
     server.post("/_test/game", json!({"our_color": our, "opponent": "Rival"})).await["id"].as_str().unwrap().to_string()
 }
 
+/// A game on the server with the board playing `our` side, and the board's
+/// owner once the game has started.
+async fn playing(our: &str) -> (Server, String, Owner) {
+    let server = Server::start(0.5);
+    let id = new_game(&server, our).await;
+    let mut owner = Owner::start(&server, PlayOptions::default());
+    owner.started().await;
+    (server, id, owner)
+}
+
 async fn opponent(server: &Server, id: &str, what: &str) -> serde_json::Value {
     server.post(&format!("/_test/game/{id}/{what}"), json!({})).await
 }
@@ -147,10 +157,7 @@ async fn a_whole_game_as_black() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_to_mate_ends_with_the_result() {
-    let server = Server::start(0.5);
-    let id = new_game(&server, "black").await;
-    let mut owner = Owner::start(&server, PlayOptions::default());
-    owner.started().await;
+    let (server, id, mut owner) = playing("black").await;
     for (i, m) in ["f2f3", "e7e5", "g2g4", "d8h4"].iter().enumerate() {
         let ply = i as u32 + 1;
         if ply % 2 == 1 {
@@ -175,10 +182,7 @@ async fn a_game_to_mate_ends_with_the_result() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dropped_or_silent_game_stream_is_reopened_and_the_game_goes_on() {
-    let server = Server::start(0.5);
-    let id = new_game(&server, "white").await;
-    let mut owner = Owner::start(&server, PlayOptions::default());
-    owner.started().await;
+    let (server, id, mut owner) = playing("white").await;
     owner.our_move(&id, "e2e4");
     owner.confirmed(1).await;
 
@@ -207,10 +211,7 @@ async fn a_dropped_or_silent_game_stream_is_reopened_and_the_game_goes_on() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_429_no_request_reaches_lichess_for_the_pause() {
-    let server = Server::start(0.5);
-    let id = new_game(&server, "white").await;
-    let mut owner = Owner::start(&server, PlayOptions::default());
-    owner.started().await;
+    let (server, id, mut owner) = playing("white").await;
     server.post("/_test/fault", json!({"path": "/move/", "status": 429, "body": {"error": "Too many requests"}})).await;
     owner.our_move(&id, "d2d4");
     let limited = owner.until("a 429 said", |u| matches!(u, Update::RateLimited { .. })).await;
@@ -230,10 +231,7 @@ async fn after_a_429_no_request_reaches_lichess_for_the_pause() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn draw_and_takeback_offers_are_said_and_answered() {
-    let server = Server::start(0.5);
-    let id = new_game(&server, "white").await;
-    let mut owner = Owner::start(&server, PlayOptions::default());
-    owner.started().await;
+    let (server, id, mut owner) = playing("white").await;
     owner.our_move(&id, "e2e4");
     owner.confirmed(1).await;
     opponent(&server, &id, "move/c7c5").await;
@@ -267,10 +265,7 @@ async fn draw_and_takeback_offers_are_said_and_answered() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_move_is_said_and_the_board_goes_back() {
-    let server = Server::start(0.5);
-    let id = new_game(&server, "white").await;
-    let mut owner = Owner::start(&server, PlayOptions::default());
-    owner.started().await;
+    let (server, id, mut owner) = playing("white").await;
     server
         .post(
             "/_test/fault",
@@ -296,10 +291,7 @@ async fn a_refused_move_is_said_and_the_board_goes_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn games_aborted_by_us_and_by_the_opponent() {
-    let server = Server::start(0.5);
-    let id = new_game(&server, "white").await;
-    let mut owner = Owner::start(&server, PlayOptions::default());
-    owner.started().await;
+    let (server, id, mut owner) = playing("white").await;
     owner.game(&id, GameCommand::End(EndRequest::Abort));
     let Action::Ended(e) = owner.action("the end", |a| matches!(a, Action::Ended(_))).await else { unreachable!() };
     assert_eq!((e.status, e.result(), e.reason()), (Status::Aborted, "*", EndReason::Aborted));
@@ -401,10 +393,7 @@ async fn a_seek_starts_a_game() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_opponent_gone_and_the_win_claimed() {
-    let server = Server::start(0.5);
-    let id = new_game(&server, "white").await;
-    let mut owner = Owner::start(&server, PlayOptions::default());
-    owner.started().await;
+    let (server, id, mut owner) = playing("white").await;
     owner.our_move(&id, "e2e4");
     owner.confirmed(1).await;
     server.post(&format!("/_test/game/{id}/gone"), json!({"gone": true, "claimWinInSeconds": 0})).await;
@@ -417,10 +406,7 @@ async fn the_opponent_gone_and_the_win_claimed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_mid_game_never_sends_a_move_twice() {
-    let server = Server::start(0.5);
-    let id = new_game(&server, "white").await;
-    let mut owner = Owner::start(&server, PlayOptions::default());
-    owner.started().await;
+    let (server, id, mut owner) = playing("white").await;
     owner.our_move(&id, "e2e4");
     owner.confirmed(1).await;
     opponent(&server, &id, "move/e7e5").await;
