@@ -96,6 +96,17 @@ impl Daemon {
     }
 }
 
+/// A game on the server with the board playing `our` side, and a daemon
+/// (its state in the test's directory `name`) playing it.
+fn playing(name: &str, our: &str) -> (LichessServer, PathBuf, String, Daemon) {
+    let lichess = lichess();
+    let state = tempdir(name);
+    let id = lichess.new_game(our);
+    let d = Daemon::start(&lichess, &state, CONFIG);
+    assert_eq!(d.playing(), id);
+    (lichess, state, id, d)
+}
+
 fn uci_move(pos: &Chess, uci: &str) -> Move {
     uci.parse::<UciMove>().unwrap().to_move(pos).unwrap()
 }
@@ -142,11 +153,7 @@ const CONFIG: &str = "[game]\ntime_control = \"1800+5\"\n";
 /// the server mid-game: reopened, and the game goes on.
 #[test]
 fn a_whole_game_as_white_with_a_dropped_stream() {
-    let lichess = lichess();
-    let state = tempdir("white");
-    let id = lichess.new_game("white");
-    let mut d = Daemon::start(&lichess, &state, CONFIG);
-    assert_eq!(d.playing(), id);
+    let (lichess, state, id, mut d) = playing("white", "white");
     let mut pos = Chess::default();
     let (ours, theirs) = (["e2e4", "f1c4", "d1h5", "h5f7"], ["e7e5", "b8c6", "g8f6"]);
     for (i, uci) in ours.iter().enumerate() {
@@ -208,11 +215,7 @@ fn a_whole_game_as_black() {
 /// and no move reaches the server twice.
 #[test]
 fn killed_mid_game_it_goes_on_without_sending_a_move_twice() {
-    let lichess = lichess();
-    let state = tempdir("killed");
-    let id = lichess.new_game("white");
-    let mut d = Daemon::start(&lichess, &state, CONFIG);
-    assert_eq!(d.playing(), id);
+    let (lichess, state, id, mut d) = playing("killed", "white");
     let mut pos = Chess::default();
     d.our_move(&mut pos, "e2e4");
     lichess.wait_answered("move/e2e4", 1);
@@ -245,11 +248,7 @@ fn killed_mid_game_it_goes_on_without_sending_a_move_twice() {
 /// After a 429 nothing reaches the server for a minute; then the move goes.
 #[test]
 fn after_a_429_no_request_for_a_minute() {
-    let lichess = lichess();
-    let state = tempdir("429");
-    let id = lichess.new_game("white");
-    let mut d = Daemon::start(&lichess, &state, CONFIG);
-    assert_eq!(d.playing(), id);
+    let (lichess, _state, id, mut d) = playing("429", "white");
     lichess.fault(json!({"method": "POST", "path": "/move/", "status": 429, "count": 1}));
     let mut pos = Chess::default();
     d.our_move(&mut pos, "d2d4");
@@ -268,11 +267,7 @@ fn after_a_429_no_request_for_a_minute() {
 /// (declined), then the player's own offer, accepted: a draw by agreement.
 #[test]
 fn draw_and_takeback_offers() {
-    let lichess = lichess();
-    let state = tempdir("offers");
-    let id = lichess.new_game("white");
-    let mut d = Daemon::start(&lichess, &state, CONFIG);
-    assert_eq!(d.playing(), id);
+    let (lichess, state, id, mut d) = playing("offers", "white");
     let mut pos = Chess::default();
     d.our_move(&mut pos, "e2e4");
     lichess.wait_answered("move/e2e4", 1);
@@ -307,11 +302,7 @@ fn draw_and_takeback_offers() {
 /// plays another, which the server takes.
 #[test]
 fn a_refused_move_is_said_and_taken_back() {
-    let lichess = lichess();
-    let state = tempdir("refused");
-    let id = lichess.new_game("white");
-    let mut d = Daemon::start(&lichess, &state, CONFIG);
-    assert_eq!(d.playing(), id);
+    let (lichess, _state, id, mut d) = playing("refused", "white");
     lichess.fault(json!({"method": "POST", "path": "/move/e2e4$", "status": 400,
         "body": {"error": "Not your turn, or game already over"}, "count": 1}));
     let mut pos = Chess::default();
@@ -340,11 +331,7 @@ fn a_refused_move_is_said_and_taken_back() {
 /// says so and the journal ends.
 #[test]
 fn an_abort_from_the_board() {
-    let lichess = lichess();
-    let state = tempdir("abort");
-    let id = lichess.new_game("black");
-    let mut d = Daemon::start(&lichess, &state, CONFIG);
-    assert_eq!(d.playing(), id);
+    let (lichess, _state, id, mut d) = playing("abort", "black");
     d.type_line("online abort");
     let ended = d.events.next("online");
     assert_eq!((ended["what"].as_str(), ended["status"].as_str()), (Some("ended"), Some("aborted")), "{ended}");
