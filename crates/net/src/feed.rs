@@ -18,7 +18,7 @@ use tactus_core::{Article, EndReason, EngineEval, Event, EventKind, serde_chess}
 use tactus_trace::{GameResult, Header, Ms};
 
 use crate::players::{self, Title};
-use crate::teams::{BoardTeams, MatchScore, TeamMatch};
+use crate::teams::{BoardTeams, Games, MatchScore, TeamMatch};
 use crate::wire::opt_result;
 
 /// Spoken lines kept per board: enough for the page, bounded for MQTT.
@@ -768,7 +768,7 @@ impl Hall {
     }
 
     fn board_mut(&mut self, id: &str) -> &mut Board {
-        let teams = if self.boards.contains_key(id) { None } else { self.board_teams(id) };
+        let teams = if self.boards.contains_key(id) { None } else { self.game_teams(id) };
         self.boards.entry(id.to_string()).or_insert_with(|| {
             let feed = BoardFeed::new(id);
             let pgn = feed.pgn(teams.as_ref());
@@ -927,10 +927,15 @@ impl Hall {
         self.pair_of(white).filter(|(w, b)| pair_id(w, b) == id)
     }
 
-    /// A pair's place in a team match: that of whichever of its boards the
-    /// match lists.
+    /// A pair's place in a team match that lists either of its boards.
     fn pair_teams(&self, white: &BoardFeed, black: &BoardFeed) -> Option<BoardTeams> {
-        self.board_teams(&white.id).or_else(|| self.board_teams(&black.id))
+        self.game_teams(&pair_id(white, black))
+    }
+
+    /// The id of the game the board plays, when it is one of a pair: the
+    /// pages follow the pair's game, not its boards.
+    pub fn paired_game(&self, board: &str) -> Option<String> {
+        self.pair_of(board).map(|(white, black)| pair_id(white, black))
     }
 
     /// The hall's games as the page shows them, each with its place in a
@@ -943,7 +948,7 @@ impl Hall {
                     games.push((Cow::Owned(fold(white, black)), self.pair_teams(white, black)));
                 }
                 Some(_) => {}
-                None => games.push((Cow::Borrowed(&b.feed), self.board_teams(id))),
+                None => games.push((Cow::Borrowed(&b.feed), self.game_teams(id))),
             }
         }
         games
@@ -954,19 +959,18 @@ impl Hall {
         if let Some((white, black)) = self.pair_named(id) {
             return Some((Cow::Owned(fold(white, black)), self.pair_teams(white, black)));
         }
-        self.feed(id).map(|f| (Cow::Borrowed(f), self.board_teams(id)))
+        self.feed(id).map(|f| (Cow::Borrowed(f), self.game_teams(id)))
     }
 
-    /// The board's place in a team match, if it has one.
-    pub fn board_teams(&self, board: &str) -> Option<BoardTeams> {
-        let result = |id: &str| self.feed(id).and_then(|f| f.result);
-        self.matches.iter().find_map(|m| m.board_teams(board, result))
+    /// A game's place in a team match (a board's game, or a pair's), if it
+    /// has one.
+    fn game_teams(&self, game: &str) -> Option<BoardTeams> {
+        self.matches.iter().find_map(|m| m.board_teams(game, self))
     }
 
     /// The score of every match.
     pub fn scores(&self) -> Vec<MatchScore> {
-        let result = |id: &str| self.feed(id).and_then(|f| f.result);
-        self.matches.iter().map(|m| m.score(result)).collect()
+        self.matches.iter().map(|m| m.score(self)).collect()
     }
 
     /// Re-renders a board whose PGN changed; when its result changed, the
@@ -983,9 +987,22 @@ impl Hall {
     }
 
     fn render(&mut self, board: &str) {
-        let teams = self.board_teams(board);
+        let teams = self.game_teams(board);
         if let Some(b) = self.boards.get_mut(board) {
             b.pgn = b.feed.pgn(teams.as_ref());
+        }
+    }
+}
+
+impl Games for Hall {
+    fn game_of<'a>(&'a self, board: &'a str) -> Cow<'a, str> {
+        self.paired_game(board).map_or(Cow::Borrowed(board), Cow::Owned)
+    }
+
+    fn result(&self, game: &str) -> Option<GameResult> {
+        match self.pair_named(game) {
+            Some((white, black)) => white.result.or(black.result),
+            None => self.feed(game).and_then(|f| f.result),
         }
     }
 }

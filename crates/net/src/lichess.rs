@@ -101,17 +101,18 @@ impl Pushing {
     fn hand_over(&mut self, changed: impl IntoIterator<Item = String>) -> bool {
         let games: Vec<(String, String)> = self.hall.read(|h| {
             let mut ids: Vec<String> = Vec::new();
-            for id in changed {
-                if let Some(m) = h.matches().iter().find(|m| m.boards().contains(&id)) {
-                    ids.extend(m.boards().iter().cloned());
-                } else {
-                    ids.push(id);
+            for board in changed {
+                // The two boards of a pair are pushed as their one game.
+                let game = h.paired_game(&board).unwrap_or_else(|| board.clone());
+                if let Some(m) = h.matches().iter().find(|m| m.boards().contains(&board)) {
+                    ids.extend(m.games(h).into_iter().map(|(_, id)| id));
                 }
+                ids.push(game);
             }
             ids.sort();
             ids.dedup();
             ids.into_iter()
-                .filter(|id| h.feed(id).is_some_and(|f| f.seq > 0))
+                .filter(|id| h.game(id).is_some_and(|(g, _)| g.seq > 0))
                 .filter_map(|id| h.game_pgn(&id).map(|pgn| (id, pgn)))
                 .collect()
         });

@@ -8,7 +8,8 @@
 //! (`b12` is 12), so that a number never depends on which boards have been
 //! heard from, nor on the relay's restarts. Lichess matches a pushed game
 //! to the round's game by its tags, so a game keeps its `Board` tag: the
-//! match's board, or else this number.
+//! match's board, or else this number. The two boards of a pair are one
+//! game (`W+B`) with one number: that of whichever board comes first.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -46,9 +47,19 @@ pub struct LichessBoard {
     pub error: Option<String>,
 }
 
-/// A board's number in the broadcast: its place in the team matches, or
-/// the number its id ends with.
-pub fn board_number(matches: &[TeamMatch], board: &str) -> Option<u32> {
+/// A game's number in the broadcast: its board's place in the team
+/// matches, or the number its id ends with. A pair's game (`W+B`) has the
+/// smaller of its boards' places, or White's board's number.
+pub fn board_number(matches: &[TeamMatch], game: &str) -> Option<u32> {
+    if let Some((white, black)) = game.split_once('+') {
+        let places = [listed_number(matches, white), listed_number(matches, black)];
+        return places.into_iter().flatten().min().or_else(|| id_number(white));
+    }
+    listed_number(matches, game).or_else(|| id_number(game))
+}
+
+/// The board's place in the team matches, match after match.
+fn listed_number(matches: &[TeamMatch], board: &str) -> Option<u32> {
     let mut first = 1u32;
     for m in matches {
         if let Some(i) = m.boards().iter().position(|b| b == board) {
@@ -56,6 +67,11 @@ pub fn board_number(matches: &[TeamMatch], board: &str) -> Option<u32> {
         }
         first = first.saturating_add(u32::try_from(m.boards().len()).unwrap_or(u32::MAX));
     }
+    None
+}
+
+/// The number a board's id ends with (`b12` is 12).
+fn id_number(board: &str) -> Option<u32> {
     let digits = board.len() - board.trim_end_matches(|c: char| c.is_ascii_digit()).len();
     board[board.len() - digits..].parse().ok().filter(|&n| n > 0)
 }
@@ -69,7 +85,9 @@ pub struct BoardNumbers {
 }
 
 impl BoardNumbers {
-    /// The board's number, given now if it has none yet; or why it has none.
+    /// The game's number, given now if it has none yet; or why it has none.
+    /// A pair's game takes over the number one of its boards had while it
+    /// was shown alone (its partner not heard yet).
     pub fn number(&mut self, matches: &[TeamMatch], board: &str) -> Result<u32, String> {
         if let Some(&n) = self.of.get(board) {
             return Ok(n);
@@ -79,13 +97,16 @@ impl BoardNumbers {
                 "board {board:?} has no number in the broadcast: end its id with one (b12), or list it in a team match"
             )
         })?;
-        if let Some(other) = self.boards.get(&n) {
+        let own = |other: &str| board.split_once('+').is_some_and(|(w, b)| other == w || other == b);
+        if let Some(other) = self.boards.get(&n).filter(|other| !own(other)) {
             return Err(format!(
                 "board {board:?} would be number {n}, which is board {other:?}'s: give them other ids"
             ));
         }
+        if let Some(alone) = self.boards.insert(n, board.to_string()) {
+            self.of.remove(&alone);
+        }
         self.of.insert(board.to_string(), n);
-        self.boards.insert(n, board.to_string());
         Ok(n)
     }
 
@@ -150,6 +171,19 @@ mod tests {
         assert!(numbers.number(&matches, "alpha").unwrap_err().contains("no number"));
         assert_eq!(numbers.number(&matches, "x7"), Ok(7));
         assert_eq!(numbers.iter().collect::<Vec<_>>(), [(2, "b2"), (7, "x7")]);
+    }
+
+    #[test]
+    fn a_pair_is_one_game_numbered_by_its_first_board() {
+        let matches = [team_match("Schools", &["x1", "y1", "x2", "y2"])];
+        assert_eq!(board_number(&matches, "y2+x2"), Some(3), "x2 is listed first");
+        assert_eq!(board_number(&[], "b5+b6"), Some(5), "White's board's number");
+        let mut numbers = BoardNumbers::default();
+        assert_eq!(numbers.number(&matches, "x2"), Ok(3), "shown alone until its partner is heard");
+        assert_eq!(numbers.number(&matches, "y2+x2"), Ok(3), "the pair takes its board's number over");
+        assert_eq!(numbers.iter().collect::<Vec<_>>(), [(3, "y2+x2")]);
+        assert_eq!(numbers.of("x2"), None);
+        assert!(numbers.number(&matches, "x2+q9").is_err(), "not from another pair");
     }
 
     #[test]

@@ -173,6 +173,12 @@ impl SharedHall {
         if self.tx.receiver_count() == 0 {
             return;
         }
+        // The page shows a pair's one game, not its boards: it fetches the
+        // game again (once for a burst of changes), as the boards' events,
+        // told twice and numbered each by its board, cannot be applied to it.
+        if let Some(game) = hall.paired_game(board) {
+            return self.reset(Some(&game));
+        }
         if applied == Applied::Reset {
             self.reset(Some(board));
         }

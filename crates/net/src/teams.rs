@@ -1,5 +1,11 @@
 //! Team matches: boards grouped into two teams (four boards a side in a
 //! school match), board points (1, ½, 0) and the match score.
+//!
+//! A match lists boards, but scores games: the two boards of a pair (one
+//! game on two boards, each player at their own) are one game, and one of
+//! the match's boards however many of its boards the list names.
+
+use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 use tactus_trace::GameResult;
@@ -90,8 +96,16 @@ fn points_text(half: u32) -> String {
     if half.is_multiple_of(2) { (half / 2).to_string() } else { format!("{}.5", half / 2) }
 }
 
+/// What a match needs of the hall it is played in.
+pub trait Games {
+    /// The game a listed board plays: its own, or its pair's.
+    fn game_of<'a>(&'a self, board: &'a str) -> Cow<'a, str>;
+    /// The game's result, once it has one.
+    fn result(&self, game: &str) -> Option<GameResult>;
+}
+
 impl TeamMatch {
-    /// The match's boards, board 1 first.
+    /// The match's boards as listed, board 1 first.
     pub fn boards(&self) -> &[String] {
         if self.home.boards.is_empty() { &self.away.boards } else { &self.home.boards }
     }
@@ -124,12 +138,26 @@ impl TeamMatch {
         (number % 2 == 1) == (self.white_on_odd_boards_for == HomeAway::Home)
     }
 
-    /// Half points (home, away) so far, from each board's result.
-    fn half_totals(&self, result: &impl Fn(&str) -> Option<GameResult>) -> (u32, u32) {
+    /// The match's games, numbered from board 1 in the order listed: a
+    /// game the list names twice (both boards of a pair) is numbered once,
+    /// where it is first named.
+    pub fn games(&self, hall: &impl Games) -> Vec<(u32, String)> {
+        let mut games: Vec<(u32, String)> = Vec::with_capacity(self.boards().len());
+        for board in self.boards() {
+            let game = hall.game_of(board);
+            if !games.iter().any(|(_, g)| *g == *game) {
+                games.push((games.len() as u32 + 1, game.into_owned()));
+            }
+        }
+        games
+    }
+
+    /// Half points (home, away) so far, from each game's result.
+    fn half_totals(&self, games: &[(u32, String)], hall: &impl Games) -> (u32, u32) {
         let mut totals = (0, 0);
-        for (number, id) in (1..).zip(self.boards()) {
-            if let Some((w, b)) = result(id).map(half_points) {
-                let (h, a) = if self.home_white(number) { (w, b) } else { (b, w) };
+        for (number, id) in games {
+            if let Some((w, b)) = hall.result(id).map(half_points) {
+                let (h, a) = if self.home_white(*number) { (w, b) } else { (b, w) };
                 totals.0 += h;
                 totals.1 += a;
             }
@@ -145,28 +173,30 @@ impl TeamMatch {
         }
     }
 
-    /// The board's place in this match; `result` gives each board's result.
-    pub fn board_teams(&self, board: &str, result: impl Fn(&str) -> Option<GameResult>) -> Option<BoardTeams> {
-        let number = u32::try_from(self.boards().iter().position(|b| b == board)? + 1).ok()?;
+    /// The place of `game` (a board's, or a pair's) in this match.
+    pub fn board_teams(&self, game: &str, hall: &impl Games) -> Option<BoardTeams> {
+        let games = self.games(hall);
+        let &(number, _) = games.iter().find(|(_, g)| g == game)?;
         let (white_team, black_team) = self.teams_on(number);
-        let (home, away) = self.half_totals(&result);
+        let (home, away) = self.half_totals(&games, hall);
         let score_text = format!("{} {} - {} {}", self.home.name, points_text(home), points_text(away), self.away.name);
         Some(BoardTeams { match_name: self.name.clone(), board: number, white_team, black_team, score_text })
     }
 
-    /// Board points and the match score; `result` gives each board's result.
-    pub fn score(&self, result: impl Fn(&str) -> Option<GameResult>) -> MatchScore {
-        let mut boards = Vec::with_capacity(self.boards().len());
-        for (number, id) in (1..).zip(self.boards()) {
-            let (white_team, black_team) = self.teams_on(number);
-            let game = result(id);
+    /// Board points and the match score.
+    pub fn score(&self, hall: &impl Games) -> MatchScore {
+        let games = self.games(hall);
+        let mut boards = Vec::with_capacity(games.len());
+        for (number, id) in &games {
+            let (white_team, black_team) = self.teams_on(*number);
+            let game = hall.result(id);
             let (home_points, away_points) = match game.map(half_points) {
-                Some((w, b)) if self.home_white(number) => (Some(f64::from(w) / 2.0), Some(f64::from(b) / 2.0)),
+                Some((w, b)) if self.home_white(*number) => (Some(f64::from(w) / 2.0), Some(f64::from(b) / 2.0)),
                 Some((w, b)) => (Some(f64::from(b) / 2.0), Some(f64::from(w) / 2.0)),
                 None => (None, None),
             };
             boards.push(BoardScore {
-                board: number,
+                board: *number,
                 id: id.clone(),
                 white_team,
                 black_team,
@@ -175,7 +205,7 @@ impl TeamMatch {
                 away_points,
             });
         }
-        let (home, away) = self.half_totals(&result);
+        let (home, away) = self.half_totals(&games, hall);
         MatchScore {
             name: self.name.clone(),
             home: TeamScore { name: self.home.name.clone(), points: f64::from(home) / 2.0 },
@@ -200,38 +230,80 @@ mod tests {
         }
     }
 
+    /// Boards, each its own game but those paired, and the results so far.
+    struct Hall {
+        pairs: Vec<(&'static str, &'static str)>,
+        results: Vec<(&'static str, GameResult)>,
+    }
+
+    impl Games for Hall {
+        fn game_of<'a>(&'a self, board: &'a str) -> Cow<'a, str> {
+            match self.pairs.iter().find(|(w, b)| *w == board || *b == board) {
+                Some((w, b)) => Cow::Owned(format!("{w}+{b}")),
+                None => Cow::Borrowed(board),
+            }
+        }
+        fn result(&self, game: &str) -> Option<GameResult> {
+            self.results.iter().find(|(g, _)| *g == game).map(|(_, r)| *r)
+        }
+    }
+
+    fn results(results: &[(&'static str, GameResult)]) -> Hall {
+        Hall { pairs: Vec::new(), results: results.to_vec() }
+    }
+
     #[test]
     fn colours_alternate_from_board_one() {
         let m = school();
-        let b1 = m.board_teams("b1", |_| None).unwrap();
-        let b2 = m.board_teams("b2", |_| None).unwrap();
+        let none = results(&[]);
+        let b1 = m.board_teams("b1", &none).unwrap();
+        let b2 = m.board_teams("b2", &none).unwrap();
         assert_eq!((b1.board, b1.white_team.as_str(), b1.black_team.as_str()), (1, "Oakfield", "Riverside"));
         assert_eq!((b2.board, b2.white_team.as_str(), b2.black_team.as_str()), (2, "Riverside", "Oakfield"));
-        assert_eq!(m.board_teams("b9", |_| None), None);
+        assert_eq!(m.board_teams("b9", &none), None);
         let away_first = TeamMatch { white_on_odd_boards_for: HomeAway::Away, ..m };
-        assert_eq!(away_first.board_teams("b1", |_| None).unwrap().white_team, "Riverside");
+        assert_eq!(away_first.board_teams("b1", &none).unwrap().white_team, "Riverside");
     }
 
     #[test]
     fn board_points_and_match_score() {
         let m = school();
         // b1 home White wins; b2 away White wins; b3 draw; b4 still playing.
-        let results = |id: &str| match id {
-            "b1" | "b2" => Some(GameResult::WhiteWins),
-            "b3" => Some(GameResult::Draw),
-            _ => None,
-        };
-        let s = m.score(results);
+        let so_far = results(&[("b1", GameResult::WhiteWins), ("b2", GameResult::WhiteWins), ("b3", GameResult::Draw)]);
+        let s = m.score(&so_far);
         assert_eq!((s.home.points, s.away.points), (1.5, 1.5));
         assert!(!s.finished);
         let points: Vec<_> = s.boards.iter().map(|b| (b.home_points, b.away_points)).collect();
         assert_eq!(points, [(Some(1.0), Some(0.0)), (Some(0.0), Some(1.0)), (Some(0.5), Some(0.5)), (None, None)]);
-        assert_eq!(m.board_teams("b4", results).unwrap().score_text, "Oakfield 1.5 - 1.5 Riverside");
+        assert_eq!(m.board_teams("b4", &so_far).unwrap().score_text, "Oakfield 1.5 - 1.5 Riverside");
 
-        let done = m.score(|id| Some(if id == "b4" { GameResult::BlackWins } else { GameResult::WhiteWins }));
+        let done = m.score(&results(&[
+            ("b1", GameResult::WhiteWins),
+            ("b2", GameResult::WhiteWins),
+            ("b3", GameResult::WhiteWins),
+            ("b4", GameResult::BlackWins),
+        ]));
         // b4: away has White, so 0-1 is a home win.
         assert_eq!((done.home.points, done.away.points), (3.0, 1.0));
         assert!(done.finished);
+    }
+
+    #[test]
+    fn a_pair_listed_by_both_its_boards_is_one_board_of_the_match() {
+        // The remote school match: each school's four boards, paired.
+        let boards = ["x1", "y1", "x2", "y2", "x3", "y3", "x4", "y4"].map(String::from).to_vec();
+        let m = TeamMatch { home: Team { name: "Oakfield".into(), boards }, ..school() };
+        let hall = Hall {
+            pairs: vec![("x1", "y1"), ("y2", "x2"), ("x3", "y3"), ("y4", "x4")],
+            results: vec![("x1+y1", GameResult::WhiteWins), ("y2+x2", GameResult::Draw)],
+        };
+        let s = m.score(&hall);
+        let listed: Vec<(u32, &str)> = s.boards.iter().map(|b| (b.board, b.id.as_str())).collect();
+        assert_eq!(listed, [(1, "x1+y1"), (2, "y2+x2"), (3, "x3+y3"), (4, "y4+x4")]);
+        assert_eq!((s.home.points, s.away.points), (1.5, 0.5), "each game counted once");
+        let b2 = m.board_teams("y2+x2", &hall).unwrap();
+        assert_eq!((b2.board, b2.score_text.as_str()), (2, "Oakfield 1.5 - 0.5 Riverside"));
+        assert_eq!(m.board_teams("x2", &hall), None, "a paired board's game is the pair's");
     }
 
     #[test]

@@ -94,3 +94,125 @@ async fn a_pair_is_one_game_with_both_boards_rulings() {
     assert_eq!(ids, ["A", "B", "c"]);
     stop.cancel();
 }
+
+#[tokio::test]
+async fn a_match_that_lists_both_boards_of_a_pair_counts_its_game_once() {
+    // The remote school match: each school lists its own children's boards.
+    let boards = ["A", "B", "c"].map(String::from).to_vec();
+    let school = TeamMatch {
+        name: "Schools cup".into(),
+        home: Team { name: "Oakfield".into(), boards },
+        away: Team { name: "Riverside".into(), boards: Vec::new() },
+        white_on_odd_boards_for: HomeAway::Home,
+    };
+    let hall = SharedHall::new(Hall::new("schools").with_matches(vec![school]));
+    let game = played(25, 12, false, Profile::Realistic, Some("5400+30"));
+    paired_board(&hall, &game, "A", "B", Color::White, "touched on A");
+    paired_board(&hall, &game, "B", "A", Color::Black, "touched on B");
+    let over = Event {
+        t: 90_000,
+        kind: EventKind::GameOver {
+            result: tactus_trace::GameResult::WhiteWins,
+            reason: tactus_core::EndReason::Resignation,
+            article: Article::A5_1_2,
+            undetermined: false,
+        },
+    };
+    hall.apply("A", &over, None);
+
+    let score = &hall.read(|h| h.scores())[0];
+    let listed: Vec<(u32, &str)> = score.boards.iter().map(|b| (b.board, b.id.as_str())).collect();
+    assert_eq!(listed, [(1, "A+B"), (2, "c")], "the pair is one board of the match");
+    assert_eq!((score.home.points, score.away.points), (1.0, 0.0), "its win counted once");
+    let pgn = hall.read(|h| h.game_pgn("A+B")).unwrap();
+    assert!(pgn.contains("[Board \"1\"]") && pgn.contains("[MatchScore \"Oakfield 1 - 0 Riverside\"]"), "{pgn}");
+}
+
+#[tokio::test]
+async fn the_live_stream_names_the_pairs_game_not_its_boards() {
+    let hall = SharedHall::new(Hall::new("schools"));
+    let game = played(26, 10, false, Profile::Realistic, Some("5400+30"));
+    let first_move = game.events.iter().position(|e| matches!(e.kind, EventKind::Move { .. })).unwrap();
+    for (id, with, plays) in [("A", "B", Color::White), ("B", "A", Color::Black)] {
+        hall.set_tags(id, Tags { pair: Some(Paired { with: with.into(), plays }), ..Tags::from(&game.header) });
+        for ev in &game.events[..first_move] {
+            hall.apply(id, ev, None);
+        }
+    }
+    let (tx, _controls) = mpsc::channel(1);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    tokio::spawn(serve(listener, AppState::new(hall.clone(), tx), &stop));
+
+    let mut events = common::Events::open(addr).await;
+    hall.apply("A", &game.events[first_move], None);
+    hall.spoken("B", 1, "Opponent: pawn e4.");
+    for _ in 0..2 {
+        let (name, data) = events.next_within(std::time::Duration::from_secs(10)).await;
+        assert_eq!((name.as_str(), &data["board"]), ("reset", &serde_json::json!("A+B")), "{data}");
+    }
+    stop.cancel();
+}
+
+/// Debian's Chromium on the page the relay serves: a pair's game, followed
+/// live, shows a move made on one of its boards.
+#[tokio::test(flavor = "multi_thread")]
+async fn chromium_follows_a_pairs_game_live() {
+    use std::io::{BufRead, BufReader, Read};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    assert!(root.join("web/dist/index.html").exists(), "the page is built by ./setup (npm run build in web/)");
+    assert!(std::path::Path::new("/usr/bin/chromium").exists(), "Chromium is installed by ./setup");
+
+    let hall = SharedHall::new(Hall::new("schools"));
+    let game = played(27, 10, false, Profile::Realistic, Some("5400+30"));
+    let first_move = game.events.iter().position(|e| matches!(e.kind, EventKind::Move { .. })).unwrap();
+    for (id, with, plays) in [("A", "B", Color::White), ("B", "A", Color::Black)] {
+        hall.set_tags(id, Tags { pair: Some(Paired { with: with.into(), plays }), ..Tags::from(&game.header) });
+        for ev in &game.events[..first_move] {
+            hall.apply(id, ev, None);
+        }
+    }
+    let (tx, _controls) = mpsc::channel(1);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let state = AppState::new(hall.clone(), tx).with_web_dir(root.join("web/dist"));
+    tokio::spawn(serve(listener, state, &stop));
+
+    let mut live = std::process::Command::new("node")
+        .arg(root.join("web/test/live.mjs"))
+        .arg(format!("http://{addr}"))
+        .args(["--board", "A+B", "--next", "--timeout-ms", "30000"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("node runs (./setup installs it)");
+    let mut out = BufReader::new(live.stdout.take().unwrap());
+    let ready = tokio::task::spawn_blocking(move || {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        (line, out)
+    });
+    let (line, mut out) = ready.await.unwrap();
+    assert!(line.starts_with("READY "), "live.mjs says when the page is ready first: {line:?}");
+    // Only now is the move made, on White's board.
+    for ev in &game.events[first_move..] {
+        hall.apply("A", ev, None);
+    }
+    let (rest, status, err) = tokio::task::spawn_blocking(move || {
+        let mut rest = String::new();
+        out.read_to_string(&mut rest).unwrap();
+        let status = live.wait().unwrap();
+        let mut err = String::new();
+        live.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        (rest, status, err)
+    })
+    .await
+    .unwrap();
+    assert!(status.success(), "live.mjs: {rest}\n{err}");
+    let result: serde_json::Value = rest.lines().rev().find_map(|l| serde_json::from_str(l).ok()).unwrap();
+    assert_eq!(result["ok"], true, "{result}");
+    assert_eq!(result["san"].as_str(), Some(game.moves[0].as_str()), "{result}");
+    stop.cancel();
+}
