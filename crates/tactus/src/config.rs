@@ -780,7 +780,12 @@ fn square_map<'de, D: Deserializer<'de>>(d: D) -> Result<Option<tactus_board::Sq
 
 /// Loads a config file. Errors name the file, the line and the key.
 pub fn load(path: &Path) -> anyhow::Result<Config> {
-    let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+    let text = read(path)?;
+    parse(path, &text)
+}
+
+fn read(path: &Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(path).map_err(|e| match e.kind() {
         // The package makes it readable by root and the service's group only:
         // it may hold the arbiter's token.
         std::io::ErrorKind::PermissionDenied => anyhow::anyhow!(
@@ -788,19 +793,32 @@ pub fn load(path: &Path) -> anyhow::Result<Config> {
             path.display()
         ),
         _ => anyhow::anyhow!("{}: cannot read: {e}", path.display()),
-    })?;
-    parse(path, &text)
+    })
 }
 
 /// The configuration `--config` names, else the installed one, else the
 /// built-in defaults; with the file it came from.
 pub fn load_default(given: Option<&Path>) -> anyhow::Result<(Config, Option<PathBuf>)> {
+    let (config, file) = load_under_flags(given)?;
+    let (path, text) = file.as_ref().map(|(p, t)| (p.as_path(), t.as_str())).unzip();
+    checked(&config, path, text)?;
+    Ok((config, path.map(Path::to_path_buf)))
+}
+
+/// As [`load_default`], with the file's text, and only each value checked:
+/// flags go on top before what depends on more than one value is checked
+/// ([`checked`]), so that a `[pair]` in the file may have its broker from
+/// `--mqtt`.
+pub fn load_under_flags(given: Option<&Path>) -> anyhow::Result<(Config, Option<(PathBuf, String)>)> {
     let default = Path::new(DEFAULT_PATH);
-    Ok(match given {
-        Some(p) => (load(p)?, Some(p.to_path_buf())),
-        None if default.exists() => (load(default)?, Some(default.to_path_buf())),
-        None => (Config::default(), None),
-    })
+    let path = match given {
+        Some(p) => p,
+        None if default.exists() => default,
+        None => return Ok((Config::default(), None)),
+    };
+    let text = read(path)?;
+    let config = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}", describe(path, &text, &e)))?;
+    Ok((config, Some((path.to_path_buf(), text))))
 }
 
 /// Where a configuration came from, for messages.
@@ -810,16 +828,19 @@ pub fn origin(file: Option<&Path>) -> String {
 
 pub fn parse(path: &Path, text: &str) -> anyhow::Result<Config> {
     let config: Config = toml::from_str(text).map_err(|e| anyhow::anyhow!("{}", describe(path, text, &e)))?;
-    // What depends on more than one value is checked against the whole
-    // file, and the error still names where.
-    if let Err(e) = config.check() {
-        let line = locate(text, e.key);
-        return Err(match line {
-            Some(line) => anyhow::anyhow!("{}:{line}: key `{}`: {}", path.display(), e.key, e.message),
-            None => anyhow::anyhow!("{}: key `{}`: {}", path.display(), e.key, e.message),
-        });
-    }
+    checked(&config, Some(path), Some(text))?;
     Ok(config)
+}
+
+/// What depends on more than one value, checked against the whole; the
+/// error names the file and the key's line when the file sets it.
+pub fn checked(config: &Config, path: Option<&Path>, text: Option<&str>) -> anyhow::Result<()> {
+    let Err(e) = config.check() else { return Ok(()) };
+    let line = text.and_then(|text| locate(text, e.key));
+    Err(match (path, line) {
+        (Some(path), Some(line)) => anyhow::anyhow!("{}:{line}: key `{}`: {}", path.display(), e.key, e.message),
+        (path, _) => anyhow::anyhow!("{}: key `{}`: {}", origin(path), e.key, e.message),
+    })
 }
 
 /// `FILE:LINE: key `section.key`: what is wrong`.
@@ -1115,6 +1136,28 @@ mod tests {
         let e = check(&format!("{paired}[engine]\npath = \"/usr/games/stockfish\"\n")).unwrap_err();
         assert!(e.contains("engine.path"), "{e}");
         assert!(parse(Path::new("t.toml"), "[pair]\nwith = \"a/b\"\n").is_err(), "a partner's name is one topic level");
+    }
+
+    #[test]
+    fn a_file_is_checked_whole_once_the_flags_are_on_top() {
+        let dir = std::env::temp_dir().join(format!("tactus-config-flags-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("pair.toml");
+        std::fs::write(&file, "[mqtt]\nhall = \"h\"\n\n[pair]\nwith = \"B\"\nplays = \"white\"\n").unwrap();
+        let e = load_default(Some(&file)).unwrap_err().to_string();
+        assert!(e.contains("key `mqtt.broker`") && e.contains("--mqtt"), "{e}");
+        let (mut config, text) = load_under_flags(Some(&file)).unwrap();
+        config.mqtt.broker = Some("127.0.0.1:1883".parse().unwrap());
+        let (path, text) = text.unwrap();
+        let e = checked(&config, Some(&path), Some(&text)).unwrap_err().to_string();
+        assert!(e.contains("key `mqtt.hall_key_file`"), "the next need, after --mqtt: {e}");
+        config.mqtt.hall_key_file = Some("/k".into());
+        config.mqtt.board_id = "B".into();
+        let e = checked(&config, Some(&path), Some(&text)).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:5: key `pair.with`", path.display())), "the file's line: {e}");
+        config.mqtt.board_id = "A".into();
+        assert!(checked(&config, Some(&path), Some(&text)).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -16,7 +16,7 @@ mod common;
 use common::http::request;
 use common::lichess::LichessServer;
 use common::page::{read_page, require_browser};
-use common::{Guard, Typed, free_port, hall, root, secret, tempdir, wait_for};
+use common::{EventStream, Guard, Typed, free_port, hall, root, secret, tempdir, wait_for};
 
 const STUDY_TOKEN: &str = "lip_study_test";
 const ROUND: &str = "Round001";
@@ -396,4 +396,51 @@ fn a_game_lichess_refuses_is_shown_on_the_arbiter_page_with_its_board() {
         |id: &str| page["boards"].as_array().unwrap().iter().find(|b| b["id"] == id).unwrap()["lichess"].clone();
     assert_eq!(panel("b7"), "Lichess: board 7 of round Round001.");
     assert_eq!(page["lichess"]["refused"].as_array().unwrap().len(), 1, "alpha's stays: {page}");
+}
+
+/// Two boards playing one game (a two-board pair) are pushed to Lichess as
+/// their one game, numbered as White's board, with the moves made on both.
+#[test]
+fn a_pair_of_boards_is_pushed_as_one_game() {
+    let dir = tempdir("pair-broadcast");
+    let relay_port = free_port();
+    let (_broker, broker, key) = hall(&dir);
+    let lichess = lichess();
+    let _relay = relay(&dir, &broker, relay_port, &key, &["--lichess-broadcast", ROUND, "--lichess-url", &lichess.url]);
+    let pair = |with: &str, plays: &str| format!("[pair]\nwith = \"{with}\"\nplays = \"{plays}\"\n");
+    let start = |id: &str, config: &str| {
+        let mut child = daemon(&dir, &broker, &key, id, config)
+            .args(["--events", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let events = EventStream::of(&mut child);
+        (Typed::of(child), events)
+    };
+    let (mut white, white_events) = start("b3", &pair("b4", "white"));
+    let (mut black, black_events) = start("b4", &pair("b3", "black"));
+    wait_for("the pair in the relay", Duration::from_secs(30), || {
+        get_json(relay_port, "/api/hall")
+            .is_some_and(|h| h["boards"].as_array().is_some_and(|b| b.len() == 1 && b[0]["id"] == "b3+b4"))
+    });
+    white.say("e2 e4");
+    white.say("w");
+    assert_eq!(black_events.next("opponent_move")["uci"], "e2e4");
+    black.say("e2 e4");
+    assert_eq!(black_events.next("complete")["uci"], "e2e4", "carried out on Black's board");
+    black.say("e7 e5");
+    black.say("b");
+    assert_eq!(white_events.next("opponent_move")["uci"], "e7e5");
+    let end = Instant::now() + Duration::from_secs(60);
+    let last = loop {
+        let pushes = lichess.pushes();
+        let last = last_pushed(&pushes);
+        if last.get(&3).is_some_and(|g| g["moves"] == json!(["e4", "e5"])) {
+            break last;
+        }
+        assert!(Instant::now() < end, "the pair's game was not pushed whole: {last:#?}");
+        lichess.wait_pushes(pushes.len() + 1);
+    };
+    assert_eq!(last.keys().collect::<Vec<_>>(), [&3], "one game, numbered as White's board: {last:#?}");
 }

@@ -113,7 +113,7 @@ macro_rules! flags_over_config {
 impl Args {
     /// The configuration: the file, then the flags on top; and which file.
     pub fn config(&self) -> anyhow::Result<(Config, Option<PathBuf>)> {
-        let (mut cfg, file) = config::load_default(self.config.as_deref())?;
+        let (mut cfg, file) = config::load_under_flags(self.config.as_deref())?;
         flags_over_config!(self => cfg {
             board => board.kind,
             sim_trace => board.sim_trace = Some,
@@ -143,8 +143,9 @@ impl Args {
         if let Some(url) = &self.lichess_url {
             cfg.lichess.url = config::lichess_url_checked(url).map_err(|e| anyhow::anyhow!("--lichess-url {e}"))?;
         }
-        cfg.check().map_err(|e| anyhow::anyhow!("{}: {e}", config::origin(file.as_deref())))?;
-        Ok((cfg, file))
+        let (path, text) = file.unzip();
+        config::checked(&cfg, path.as_deref(), text.as_deref())?;
+        Ok((cfg, path))
     }
 }
 
