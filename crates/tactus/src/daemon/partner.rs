@@ -5,6 +5,9 @@
 //! partner's move comes back as an `opponent` input, journaled, guided onto
 //! this board and completed when the board shows it, every wrong square
 //! fixed — as an engine's move is. Rulings made here are said there too.
+//! A draw offer made here stands there (9.1.2); a claim upheld here is
+//! ruled there too (9.2, 9.3, A.5.2). Under A.5.2 an illegal move that
+//! stands here is carried out there as made, and may be claimed there.
 //!
 //! It sits in the game task's opponent slot (`opponent.rs`): what the game
 //! commits is looked at for this board's completed moves and rulings, which
@@ -22,9 +25,9 @@ use std::time::{Duration, Instant};
 
 use shakmaty::Color;
 use shakmaty::uci::UciMove;
-use tactus_core::{Device, EndReason, EventKind, Irregularity, Session};
+use tactus_core::{Article, Device, EndReason, EventKind, Irregularity, Session};
 use tactus_net::{FromPartner, PairMessage, PartnerLink};
-use tactus_trace::{Entry, Input, OffBoardReason, Record};
+use tactus_trace::{Claim, Entry, Input, OffBoardReason, Record};
 
 use super::opponent::{FromOpponent, Now};
 use tokio_util::sync::CancellationToken;
@@ -192,6 +195,30 @@ impl PartnerHost {
             FromPartner::Message(PairMessage::Over { result, reason }) => {
                 (!session.finished()).then(|| FromOpponent::Inputs(vec![Input::Result { result, reason }]))
             }
+            // The partner's player offers a draw (9.1.2): the offer stands
+            // here too, for this board's player to accept by offering in
+            // turn or to decline by moving. One the game here has passed was
+            // declined by the move made since (9.1.2.3).
+            FromPartner::Message(PairMessage::DrawOffer { ply }) => (!session.finished()
+                && ply >= session.game().ply())
+            .then(|| FromOpponent::Inputs(vec![Input::DrawOffer { side: !self.side }])),
+            // A claim upheld on the partner's board is ruled here too, at
+            // the same ply: a draw for the same reason; an illegal move
+            // that stood here taken back and counted (A.5.2, 7.5.5). What
+            // it leads to here is the partner's already: not sent back.
+            FromPartner::Message(PairMessage::Claim { .. }) if session.finished() => None,
+            FromPartner::Message(PairMessage::Claim { ply, side, claim }) => {
+                if side == self.side || ply != session.game().ply() {
+                    tracing::warn!(
+                        "the partner board {partner} upheld a claim ({claim}) at ply {ply}; this board's game is at ply {}: not taken",
+                        session.game().ply()
+                    );
+                    return None;
+                }
+                let input = Input::Claim { side, claim };
+                self.echo = Some(input);
+                Some(FromOpponent::Inputs(vec![input]))
+            }
         }
     }
 
@@ -219,8 +246,16 @@ impl PartnerHost {
             self.echo = None;
             return;
         }
+        // The partner rules an upheld claim itself (`heard`): the penalty
+        // it gave here (7.5.5) is not sent as well. The end it led to is,
+        // and changes nothing on a partner board that ended already.
+        let claimed = self.upheld_claim(session, entry);
+        self.outgoing.extend(claimed.clone());
         for event in session.pending() {
             match &event.kind {
+                EventKind::DrawOffer { side, .. } if *side == self.side => {
+                    self.outgoing.push(PairMessage::DrawOffer { ply: session.game().ply() });
+                }
                 EventKind::Complete { ply, side, san, uci, clock_ms, .. } if *side == self.side => {
                     let msg = PairMessage::Move { ply: *ply, uci: uci.clone(), san: san.clone(), clock_ms: *clock_ms };
                     self.outgoing.push(msg);
@@ -234,6 +269,7 @@ impl PartnerHost {
                     }
                     self.carried = None;
                 }
+                EventKind::Penalty { .. } if claimed.is_some() => {}
                 EventKind::Irregularity(_) | EventKind::Penalty { .. } => {
                     self.outgoing.push(PairMessage::Ruling { event: event.clone() });
                 }
@@ -262,6 +298,43 @@ impl PartnerHost {
                 _ => {}
             }
         }
+    }
+
+    /// A claim of this board's player that the game here upheld, as the
+    /// partner is told of it: a draw by 9.2 or 9.3, or an illegal move that
+    /// stood taken back (A.5.2). An incorrect claim's penalty (9.5.3)
+    /// travels as any ruling does.
+    fn upheld_claim(&self, session: &Session, entry: Option<&Entry>) -> Option<PairMessage> {
+        let Record::Input(Input::Claim { side, claim }) = entry?.record else { return None };
+        if side != self.side {
+            return None;
+        }
+        let ruled = |f: fn(&EventKind) -> bool| session.pending().iter().any(|e| f(&e.kind));
+        let ply = match claim {
+            // Counted (7.5.5): the game is back before the illegal move,
+            // one ply earlier than where the claimant was to move.
+            Claim::Illegal => {
+                let counted = session.judging()
+                    || ruled(|k| {
+                        matches!(
+                            k,
+                            EventKind::Penalty { article: Article::A7_5_5, .. }
+                                | EventKind::GameOver { reason: EndReason::IllegalMoves, .. }
+                        )
+                    });
+                counted.then(|| session.game().ply() + 1)?
+            }
+            Claim::Threefold | Claim::Fifty => {
+                let drawn = ruled(|k| {
+                    matches!(
+                        k,
+                        EventKind::GameOver { reason: EndReason::ThreefoldRepetition | EndReason::FiftyMoves, .. }
+                    )
+                });
+                drawn.then(|| session.game().ply())?
+            }
+        };
+        Some(PairMessage::Claim { ply, side, claim })
     }
 
     /// Sends again this board's moves from ply `from` on.
