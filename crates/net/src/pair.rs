@@ -96,10 +96,11 @@ pub enum PairMessage {
     /// was at ply `ply`: an offer the receiver's game has since passed (a
     /// move made meanwhile declined it) is not taken.
     DrawOffer { ply: u32 },
-    /// A claim upheld on the sender's board at ply `ply`: the receiver's
-    /// game, at the same ply, rules it too — a draw by 9.2 or 9.3 ends it
-    /// for the same reason; an illegal move that stood (A.5.2) is taken
-    /// back there and counted (7.5.5).
+    /// A claim ruled on the sender's board (upheld, or incorrect: 9.5.3)
+    /// where the claimant was to make ply `ply`: the receiver's game, at
+    /// the same ply, rules it too — a draw by 9.2 or 9.3 ends it for the
+    /// same reason; an illegal move that stood (A.5.2) is taken back there
+    /// and counted (7.5.5).
     Claim {
         ply: u32,
         #[serde(with = "tactus_core::serde_chess::color")]

@@ -661,14 +661,35 @@ fn claims_are_ruled_on_the_claimant_s_board_and_reach_the_partner_s() {
     let mut pos = Chess::default();
     play(&mut a, &mut b, &mut pos, "Nf3", Carry::AsSaid);
     // Black claims a repetition at Black's board that is not there: the
-    // claim is incorrect (9.5.3), and the time it gives White is White's on
-    // both boards, once.
+    // claim is incorrect (9.5.3), ruled so on both boards, and the time it
+    // gives White is White's on both, once.
     b.act(&["claim black threefold".to_string()]);
     let penalty = b.events.next("penalty");
     assert_eq!((penalty["side"].as_str(), penalty["article"].as_str()), (Some("white"), Some("9.5.3")), "{penalty}");
     let given = a.events.next("penalty");
+    assert_eq!(
+        (given["side"].clone(), given["ms"].clone(), given["article"].as_str()),
+        (penalty["side"].clone(), penalty["ms"].clone(), Some("9.5.3")),
+        "the incorrect claim is said as one on White's board: {given}"
+    );
+    play(&mut b, &mut a, &mut pos, "Nf6", Carry::AsSaid);
+    // White claims the fifty moves just after moving, while Black's board
+    // is still carrying that move out: the boards' games are a ply apart,
+    // Black's cannot rule it, and gets the penalty's time as the ruling.
+    let mv = next_move(&pos, "Ng1");
+    a.act(&hands(&pos, mv));
+    a.act(&["w".to_string()]);
+    assert_eq!(a.events.next("complete")["san"], "Ng1");
+    let chosen = b.events.next("opponent_move");
+    a.act(&["claim white fifty".to_string()]);
+    let penalty = a.events.next("penalty");
+    assert_eq!((penalty["side"].as_str(), penalty["article"].as_str()), (Some("black"), Some("9.5.3")), "{penalty}");
+    let given = b.events.next("penalty");
     assert_eq!((given["side"].clone(), given["ms"].clone()), (penalty["side"].clone(), penalty["ms"].clone()));
-    for san in ["Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"] {
+    b.act(&[carried_out(&chosen)]);
+    assert_eq!(b.events.next("complete")["san"], "Ng1");
+    pos.play_unchecked(mv);
+    for san in ["Ng8", "Nf3", "Nf6", "Ng1", "Ng8"] {
         let (mover, other) = boards(&mut a, &mut b, &pos);
         play(mover, other, &mut pos, san, Carry::AsSaid);
     }
@@ -684,7 +705,7 @@ fn claims_are_ruled_on_the_claimant_s_board_and_reach_the_partner_s() {
             board.id
         );
         let penalties = board.events.seen.borrow().iter().filter(|e| e["event"] == "penalty").count();
-        assert_eq!(penalties, 1, "board {}", board.id);
+        assert_eq!(penalties, 2, "board {}", board.id);
     }
     assert_eq!(a.replayed(), b.replayed());
 }

@@ -61,6 +61,10 @@ pub struct PartnerHost {
     clock_due: Option<Input>,
     /// Time given here because the partner's board gave it: not sent back.
     echo: Option<Input>,
+    /// A claim the partner's board ruled was ruled here too, and gave its
+    /// penalty here: the partner's ruling of that penalty, which comes
+    /// next, is not given again.
+    claim_penalised: bool,
     /// From a partner's move arriving to it being given to the game.
     waits: Vec<Duration>,
     stop: CancellationToken,
@@ -86,6 +90,7 @@ impl PartnerHost {
             carried: None,
             clock_due: None,
             echo: None,
+            claim_penalised: false,
             waits: Vec::new(),
             stop,
         }))
@@ -176,6 +181,7 @@ impl PartnerHost {
             }
             FromPartner::Message(PairMessage::Ruling { event }) => match event.kind {
                 // Time the partner's board gave a player is given here too.
+                EventKind::Penalty { .. } if std::mem::take(&mut self.claim_penalised) => None,
                 EventKind::Penalty { side, ms, .. } => u64::try_from(ms)
                     .ok()
                     .filter(|&ms| (1..=*tactus_trace::range::ADDED_MS.values.end()).contains(&ms))
@@ -202,15 +208,16 @@ impl PartnerHost {
             FromPartner::Message(PairMessage::DrawOffer { ply }) => (!session.finished()
                 && ply >= session.game().ply())
             .then(|| FromOpponent::Inputs(vec![Input::DrawOffer { side: !self.side }])),
-            // A claim upheld on the partner's board is ruled here too, at
-            // the same ply: a draw for the same reason; an illegal move
-            // that stood here taken back and counted (A.5.2, 7.5.5). What
-            // it leads to here is the partner's already: not sent back.
+            // A claim the partner's board ruled is ruled here too, at the
+            // same ply, the same way: a draw for the same reason, an
+            // illegal move that stood here taken back and counted (A.5.2,
+            // 7.5.5), an incorrect claim's penalty (9.5.3). What it leads to
+            // here is the partner's already: not sent back.
             FromPartner::Message(PairMessage::Claim { .. }) if session.finished() => None,
             FromPartner::Message(PairMessage::Claim { ply, side, claim }) => {
                 if side == self.side || ply != session.game().ply() {
                     tracing::warn!(
-                        "the partner board {partner} upheld a claim ({claim}) at ply {ply}; this board's game is at ply {}: not taken",
+                        "the partner board {partner} ruled a claim ({claim}) at ply {ply}; this board's game is at ply {}: not taken",
                         session.game().ply()
                     );
                     return None;
@@ -244,13 +251,13 @@ impl PartnerHost {
             && entry.record == Record::Input(echo)
         {
             self.echo = None;
+            self.claim_penalised = matches!(echo, Input::Claim { .. })
+                && session.pending().iter().any(|e| matches!(e.kind, EventKind::Penalty { .. }));
             return;
         }
-        // The partner rules an upheld claim itself (`heard`): the penalty
-        // it gave here (7.5.5) is not sent as well. The end it led to is,
-        // and changes nothing on a partner board that ended already.
-        let claimed = self.upheld_claim(session, entry);
-        self.outgoing.extend(claimed.clone());
+        // The partner rules the claim itself (`heard`), before it hears
+        // what it led to here.
+        self.outgoing.extend(self.ruled_claim(session, entry));
         for event in session.pending() {
             match &event.kind {
                 EventKind::DrawOffer { side, .. } if *side == self.side => {
@@ -269,7 +276,6 @@ impl PartnerHost {
                     }
                     self.carried = None;
                 }
-                EventKind::Penalty { .. } if claimed.is_some() => {}
                 EventKind::Irregularity(_) | EventKind::Penalty { .. } => {
                     self.outgoing.push(PairMessage::Ruling { event: event.clone() });
                 }
@@ -300,11 +306,11 @@ impl PartnerHost {
         }
     }
 
-    /// A claim of this board's player that the game here upheld, as the
-    /// partner is told of it: a draw by 9.2 or 9.3, or an illegal move that
-    /// stood taken back (A.5.2). An incorrect claim's penalty (9.5.3)
-    /// travels as any ruling does.
-    fn upheld_claim(&self, session: &Session, entry: Option<&Entry>) -> Option<PairMessage> {
+    /// A claim of this board's player that the game here ruled, as the
+    /// partner is told of it: a draw by 9.2 or 9.3 or an incorrect claim
+    /// (9.5.3), or an illegal move that stood taken back (A.5.2). A claim
+    /// of nothing (no illegal move stands) is not sent.
+    fn ruled_claim(&self, session: &Session, entry: Option<&Entry>) -> Option<PairMessage> {
         let Record::Input(Input::Claim { side, claim }) = entry?.record else { return None };
         if side != self.side {
             return None;
@@ -325,13 +331,14 @@ impl PartnerHost {
                 counted.then(|| session.game().ply() + 1)?
             }
             Claim::Threefold | Claim::Fifty => {
-                let drawn = ruled(|k| {
+                let judged = ruled(|k| {
                     matches!(
                         k,
                         EventKind::GameOver { reason: EndReason::ThreefoldRepetition | EndReason::FiftyMoves, .. }
+                            | EventKind::Penalty { article: Article::A9_5_3, .. }
                     )
                 });
-                drawn.then(|| session.game().ply())?
+                judged.then(|| session.game().ply())?
             }
         };
         Some(PairMessage::Claim { ply, side, claim })
