@@ -633,3 +633,36 @@ fn a_partner_s_illegal_move_that_stood_is_carried_out_here_and_may_be_claimed() 
         assert!(g.session.awaits_engine(), "Black moves again");
     }
 }
+
+/// Asked for the last move while carrying out a partner's move that stood,
+/// the player hears it as it was written on the partner's board.
+#[test]
+fn a_partner_s_move_that_stood_is_said_again_as_written_there() {
+    let header = Header {
+        engine: Some(BLACK),
+        partner: true,
+        supervision: Some(Supervision::Unsupervised),
+        ..Header::default()
+    };
+    let mut g = Game {
+        session: Session::new(&header, Policy::default().with_recorded(&header)).unwrap(),
+        t: 0,
+        events: Vec::new(),
+    };
+    g.lift("e2");
+    g.place("e4");
+    g.wait(1000);
+    g.press(WHITE);
+    g.choose("g8g6");
+    let mark = g.events.len();
+    g.feed(100, Record::Input(Input::Request(tactus_trace::Request::LastMove)));
+    let again: Vec<String> = g
+        .since(mark)
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::OpponentMove { mv, .. } => Some(mv.san.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(again, ["Ng8-g6"]);
+}

@@ -99,10 +99,7 @@ impl Session {
             self.watch.select_promotion(role);
         }
         let steps = fixes(&exec.steps());
-        let info = match forced {
-            Some(a) => self.game.clone().force(a).unwrap_or_else(|| self.game.describe(mv)),
-            None => self.game.describe(mv),
-        };
+        let info = self.describe_carried(mv, forced);
         // An arbiter's game shows no engine's view of it.
         let eval = eval.filter(|_| self.policy.supervision == Supervision::Unsupervised).map(|e| self.eval(e));
         self.emit(t, EventKind::OpponentMove { mv: info, steps: steps.clone(), eval: eval.clone(), left: None });
@@ -113,6 +110,12 @@ impl Session {
         self.check.due = None;
         self.reread(t);
         self.carry_on(t, Telling::Settled);
+    }
+
+    /// The move being carried out as it is said: one that stood on the
+    /// partner's board as it was written there (`Ng1-g3`).
+    fn describe_carried(&self, mv: shakmaty::Move, forced: Option<Attempt>) -> crate::event::MoveInfo {
+        forced.and_then(|a| self.game.clone().force(a)).unwrap_or_else(|| self.game.describe(mv))
     }
 
     /// The partner's move that is not legal here: under A.5.2 (no arbiter)
@@ -271,7 +274,7 @@ impl Session {
     /// are done, and what is wrong on the board now.
     pub(super) fn repeat_opponent_move(&mut self, t: Ms) {
         let Phase::Carrying(c) = &self.phase else { return };
-        let (info, steps, eval) = (self.game.describe(c.mv), c.steps.clone(), c.eval.clone());
+        let (info, steps, eval) = (self.describe_carried(c.mv, c.forced), c.steps.clone(), c.eval.clone());
         let left = Some(fixes(&c.exec.steps())).filter(|left| *left != steps);
         self.emit(t, EventKind::OpponentMove { mv: info, steps, eval, left });
         self.carry_on(t, Telling::Asked);
