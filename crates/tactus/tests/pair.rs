@@ -652,6 +652,9 @@ fn an_illegal_move_that_stands_is_carried_out_on_the_partner_board_and_claimed_t
     assert_eq!(replayed, b.replayed());
     assert_eq!(replayed.len(), 6, "{replayed:?}");
     assert_eq!(replayed[4], "Rh1-h3", "{replayed:?}");
+    let (pgn_a, pgn_b) = (a.get("/games.pgn").unwrap(), b.get("/games.pgn").unwrap());
+    assert_eq!(movetext(&pgn_a), movetext(&pgn_b), "{pgn_a}\n{pgn_b}");
+    assert!(movetext(&pgn_a).ends_with("0-1"), "{pgn_a}");
 }
 
 #[test]
