@@ -180,8 +180,9 @@ impl PartnerHost {
                 None
             }
             FromPartner::Message(PairMessage::Ruling { event }) => match event.kind {
-                // Time the partner's board gave a player is given here too.
+                // Given here already, ruling the claim it is for.
                 EventKind::Penalty { .. } if std::mem::take(&mut self.claim_penalised) => None,
+                // Time the partner's board gave a player is given here too.
                 EventKind::Penalty { side, ms, .. } => u64::try_from(ms)
                     .ok()
                     .filter(|&ms| (1..=*tactus_trace::range::ADDED_MS.values.end()).contains(&ms))
