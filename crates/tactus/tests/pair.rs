@@ -712,3 +712,42 @@ fn claims_are_ruled_on_the_claimant_s_board_and_reach_the_partner_s() {
     }
     assert_eq!(a.replayed(), b.replayed());
 }
+
+#[test]
+fn a_draw_offer_crossing_the_partner_s_move_is_declined_by_that_move() {
+    let mut hall = Hall::new("crossing", "300+2");
+    let (mut a, mut b) = pair(&hall);
+    let mut pos = Chess::default();
+    play(&mut a, &mut b, &mut pos, "e4", Carry::AsSaid);
+    // With the broker away, White offers on Black's time (9.1.2.1: marked,
+    // valid all the same) while Black moves at Black's board: the offer
+    // reaches Black's board only after Black's move, which declined it.
+    hall.stop_broker();
+    for board in [&a, &b] {
+        assert_eq!(board.events.next("device_lost")["device"], "partner", "board {}", board.id);
+    }
+    a.act(&["draw white".to_string()]);
+    let offer = a.events.next("draw_offer");
+    assert_eq!((offer["side"].as_str(), offer["irregular"].as_bool()), (Some("white"), Some(true)), "{offer}");
+    let mv = next_move(&pos, "e5");
+    b.act(&hands(&pos, mv));
+    b.act(&["b".to_string()]);
+    assert_eq!(b.events.next("complete")["san"], "e5");
+    hall.start_broker();
+    let chosen = a.events.next("opponent_move");
+    a.act(&[carried_out(&chosen)]);
+    assert_eq!(a.events.next("complete")["san"], "e5");
+    assert_eq!(said(&a, "draw_declined")["side"], "black");
+    pos.play_unchecked(mv);
+    // White's next move comes after the offer: by then Black's board has
+    // had it, and not taken it. Black's offer now is Black's own, not an
+    // acceptance.
+    play(&mut a, &mut b, &mut pos, "Nf3", Carry::AsSaid);
+    b.act(&["draw black".to_string()]);
+    let own = b.events.next_of(&["draw_offer", "game_over"]);
+    assert_eq!((own["event"].as_str(), own["side"].as_str()), (Some("draw_offer"), Some("black")), "{own}");
+    let heard = a.events.next("draw_offer");
+    assert_eq!(heard["side"], "black", "{heard}");
+    let offers = b.events.seen.borrow().iter().filter(|e| e["event"] == "draw_offer").count();
+    assert_eq!(offers, 1, "White's declined offer was not said on Black's board");
+}
