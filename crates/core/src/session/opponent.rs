@@ -244,15 +244,9 @@ impl Session {
         if ran && let Some(clock) = &mut self.clock {
             clock.resume(t);
         }
-        let before = self.game.clone();
-        let offender = before.turn();
-        let ply = before.ply();
-        let Some(info) = self.game.force(a) else { return };
-        let (clock_ms, opponent_ms) = self.take_press(t, offender);
-        if let Some(last) = self.game.played.last_mut() {
-            last.clock_ms = clock_ms;
-        }
-        self.claimable = Some(super::Claimable { before, offender });
+        let offender = self.game.turn();
+        let ply = self.game.ply();
+        let Some((info, clock_ms, opponent_ms)) = self.stand(t, a) else { return };
         self.emit(t, EventKind::Complete { ply, side: offender, san: info.san, uci: info.uci, clock_ms, opponent_ms });
         self.keep_clock(t);
         self.offer_after_move(t, offender);
