@@ -141,6 +141,22 @@ impl Execution {
         }
         let mut after_pos = before.clone();
         after_pos.play_unchecked(mv);
+        Ok(Execution::carrying(before, mv, after_pos.board().clone()))
+    }
+
+    /// An illegal move that stood on the partner's board (A.5.2): the piece
+    /// on `from` goes to `to` all the same, taking what stands there.
+    /// `None` when no piece of the side to move stands on `from`, or the
+    /// position it makes cannot exist (see [`crate::game::play_anyway`]).
+    pub fn forced(before: &Chess, from: Square, to: Square) -> Option<Execution> {
+        let piece = before.board().piece_at(from).filter(|p| p.color == before.turn())?;
+        let (after, _) = crate::game::play_anyway(before, from, to)?;
+        let capture = before.board().role_at(to);
+        let mv = Move::Normal { role: piece.role, from, capture, to, promotion: None };
+        Some(Execution::carrying(before, mv, after.board().clone()))
+    }
+
+    fn carrying(before: &Chess, mv: Move, after: Board) -> Execution {
         let board = before.board();
         let turn = before.turn();
         let (mover_to, rook) = match mv {
@@ -161,7 +177,7 @@ impl Execution {
         let mut exec = Execution {
             before: before.clone(),
             mv,
-            after: after_pos.board().clone(),
+            after,
             mover_to,
             rook_to: rook.map(|(_, to)| to),
             pieces: Vec::new(),
@@ -201,7 +217,7 @@ impl Execution {
             Move::Castle { rook, .. } if rook == mover_to => [rook_id, mover].into_iter().flatten().collect(),
             _ => [captured, mover, rook_id].into_iter().flatten().collect(),
         };
-        Ok(exec)
+        exec
     }
 
     /// The engine's move.

@@ -578,3 +578,91 @@ fn a_partner_s_flag_is_ruled_on_its_own_board_not_here() {
         }
     }
 }
+
+/// Two boards, one game, no arbiter: an illegal move that stood on the
+/// partner's board (A.5.2) is carried out here as it was made there, and
+/// this board's player may claim it before their own move. An engine's
+/// illegal choice, or the partner's under an arbiter, is no move at all.
+#[test]
+fn a_partner_s_illegal_move_that_stood_is_carried_out_here_and_may_be_claimed() {
+    for (partner, supervision) in
+        [(true, Supervision::Unsupervised), (false, Supervision::Unsupervised), (true, Supervision::Arbiter)]
+    {
+        let header = Header {
+            time_control: Some("300+2".into()),
+            engine: Some(BLACK),
+            partner,
+            supervision: Some(supervision),
+            ..Header::default()
+        };
+        let mut g = Game {
+            session: Session::new(&header, Policy::default().with_recorded(&header)).unwrap(),
+            t: 0,
+            events: Vec::new(),
+        };
+        g.lift("e2");
+        g.place("e4");
+        g.press(WHITE);
+        let mark = g.events.len();
+        // The knight jumps g8-g6.
+        g.choose("g8g6");
+        let carried = partner && supervision == Supervision::Unsupervised;
+        let told = g.since(mark).iter().find_map(|e| match &e.kind {
+            EventKind::OpponentMove { mv, steps, .. } => Some((mv.san.clone(), steps.clone())),
+            _ => None,
+        });
+        if !carried {
+            assert_eq!(told, None, "partner {partner}, {supervision:?}");
+            continue;
+        }
+        assert_eq!(told, Some(("Ng8-g6".into(), vec![step(piece('n'), Some("g8"), Some("g6"))])));
+        // A slip is told as for any move; the board that shows it completes it.
+        g.lift("g8");
+        g.place("h6");
+        g.wait(1000);
+        assert!(!g.slips(mark).is_empty(), "{:?}", g.since(mark));
+        g.lift("h6");
+        g.place("g6");
+        g.wait(1000);
+        assert_eq!(g.completed(), ["e4", "Ng8-g6"]);
+        assert_eq!(shakmaty::Position::board(g.session.game().position()).piece_at(sq("g6")), piece('n'));
+        // White claims before moving: the move is taken back and counted.
+        g.feed(100, Record::Input(Input::Claim { side: WHITE, claim: tactus_trace::Claim::Illegal }));
+        assert_eq!(g.session.game().played.len(), 1);
+        assert_eq!(g.count_since(mark, |k| matches!(k, EventKind::Penalty { side: WHITE, .. })), 1);
+        assert!(g.session.awaits_engine(), "Black moves again");
+    }
+}
+
+/// Asked for the last move while carrying out a partner's move that stood,
+/// the player hears it as it was written on the partner's board.
+#[test]
+fn a_partner_s_move_that_stood_is_said_again_as_written_there() {
+    let header = Header {
+        engine: Some(BLACK),
+        partner: true,
+        supervision: Some(Supervision::Unsupervised),
+        ..Header::default()
+    };
+    let mut g = Game {
+        session: Session::new(&header, Policy::default().with_recorded(&header)).unwrap(),
+        t: 0,
+        events: Vec::new(),
+    };
+    g.lift("e2");
+    g.place("e4");
+    g.wait(1000);
+    g.press(WHITE);
+    g.choose("g8g6");
+    let mark = g.events.len();
+    g.feed(100, Record::Input(Input::Request(tactus_trace::Request::LastMove)));
+    let again: Vec<String> = g
+        .since(mark)
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::OpponentMove { mv, .. } => Some(mv.san.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(again, ["Ng8-g6"]);
+}

@@ -29,8 +29,9 @@ use rumqttc::v5::mqttbytes::QoS;
 use rumqttc::v5::mqttbytes::v5::{Filter, LastWill, Publish};
 use rumqttc::v5::{AsyncClient, ConnectionError, EventLoop};
 use serde::{Deserialize, Serialize};
+use shakmaty::Color;
 use tactus_core::{Event, EventKind};
-use tactus_trace::{GameResult, OffBoardReason};
+use tactus_trace::{Claim, GameResult, OffBoardReason};
 use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -91,6 +92,21 @@ pub enum PairMessage {
     /// cannot see for itself (a flag, a second illegal move, a resignation,
     /// an agreement, the arbiter): its result, and the reason off the board.
     Over { result: GameResult, reason: OffBoardReason },
+    /// The sender's player offered a draw (9.1.2) while the sender's game
+    /// was at ply `ply`: an offer the receiver's game has since passed (a
+    /// move made meanwhile declined it) is not taken.
+    DrawOffer { ply: u32 },
+    /// A claim ruled on the sender's board (upheld, or incorrect: 9.5.3)
+    /// where the claimant was to make ply `ply`: the receiver's game, at
+    /// the same ply, rules it too — a draw by 9.2 or 9.3 ends it for the
+    /// same reason; an illegal move that stood (A.5.2) is taken back there
+    /// and counted (7.5.5).
+    Claim {
+        ply: u32,
+        #[serde(with = "tactus_core::serde_chess::color")]
+        side: Color,
+        claim: Claim,
+    },
 }
 
 /// What the link hands the daemon.
@@ -743,6 +759,16 @@ mod tests {
                 r#"{"run":1,"seq":2,"msg":{"kind":"over","result":"2-0","reason":"arbiter"}}"#
             )
             .is_err()
+        );
+        let offer: Frame = serde_json::from_str(r#"{"run":1,"seq":3,"msg":{"kind":"draw_offer","ply":12}}"#).unwrap();
+        assert_eq!(offer.msg, Some(PairMessage::DrawOffer { ply: 12 }));
+        let claim = PairMessage::Claim { ply: 9, side: Color::White, claim: Claim::Threefold };
+        assert_eq!(
+            serde_json::to_string(&claim).unwrap(),
+            r#"{"kind":"claim","ply":9,"side":"white","claim":"threefold"}"#
+        );
+        assert!(
+            serde_json::from_str::<PairMessage>(r#"{"kind":"claim","ply":9,"side":"white","claim":"a win"}"#).is_err()
         );
         let paused = r#"{"run":1,"seq":1,"msg":{"kind":"ruling","event":{"t":1,"event":"paused"}}}"#;
         assert!(checked(serde_json::from_str(paused).unwrap()).is_err(), "a ruling is an irregularity or a penalty");

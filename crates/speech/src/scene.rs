@@ -53,7 +53,9 @@ impl Scene {
     }
 
     /// Whether an illegal move ruled now is one that was completed and
-    /// stands (A.5.2), rather than one ruled at once.
+    /// stands (A.5.2), rather than one ruled at once. (A ruling that says
+    /// so itself is one too: the partner board's, which may come before
+    /// the move is complete on this board.)
     pub fn stands(&self, article: Article, ply: u32) -> bool {
         article == Article::A7_5_1 && self.last_complete == Some(ply)
     }
@@ -83,7 +85,7 @@ impl Scene {
                 }
             }
             EventKind::Irregularity(irr) => {
-                if self.stands(irr.article, irr.ply) {
+                if irr.stands || self.stands(irr.article, irr.ply) {
                     self.stood = Some(irr.side);
                 } else if matches!(irr.article, Article::A7_5_1 | Article::A7_5_3) {
                     self.illegal[side_index(irr.side)] += 1;

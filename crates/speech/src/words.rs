@@ -636,7 +636,7 @@ impl Words {
 
     /// Who did what, and what happens next.
     fn irregularity(&self, irr: &Irregularity, scene: &Scene) -> String {
-        let stands = scene.stands(irr.article, irr.ply);
+        let stands = irr.stands || scene.stands(irr.article, irr.ply);
         let head = self.ruling_head(irr, scene, stands);
         // After an illegal move or a press without one the offender moves
         // again, unless the move stands (A.5.2); a touch-move ruling, a

@@ -264,6 +264,29 @@ fn an_illegal_move_that_stood_says_who_may_claim_and_the_claim_says_what_follows
     );
 }
 
+/// Two boards, one game: on Black's board, White's illegal move that stood
+/// on White's board is said as it comes — before Black's hands have it on
+/// this board — as one that stands, and Black's claim as upheld.
+#[test]
+fn a_partner_s_illegal_move_that_stood_is_said_as_standing_before_it_is_complete_here() {
+    let mut events = stood();
+    let ruling = events.pop().unwrap();
+    let completed = events.pop().unwrap();
+    let EventKind::Irregularity(ruling) = ruling else { panic!("{ruling:?}") };
+    events.extend([EventKind::Irregularity(Irregularity { stands: true, ..ruling }), completed]);
+    events.push(EventKind::Penalty { article: Article::A7_5_5, side: Color::Black, ms: 60_000 });
+    let said = heard("en:natural", Some(Color::Black), events);
+    let n = said.len();
+    assert_eq!(
+        said[n - 3..],
+        [
+            "bishop h3",
+            "Your opponent's move was illegal — the bishop cannot go from f1 to h3. You may claim before you move.",
+            "Your claim is upheld: your opponent's illegal move is taken back and your opponent moves again; you get 1 minute more."
+        ]
+    );
+}
+
 fn game_over(result: &str, reason: EndReason) -> Vec<EventKind> {
     // Black to move after 1.e4: a flag that falls now is Black's.
     let e4 = mv("e4");

@@ -42,9 +42,14 @@ struct Hall {
 
 impl Hall {
     fn new(name: &str, time_control: &'static str) -> Hall {
+        Hall::with_config(name, time_control, "")
+    }
+
+    /// A hall whose boards all run with the configuration `config`.
+    fn with_config(name: &str, time_control: &'static str, config: &str) -> Hall {
         let dir = tempdir(name);
         secret(&dir, "hall.key", &format!("{KEY}\n"));
-        std::fs::write(dir.join("empty.toml"), "").unwrap();
+        std::fs::write(dir.join("config.toml"), config).unwrap();
         let mut hall = Hall { dir, port: free_port(), broker: None, time_control };
         hall.start_broker();
         hall
@@ -105,7 +110,7 @@ impl Board {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
             .arg("run")
             .arg("--config")
-            .arg(self.hall_dir.join("empty.toml"))
+            .arg(self.hall_dir.join("config.toml"))
             .args(["--board", "sim", "--time-control", self.time_control, "--voice", "none", "--events", "-"])
             .arg("--state-dir")
             .arg(&self.state)
@@ -481,4 +486,268 @@ fn a_ruling_on_one_board_is_said_on_both_and_its_time_given_on_both() {
     assert_eq!(next["opponent_ms"], reply["clock_ms"], "Black's time, the penalty's included, on both: {next}");
     let penalties = |board: &Board| board.events.seen.borrow().iter().filter(|e| e["event"] == "penalty").count();
     assert_eq!((penalties(&a), penalties(&b)), (1, 1), "the time is given once on each board, not sent back");
+}
+
+/// The event of `kind` the board said since it was last read, or the next.
+fn said(board: &Board, kind: &str) -> Value {
+    let before = board.events.seen.borrow().iter().rev().find(|e| e["event"] == kind).cloned();
+    before.unwrap_or_else(|| board.events.next(kind))
+}
+
+/// The mover makes `san` on their board and, once it is announced, offers
+/// a draw (9.1.2.1: after the move, before the press), then presses; the
+/// other board carries the move out.
+fn play_offering(mover: &mut Board, other: &mut Board, pos: &mut Chess, san: &str) {
+    let mv = next_move(pos, san);
+    mover.act(&hands(pos, mv));
+    let shown = mover.events.next("move");
+    assert_eq!(shown["san"], san, "{shown}");
+    let who = if mover.side == Color::White { "white" } else { "black" };
+    mover.act(&[format!("draw {who}")]);
+    let offer = mover.events.next("draw_offer");
+    assert_eq!(offer["side"], who, "{offer}");
+    assert!(offer["irregular"].is_null(), "made between the move and the press: {offer}");
+    mover.act(&[who[..1].to_string()]);
+    assert_eq!(mover.events.next("complete")["san"], san);
+    let chosen = other.events.next("opponent_move");
+    assert_eq!(chosen["san"], san, "{chosen}");
+    other.act(&[carried_out(&chosen)]);
+    assert_eq!(other.events.next("complete")["san"], san);
+    pos.play_unchecked(mv);
+}
+
+#[test]
+fn a_draw_offer_reaches_the_partner_board_declined_by_a_move_then_accepted() {
+    let hall = Hall::new("offer", "300+2");
+    let (mut a, mut b) = pair(&hall);
+    let mut pos = Chess::default();
+    play(&mut a, &mut b, &mut pos, "e4", Carry::AsSaid);
+    // Black offers with the move: White's board hears the offer as the
+    // opponent's, and White declines it by playing on — on both boards.
+    play_offering(&mut b, &mut a, &mut pos, "e5");
+    let heard = said(&a, "draw_offer");
+    assert_eq!(heard["side"], "black", "Black's offer is said on White's board: {heard}");
+    play(&mut a, &mut b, &mut pos, "Nf3", Carry::AsSaid);
+    for board in [&a, &b] {
+        assert_eq!(said(board, "draw_declined")["side"], "white", "board {}", board.id);
+    }
+    play(&mut b, &mut a, &mut pos, "d6", Carry::AsSaid);
+    // White offers with the move; Black accepts at Black's board by
+    // offering in turn: the game is drawn by agreement on both.
+    play_offering(&mut a, &mut b, &mut pos, "d4");
+    assert_eq!(said(&b, "draw_offer")["side"], "white");
+    b.act(&["draw black".to_string()]);
+    for board in [&a, &b] {
+        let over = board.events.next("game_over");
+        assert_eq!(
+            (over["result"].as_str(), over["reason"].as_str()),
+            (Some("1/2-1/2"), Some("agreement")),
+            "board {}: {over}",
+            board.id
+        );
+    }
+    // Each offer was made once on each board: none came back to its maker.
+    for board in [&a, &b] {
+        let offers: Vec<Value> =
+            board.events.seen.borrow().iter().filter(|e| e["event"] == "draw_offer").cloned().collect();
+        let sides: Vec<&str> = offers.iter().map(|e| e["side"].as_str().unwrap()).collect();
+        assert_eq!(sides, ["black", "white"], "board {}: {offers:?}", board.id);
+    }
+    assert_eq!(a.replayed(), b.replayed());
+}
+
+/// The mover makes the illegal move `from`-`to` and presses; under A.5.2 it
+/// stands. The other board says the ruling and carries the move out as it
+/// was made. The mover's `complete`.
+fn play_illegal(mover: &mut Board, other: &mut Board, from: &str, to: &str) -> Value {
+    mover.act(&[format!("{from}-"), format!("{to}+")]);
+    mover.act(&[if mover.side == Color::White { "w" } else { "b" }.to_string()]);
+    let done = mover.events.next("complete");
+    let ruling = mover.events.next("irregularity");
+    assert_eq!(ruling["stands"], true, "no arbiter: the illegal move stands (A.5.2): {ruling}");
+    let uci = format!("{from}{to}");
+    assert_eq!(done["uci"], uci.as_str(), "{done}");
+    let chosen = other.events.next("opponent_move");
+    assert_eq!(chosen["uci"], uci.as_str(), "board {} is told the move that stood: {chosen}", other.id);
+    other.act(&[carried_out(&chosen)]);
+    let carried = other.events.next("complete");
+    assert_eq!(carried["uci"], uci.as_str(), "the move that stood is complete on board {}: {carried}", other.id);
+    let said = said(other, "irregularity");
+    assert_eq!((said["stands"].clone(), said["ply"].clone()), (ruling["stands"].clone(), ruling["ply"].clone()));
+    done
+}
+
+/// A claim of the illegal move that stood, upheld on the claimant's board
+/// and on the offender's: the move is taken back on both (each board says
+/// how to put it right), the penalty given once on each (7.5.5).
+fn claim_illegal(claimant: &mut Board, offender: &mut Board, from: &str, to: &str) {
+    let who = if claimant.side == Color::White { "white" } else { "black" };
+    claimant.act(&[format!("claim {who} illegal")]);
+    for board in [&mut *claimant, &mut *offender] {
+        let penalty = board.events.next("penalty");
+        assert_eq!((penalty["side"].as_str(), penalty["article"].as_str()), (Some(who), Some("7.5.5")), "{penalty}");
+        let wrong = board.events.next("board_mismatch");
+        let fixes = wrong["fix"].as_array().unwrap();
+        assert!(
+            fixes.iter().any(|f| f["from"] == to && f["to"] == from),
+            "board {}: the piece goes back from {to} to {from}: {wrong}",
+            board.id
+        );
+        board.act(&[format!("{to}-"), format!("{from}+")]);
+        board.events.next("board_ok");
+    }
+}
+
+#[test]
+fn an_illegal_move_that_stands_is_carried_out_on_the_partner_board_and_claimed_there() {
+    let hall = Hall::with_config("stands", "300+2", "[game]\nsupervision = \"unsupervised\"\n");
+    let (mut a, mut b) = pair(&hall);
+    let mut pos = Chess::default();
+    play(&mut a, &mut b, &mut pos, "e4", Carry::AsSaid);
+    play(&mut b, &mut a, &mut pos, "e5", Carry::AsSaid);
+    // White's knight jumps g1-g3: it stands on both boards, and Black
+    // claims it at Black's board before moving (A.5.2).
+    play_illegal(&mut a, &mut b, "g1", "g3");
+    claim_illegal(&mut b, &mut a, "g1", "g3");
+    // White moves again, legally, from the position before.
+    play(&mut a, &mut b, &mut pos, "Nf3", Carry::AsSaid);
+    play(&mut b, &mut a, &mut pos, "Nc6", Carry::AsSaid);
+    // The rook jumps h1-h3; Black does not claim, and plays on: it stands.
+    play_illegal(&mut a, &mut b, "h1", "h3");
+    let stood = |board: &Board| {
+        board.events.seen.borrow().iter().filter(|e| e["event"] == "complete" && e["uci"] == "h1h3").count()
+    };
+    assert_eq!((stood(&a), stood(&b)), (1, 1));
+    let mut after = pos.to_setup(shakmaty::EnPassantMode::Legal);
+    let rook = after.board.remove_piece_at(Square::H1).unwrap();
+    after.board.set_piece_at(Square::H3, rook);
+    after.turn = Color::Black;
+    after.castling_rights.discard(Square::H1);
+    let mut pos = <Chess as shakmaty::FromSetup>::from_setup(after, CastlingMode::Standard).unwrap();
+    play(&mut b, &mut a, &mut pos, "Nf6", Carry::AsSaid);
+    // The king goes e1-e3; Black claims: White's second illegal move
+    // counted (7.5.5) loses, on both boards.
+    a.act(&["e1-".to_string(), "e3+".to_string()]);
+    a.act(&["w".to_string()]);
+    assert_eq!(a.events.next("complete")["uci"], "e1e3");
+    let chosen = b.events.next("opponent_move");
+    b.act(&[carried_out(&chosen)]);
+    assert_eq!(b.events.next("complete")["uci"], "e1e3");
+    b.act(&["claim black illegal".to_string()]);
+    for board in [&a, &b] {
+        let over = board.events.next("game_over");
+        assert_eq!(
+            (over["result"].as_str(), over["reason"].as_str()),
+            (Some("0-1"), Some("illegal_moves")),
+            "board {}: {over}",
+            board.id
+        );
+        let penalties: Vec<Value> =
+            board.events.seen.borrow().iter().filter(|e| e["event"] == "penalty").cloned().collect();
+        assert_eq!(penalties.len(), 1, "the first claim's penalty, once on board {}: {penalties:?}", board.id);
+    }
+    // Both journals replay to the same game: the move that stood, and not
+    // the ones taken back.
+    let replayed = a.replayed();
+    assert_eq!(replayed, b.replayed());
+    assert_eq!(replayed.len(), 6, "{replayed:?}");
+    assert_eq!(replayed[4], "Rh1-h3", "{replayed:?}");
+    let (pgn_a, pgn_b) = (a.get("/games.pgn").unwrap(), b.get("/games.pgn").unwrap());
+    assert_eq!(movetext(&pgn_a), movetext(&pgn_b), "{pgn_a}\n{pgn_b}");
+    assert!(movetext(&pgn_a).ends_with("0-1"), "{pgn_a}");
+}
+
+#[test]
+fn claims_are_ruled_on_the_claimant_s_board_and_reach_the_partner_s() {
+    let hall = Hall::new("claims", "300+2");
+    let (mut a, mut b) = pair(&hall);
+    let mut pos = Chess::default();
+    play(&mut a, &mut b, &mut pos, "Nf3", Carry::AsSaid);
+    // Black claims a repetition at Black's board that is not there: the
+    // claim is incorrect (9.5.3), ruled so on both boards, and the time it
+    // gives White is White's on both, once.
+    b.act(&["claim black threefold".to_string()]);
+    let penalty = b.events.next("penalty");
+    assert_eq!((penalty["side"].as_str(), penalty["article"].as_str()), (Some("white"), Some("9.5.3")), "{penalty}");
+    let given = a.events.next("penalty");
+    assert_eq!(
+        (given["side"].clone(), given["ms"].clone(), given["article"].as_str()),
+        (penalty["side"].clone(), penalty["ms"].clone(), Some("9.5.3")),
+        "the incorrect claim is said as one on White's board: {given}"
+    );
+    play(&mut b, &mut a, &mut pos, "Nf6", Carry::AsSaid);
+    // White claims the fifty moves just after moving, while Black's board
+    // is still carrying that move out: the boards' games are a ply apart,
+    // Black's cannot rule it, and gets the penalty's time as the ruling.
+    let mv = next_move(&pos, "Ng1");
+    a.act(&hands(&pos, mv));
+    a.act(&["w".to_string()]);
+    assert_eq!(a.events.next("complete")["san"], "Ng1");
+    let chosen = b.events.next("opponent_move");
+    a.act(&["claim white fifty".to_string()]);
+    let penalty = a.events.next("penalty");
+    assert_eq!((penalty["side"].as_str(), penalty["article"].as_str()), (Some("black"), Some("9.5.3")), "{penalty}");
+    let given = b.events.next("penalty");
+    assert_eq!((given["side"].clone(), given["ms"].clone()), (penalty["side"].clone(), penalty["ms"].clone()));
+    b.act(&[carried_out(&chosen)]);
+    assert_eq!(b.events.next("complete")["san"], "Ng1");
+    pos.play_unchecked(mv);
+    for san in ["Ng8", "Nf3", "Nf6", "Ng1", "Ng8"] {
+        let (mover, other) = boards(&mut a, &mut b, &pos);
+        play(mover, other, &mut pos, san, Carry::AsSaid);
+    }
+    // The start position for the third time: White claims at White's
+    // board, and the game is drawn by repetition on both (9.2).
+    a.act(&["claim white threefold".to_string()]);
+    for board in [&a, &b] {
+        let over = board.events.next("game_over");
+        assert_eq!(
+            (over["result"].as_str(), over["reason"].as_str()),
+            (Some("1/2-1/2"), Some("threefold_repetition")),
+            "board {}: {over}",
+            board.id
+        );
+        let penalties = board.events.seen.borrow().iter().filter(|e| e["event"] == "penalty").count();
+        assert_eq!(penalties, 2, "board {}", board.id);
+    }
+    assert_eq!(a.replayed(), b.replayed());
+}
+
+#[test]
+fn a_draw_offer_crossing_the_partner_s_move_is_declined_by_that_move() {
+    let mut hall = Hall::new("crossing", "300+2");
+    let (mut a, mut b) = pair(&hall);
+    let mut pos = Chess::default();
+    play(&mut a, &mut b, &mut pos, "e4", Carry::AsSaid);
+    // With the broker away, White offers on Black's time (9.1.2.1: marked,
+    // valid all the same) while Black moves at Black's board: the offer
+    // reaches Black's board only after Black's move, which declined it.
+    hall.stop_broker();
+    for board in [&a, &b] {
+        assert_eq!(board.events.next("device_lost")["device"], "partner", "board {}", board.id);
+    }
+    a.act(&["draw white".to_string()]);
+    let offer = a.events.next("draw_offer");
+    assert_eq!((offer["side"].as_str(), offer["irregular"].as_bool()), (Some("white"), Some(true)), "{offer}");
+    let mv = next_move(&pos, "e5");
+    b.act(&hands(&pos, mv));
+    b.act(&["b".to_string()]);
+    assert_eq!(b.events.next("complete")["san"], "e5");
+    hall.start_broker();
+    let chosen = a.events.next("opponent_move");
+    a.act(&[carried_out(&chosen)]);
+    assert_eq!(a.events.next("complete")["san"], "e5");
+    assert_eq!(said(&a, "draw_declined")["side"], "black");
+    pos.play_unchecked(mv);
+    // White's next move comes after the offer: by then Black's board has
+    // had it, and not taken it. Black's offer now is Black's own, not an
+    // acceptance.
+    play(&mut a, &mut b, &mut pos, "Nf3", Carry::AsSaid);
+    b.act(&["draw black".to_string()]);
+    let own = b.events.next_of(&["draw_offer", "game_over"]);
+    assert_eq!((own["event"].as_str(), own["side"].as_str()), (Some("draw_offer"), Some("black")), "{own}");
+    let heard = a.events.next("draw_offer");
+    assert_eq!(heard["side"], "black", "{heard}");
+    let offers = b.events.seen.borrow().iter().filter(|e| e["event"] == "draw_offer").count();
+    assert_eq!(offers, 1, "White's declined offer was not said on Black's board");
 }

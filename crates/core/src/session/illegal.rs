@@ -160,17 +160,11 @@ impl Session {
             // King and rook both moved: no one-piece move can stand for it.
             return false;
         }
-        let before = self.game.clone();
-        let offender = before.turn();
-        let ply = before.ply();
-        let Some(info) = self.game.force(a) else {
+        let offender = self.game.turn();
+        let ply = self.game.ply();
+        let Some((info, clock_ms, _)) = self.stand(t, a) else {
             return false;
         };
-        let (clock_ms, _) = self.take_press(t, offender);
-        if let Some(last) = self.game.played.last_mut() {
-            last.clock_ms = clock_ms;
-        }
-        self.claimable = Some(super::Claimable { before, offender });
         self.emit(t, EventKind::Move { mv: info.clone(), correction: false });
         self.emit(
             t,
@@ -190,6 +184,23 @@ impl Session {
         self.rule(t, ruling);
         self.new_ply(t);
         true
+    }
+
+    /// A.5.2: the illegal move `a` stands, pressed for now: the game goes on
+    /// from the position it made, and the opponent may claim it before
+    /// completing their own move. The move, and the clock readings of the
+    /// press (the mover's, the opponent's); `None` when that position cannot
+    /// exist.
+    pub(super) fn stand(&mut self, t: Ms, a: Attempt) -> Option<(crate::event::MoveInfo, Option<i64>, Option<i64>)> {
+        let before = self.game.clone();
+        let offender = before.turn();
+        let info = self.game.force(a)?;
+        let (clock_ms, opponent_ms) = self.take_press(t, offender);
+        if let Some(last) = self.game.played.last_mut() {
+            last.clock_ms = clock_ms;
+        }
+        self.claimable = Some(super::Claimable { before, offender });
+        Some((info, clock_ms, opponent_ms))
     }
 
     /// The game ends: the clocks stop, nothing more is announced.

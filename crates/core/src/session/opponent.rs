@@ -4,7 +4,9 @@
 //! move completes the moment the board holds still on it — no press, and no
 //! ruling against anyone for how the engine's pieces were handled. A
 //! different legal move is refused with the fix, or taken as the player's
-//! override when the policy says so.
+//! override when the policy says so. A partner board's illegal move that
+//! stood there (A.5.2, no arbiter) is carried out the same way and stands
+//! here too, for this board's player to claim.
 
 use shakmaty::uci::UciMove;
 use shakmaty::{Move, Position};
@@ -13,7 +15,7 @@ use super::watch::Shown;
 use super::{Phase, Session};
 use tactus_trace::{Eval, Score};
 
-use crate::event::{EngineEval, EventKind, Fix, Ms, Slip};
+use crate::event::{Attempt, EngineEval, EventKind, Fix, Ms, Slip};
 use crate::guide::{Execution, Fault, Guidance, Step};
 use crate::policy::Supervision;
 use crate::recognise;
@@ -45,6 +47,9 @@ pub(super) struct Carrying {
     /// Whether the clocks ran when the engine chose (and the arbiter has not
     /// stopped them since): they run again when the move stands.
     pub(super) clock_ran: bool,
+    /// An illegal move that stood on the partner's board (A.5.2), carried
+    /// out here as it was made there: complete once the board shows it.
+    forced: Option<Attempt>,
 }
 
 impl Carrying {
@@ -74,8 +79,16 @@ impl Session {
         if !self.awaits_engine() || ply != self.game.ply() {
             return;
         }
-        let Ok(mv) = uci.to_move(self.game.position()) else { return };
-        let Ok(exec) = Execution::new(self.game.position(), mv) else { return };
+        let (mv, exec, forced) = match uci.to_move(self.game.position()) {
+            Ok(mv) => {
+                let Ok(exec) = Execution::new(self.game.position(), mv) else { return };
+                (mv, exec, None)
+            }
+            Err(_) => match self.stood_on_partner_board(uci) {
+                Some((exec, attempt)) => (exec.mv(), exec, Some(attempt)),
+                None => return,
+            },
+        };
         // The engine's time stops at its choice; the player's starts when
         // the move stands on the board.
         let clock_ran = self.clock.as_ref().is_some_and(|c| c.running().is_some());
@@ -86,17 +99,39 @@ impl Session {
             self.watch.select_promotion(role);
         }
         let steps = fixes(&exec.steps());
-        let info = self.game.describe(mv);
+        let info = self.describe_carried(mv, forced);
         // An arbiter's game shows no engine's view of it.
         let eval = eval.filter(|_| self.policy.supervision == Supervision::Unsupervised).map(|e| self.eval(e));
         self.emit(t, EventKind::OpponentMove { mv: info, steps: steps.clone(), eval: eval.clone(), left: None });
-        let mut carrying = Carrying { mv, exec, steps: steps.clone(), eval, told: None, clock_ran };
+        let mut carrying = Carrying { mv, exec, steps: steps.clone(), eval, told: None, clock_ran, forced };
         // Hands may already be at work on the board.
         carrying.exec.observe(self.board());
         self.phase = Phase::Carrying(Box::new(carrying));
         self.check.due = None;
         self.reread(t);
         self.carry_on(t, Telling::Settled);
+    }
+
+    /// The move being carried out as it is said: one that stood on the
+    /// partner's board as it was written there (`Ng1-g3`).
+    fn describe_carried(&self, mv: shakmaty::Move, forced: Option<Attempt>) -> crate::event::MoveInfo {
+        forced.and_then(|a| self.game.clone().force(a)).unwrap_or_else(|| self.game.describe(mv))
+    }
+
+    /// The partner's move that is not legal here: under A.5.2 (no arbiter)
+    /// it stood on the partner's board, and is carried out here as made
+    /// there — a piece from one square to another. Anything else (an
+    /// arbiter's game, no piece of the mover's there, a position that
+    /// cannot exist) is not a move at all.
+    fn stood_on_partner_board(&self, uci: UciMove) -> Option<(Execution, Attempt)> {
+        if !self.policy.partner || self.policy.supervision != Supervision::Unsupervised {
+            return None;
+        }
+        let UciMove::Normal { from, to, promotion: None } = uci else { return None };
+        let pos = self.game.position();
+        let exec = Execution::forced(pos, from, to)?;
+        let piece = pos.board().piece_at(from)?;
+        Some((exec, Attempt { piece, from, to }))
     }
 
     /// A debounced square change while the move is carried out.
@@ -121,6 +156,12 @@ impl Session {
         // Part of the engine's move that reads as a move of its own (the
         // rook first in castling) is under way, not the player's override.
         let halfway = matches!(guidance, Guidance::Next(_));
+        if let Some(a) = c.forced
+            && still
+            && matches!(guidance, Guidance::Done)
+        {
+            return self.complete_forced(t, a);
+        }
         match self.watch.shown() {
             Shown::Moves(moves) if still && moves[0] == chosen => return self.complete_carried(t, moves.len()),
             Shown::Moves(moves) if still && self.policy.engine_override && !halfway => {
@@ -195,6 +236,23 @@ impl Session {
         self.complete(t, completion);
     }
 
+    /// The board shows the illegal move that stood on the partner's board:
+    /// it stands here too, and this board's player may claim it before
+    /// completing their own move (A.5.2), as on the board where it was made.
+    fn complete_forced(&mut self, t: Ms, a: Attempt) {
+        let ran = matches!(&self.phase, Phase::Carrying(c) if c.clock_ran);
+        if ran && let Some(clock) = &mut self.clock {
+            clock.resume(t);
+        }
+        let offender = self.game.turn();
+        let ply = self.game.ply();
+        let Some((info, clock_ms, opponent_ms)) = self.stand(t, a) else { return };
+        self.emit(t, EventKind::Complete { ply, side: offender, san: info.san, uci: info.uci, clock_ms, opponent_ms });
+        self.keep_clock(t);
+        self.offer_after_move(t, offender);
+        self.new_ply(t);
+    }
+
     /// The engine's suggestion for the player on move, as asked for; one
     /// for another ply (the player moved meanwhile) or not legal is dropped.
     pub(super) fn on_hint(&mut self, t: Ms, ply: u32, uci: UciMove) {
@@ -210,7 +268,7 @@ impl Session {
     /// are done, and what is wrong on the board now.
     pub(super) fn repeat_opponent_move(&mut self, t: Ms) {
         let Phase::Carrying(c) = &self.phase else { return };
-        let (info, steps, eval) = (self.game.describe(c.mv), c.steps.clone(), c.eval.clone());
+        let (info, steps, eval) = (self.describe_carried(c.mv, c.forced), c.steps.clone(), c.eval.clone());
         let left = Some(fixes(&c.exec.steps())).filter(|left| *left != steps);
         self.emit(t, EventKind::OpponentMove { mv: info, steps, eval, left });
         self.carry_on(t, Telling::Asked);

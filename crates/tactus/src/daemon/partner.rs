@@ -5,6 +5,9 @@
 //! partner's move comes back as an `opponent` input, journaled, guided onto
 //! this board and completed when the board shows it, every wrong square
 //! fixed — as an engine's move is. Rulings made here are said there too.
+//! A draw offer made here stands there (9.1.2); a claim upheld here is
+//! ruled there too (9.2, 9.3, A.5.2). Under A.5.2 an illegal move that
+//! stands here is carried out there as made, and may be claimed there.
 //!
 //! It sits in the game task's opponent slot (`opponent.rs`): what the game
 //! commits is looked at for this board's completed moves and rulings, which
@@ -22,9 +25,9 @@ use std::time::{Duration, Instant};
 
 use shakmaty::Color;
 use shakmaty::uci::UciMove;
-use tactus_core::{Device, EndReason, EventKind, Irregularity, Session};
+use tactus_core::{Article, Device, EndReason, EventKind, Irregularity, Session};
 use tactus_net::{FromPartner, PairMessage, PartnerLink};
-use tactus_trace::{Entry, Input, OffBoardReason, Record};
+use tactus_trace::{Claim, Entry, Input, OffBoardReason, Record};
 
 use super::opponent::{FromOpponent, Now};
 use tokio_util::sync::CancellationToken;
@@ -58,6 +61,10 @@ pub struct PartnerHost {
     clock_due: Option<Input>,
     /// Time given here because the partner's board gave it: not sent back.
     echo: Option<Input>,
+    /// A claim the partner's board ruled was ruled here too, and gave its
+    /// penalty here: the partner's ruling of that penalty, which comes
+    /// next, is not given again.
+    claim_penalised: bool,
     /// From a partner's move arriving to it being given to the game.
     waits: Vec<Duration>,
     stop: CancellationToken,
@@ -83,6 +90,7 @@ impl PartnerHost {
             carried: None,
             clock_due: None,
             echo: None,
+            claim_penalised: false,
             waits: Vec::new(),
             stop,
         }))
@@ -172,6 +180,8 @@ impl PartnerHost {
                 None
             }
             FromPartner::Message(PairMessage::Ruling { event }) => match event.kind {
+                // Given here already, ruling the claim it is for.
+                EventKind::Penalty { .. } if std::mem::take(&mut self.claim_penalised) => None,
                 // Time the partner's board gave a player is given here too.
                 EventKind::Penalty { side, ms, .. } => u64::try_from(ms)
                     .ok()
@@ -191,6 +201,31 @@ impl PartnerHost {
             },
             FromPartner::Message(PairMessage::Over { result, reason }) => {
                 (!session.finished()).then(|| FromOpponent::Inputs(vec![Input::Result { result, reason }]))
+            }
+            // The partner's player offers a draw (9.1.2): the offer stands
+            // here too, for this board's player to accept by offering in
+            // turn or to decline by moving. One the game here has passed was
+            // declined by the move made since (9.1.2.3).
+            FromPartner::Message(PairMessage::DrawOffer { ply }) => (!session.finished()
+                && ply >= session.game().ply())
+            .then(|| FromOpponent::Inputs(vec![Input::DrawOffer { side: !self.side }])),
+            // A claim the partner's board ruled is ruled here too, at the
+            // same ply, the same way: a draw for the same reason, an
+            // illegal move that stood here taken back and counted (A.5.2,
+            // 7.5.5), an incorrect claim's penalty (9.5.3). What it leads to
+            // here is the partner's already: not sent back.
+            FromPartner::Message(PairMessage::Claim { .. }) if session.finished() => None,
+            FromPartner::Message(PairMessage::Claim { ply, side, claim }) => {
+                if side == self.side || ply != session.game().ply() {
+                    tracing::warn!(
+                        "the partner board {partner} ruled a claim ({claim}) at ply {ply}; this board's game is at ply {}: not taken",
+                        session.game().ply()
+                    );
+                    return None;
+                }
+                let input = Input::Claim { side, claim };
+                self.echo = Some(input);
+                Some(FromOpponent::Inputs(vec![input]))
             }
         }
     }
@@ -217,10 +252,18 @@ impl PartnerHost {
             && entry.record == Record::Input(echo)
         {
             self.echo = None;
+            self.claim_penalised = matches!(echo, Input::Claim { .. })
+                && session.pending().iter().any(|e| matches!(e.kind, EventKind::Penalty { .. }));
             return;
         }
+        // The partner rules the claim itself (`heard`), before it hears
+        // what it led to here.
+        self.outgoing.extend(self.ruled_claim(session, entry));
         for event in session.pending() {
             match &event.kind {
+                EventKind::DrawOffer { side, .. } if *side == self.side => {
+                    self.outgoing.push(PairMessage::DrawOffer { ply: session.game().ply() });
+                }
                 EventKind::Complete { ply, side, san, uci, clock_ms, .. } if *side == self.side => {
                     let msg = PairMessage::Move { ply: *ply, uci: uci.clone(), san: san.clone(), clock_ms: *clock_ms };
                     self.outgoing.push(msg);
@@ -262,6 +305,44 @@ impl PartnerHost {
                 _ => {}
             }
         }
+    }
+
+    /// A claim of this board's player that the game here ruled, as the
+    /// partner is told of it: a draw by 9.2 or 9.3 or an incorrect claim
+    /// (9.5.3), or an illegal move that stood taken back (A.5.2). A claim
+    /// of nothing (no illegal move stands) is not sent.
+    fn ruled_claim(&self, session: &Session, entry: Option<&Entry>) -> Option<PairMessage> {
+        let Record::Input(Input::Claim { side, claim }) = entry?.record else { return None };
+        if side != self.side {
+            return None;
+        }
+        let ruled = |f: fn(&EventKind) -> bool| session.pending().iter().any(|e| f(&e.kind));
+        let ply = match claim {
+            // Counted (7.5.5): the game is back before the illegal move,
+            // one ply earlier than where the claimant was to move.
+            Claim::Illegal => {
+                let counted = session.judging()
+                    || ruled(|k| {
+                        matches!(
+                            k,
+                            EventKind::Penalty { article: Article::A7_5_5, .. }
+                                | EventKind::GameOver { reason: EndReason::IllegalMoves, .. }
+                        )
+                    });
+                counted.then(|| session.game().ply() + 1)?
+            }
+            Claim::Threefold | Claim::Fifty => {
+                let judged = ruled(|k| {
+                    matches!(
+                        k,
+                        EventKind::GameOver { reason: EndReason::ThreefoldRepetition | EndReason::FiftyMoves, .. }
+                            | EventKind::Penalty { article: Article::A9_5_3, .. }
+                    )
+                });
+                judged.then(|| session.game().ply())?
+            }
+        };
+        Some(PairMessage::Claim { ply, side, claim })
     }
 
     /// Sends again this board's moves from ply `from` on.
