@@ -551,6 +551,10 @@ pub enum EventKind {
         /// Asked for again with part of the move done: the steps still to do.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         left: Option<Vec<Fix>>,
+        /// Not the opponent's: the player's own move, made on the online
+        /// server's website, carried out on the board the same way.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        website: bool,
     },
     /// The engine's suggestion for the player on move, as asked for.
     Hint {
@@ -596,8 +600,15 @@ pub enum EventKind {
         #[serde(with = "serde_chess::color")]
         side: Color,
     },
+    /// In an online game the player set the board back to an earlier
+    /// position, where `ply` is to be made: the take-back is asked of the
+    /// server, and the moves are taken back only when it agrees
+    /// (`take_back`, from its `take_back` input).
+    TakeBackAsked {
+        ply: u32,
+    },
     /// In a game against the engine, the player set the board back to an
-    /// earlier position: the moves since (`taken`, SAN, in the order they
+    /// earlier position (online: the server took moves back): the moves since (`taken`, SAN, in the order they
     /// were played) are taken back, `ply` is the ply now to be made, and the
     /// clocks show what they showed when that position stood.
     TakeBack {

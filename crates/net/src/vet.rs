@@ -137,7 +137,7 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
             }
             EventKind::BoardMismatch { missing, extra, fix }
         }
-        EventKind::OpponentMove { mut mv, steps, eval, left } => {
+        EventKind::OpponentMove { mut mv, steps, eval, left, website } => {
             uci(&mv.uci)?;
             mv.san = clean(&mv.san, 32);
             if steps.len() > 8 || left.as_ref().is_some_and(|l| l.len() > 8) {
@@ -147,7 +147,7 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
                 line: e.line.iter().take(tactus_trace::PV_MAX).map(|m| clean(m, 32)).collect(),
                 ..e
             });
-            EventKind::OpponentMove { mv, steps, eval, left }
+            EventKind::OpponentMove { mv, steps, eval, left, website }
         }
         EventKind::OpponentFix { ply, slip, fix } => {
             if fix.len() > 128 {

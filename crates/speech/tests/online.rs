@@ -86,7 +86,7 @@ fn the_online_opponents_move_is_said_as_theirs_not_an_engines() {
         mate: false,
     };
     let steps = vec![Fix { piece: Some(knight), from: Some(Square::G8), to: Some(Square::F6) }];
-    let opponent_move = || EventKind::OpponentMove { mv: mv.clone(), steps: steps.clone(), eval: None, left: None };
+    let opponent_move = || EventKind::OpponentMove { mv: mv.clone(), steps: steps.clone(), eval: None, left: None, website: false };
     for lang in ["en", "de", "ru", "pl"] {
         for style in CHOICES {
             let choice = format!("{lang}:{style}");
