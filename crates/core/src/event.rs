@@ -397,6 +397,9 @@ pub enum Online {
     ChallengeGone { id: String, declined: bool },
     /// The opponent proposes to take back a move; or withdrew it.
     TakebackOffer { open: bool },
+    /// The opponent declined the take-back the board asked for: the board
+    /// is to show the game's position again.
+    TakebackDeclined,
     /// The server took moves back (a takeback agreed): the board goes back
     /// to the position where `ply` is to be made.
     TakenBack { ply: u32 },
@@ -418,6 +421,9 @@ pub enum Online {
     NotPlayed { game: String, why: String },
     /// A request the server did not carry out.
     Failed { why: String },
+    /// The opponent wrote in the game's chat (the players' room; Lichess
+    /// keeps its lines short, and the board cuts them to 140 characters).
+    Chat { from: String, text: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

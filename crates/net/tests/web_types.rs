@@ -69,6 +69,7 @@ fn kind_name(k: &EventKind) -> &'static str {
         EventKind::Hint { .. } => "hint",
         EventKind::EngineLevel { .. } => "engine_level",
         EventKind::TakeBack { .. } => "take_back",
+        EventKind::TakeBackAsked { .. } => "take_back_asked",
         EventKind::DrawOffer { .. } => "draw_offer",
         EventKind::DeviceLost { .. } => "device_lost",
         EventKind::DeviceBack { .. } => "device_back",
@@ -235,6 +236,8 @@ fn every_kind() -> Vec<Event> {
             EventKind::Online(Online::ChallengeGone { id: "XyZ98765".into(), declined: full }),
             EventKind::Online(Online::TakebackOffer { open: full }),
             EventKind::Online(Online::TakenBack { ply: 7 }),
+            EventKind::Online(Online::TakebackDeclined),
+            EventKind::Online(Online::Chat { from: "Magnus".into(), text: "good luck!".into() }),
             EventKind::Online(Online::Refused {
                 ply: 9,
                 uci: "e2e4".into(),
@@ -250,6 +253,7 @@ fn every_kind() -> Vec<Event> {
             }),
             EventKind::Online(Online::Failed { why: "This game can no longer be aborted".into() }),
             EventKind::DrawDeclined { side: Color::White },
+            EventKind::TakeBackAsked { ply: 5 },
             EventKind::TakeBack {
                 ply: 5,
                 taken: vec!["e5".into(), "Nf3".into()],
