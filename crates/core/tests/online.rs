@@ -13,7 +13,8 @@ use tactus_trace::{Header, Input};
 
 /// A 300+2 game against a player on the server, who plays Black.
 fn online() -> Game {
-    let header = Header { time_control: Some("300+2".into()), engine: Some(Color::Black), online: true, ..Header::default() };
+    let header =
+        Header { time_control: Some("300+2".into()), engine: Some(Color::Black), online: true, ..Header::default() };
     Game::with(header, |p| p)
 }
 
@@ -125,4 +126,42 @@ fn the_players_own_move_made_on_the_website_is_carried_out_on_the_board() {
     // One for a ply already made changes nothing.
     g.input(Input::WebsiteMove { ply, uci: "f1c4".parse().unwrap() });
     assert_eq!(g.sans().len(), 5);
+}
+
+#[test]
+fn the_boards_move_refused_goes_back_and_the_player_moves_again() {
+    let mut g = online();
+    g.press(Color::Black);
+    g.carry("e2", "e4");
+    g.press(Color::White);
+    let from = g.events.len();
+    g.input(Input::TakeBack { ply: 1 });
+    assert_eq!(taken_back(&g, from), [["e4"]]);
+    g.carry("e4", "e2");
+    assert_eq!(g.count(from, |k| matches!(k, EventKind::BoardOk)), 1);
+    let moved = g.events.len();
+    g.carry("d2", "d4");
+    assert_eq!(g.count(moved, |k| matches!(k, EventKind::Move { .. })), 1, "{:?}", &g.events[from..]);
+    g.press(Color::White);
+    assert_eq!(g.sans(), ["d4"]);
+}
+
+/// The hands move on while the board is set back (the journal of a quick
+/// player): the refused pawn back and the next move made at once.
+#[test]
+fn a_move_made_while_setting_the_board_back_counts_once_it_is_back() {
+    use tactus_trace::Record;
+    let mut g = online();
+    g.press(Color::Black);
+    g.carry("e2", "e4");
+    g.press(Color::White);
+    let edge = |sq: &str, on| Record::Edge { sq: common::sq(sq), on, piece: None };
+    g.feed(5, edge("e4", false));
+    g.feed(0, Record::Input(Input::TakeBack { ply: 1 }));
+    g.feed(200, edge("e2", true));
+    g.feed(0, edge("d2", false));
+    g.feed(200, edge("d4", true));
+    g.wait(10);
+    g.press(Color::White);
+    assert_eq!(g.sans(), ["d4"]);
 }

@@ -40,7 +40,8 @@ fn contains_all(text: &str, words: &[&str]) {
 fn a_one_step_move_is_said_from_its_square_to_its_square() {
     let nf6 = mv(None, "e4 Nf6");
     let steps = vec![step('n', Some("g8"), Some("f6"))];
-    let kind = || EventKind::OpponentMove { mv: nf6.clone(), steps: steps.clone(), eval: None, left: None, website: false };
+    let kind =
+        || EventKind::OpponentMove { mv: nf6.clone(), steps: steps.clone(), eval: None, left: None, website: false };
     assert_eq!(said("en:natural", kind()), "Engine: knight g8 to f6.");
     assert_eq!(said("en:annex-d", kind()), "Engine: Springer Gustav acht to Felix sechs.");
     assert_eq!(said("de:natural", kind()), "Engine: Springer g8 nach f6.");
@@ -94,8 +95,13 @@ fn castling_off_its_usual_squares_says_where_king_and_rook_go() {
     let mut castle = mv(Some("1r2k3/8/8/8/8/8/8/1R2K3 w - - 0 1"), "Rd1");
     castle.san = "O-O-O".into();
     castle.castle = Some(tactus_core::CastleSide::Queen);
-    let kind =
-        EventKind::OpponentMove { mv: castle, steps: vec![step('R', Some("b1"), Some("d1"))], eval: None, left: None, website: false };
+    let kind = EventKind::OpponentMove {
+        mv: castle,
+        steps: vec![step('R', Some("b1"), Some("d1"))],
+        eval: None,
+        left: None,
+        website: false,
+    };
     assert_eq!(said("en:natural", kind.clone()), "Engine: long castling. Move the rook from b1 to d1.");
     assert_eq!(said("pl:natural", kind), "Ruch komputera: długa roszada. Przestaw wieżę z b1 na d1.");
 }

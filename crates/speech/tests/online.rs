@@ -92,7 +92,8 @@ fn the_online_opponents_move_is_said_as_theirs_not_an_engines() {
         mate: false,
     };
     let steps = vec![Fix { piece: Some(knight), from: Some(Square::G8), to: Some(Square::F6) }];
-    let opponent_move = || EventKind::OpponentMove { mv: mv.clone(), steps: steps.clone(), eval: None, left: None, website: false };
+    let opponent_move =
+        || EventKind::OpponentMove { mv: mv.clone(), steps: steps.clone(), eval: None, left: None, website: false };
     for lang in ["en", "de", "ru", "pl"] {
         for style in CHOICES {
             let choice = format!("{lang}:{style}");
@@ -132,7 +133,8 @@ fn the_players_own_move_made_on_the_website_is_said_as_theirs() {
         mate: false,
     };
     let steps = vec![Fix { piece: Some(bishop), from: Some(Square::F1), to: Some(Square::B5) }];
-    let kind = |website| EventKind::OpponentMove { mv: mv.clone(), steps: steps.clone(), eval: None, left: None, website };
+    let kind =
+        |website| EventKind::OpponentMove { mv: mv.clone(), steps: steps.clone(), eval: None, left: None, website };
     for lang in ["en", "de", "ru", "pl"] {
         for style in CHOICES {
             let choice = format!("{lang}:{style}");

@@ -98,7 +98,7 @@ impl Session {
                 self.renew_watch(c.t);
                 self.report_board_ok(c.t);
             }
-            Phase::SettingBack { .. } if board == self.game.occupancy() => self.set_back(c.t),
+            Phase::SettingBack { .. } if self.is_set_back() => self.set_back(c.t),
             Phase::Restoring | Phase::SettingBack { .. } => {}
             // The player's hands carry out the engine's move: followed by
             // the guide, bound by no touch rule.

@@ -93,10 +93,11 @@ enum Phase {
     /// the board shows it.
     Carrying(Box<opponent::Carrying>),
     /// The online server took moves back (`take_back`): the board is being
-    /// set back to the game's position, and nothing on it is a move until
-    /// it shows it. A move to carry out that comes meanwhile (`held`) is
-    /// taken once it does.
-    SettingBack { held: Option<Input> },
+    /// set back to the game's position, and nothing on it is a move while
+    /// it still shows the first move taken back (`undone`) — it is set back
+    /// once it shows the position, or another move from it. A move to carry
+    /// out that comes meanwhile (`held`) is taken then.
+    SettingBack { undone: shakmaty::Move, held: Option<Input> },
     /// The game ended, or the recording stopped: later inputs change nothing.
     Over,
 }

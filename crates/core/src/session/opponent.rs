@@ -103,7 +103,7 @@ impl Session {
     /// side `on_move`) waits for it. Returns whether the phase took it.
     fn hold(&mut self, ply: u32, on_move: bool, input: Input) -> bool {
         let fits = on_move && ply == self.game.ply();
-        let Phase::SettingBack { held } = &mut self.phase else { return false };
+        let Phase::SettingBack { held, .. } = &mut self.phase else { return false };
         if fits {
             *held = Some(input);
         }
@@ -128,7 +128,10 @@ impl Session {
         let info = self.game.describe(mv);
         // An arbiter's game shows no engine's view of it.
         let eval = eval.filter(|_| self.policy.supervision == Supervision::Unsupervised).map(|e| self.eval(e));
-        self.emit(t, EventKind::OpponentMove { mv: info, steps: steps.clone(), eval: eval.clone(), left: None, website });
+        self.emit(
+            t,
+            EventKind::OpponentMove { mv: info, steps: steps.clone(), eval: eval.clone(), left: None, website },
+        );
         let mut carrying = Carrying { mv, exec, steps: steps.clone(), eval, told: None, clock_ran, website };
         // Hands may already be at work on the board.
         carrying.exec.observe(self.board());

@@ -46,19 +46,23 @@ const CLOCK_DRIFT_MS: i64 = 2000;
 /// How many moves' timings are kept for the summary.
 const KEPT: usize = 10_000;
 
+/// The most of a chat line that is said (Lichess's own limit).
+const CHAT_SAID: usize = 140;
+
 /// The game the board plays on the server.
 struct Playing {
     id: String,
     color: Color,
-    /// The ply the board is to go back to (our move refused, or moves the
-    /// server took back): the core's take-back that follows when the player
-    /// sets the board back is no request of ours.
-    back_to: Option<u32>,
+    /// The opponent's name, as their chat lines give it.
+    opponent: String,
+    /// The board asked the server for a take-back: its answer is awaited.
+    asked_back: bool,
+    /// Our move of this ply was made on the website (ply, UCI): the board's
+    /// move of that ply is not sent, the server having its own.
+    website: Option<(u32, String)>,
     /// The game is over on the server, or the result came from it: the
     /// board's own end (the core's mate, an agreement) sends nothing.
     over: bool,
-    /// A move of the board's side was made elsewhere: said once.
-    elsewhere: bool,
 }
 
 pub struct LichessHost {
@@ -271,14 +275,14 @@ impl LichessHost {
                 Ok(uci) => vec![FromOpponent::Inputs(vec![Input::Opponent { ply: m.ply, uci, eval: None }])],
                 Err(_) => Vec::new(),
             },
-            Action::Move(m) => {
-                // The core has no input for the board's side moving elsewhere.
-                tracing::warn!("the move {} was made for the board on the website: the board cannot follow it", m.san);
-                if std::mem::replace(&mut g.elsewhere, true) {
-                    return Vec::new();
+            Action::Move(m) => match m.uci.parse() {
+                Ok(uci) => {
+                    tracing::info!("our move {} was made on the website: the board follows it", m.san);
+                    g.website = Some((m.ply, m.uci));
+                    vec![FromOpponent::Inputs(vec![Input::WebsiteMove { ply: m.ply, uci }])]
                 }
-                say(Online::Failed { why: format!("{} was played on the website: the board cannot follow", m.san) })
-            }
+                Err(_) => Vec::new(),
+            },
             Action::Send { .. } | Action::Resync => Vec::new(),
             Action::Confirmed { ply, uci } => {
                 tracing::debug!("Lichess has our move {uci} (ply {ply})");
@@ -291,16 +295,22 @@ impl LichessHost {
                     Refusal::GameOver => "the game is over".into(),
                 };
                 tracing::warn!("Lichess refused our move {uci} (ply {ply}): {why}");
-                g.back_to = Some(ply);
                 let san = san_of(session, ply).unwrap_or_else(|| uci.clone());
-                say(Online::Refused { ply, uci, san, why })
+                // The server never had it: the board goes back.
+                vec![
+                    FromOpponent::Notice(EventKind::Online(Online::Refused { ply, uci, san, why })),
+                    FromOpponent::Inputs(vec![Input::TakeBack { ply }]),
+                ]
             }
             Action::TakenBack { ply } => {
-                if session.game().ply() == ply {
-                    return Vec::new(); // the board was set back first: our request
+                g.asked_back = false;
+                if ply >= session.game().ply() {
+                    return Vec::new(); // nothing the board holds
                 }
-                g.back_to = Some(ply);
-                say(Online::TakenBack { ply })
+                vec![
+                    FromOpponent::Notice(EventKind::Online(Online::TakenBack { ply })),
+                    FromOpponent::Inputs(vec![Input::TakeBack { ply }]),
+                ]
             }
             Action::Clocks(c) => {
                 clocks_set(&c, session, t).into_iter().map(|i| FromOpponent::Inputs(vec![i])).collect()
@@ -311,13 +321,28 @@ impl LichessHost {
             Action::Offer { kind: OfferKind::Takeback, by, open } if by != g.color => {
                 say(Online::TakebackOffer { open })
             }
+            // Our request closed without moves taken back: declined.
+            Action::Offer { kind: OfferKind::Takeback, open: false, .. } if std::mem::take(&mut g.asked_back) => {
+                say(Online::TakebackDeclined)
+            }
             Action::Offer { .. } => Vec::new(),
             Action::OpponentGone { gone, claim_win_in_s } => {
                 say(Online::OpponentGone { gone, claim_in_s: claim_win_in_s })
             }
-            Action::Chat { username, text, .. } => {
-                tracing::info!("Lichess chat: {username}: {text}");
-                Vec::new()
+            Action::Chat { room, username, text } => {
+                tracing::info!("Lichess chat ({room}): {username}: {text}");
+                // The players' room only, and only the opponent's lines
+                // (not Lichess's own notes, nor spectators').
+                if room != "player" || !username.eq_ignore_ascii_case(&g.opponent) {
+                    return Vec::new();
+                }
+                // Nothing the voice could take for markup.
+                let text: String = text
+                    .chars()
+                    .filter(|c| !c.is_control() && !matches!(c, '[' | ']' | '{' | '}'))
+                    .take(CHAT_SAID)
+                    .collect();
+                say(Online::Chat { from: username, text })
             }
             Action::Ended(e) => {
                 g.over = true;
@@ -340,7 +365,14 @@ impl LichessHost {
             time_control: s.clock.map(|c| format!("{}+{}", c.initial / 1000, c.increment / 1000)),
             site: format!("{}/{}", self.url, s.id),
         };
-        self.game = Some(Playing { id: s.id.clone(), color: s.color, back_to: None, over: false, elsewhere: false });
+        self.game = Some(Playing {
+            id: s.id.clone(),
+            color: s.color,
+            opponent: opponent.clone(),
+            asked_back: false,
+            website: None,
+            over: false,
+        });
         vec![
             FromOpponent::NewGame(start),
             FromOpponent::Notice(EventKind::Online(Online::Playing { game: s.id, opponent, side: s.color })),
@@ -348,8 +380,11 @@ impl LichessHost {
     }
 
     /// The game committed `entry` (or its timers ran): our move completed,
-    /// a draw offered, a resignation, a board set back are queued for the
-    /// server — sent once the journal has them on disk ([`Self::next`]).
+    /// a draw offered, a resignation, a take-back asked (the board set
+    /// back) are queued for the server — sent once the journal has them on
+    /// disk ([`Self::next`]). Moves go back only when the server takes
+    /// them back (an `Input::TakeBack` of its word), so fewer moves ask
+    /// nothing.
     pub fn committed(&mut self, session: &Session, entry: Option<&Entry>) {
         let played = &session.game().played;
         let before = std::mem::replace(&mut self.plies, played.len());
@@ -357,19 +392,26 @@ impl LichessHost {
         if g.over {
             return;
         }
-        if played.len() > before {
-            for p in &played[before..] {
-                if p.info.side == g.color {
-                    self.outbox.push(GameCommand::Move { uci: p.info.uci.clone(), offering_draw: false });
+        for p in played.iter().skip(before).filter(|p| p.info.side == g.color) {
+            match g.website.take_if(|(ply, _)| *ply == p.info.ply) {
+                // Made on the website: the server has it.
+                Some((_, uci)) if uci == p.info.uci => {}
+                // The board's own move came first: the website's stands,
+                // and the board goes back to carry it out.
+                Some((ply, uci)) => {
+                    tracing::warn!("the board's {} came after {uci} was made on the website: not sent", p.info.uci);
+                    if let Ok(parsed) = uci.parse() {
+                        let inputs = vec![Input::TakeBack { ply }, Input::WebsiteMove { ply, uci: parsed }];
+                        self.said.push_back(FromOpponent::Inputs(inputs));
+                        g.website = Some((ply, uci));
+                    }
                 }
+                None => self.outbox.push(GameCommand::Move { uci: p.info.uci.clone(), offering_draw: false }),
             }
-        } else if played.len() < before {
-            // The board set back where the server is (a move refused, or
-            // taken back there): nothing to ask. Otherwise the player asks
-            // to take moves back.
-            if g.back_to.take() != Some(session.game().ply()) {
-                self.outbox.push(GameCommand::Takeback(true));
-            }
+        }
+        if session.pending().iter().any(|e| matches!(e.kind, EventKind::TakeBackAsked { .. })) {
+            g.asked_back = true;
+            self.outbox.push(GameCommand::Takeback(true));
         }
         match entry.map(|e| e.record) {
             Some(Record::Input(Input::DrawOffer { side })) if side == g.color => {
@@ -392,6 +434,7 @@ impl LichessHost {
             OnlineAsk::Abort => self.game_command(GameCommand::End(EndRequest::Abort)),
             OnlineAsk::DrawNo => self.game_command(GameCommand::Draw(false)),
             OnlineAsk::TakebackNo => self.game_command(GameCommand::Takeback(false)),
+            OnlineAsk::TakebackYes => self.game_command(GameCommand::Takeback(true)),
             OnlineAsk::ClaimVictory => self.game_command(GameCommand::End(EndRequest::ClaimVictory)),
             OnlineAsk::Accept | OnlineAsk::Decline => {
                 let Some(challenge) = self.challenge.take() else {
