@@ -559,3 +559,24 @@ fn the_opponents_chat_is_said() {
         "{said}"
     );
 }
+
+/// A game begun elsewhere, with moves on the server that no journal
+/// holds, is left to the website and said so; the next game is played.
+#[test]
+fn a_game_begun_elsewhere_is_left_to_the_website() {
+    let lichess = lichess();
+    let state = tempdir("elsewhere");
+    let mut d = Daemon::start(&lichess, &state, CONFIG);
+    lichess.wait_answered("GET /api/stream/event", 1);
+    let begun = json!({"our_color": "white", "moves": ["e2e4", "e7e5"]});
+    let old = lichess.control("POST", "/_test/game", &begun)["id"].as_str().unwrap().to_string();
+    let said = d.events.next("online");
+    assert_eq!((said["what"].as_str(), said["game"].as_str()), (Some("not_played"), Some(old.as_str())), "{said}");
+    // Left, it does not hold the board: the next game is played.
+    let id = lichess.new_game("white");
+    assert_eq!(d.playing(), id);
+    let mut pos = Chess::default();
+    d.our_move(&mut pos, "e2e4");
+    lichess.wait_answered(&format!("{id}/move/e2e4"), 1);
+    assert!(!log(&lichess).iter().any(|(_, w, _)| w.contains(&format!("{old}/move/"))), "{:?}", log(&lichess));
+}

@@ -70,6 +70,8 @@ pub struct LichessHost {
     updates: Option<mpsc::Receiver<Update>>,
     /// Lichess's address, for the games' `Site` tags.
     url: String,
+    /// The game the journal holds, if any: the board knows its moves.
+    journaled: Option<String>,
     game: Option<Playing>,
     /// What it has to say, in order, before the next update is read.
     said: std::collections::VecDeque<FromOpponent>,
@@ -109,6 +111,7 @@ impl LichessHost {
             }
         }
         let resuming = resume.is_some();
+        let journaled = resume.as_ref().map(|r| r.game_id.clone());
         if let Some(r) = &resume {
             tracing::info!("going on with the Lichess game {} ({} moves journaled)", r.game_id, r.moves.len());
         }
@@ -118,6 +121,7 @@ impl LichessHost {
             play,
             updates: Some(updates),
             url: l.url.trim_end_matches('/').to_owned(),
+            journaled,
             game: None,
             said: Default::default(),
             outbox: Vec::new(),
@@ -352,6 +356,22 @@ impl LichessHost {
     }
 
     fn started(&mut self, s: Started) -> Vec<FromOpponent> {
+        // Begun elsewhere and not in the journal: the board cannot set up
+        // the moves already played, so the game is left to the website —
+        // unless the only one is the opponent's first, which the board
+        // carries out as any of theirs (an opponent who moved at once).
+        let first_is_ours = (s.ply % 2 == 1) == (s.color == Color::White);
+        let ours_played = s.played >= 2 || (s.played == 1 && first_is_ours);
+        if ours_played && self.journaled.as_deref() != Some(s.id.as_str()) {
+            tracing::warn!(
+                "the Lichess game {} has {} moves the board does not hold: left to the website",
+                s.id,
+                s.played
+            );
+            self.command(Command::Leave { id: s.id.clone() });
+            let why = format!("it was begun elsewhere: {} moves are played that the board does not hold", s.played);
+            return vec![FromOpponent::Notice(EventKind::Online(Online::NotPlayed { game: s.id, why }))];
+        }
         let name = |p: &tactus_lichess::wire::Player| {
             p.name.clone().or_else(|| p.ai_level.map(|l| format!("Lichess AI level {l}"))).unwrap_or_default()
         };
