@@ -335,18 +335,7 @@ impl LichessHost {
             }
             Action::Chat { room, username, text } => {
                 tracing::info!("Lichess chat ({room}): {username}: {text}");
-                // The players' room only, and only the opponent's lines
-                // (not Lichess's own notes, nor spectators').
-                if room != "player" || !username.eq_ignore_ascii_case(&g.opponent) {
-                    return Vec::new();
-                }
-                // Nothing the voice could take for markup.
-                let text: String = text
-                    .chars()
-                    .filter(|c| !c.is_control() && !matches!(c, '[' | ']' | '{' | '}'))
-                    .take(CHAT_SAID)
-                    .collect();
-                say(Online::Chat { from: username, text })
+                chat_said(&room, username, &text, &g.opponent).map_or_else(Vec::new, say)
             }
             Action::Ended(e) => {
                 g.over = true;
@@ -501,6 +490,18 @@ fn challenge_said(c: &Challenge, incoming: bool) -> Online {
     Online::Challenge { id: c.id.clone(), player, incoming, clock }
 }
 
+/// A chat line as said: the opponent's in the players' room only (not
+/// Lichess's own notes, nor the spectators'), its first [`CHAT_SAID`]
+/// characters, and nothing the voice could take for markup.
+fn chat_said(room: &str, from: String, text: &str, opponent: &str) -> Option<Online> {
+    if room != "player" || !from.eq_ignore_ascii_case(opponent) {
+        return None;
+    }
+    let text =
+        text.chars().filter(|c| !c.is_control() && !matches!(c, '[' | ']' | '{' | '}')).take(CHAT_SAID).collect();
+    Some(Online::Chat { from, text })
+}
+
 /// The SAN of the move of `ply` in the game, if it holds it.
 fn san_of(session: &Session, ply: u32) -> Option<String> {
     let first = session.game().ply() as usize - session.game().played.len();
@@ -613,6 +614,20 @@ mod tests {
         ));
         // The board ends a mate itself, once it shows the last move.
         assert!(end(Status::Mate, Some(Color::White)).is_empty());
+    }
+
+    #[test]
+    fn only_the_opponents_chat_is_said_cut_short_and_without_markup() {
+        let said = |room, from: &str, text: &str| chat_said(room, from.to_owned(), text, "Magnus");
+        assert_eq!(
+            said("player", "magnus", "gg [[h@]] {x}\n"),
+            Some(Online::Chat { from: "magnus".into(), text: "gg h@ x".into() })
+        );
+        assert_eq!(said("spectator", "Magnus", "hi"), None, "the spectators' room");
+        assert_eq!(said("player", "lichess", "Takeback sent"), None, "Lichess's own note");
+        let long = "a".repeat(600);
+        let Some(Online::Chat { text, .. }) = said("player", "Magnus", &long) else { panic!("said") };
+        assert_eq!(text.chars().count(), CHAT_SAID);
     }
 
     #[test]
