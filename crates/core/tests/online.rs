@@ -165,3 +165,23 @@ fn a_move_made_while_setting_the_board_back_counts_once_it_is_back() {
     g.press(Color::White);
     assert_eq!(g.sans(), ["d4"]);
 }
+
+/// The board set back while the opponent's move is being carried out asks
+/// too; the server's take-back of the player's move ends the carrying.
+#[test]
+fn the_board_set_back_while_the_opponents_move_is_carried_asks_and_the_server_decides() {
+    let mut g = opening();
+    g.choose("b8c6");
+    let from = g.events.len();
+    g.carry("f3", "g1");
+    assert_eq!(g.count(from, |k| matches!(k, EventKind::TakeBackAsked { ply: 3 })), 1, "{:?}", &g.events[from..]);
+    assert_eq!(g.sans(), ["e4", "e5", "Nf3"]);
+    // The server takes Nc6 (never on the board) and Nf3 back.
+    g.input(Input::TakeBack { ply: 3 });
+    assert_eq!(g.sans(), ["e4", "e5"]);
+    assert_eq!(taken_back(&g, from), [["Nf3"]]);
+    assert_eq!(g.session.clock().unwrap().running(), Some(Color::White));
+    g.carry("d2", "d4");
+    g.press(Color::White);
+    assert_eq!(g.sans(), ["e4", "e5", "d4"]);
+}

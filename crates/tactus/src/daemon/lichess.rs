@@ -561,6 +561,7 @@ fn ended(e: Ending, session: &Session) -> Vec<FromOpponent> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tactus_lichess::follower::ServerMove;
     use tactus_lichess::wire::Status;
     use tactus_trace::Header;
 
@@ -628,6 +629,77 @@ mod tests {
         let long = "a".repeat(600);
         let Some(Online::Chat { text, .. }) = said("player", "Magnus", &long) else { panic!("said") };
         assert_eq!(text.chars().count(), CHAT_SAID);
+    }
+
+    /// A host following a game as White, its actor pointed at a closed
+    /// port (it only retries meanwhile).
+    fn host_playing_white() -> LichessHost {
+        let token = Token::new("lip_test").unwrap();
+        let client = Client::new(token, Settings { url: "http://127.0.0.1:9".into(), ..Settings::default() }).unwrap();
+        let (play, updates) = Play::start(client, PlayOptions::default());
+        LichessHost {
+            play,
+            updates: Some(updates),
+            url: "http://127.0.0.1:9".into(),
+            journaled: None,
+            game: Some(Playing {
+                id: "AbCd1234".into(),
+                color: Color::White,
+                opponent: "Magnus".into(),
+                asked_back: false,
+                website: None,
+                over: false,
+            }),
+            said: Default::default(),
+            outbox: Vec::new(),
+            plies: 0,
+            challenge: None,
+            heard_at: Instant::now(),
+            timing: false,
+            opponent_timings: Default::default(),
+        }
+    }
+
+    /// An online game with the board's 1. `uci` completed, as `from` `to`.
+    fn played(from: &str, to: &str) -> Session {
+        let header = Header { engine: Some(Color::Black), online: true, ..Header::default() };
+        let mut s = Session::new(&header, tactus_core::Policy::default().with_recorded(&header)).unwrap();
+        let sq = |name: &str| name.parse().unwrap();
+        for (t, record) in [
+            (0, tactus_trace::Record::Edge { sq: sq(from), on: false, piece: None }),
+            (200, tactus_trace::Record::Edge { sq: sq(to), on: true, piece: None }),
+            (1000, tactus_trace::Record::Clock(Color::White)),
+        ] {
+            s.handle(Entry { t, record });
+        }
+        assert_eq!(s.game().played.len(), 1, "{:?}", s.drain().collect::<Vec<_>>());
+        s
+    }
+
+    #[tokio::test]
+    async fn the_boards_move_after_the_websites_is_not_sent_and_gives_way_to_it() {
+        let mut host = host_playing_white();
+        let before = session(None);
+        let website = ServerMove { ply: 1, side: Color::White, uci: "d2d4".into(), san: "d4".into(), ours: true };
+        let heard = host.heard(Update::Game { id: "AbCd1234".into(), action: Action::Move(website) }, &before, 0);
+        let d4 = Input::WebsiteMove { ply: 1, uci: "d2d4".parse().unwrap() };
+        assert!(matches!(&heard[..], [FromOpponent::Inputs(i)] if i[..] == [d4]));
+        // The board's e4 is completed before the website's d4 reached it.
+        host.committed(&played("e2", "e4"), None);
+        assert!(host.outbox.is_empty(), "not sent: {:?}", host.outbox);
+        assert!(
+            matches!(host.said.front(), Some(FromOpponent::Inputs(i)) if i[..] == [Input::TakeBack { ply: 1 }, d4])
+        );
+        // The website's move itself, once carried out, is not sent either.
+        let mut host = host_playing_white();
+        let website = ServerMove { ply: 1, side: Color::White, uci: "e2e4".into(), san: "e4".into(), ours: true };
+        host.heard(Update::Game { id: "AbCd1234".into(), action: Action::Move(website) }, &before, 0);
+        host.committed(&played("e2", "e4"), None);
+        assert!(host.outbox.is_empty() && host.said.is_empty());
+        // Without a website move, the board's is sent.
+        let mut host = host_playing_white();
+        host.committed(&played("e2", "e4"), None);
+        assert_eq!(host.outbox, [GameCommand::Move { uci: "e2e4".into(), offering_draw: false }]);
     }
 
     #[test]
