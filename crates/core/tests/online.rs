@@ -185,3 +185,22 @@ fn the_board_set_back_while_the_opponents_move_is_carried_asks_and_the_server_de
     g.press(Color::White);
     assert_eq!(g.sans(), ["e4", "e5", "d4"]);
 }
+
+/// Declined (nothing comes back from the server), the board left set back
+/// is told what to put where, as any wrong board.
+#[test]
+fn a_board_left_set_back_is_told_how_to_restore_the_game() {
+    let mut g = opening();
+    g.carry("f3", "g1");
+    let from = g.events.len();
+    g.wait(5000);
+    let fix = g.events[from..].iter().find_map(|e| match &e.kind {
+        EventKind::BoardMismatch { fix, .. } => Some(fix.clone()),
+        _ => None,
+    });
+    let fix = fix.expect("the board is told what to put where");
+    assert_eq!((fix[0].from, fix[0].to), (Some(common::sq("g1")), Some(common::sq("f3"))), "{fix:?}");
+    g.carry("g1", "f3");
+    assert_eq!(g.count(from, |k| matches!(k, EventKind::BoardOk)), 1);
+    assert_eq!(g.sans(), ["e4", "e5", "Nf3"]);
+}
