@@ -74,11 +74,6 @@ pub enum Command {
     },
     Seek(SeekSpec),
     CancelSeek,
-    /// Stop following the game `id`: it is left to the website, and not
-    /// taken up again when the event stream lists it.
-    Leave {
-        id: String,
-    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,7 +148,6 @@ impl Play {
             seek: None,
             events_open: false,
             other_games: HashSet::new(),
-            left: HashSet::new(),
         };
         let task = tokio::spawn(actor.run(command_rx, internal_rx));
         (Play { commands, task }, update_rx)
@@ -345,8 +339,6 @@ struct Actor {
     /// Whether the event stream is open now.
     events_open: bool,
     other_games: HashSet<String>,
-    /// Games the owner left to the website (`Command::Leave`).
-    left: HashSet<String>,
 }
 
 /// Reads a stream's lines into the actor as typed events until it ends
@@ -590,15 +582,6 @@ impl Actor {
                 }
             }
             Command::Seek(spec) => self.seek = Some(Seek::Wanted(*spec)),
-            Command::Leave { id } => {
-                if self.game.as_ref().is_some_and(|g| &g.id == id) {
-                    self.end_game();
-                }
-                if self.left.len() >= OTHER_GAMES {
-                    self.left.clear();
-                }
-                self.left.insert(id.clone());
-            }
             Command::CancelSeek => {
                 if self.seek.take().is_some() {
                     self.say(Update::SeekEnded { why: "canceled".into() }).await;
@@ -780,7 +763,7 @@ impl Actor {
 
     async fn game_start(&mut self, info: GameInfo) {
         let id = info.game_id.clone();
-        if self.game.as_ref().is_some_and(|g| g.id == id) || self.left.contains(&id) {
+        if self.game.as_ref().is_some_and(|g| g.id == id) {
             return; // the event stream, reopened, lists the current games again
         }
         let why = if self.game.is_some() {

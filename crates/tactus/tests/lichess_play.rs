@@ -561,22 +561,35 @@ fn the_opponents_chat_is_said() {
 }
 
 /// A game begun elsewhere, with moves on the server that no journal
-/// holds, is left to the website and said so; the next game is played.
+/// holds, is set up on the board move by move — the player's own as made
+/// on the website, the opponent's as theirs — and then played on; the
+/// opponent's move made meanwhile waits its turn.
 #[test]
-fn a_game_begun_elsewhere_is_left_to_the_website() {
+fn a_game_begun_elsewhere_is_set_up_move_by_move() {
     let lichess = lichess();
     let state = tempdir("elsewhere");
     let mut d = Daemon::start(&lichess, &state, CONFIG);
     lichess.wait_answered("GET /api/stream/event", 1);
-    let begun = json!({"our_color": "white", "moves": ["e2e4", "e7e5"]});
-    let old = lichess.control("POST", "/_test/game", &begun)["id"].as_str().unwrap().to_string();
-    let said = d.events.next("online");
-    assert_eq!((said["what"].as_str(), said["game"].as_str()), (Some("not_played"), Some(old.as_str())), "{said}");
-    // Left, it does not hold the board: the next game is played.
-    let id = lichess.new_game("white");
+    let begun = json!({"our_color": "black", "opponent": "Opponent", "moves": ["e2e4", "e7e5"]});
+    let id = lichess.control("POST", "/_test/game", &begun)["id"].as_str().unwrap().to_string();
     assert_eq!(d.playing(), id);
     let mut pos = Chess::default();
-    d.our_move(&mut pos, "e2e4");
-    lichess.wait_answered(&format!("{id}/move/e2e4"), 1);
-    assert!(!log(&lichess).iter().any(|(_, w, _)| w.contains(&format!("{old}/move/"))), "{:?}", log(&lichess));
+    d.carry_out(&mut pos, "e2e4");
+    let said = d.events.next("opponent_move");
+    assert_eq!((said["uci"].as_str(), said["website"].as_bool()), (Some("e7e5"), Some(true)), "{said}");
+    // The opponent moves before the board has e5.
+    lichess.opponent(&id, "move/g1f3");
+    d.type_line(&carried_out(&said));
+    assert_eq!(d.events.next("complete")["uci"], "e7e5");
+    pos.play_unchecked(uci_move(&pos, "e7e5"));
+    d.carry_out(&mut pos, "g1f3");
+    d.our_move(&mut pos, "b8c6");
+    lichess.wait_answered("move/b8c6", 1);
+    let played = ["e2e4", "e7e5", "g1f3", "b8c6"];
+    assert_eq!(lichess.game(&id)["moves"], json!(played));
+    let taken = moves_taken(&lichess, &id);
+    assert_eq!(taken.keys().collect::<Vec<_>>(), ["b8c6"], "only the board's own move is sent: {taken:?}");
+    drop(d.stdin);
+    assert!(d.child.0.wait().unwrap().success());
+    journal_replays_to(&state, &played);
 }

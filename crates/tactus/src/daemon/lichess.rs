@@ -4,7 +4,10 @@
 //! host turns what it says into the game's inputs — the opponent's move is an `opponent` input,
 //! journaled and guided onto the board exactly as an engine's — and the
 //! board's own acts (a move completed, a draw offered, a resignation, a
-//! board set back) into its commands.
+//! board set back) into its commands. The server is the judge of what the
+//! game holds: moves go back when it takes them back (`take_back`), the
+//! board's side's move made on the website is carried out on the board
+//! (`website_move`), and a game begun elsewhere is set up move by move.
 //!
 //! The journal is the board's memory of the game: its header names the game
 //! (`Site`, the game's address), and after a restart its moves go to the
@@ -49,6 +52,25 @@ const KEPT: usize = 10_000;
 /// The most of a chat line that is said (Lichess's own limit).
 const CHAT_SAID: usize = 140;
 
+/// The moves of a game begun elsewhere, which no journal holds (and any
+/// made meanwhile), carried out on the board one at a time: each as the
+/// opponent's or a move made on the website, once the board has the one
+/// before — the core takes a move for the ply to be made only.
+#[derive(Default)]
+struct Joining {
+    moves: std::collections::VecDeque<Input>,
+    /// The ply of the move being carried out.
+    carried: Option<u32>,
+}
+
+/// The ply of a move to carry out.
+fn move_ply(input: &Input) -> Option<u32> {
+    match input {
+        Input::Opponent { ply, .. } | Input::WebsiteMove { ply, .. } => Some(*ply),
+        _ => None,
+    }
+}
+
 /// The game the board plays on the server.
 struct Playing {
     id: String,
@@ -60,6 +82,9 @@ struct Playing {
     /// Our move of this ply was made on the website (ply, UCI): the board's
     /// move of that ply is not sent, the server having its own.
     website: Option<(u32, String)>,
+    /// A game begun elsewhere: its moves are set up on the board one at a
+    /// time, until it has them all.
+    joining: Option<Joining>,
     /// The game is over on the server, or the result came from it: the
     /// board's own end (the core's mate, an agreement) sends nothing.
     over: bool,
@@ -263,7 +288,42 @@ impl LichessHost {
                 tracing::warn!("Lichess did not carry out {command:?}: {why}");
                 say(Online::Failed { why })
             }
-            Update::Game { id, action } => self.action(id, action, session, t),
+            Update::Game { id, action } => {
+                let heard = self.action(id, action, session, t);
+                self.join_next(session);
+                heard
+            }
+        }
+    }
+
+    /// A game being set up: its next move to carry out, once the board has
+    /// the one before; the setting up ends with the last.
+    fn join_next(&mut self, session: &Session) {
+        let Some(g) = &mut self.game else { return };
+        let Some(j) = &mut g.joining else { return };
+        let ply = session.game().ply();
+        if j.carried.is_some_and(|c| c >= ply) {
+            return; // still being carried out
+        }
+        let Some(input) = j.moves.pop_front() else {
+            // The last one is on the board (before the first: the moves
+            // are still to come).
+            if j.carried.is_some() {
+                g.joining = None;
+            }
+            return;
+        };
+        j.carried = move_ply(&input);
+        let fits = j.carried == Some(ply);
+        if let Input::WebsiteMove { ply, uci } = &input {
+            g.website = Some((*ply, uci.to_string()));
+        }
+        self.said.push_back(FromOpponent::Inputs(vec![input]));
+        if !fits {
+            // The board's game is not the server's: no more setting up.
+            tracing::warn!("setting up the Lichess game: a move is not for ply {ply}; the moves go on as they come");
+            let rest = g.joining.take().map(|j| j.moves).unwrap_or_default();
+            self.said.extend(rest.into_iter().map(|i| FromOpponent::Inputs(vec![i])));
         }
     }
 
@@ -275,18 +335,23 @@ impl LichessHost {
         let say = |online| vec![FromOpponent::Notice(EventKind::Online(online))];
         match action {
             Action::Started(_) => Vec::new(),
-            Action::Move(m) if !m.ours => match m.uci.parse() {
-                Ok(uci) => vec![FromOpponent::Inputs(vec![Input::Opponent { ply: m.ply, uci, eval: None }])],
-                Err(_) => Vec::new(),
-            },
-            Action::Move(m) => match m.uci.parse() {
-                Ok(uci) => {
+            Action::Move(m) => {
+                let Ok(uci) = m.uci.parse() else { return Vec::new() };
+                let input = if m.ours {
+                    Input::WebsiteMove { ply: m.ply, uci }
+                } else {
+                    Input::Opponent { ply: m.ply, uci, eval: None }
+                };
+                if let Some(j) = &mut g.joining {
+                    j.moves.push_back(input);
+                    return Vec::new();
+                }
+                if m.ours {
                     tracing::info!("our move {} was made on the website: the board follows it", m.san);
                     g.website = Some((m.ply, m.uci));
-                    vec![FromOpponent::Inputs(vec![Input::WebsiteMove { ply: m.ply, uci }])]
                 }
-                Err(_) => Vec::new(),
-            },
+                vec![FromOpponent::Inputs(vec![input])]
+            }
             Action::Send { .. } | Action::Resync => Vec::new(),
             Action::Confirmed { ply, uci } => {
                 tracing::debug!("Lichess has our move {uci} (ply {ply})");
@@ -345,22 +410,6 @@ impl LichessHost {
     }
 
     fn started(&mut self, s: Started) -> Vec<FromOpponent> {
-        // Begun elsewhere and not in the journal: the board cannot set up
-        // the moves already played, so the game is left to the website —
-        // unless the only one is the opponent's first, which the board
-        // carries out as any of theirs (an opponent who moved at once).
-        let first_is_ours = (s.ply % 2 == 1) == (s.color == Color::White);
-        let ours_played = s.played >= 2 || (s.played == 1 && first_is_ours);
-        if ours_played && self.journaled.as_deref() != Some(s.id.as_str()) {
-            tracing::warn!(
-                "the Lichess game {} has {} moves the board does not hold: left to the website",
-                s.id,
-                s.played
-            );
-            self.command(Command::Leave { id: s.id.clone() });
-            let why = format!("it was begun elsewhere: {} moves are played that the board does not hold", s.played);
-            return vec![FromOpponent::Notice(EventKind::Online(Online::NotPlayed { game: s.id, why }))];
-        }
         let name = |p: &tactus_lichess::wire::Player| {
             p.name.clone().or_else(|| p.ai_level.map(|l| format!("Lichess AI level {l}"))).unwrap_or_default()
         };
@@ -380,8 +429,13 @@ impl LichessHost {
             opponent: opponent.clone(),
             asked_back: false,
             website: None,
+            // Begun elsewhere, and not the journal's: its moves are set up.
+            joining: (s.played > 0 && self.journaled.as_deref() != Some(s.id.as_str())).then(Joining::default),
             over: false,
         });
+        if s.played > 0 {
+            tracing::info!("the Lichess game {} has {} moves: set up on the board", s.id, s.played);
+        }
         vec![
             FromOpponent::NewGame(start),
             FromOpponent::Notice(EventKind::Online(Online::Playing { game: s.id, opponent, side: s.color })),
@@ -435,6 +489,7 @@ impl LichessHost {
         }
         // The board's own end (a mate, an agreement): the server's follows.
         g.over |= session.finished();
+        self.join_next(session);
     }
 
     /// A player's answer or request typed or pressed at the board.
@@ -648,6 +703,7 @@ mod tests {
                 opponent: "Magnus".into(),
                 asked_back: false,
                 website: None,
+                joining: None,
                 over: false,
             }),
             said: Default::default(),
