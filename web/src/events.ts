@@ -330,6 +330,8 @@ export interface OpponentMoveEvent extends At, MoveInfo {
   eval?: EngineEval;
   /** Asked for again with part of the move done: the steps still to do. */
   left?: Fix[];
+  /** Online: the player's own move, made on the website, not the opponent's. */
+  website?: boolean;
 }
 
 /** What went wrong while the engine's move was carried out. */
@@ -372,6 +374,15 @@ export interface TakeBackEvent extends At {
   black_ms?: number;
 }
 
+/**
+ * Online, the board was set back to an earlier position: the take-back is
+ * asked of the server; `ply` is the ply to be made again.
+ */
+export interface TakeBackAskedEvent extends At {
+  event: 'take_back_asked';
+  ply: number;
+}
+
 /** A device of the daemon's. */
 export type Device = 'board' | 'clock' | 'engine' | 'online' | 'partner';
 
@@ -396,12 +407,14 @@ export type Online =
   | { what: 'challenge_gone'; id: string; declined: boolean }
   | { what: 'takeback_offer'; open: boolean }
   | { what: 'taken_back'; ply: number }
+  | { what: 'takeback_declined' }
   | { what: 'refused'; ply: number; uci: string; san: string; why: string }
   | { what: 'opponent_gone'; gone: boolean; claim_in_s?: number }
   | { what: 'ended'; status: string }
   | { what: 'rate_limited'; for_s: number }
   | { what: 'not_played'; game: string; why: string }
-  | { what: 'failed'; why: string };
+  | { what: 'failed'; why: string }
+  | { what: 'chat'; from: string; text: string };
 
 export type OnlineEvent = At & {
   event: 'online';
@@ -483,6 +496,7 @@ export type CoreEvent =
   | OpponentFixEvent
   | HintEvent
   | TakeBackEvent
+  | TakeBackAskedEvent
   | DrawOfferEvent
   | DrawDeclinedEvent
   | DeviceLostEvent

@@ -324,7 +324,7 @@ e2-  lift from e2    e2+  place on e2    e2 e4  a move    e4xd5  a capture    e1
 w, b  press a clock    promote q|r|b|n    board  the position    pause    resume
 request time | board | last | control | hint | pieces white|black [k|q|r|b|n|p] | rank 4 | file e | square d5
 level 0-10  the engine's level    hint  the engine's suggestion
-draw white|black  offer or accept a draw    online abort|draw_no|takeback_no|accept|decline|claim_victory    claim white|black illegal|threefold|fifty    result 1-0|0-1|1/2-1/2 [resignation|agreement|arbiter]    end";
+draw white|black  offer or accept a draw    online abort|draw_no|takeback_no|takeback_yes|accept|decline|claim_victory    claim white|black illegal|threefold|fifty    result 1-0|0-1|1/2-1/2 [resignation|agreement|arbiter]    end";
 
 fn square(word: &str) -> Option<Square> {
     Square::from_ascii(word.as_bytes()).ok()

@@ -397,6 +397,9 @@ pub enum Online {
     ChallengeGone { id: String, declined: bool },
     /// The opponent proposes to take back a move; or withdrew it.
     TakebackOffer { open: bool },
+    /// The opponent declined the take-back the board asked for: the board
+    /// is to show the game's position again.
+    TakebackDeclined,
     /// The server took moves back (a takeback agreed): the board goes back
     /// to the position where `ply` is to be made.
     TakenBack { ply: u32 },
@@ -418,6 +421,9 @@ pub enum Online {
     NotPlayed { game: String, why: String },
     /// A request the server did not carry out.
     Failed { why: String },
+    /// The opponent wrote in the game's chat (the players' room; Lichess
+    /// keeps its lines short, and the board cuts them to 140 characters).
+    Chat { from: String, text: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -551,6 +557,10 @@ pub enum EventKind {
         /// Asked for again with part of the move done: the steps still to do.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         left: Option<Vec<Fix>>,
+        /// Not the opponent's: the player's own move, made on the online
+        /// server's website, carried out on the board the same way.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        website: bool,
     },
     /// The engine's suggestion for the player on move, as asked for.
     Hint {
@@ -596,8 +606,15 @@ pub enum EventKind {
         #[serde(with = "serde_chess::color")]
         side: Color,
     },
+    /// In an online game the player set the board back to an earlier
+    /// position, where `ply` is to be made: the take-back is asked of the
+    /// server, and the moves are taken back only when it agrees
+    /// (`take_back`, from its `take_back` input).
+    TakeBackAsked {
+        ply: u32,
+    },
     /// In a game against the engine, the player set the board back to an
-    /// earlier position: the moves since (`taken`, SAN, in the order they
+    /// earlier position (online: the server took moves back): the moves since (`taken`, SAN, in the order they
     /// were played) are taken back, `ply` is the ply now to be made, and the
     /// clocks show what they showed when that position stood.
     TakeBack {

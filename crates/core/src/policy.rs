@@ -37,6 +37,11 @@ pub struct Policy {
     /// clock (two boards, one game): its flag is ruled there (6.9), never
     /// here, where its time runs until its move arrives.
     pub partner: bool,
+    /// The engine's side is a player on an online server (Lichess) that
+    /// judges take-backs: the board set back asks for one
+    /// (`take_back_asked`), and only the server's `Input::TakeBack` takes
+    /// moves back.
+    pub online: bool,
 }
 
 impl Policy {
@@ -55,6 +60,7 @@ impl Policy {
         self.engine = header.engine;
         self.engine_override = header.engine_override;
         self.partner = header.partner;
+        self.online = header.online;
         if header.mate_search == MateSearch::Asked {
             self.mate_search = MateSearch::Asked;
         }
@@ -73,6 +79,7 @@ impl Policy {
         header.engine = self.engine;
         header.engine_override = self.engine_override;
         header.partner = self.partner;
+        header.online = self.online;
         header.supervision = Some(self.supervision);
     }
 }
@@ -91,6 +98,7 @@ impl Default for Policy {
             engine: None,
             engine_override: false,
             partner: false,
+            online: false,
         }
     }
 }

@@ -108,6 +108,10 @@ pub struct Started {
     pub initial_fen: Option<String>,
     /// The ply to be made now (1: White's first move).
     pub ply: u32,
+    /// How many moves the server's list held when the board began
+    /// following the game: moves made before the board knew of it, unless
+    /// its journal holds them.
+    pub played: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -536,6 +540,7 @@ impl Follower {
                 variant: full.variant.key.clone(),
                 initial_fen: (full.initial_fen != "startpos").then(|| full.initial_fen.clone()),
                 ply: game.ply(resumed_len),
+                played: server.moves.len() as u32,
             })));
             // The board's last move, ours and not on the server: it becomes
             // pending, and is sent once the server's word on it is in.

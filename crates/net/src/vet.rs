@@ -137,7 +137,7 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
             }
             EventKind::BoardMismatch { missing, extra, fix }
         }
-        EventKind::OpponentMove { mut mv, steps, eval, left } => {
+        EventKind::OpponentMove { mut mv, steps, eval, left, website } => {
             uci(&mv.uci)?;
             mv.san = clean(&mv.san, 32);
             if steps.len() > 8 || left.as_ref().is_some_and(|l| l.len() > 8) {
@@ -147,7 +147,7 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
                 line: e.line.iter().take(tactus_trace::PV_MAX).map(|m| clean(m, 32)).collect(),
                 ..e
             });
-            EventKind::OpponentMove { mv, steps, eval, left }
+            EventKind::OpponentMove { mv, steps, eval, left, website }
         }
         EventKind::OpponentFix { ply, slip, fix } => {
             if fix.len() > 128 {
@@ -220,7 +220,8 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
         | EventKind::DrawOffer { .. }
         | EventKind::DrawDeclined { .. }
         | EventKind::PromotionChoice { .. }
-        | EventKind::NotNow { .. }) => kind,
+        | EventKind::NotNow { .. }
+        | EventKind::TakeBackAsked { .. }) => kind,
     };
     Ok(Event { t: ev.t, kind })
 }
@@ -243,7 +244,9 @@ fn vet_online(online: Online) -> Result<Online, String> {
         Online::Ended { status } => Online::Ended { status: short(&status) },
         Online::NotPlayed { game, why } => Online::NotPlayed { game: short(&game), why: clean(&why, MAX_TEXT) },
         Online::Failed { why } => Online::Failed { why: clean(&why, MAX_TEXT) },
+        Online::Chat { from, text } => Online::Chat { from: short(&from), text: clean(&text, MAX_TEXT) },
         online @ (Online::TakebackOffer { .. }
+        | Online::TakebackDeclined
         | Online::TakenBack { .. }
         | Online::OpponentGone { .. }
         | Online::RateLimited { .. }) => online,

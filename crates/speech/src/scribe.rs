@@ -92,6 +92,7 @@ fn told(kind: &EventKind) -> bool {
             | EventKind::DrawOffer { .. }
             | EventKind::DrawDeclined { .. }
             | EventKind::TakeBack { .. }
+            | EventKind::TakeBackAsked { .. }
             | EventKind::SensorFault { .. }
     )
 }

@@ -224,6 +224,9 @@ impl Words {
             EventKind::OnFile { file, pieces } => self.line(Line::File(*file), pieces, scene),
             EventKind::OnSquare { sq, piece, board } => one(self.on_square(*sq, *piece, *board, scene)),
             EventKind::MovesToControl { white, black } => one(self.moves_to_control(*white, *black, scene)),
+            EventKind::OpponentMove { mv, steps, left, website: true, .. } => {
+                one(self.website_move(mv, steps, left.as_deref()))
+            }
             EventKind::OpponentMove { mv, steps, left, .. } => {
                 one(self.opponent_move(mv, steps, left.as_deref(), scene.online.as_deref()))
             }
@@ -238,6 +241,7 @@ impl Words {
                 one(self.said(&lex.draw_offer_irregular, *side, scene, &[]))
             }
             EventKind::DrawDeclined { side } => one(self.said(&lex.draw_declined, *side, scene, &[])),
+            EventKind::TakeBackAsked { .. } => one(lex.online.take_back_asked.to_owned()),
             EventKind::TakeBack { taken, white_ms, black_ms, .. } => {
                 let moves: Vec<String> = taken.iter().map(|san| self.san(san)).collect();
                 let template = lex.take_back[usize::from(taken.len() > 1)];
@@ -273,6 +277,9 @@ impl Words {
             Online::ChallengeGone { declined, .. } => one(lex.challenge_gone[usize::from(*declined)].to_owned()),
             Online::TakebackOffer { open } => one(lex.takeback_offer[usize::from(!open)].to_owned()),
             Online::TakenBack { .. } => one(lex.taken_back.to_owned()),
+            Online::TakebackDeclined => one(lex.takeback_declined.to_owned()),
+            // The text last: nothing in it is taken for a blank.
+            Online::Chat { from, text } => one(fill(lex.chat, &[("name", from), ("text", text)])),
             Online::Refused { san, .. } => one(fill(lex.refused, &[("move", &self.san(san))])),
             Online::OpponentGone { gone: false, .. } => one(lex.opponent_gone[2].to_owned()),
             Online::OpponentGone { gone: true, claim_in_s } => {
@@ -294,12 +301,19 @@ impl Words {
         }
     }
 
+    /// The player's own move made on the website, as the opponent's is said
+    /// but as theirs: "Played for you on the website: bishop f1 to b5."
+    fn website_move(&self, mv: &MoveInfo, steps: &[Fix], left: Option<&[Fix]>) -> String {
+        let said = fill(self.lex.online.website_move, &[("move", &self.long_move(mv))]);
+        self.with_steps(said, mv, steps, left)
+    }
+
     /// "Engine: knight g8 to f6." — the move from square to square, each
     /// square said once. Its steps only where they are not the usual ones
     /// (castling in Chess960); asked for again mid-move, the steps left.
     fn opponent_move(&self, mv: &MoveInfo, steps: &[Fix], left: Option<&[Fix]>, online: Option<&str>) -> String {
         let lex = self.lex;
-        let mut said = match online {
+        let said = match online {
             Some(name) => fill(lex.online.opponent_move, &[("name", name), ("move", &self.long_move(mv))]),
             None => {
                 let said_as = match self.opponent {
@@ -309,6 +323,13 @@ impl Words {
                 fill(said_as, &[("move", &self.long_move(mv))])
             }
         };
+        self.with_steps(said, mv, steps, left)
+    }
+
+    /// A move to carry out as said, with its steps where the move does not
+    /// say them, and the steps left when asked for again mid-move.
+    fn with_steps(&self, mut said: String, mv: &MoveInfo, steps: &[Fix], left: Option<&[Fix]>) -> String {
+        let lex = self.lex;
         if mv.castle.is_some() && !usual_castling(steps) {
             said = format!("{said} {}.", sentence(&self.steps(steps)));
         }

@@ -40,7 +40,8 @@ fn contains_all(text: &str, words: &[&str]) {
 fn a_one_step_move_is_said_from_its_square_to_its_square() {
     let nf6 = mv(None, "e4 Nf6");
     let steps = vec![step('n', Some("g8"), Some("f6"))];
-    let kind = || EventKind::OpponentMove { mv: nf6.clone(), steps: steps.clone(), eval: None, left: None };
+    let kind =
+        || EventKind::OpponentMove { mv: nf6.clone(), steps: steps.clone(), eval: None, left: None, website: false };
     assert_eq!(said("en:natural", kind()), "Engine: knight g8 to f6.");
     assert_eq!(said("en:annex-d", kind()), "Engine: Springer Gustav acht to Felix sechs.");
     assert_eq!(said("de:natural", kind()), "Engine: Springer g8 nach f6.");
@@ -58,6 +59,7 @@ fn a_capture_castling_and_a_promotion_are_said_once_without_their_steps() {
         steps: vec![step('p', Some("d5"), None), step('P', Some("e4"), Some("d5"))],
         eval: None,
         left: None,
+        website: false,
     };
     assert_eq!(said("en:natural", capture.clone()), "Engine: e4 takes d5.");
     assert_eq!(said("de:natural", capture.clone()), "Engine: e4 schlägt d5.");
@@ -70,6 +72,7 @@ fn a_capture_castling_and_a_promotion_are_said_once_without_their_steps() {
         steps: vec![step('k', Some("e8"), Some("g8")), step('r', Some("h8"), Some("f8"))],
         eval: None,
         left: None,
+        website: false,
     };
     assert_eq!(said("en:natural", castle.clone()), "Engine: short castling.");
     assert_eq!(said("ru:natural", castle), "Ход движка: короткая рокировка.");
@@ -80,6 +83,7 @@ fn a_capture_castling_and_a_promotion_are_said_once_without_their_steps() {
         steps: vec![step('P', Some("e7"), None), step('N', None, Some("e8"))],
         eval: None,
         left: None,
+        website: false,
     };
     assert_eq!(said("en:natural", promotion.clone()), "Engine: e7 to e8, promotes to knight, check.");
     assert_eq!(said("ru:annex-d", promotion), "Ход движка: Ева зибен на Ева ахт, превращение: шпрингер, шах.");
@@ -91,8 +95,13 @@ fn castling_off_its_usual_squares_says_where_king_and_rook_go() {
     let mut castle = mv(Some("1r2k3/8/8/8/8/8/8/1R2K3 w - - 0 1"), "Rd1");
     castle.san = "O-O-O".into();
     castle.castle = Some(tactus_core::CastleSide::Queen);
-    let kind =
-        EventKind::OpponentMove { mv: castle, steps: vec![step('R', Some("b1"), Some("d1"))], eval: None, left: None };
+    let kind = EventKind::OpponentMove {
+        mv: castle,
+        steps: vec![step('R', Some("b1"), Some("d1"))],
+        eval: None,
+        left: None,
+        website: false,
+    };
     assert_eq!(said("en:natural", kind.clone()), "Engine: long castling. Move the rook from b1 to d1.");
     assert_eq!(said("pl:natural", kind), "Ruch komputera: długa roszada. Przestaw wieżę z b1 na d1.");
 }
@@ -105,6 +114,7 @@ fn asked_for_again_mid_move_it_gives_the_steps_left() {
         steps: vec![step('k', Some("e8"), Some("g8")), step('r', Some("h8"), Some("f8"))],
         eval: None,
         left: Some(vec![step('r', Some("h8"), Some("f8"))]),
+        website: false,
     };
     assert_eq!(said("en:natural", kind.clone()), "Engine: short castling. Still to do: move the rook from h8 to f8.");
     assert_eq!(said("de:natural", kind), "Engine: kurze Rochade. Noch zu tun: den Turm von h8 nach f8 ziehen.");

@@ -36,6 +36,8 @@ fn every() -> Vec<Online> {
         Online::RateLimited { for_s: 60 },
         Online::NotPlayed { game: "y".into(), why: "another game".into() },
         Online::Failed { why: "no".into() },
+        Online::TakebackDeclined,
+        Online::Chat { from: "Magnus".into(), text: "good luck".into() },
     ]
 }
 
@@ -55,6 +57,10 @@ fn every_online_notice_is_said_in_every_language_and_style() {
             assert_ne!(texts[9], texts[10], "{choice}: the win claimable now or not");
             assert!(texts[0].contains("Magnus"), "{choice}: {}", texts[0]);
             assert!(texts[1].contains("Coach") && texts[1].contains("15+10"), "{choice}: {}", texts[1]);
+            assert!(texts[18].contains("Magnus") && texts[18].contains("good luck"), "{choice}: {}", texts[18]);
+            assert_ne!(texts[7], texts[17], "{choice}: a takeback agreed and declined");
+            let asked = said(&mut a, EventKind::TakeBackAsked { ply: 3 });
+            assert!(!asked.is_empty() && !asked.contains('{') && asked != texts[17], "{choice}: {asked}");
             let lost = said(&mut a, EventKind::DeviceLost { device: Device::Online, detail: "reset".into() });
             let back = said(&mut a, EventKind::DeviceBack { device: Device::Online });
             assert!(lost.contains("Lichess") && back.contains("Lichess"), "{choice}: {lost} / {back}");
@@ -86,7 +92,8 @@ fn the_online_opponents_move_is_said_as_theirs_not_an_engines() {
         mate: false,
     };
     let steps = vec![Fix { piece: Some(knight), from: Some(Square::G8), to: Some(Square::F6) }];
-    let opponent_move = || EventKind::OpponentMove { mv: mv.clone(), steps: steps.clone(), eval: None, left: None };
+    let opponent_move =
+        || EventKind::OpponentMove { mv: mv.clone(), steps: steps.clone(), eval: None, left: None, website: false };
     for lang in ["en", "de", "ru", "pl"] {
         for style in CHOICES {
             let choice = format!("{lang}:{style}");
@@ -105,4 +112,40 @@ fn the_online_opponents_move_is_said_as_theirs_not_an_engines() {
         EventKind::Online(Online::Playing { game: "g".into(), opponent: "Magnus".into(), side: Color::White }),
     );
     assert_eq!(said(&mut a, opponent_move()), "Magnus plays knight g8 to f6.");
+}
+
+#[test]
+fn the_players_own_move_made_on_the_website_is_said_as_theirs() {
+    let bishop = Piece { color: Color::White, role: Role::Bishop };
+    let mv = MoveInfo {
+        ply: 5,
+        side: Color::White,
+        san: "Bb5".into(),
+        uci: "f1b5".into(),
+        piece: bishop,
+        from: Square::F1,
+        to: Square::B5,
+        capture: None,
+        promotion: None,
+        castle: None,
+        en_passant: false,
+        check: false,
+        mate: false,
+    };
+    let steps = vec![Fix { piece: Some(bishop), from: Some(Square::F1), to: Some(Square::B5) }];
+    let kind =
+        |website| EventKind::OpponentMove { mv: mv.clone(), steps: steps.clone(), eval: None, left: None, website };
+    for lang in ["en", "de", "ru", "pl"] {
+        for style in CHOICES {
+            let choice = format!("{lang}:{style}");
+            let mut a = announcer(&choice);
+            let playing = Online::Playing { game: "AbCd1234".into(), opponent: "Magnus".into(), side: Color::White };
+            said(&mut a, EventKind::Online(playing));
+            let theirs = said(&mut a, kind(false));
+            let ours = said(&mut a, kind(true));
+            assert!(!ours.contains("Magnus") && !ours.contains('{'), "{choice}: {ours}");
+            assert_ne!(theirs, ours, "{choice}");
+        }
+    }
+    assert_eq!(said(&mut announcer("en:natural"), kind(true)), "Played for you on the website: bishop f1 to b5.");
 }

@@ -32,7 +32,7 @@ fn ruling(side: Color, ply: u32, article: Article, reason: Reason) -> Irregulari
 fn the_rest() -> Vec<Event> {
     let nf3 = moves_from_san(None, &["e4", "e5", "Nf3"]).unwrap().pop().unwrap();
     let kinds = vec![
-        EventKind::OpponentMove { mv: nf3.clone(), steps: vec![], eval: None, left: None },
+        EventKind::OpponentMove { mv: nf3.clone(), steps: vec![], eval: None, left: None, website: false },
         EventKind::OpponentFix {
             ply: 3,
             slip: Slip::Missing { sq: sq("g1"), piece: p('N') },

@@ -398,3 +398,198 @@ fn a_challenge_to_the_account_is_said_and_accepted_from_the_board() {
     lichess.wait_answered("move/g8f6", 1);
     assert_eq!(lichess.game(&cid)["moves"], json!(["d2d4", "g8f6"]));
 }
+
+/// The opponent asks to take their move back; the player accepts from the
+/// board. The server takes it back: the board is told what to put where,
+/// and the opponent's next move, made before the board is set back, is
+/// said once it is. The server's moves and the journal agree.
+#[test]
+fn the_opponents_takeback_request_accepted_from_the_board() {
+    let (lichess, state, id, mut d) = playing("takeback-yes", "white");
+    let mut pos = Chess::default();
+    d.our_move(&mut pos, "e2e4");
+    lichess.wait_answered("move/e2e4", 1);
+    lichess.opponent(&id, "move/c7c5");
+    d.carry_out(&mut pos, "c7c5");
+    lichess.opponent(&id, "offer/takeback");
+    let asked = d.events.next("online");
+    assert_eq!((asked["what"].as_str(), asked["open"].as_bool()), (Some("takeback_offer"), Some(true)), "{asked}");
+    d.type_line("online takeback_yes");
+    lichess.wait_answered("POST /api/board/game/.*/takeback/yes", 1);
+    assert_eq!(lichess.game(&id)["moves"], json!(["e2e4"]), "the server took c5 back");
+    let back = d.events.next("take_back");
+    assert_eq!((back["taken"].clone(), back["ply"].as_u64()), (json!(["c5"]), Some(2)), "{back}");
+    let fix = d.events.next("board_mismatch");
+    assert_eq!(fix["fix"], json!([{"piece": "p", "from": "c5", "to": "c7"}]), "{fix}");
+    let mut pos = Chess::default();
+    pos.play_unchecked(uci_move(&pos, "e2e4"));
+    // The opponent moves again before the board is set back: held.
+    lichess.opponent(&id, "move/e7e5");
+    d.type_line("c5- c7+");
+    d.events.next("board_ok");
+    d.carry_out(&mut pos, "e7e5");
+    d.our_move(&mut pos, "g1f3");
+    lichess.wait_answered("move/g1f3", 1);
+    let played = ["e2e4", "e7e5", "g1f3"];
+    assert_eq!(lichess.game(&id)["moves"], json!(played));
+    drop(d.stdin);
+    assert!(d.child.0.wait().unwrap().success());
+    journal_replays_to(&state, &played);
+}
+
+/// The player sets the board back: a take-back is asked of the server and
+/// nothing is taken back on the board; the opponent declines (said: the
+/// board goes back as the game stands), then agrees to the next request,
+/// and only then are the moves taken back.
+#[test]
+fn the_board_set_back_asks_the_server_which_decides() {
+    let (lichess, state, id, mut d) = playing("takeback-ask", "white");
+    let mut pos = Chess::default();
+    d.our_move(&mut pos, "e2e4");
+    lichess.wait_answered("move/e2e4", 1);
+    lichess.opponent(&id, "move/e7e5");
+    d.carry_out(&mut pos, "e7e5");
+    d.our_move(&mut pos, "g1f3");
+    lichess.wait_answered("move/g1f3", 1);
+    d.type_line("f3- g1+");
+    assert_eq!(d.events.next_of(&["take_back_asked", "take_back"])["event"], "take_back_asked");
+    lichess.wait_answered("POST /api/board/game/.*/takeback/yes", 1);
+    assert_eq!(lichess.game(&id)["takeback"]["white"], true, "the request stands on the server");
+    lichess.opponent(&id, "answer/takeback/no");
+    let declined = d.events.next("online");
+    assert_eq!(declined["what"], "takeback_declined", "{declined}");
+    d.type_line("g1- f3+");
+    lichess.opponent(&id, "move/b8c6");
+    d.carry_out(&mut pos, "b8c6");
+    // Asked again, agreed: the server takes Nc6 and Nf3 back.
+    d.type_line("c6- b8+ f3- g1+");
+    assert_eq!(d.events.next_of(&["take_back_asked", "take_back"])["event"], "take_back_asked");
+    lichess.wait_answered("POST /api/board/game/.*/takeback/yes", 2);
+    lichess.opponent(&id, "answer/takeback/yes");
+    let back = d.events.next("take_back");
+    assert_eq!(back["taken"], json!(["Nf3", "Nc6"]), "{back}");
+    let mut pos = Chess::default();
+    pos.play_unchecked(uci_move(&pos, "e2e4"));
+    pos.play_unchecked(uci_move(&pos, "e7e5"));
+    d.our_move(&mut pos, "d2d4");
+    lichess.wait_answered("move/d2d4", 1);
+    let played = ["e2e4", "e7e5", "d2d4"];
+    assert_eq!(lichess.game(&id)["moves"], json!(played));
+    assert!(moves_taken(&lichess, &id).values().all(|&n| n == 1), "each move sent once: {:?}", log(&lichess));
+    drop(d.stdin);
+    assert!(d.child.0.wait().unwrap().success());
+    journal_replays_to(&state, &played);
+}
+
+/// The player's own move made on the website is said as theirs, guided
+/// onto the board like the opponent's and completed when the board shows
+/// it; the board sends nothing, the server having it.
+#[test]
+fn a_move_made_on_the_website_is_followed_on_the_board() {
+    let (lichess, state, id, mut d) = playing("website", "white");
+    let mut pos = Chess::default();
+    lichess.opponent(&id, "website/move/e2e4");
+    let said = d.events.next("opponent_move");
+    assert_eq!((said["uci"].as_str(), said["website"].as_bool()), (Some("e2e4"), Some(true)), "{said}");
+    d.type_line(&carried_out(&said));
+    assert_eq!(d.events.next("complete")["uci"], "e2e4");
+    pos.play_unchecked(uci_move(&pos, "e2e4"));
+    lichess.opponent(&id, "move/e7e5");
+    d.carry_out(&mut pos, "e7e5");
+    d.our_move(&mut pos, "g1f3");
+    lichess.wait_answered("move/g1f3", 1);
+    let played = ["e2e4", "e7e5", "g1f3"];
+    assert_eq!(lichess.game(&id)["moves"], json!(played));
+    assert!(!moves_taken(&lichess, &id).contains_key("e2e4"), "the website's move is not sent: {:?}", log(&lichess));
+    assert!(!d.events.seen.borrow().iter().any(|e| e["event"] == "online" && e["what"] == "failed"), "nothing failed");
+    drop(d.stdin);
+    assert!(d.child.0.wait().unwrap().success());
+    journal_replays_to(&state, &played);
+}
+
+/// The board's move completed while the website's move for that ply was
+/// on its way (the game stream silent meanwhile): the server refuses the
+/// board's, the board goes back and follows the website's.
+#[test]
+fn a_board_move_made_while_the_website_moved_gives_way_to_it() {
+    let (lichess, state, id, mut d) = playing("website-race", "white");
+    let mut pos = Chess::default();
+    lichess.opponent(&id, "silence");
+    lichess.opponent(&id, "website/move/e2e4");
+    d.our_move(&mut pos, "d2d4");
+    let refused = d.events.next("online");
+    assert_eq!((refused["what"].as_str(), refused["uci"].as_str()), (Some("refused"), Some("d2d4")), "{refused}");
+    assert_eq!(d.events.next("take_back")["taken"], json!(["d4"]));
+    d.events.next("board_mismatch");
+    d.type_line("d4- d2+");
+    let said = d.events.next("opponent_move");
+    assert_eq!((said["uci"].as_str(), said["website"].as_bool()), (Some("e2e4"), Some(true)), "{said}");
+    d.type_line(&carried_out(&said));
+    assert_eq!(d.events.next("complete")["uci"], "e2e4");
+    let mut pos = Chess::default();
+    pos.play_unchecked(uci_move(&pos, "e2e4"));
+    lichess.opponent(&id, "move/e7e5");
+    d.carry_out(&mut pos, "e7e5");
+    d.our_move(&mut pos, "g1f3");
+    lichess.wait_answered("move/g1f3", 1);
+    let played = ["e2e4", "e7e5", "g1f3"];
+    assert_eq!(lichess.game(&id)["moves"], json!(played));
+    assert!(!moves_taken(&lichess, &id).contains_key("e2e4"), "{:?}", log(&lichess));
+    drop(d.stdin);
+    assert!(d.child.0.wait().unwrap().success());
+    journal_replays_to(&state, &played);
+}
+
+/// The opponent's lines in the players' chat are said; the spectators'
+/// are not.
+#[test]
+fn the_opponents_chat_is_said() {
+    let (lichess, _state, id, d) = playing("chat", "white");
+    lichess.control(
+        "POST",
+        &format!("/_test/game/{id}/chat"),
+        &json!({"room": "spectator", "from": "Fan", "text": "go!"}),
+    );
+    lichess.control("POST", &format!("/_test/game/{id}/chat"), &json!({"text": "Good luck, have fun"}));
+    let said = d.events.next("online");
+    assert_eq!(said["what"], "chat", "{said}");
+    assert_eq!(
+        (said["from"].as_str(), said["text"].as_str()),
+        (Some("Opponent"), Some("Good luck, have fun")),
+        "{said}"
+    );
+}
+
+/// A game begun elsewhere, with moves on the server that no journal
+/// holds, is set up on the board move by move — the player's own as made
+/// on the website, the opponent's as theirs — and then played on; the
+/// opponent's move made meanwhile waits its turn.
+#[test]
+fn a_game_begun_elsewhere_is_set_up_move_by_move() {
+    let lichess = lichess();
+    let state = tempdir("elsewhere");
+    let mut d = Daemon::start(&lichess, &state, CONFIG);
+    lichess.wait_answered("GET /api/stream/event", 1);
+    let begun = json!({"our_color": "black", "opponent": "Opponent", "moves": ["e2e4", "e7e5"]});
+    let id = lichess.control("POST", "/_test/game", &begun)["id"].as_str().unwrap().to_string();
+    assert_eq!(d.playing(), id);
+    let mut pos = Chess::default();
+    d.carry_out(&mut pos, "e2e4");
+    let said = d.events.next("opponent_move");
+    assert_eq!((said["uci"].as_str(), said["website"].as_bool()), (Some("e7e5"), Some(true)), "{said}");
+    // The opponent moves before the board has e5.
+    lichess.opponent(&id, "move/g1f3");
+    d.type_line(&carried_out(&said));
+    assert_eq!(d.events.next("complete")["uci"], "e7e5");
+    pos.play_unchecked(uci_move(&pos, "e7e5"));
+    d.carry_out(&mut pos, "g1f3");
+    d.our_move(&mut pos, "b8c6");
+    lichess.wait_answered("move/b8c6", 1);
+    let played = ["e2e4", "e7e5", "g1f3", "b8c6"];
+    assert_eq!(lichess.game(&id)["moves"], json!(played));
+    let taken = moves_taken(&lichess, &id);
+    assert_eq!(taken.keys().collect::<Vec<_>>(), ["b8c6"], "only the board's own move is sent: {taken:?}");
+    drop(d.stdin);
+    assert!(d.child.0.wait().unwrap().success());
+    journal_replays_to(&state, &played);
+}

@@ -58,7 +58,7 @@ fn others(mv: &MoveInfo, t: u64) -> Vec<Event> {
         },
         EventKind::BoardOk,
         EventKind::Ambiguous { ply: 2, candidates: vec!["Nbd7".into(), "Nfd7".into()], chosen: "Nbd7".into() },
-        EventKind::OpponentMove { mv: mv.clone(), steps: vec![], eval: None, left: None },
+        EventKind::OpponentMove { mv: mv.clone(), steps: vec![], eval: None, left: None, website: false },
         EventKind::OpponentFix { ply: 2, slip: Slip::Missing { sq: Square::G8, piece: p('n') }, fix: vec![] },
         EventKind::DeviceLost { device: Device::Clock, detail: "/dev/rfcomm0: no answer within 2 s".into() },
         EventKind::DeviceBack { device: Device::Clock },

@@ -485,6 +485,15 @@ inputs! {
     /// A player's answer or request to the online game's server, made at
     /// the board: journaled, changing nothing in the game itself.
     "online" => Online("ask": OnlineAsk as WireWord),
+    /// The online game's server took moves back (a takeback agreed there,
+    /// or the board's move refused): the game goes back to the position
+    /// where `ply` is to be made, whichever side is to move there, and the
+    /// board is guided back to it.
+    "take_back" => TakeBack { ply: u32 as WireNumber<PlyRange> },
+    /// The board's own side's move of `ply`, made elsewhere (on the online
+    /// server's website): carried out on the board as an opponent's move
+    /// is, and sent nowhere — the server has it.
+    "website_move" => WebsiteMove { ply: u32 as WireNumber<PlyRange>, uci: UciMove as WireUci },
 }
 
 /// How the engine saw the position when it chose: its score, from White's

@@ -231,6 +231,11 @@ fn arb_record() -> impl Strategy<Value = Record> {
         (0u8..=10).prop_map(|level| Record::Input(Input::EngineLevel(level))),
         side.clone().prop_map(|side| Record::Input(Input::DrawOffer { side })),
         proptest::sample::select(crate::OnlineAsk::ALL).prop_map(|ask| Record::Input(Input::Online(ask))),
+        PLIES.prop_map(|ply| Record::Input(Input::TakeBack { ply })),
+        (PLIES, sq.clone(), sq.clone()).prop_map(|(ply, from, to)| Record::Input(Input::WebsiteMove {
+            ply,
+            uci: shakmaty::uci::UciMove::Normal { from, to, promotion: None }
+        })),
         any::<bool>().prop_map(|connected| Record::Input(Input::ClockConnected(connected))),
         Just(Record::Timers),
         (
@@ -290,6 +295,7 @@ proptest! {
             engine: fen.then_some(Color::Black),
             engine_override: fen,
             partner: dgt,
+            online: fen,
             board: dgt.then_some(BoardKind::Dgt),
             ..Header::default()
         };

@@ -117,6 +117,9 @@ spelled!(
         DrawNo = "draw_no",
         /// Decline the opponent's takeback request.
         TakebackNo = "takeback_no",
+        /// Accept the opponent's takeback request: the server takes the
+        /// moves back (`take_back`).
+        TakebackYes = "takeback_yes",
         /// Accept the challenge said last.
         Accept = "accept",
         /// Decline the challenge said last.

@@ -98,7 +98,8 @@ impl Session {
                 self.renew_watch(c.t);
                 self.report_board_ok(c.t);
             }
-            Phase::Restoring => {}
+            Phase::SettingBack { .. } if self.is_set_back() => self.set_back(c.t),
+            Phase::Restoring | Phase::SettingBack { .. } => {}
             // The player's hands carry out the engine's move: followed by
             // the guide, bound by no touch rule.
             Phase::Carrying(_) => self.follow_carrying(c.sq, c.on),
@@ -152,9 +153,15 @@ impl Session {
     /// is withdrawn.
     pub(super) fn on_settled(&mut self, t: Ms) {
         self.settle_at = None;
+        if matches!(self.phase, Phase::SettingBack { .. }) {
+            // The positions taken back may look like moves: none is one.
+            return;
+        }
         let shown = self.watch.shown();
         if shown != Shown::Hands {
             self.watch.held_still();
+            // The board left the position a take-back was asked for.
+            self.asked_back = None;
         }
         if self.carrying() {
             // The engine's move (or another legal one) shown is carried on;
@@ -237,7 +244,7 @@ impl Session {
         let shown = self.watch.shown();
         let reference = self.watch.deepest().position().board().occupied();
         let agrees = shown != Shown::Hands;
-        let restoring = matches!(self.phase, Phase::Restoring);
+        let restoring = matches!(self.phase, Phase::Restoring | Phase::SettingBack { .. });
         let wrong = !agrees && board != reference && (restoring || !(board & !reference).is_empty());
         if wrong {
             self.check.due = Some(t + self.policy.mismatch_ms);
@@ -254,6 +261,9 @@ impl Session {
         if self.carrying() {
             // A slip that waited to be told (`Telling::Settled`).
             return self.carry_on(t, Telling::Waited);
+        }
+        if matches!(self.phase, Phase::SettingBack { .. }) {
+            return self.tell_setting_back(t);
         }
         let deepest = self.watch.deepest().position().board().clone();
         let (missing, extra, fix) = recognise::board_fix(&deepest, self.board());

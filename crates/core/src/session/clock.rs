@@ -142,6 +142,8 @@ impl Session {
             | Input::Opponent { .. }
             | Input::Hint { .. }
             | Input::EngineLevel(_)
+            | Input::TakeBack { .. }
+            | Input::WebsiteMove { .. }
             | Input::DrawOffer { .. }
             | Input::Online(_)
             | Input::ClockConnected(_) => {}

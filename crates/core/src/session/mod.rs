@@ -13,7 +13,7 @@
 //! | `press` | the press that completes a move (6.2.1), also a few ms before the piece lands, also after the opponent's reply |
 //! | `illegal` | illegal moves and presses without a move (7.5), the A.5.2 policy |
 //! | `clock` | flag fall (6.9), stopping and setting the clocks (6.10, 6.11), time warnings |
-//! | `take_back` | against the engine: the board set back to an earlier position takes the moves since back |
+//! | `take_back` | against the engine: the board set back to an earlier position takes the moves since back; online, it asks the server, whose take-back the board is guided to |
 //! | `claims` | draw claims (9.2, 9.3, 9.5), draw offers (9.1.2), illegal-move claims (A.5.2), results off the board, requests |
 //!
 //! The ply of the player to move goes through these phases:
@@ -29,6 +29,8 @@
 //!   │ Restoring │  board back to the position
 //!   └───────────┘
 //!   engine on move: its choice (Input::Opponent) ──▶ Carrying ── board holds still on it ──▶ completed
+//!   player on move, their move made on the website (Input::WebsiteMove) ──▶ Carrying (as above)
+//!   online: moves taken back by the server (Input::TakeBack) ──▶ SettingBack ── board shows the position ──▶ Open
 //!   no clock at the board (Input::ClockConnected): Open ── board holds still on a move (4.7) ──▶ completed
 //!   any phase ── mate, stalemate, dead position, flag, 7.5.5, result, end of record ──▶ Over
 //! ```
@@ -85,10 +87,17 @@ enum Phase {
     /// whether the opponent can mate waits for the full search (`mate`):
     /// the clocks are stopped and only the answer (or the arbiter) counts.
     Judging,
-    /// The engine on move has chosen (`opponent`): the player carries its
-    /// move out on the board, both clocks stopped; it completes when the
-    /// board shows it.
+    /// The engine on move has chosen (`opponent`), or the player's own move
+    /// was made on the online server's website (`website_move`): the player
+    /// carries it out on the board, both clocks stopped; it completes when
+    /// the board shows it.
     Carrying(Box<opponent::Carrying>),
+    /// The online server took moves back (`take_back`): the board is being
+    /// set back to the game's position, and nothing on it is a move while
+    /// it still shows the first move taken back (`undone`) — it is set back
+    /// once it shows the position, or another move from it. A move to carry
+    /// out that comes meanwhile (`held`) is taken then.
+    SettingBack { undone: shakmaty::Move, held: Option<Input> },
     /// The game ended, or the recording stopped: later inputs change nothing.
     Over,
 }
@@ -146,6 +155,9 @@ pub struct Session {
     clocks_at: Vec<take_back::ClockAt>,
     /// Times moves were taken back.
     take_backs: u32,
+    /// Online: the take-back the board asked for, `(from, to)` plies, until
+    /// the board shows a move or the position again (asked once).
+    asked_back: Option<(u32, u32)>,
     /// Time the arbiter has added to each side (penalties, 7.5.5, 9.5.3,
     /// 12): a take-back keeps it.
     added_ms: ByColor<u64>,
@@ -190,6 +202,7 @@ impl Session {
             alive: None,
             clocks_at: Vec::new(),
             take_backs: 0,
+            asked_back: None,
             added_ms: ByColor::new_with(|_| 0),
             engine_level: None,
             draw_offer: None,
@@ -414,7 +427,12 @@ impl Session {
     fn after_the_end(&mut self, t: Ms, input: Input) {
         match input {
             Input::Request(what) => self.on_request(t, what),
-            Input::Verdict { .. } | Input::Opponent { .. } | Input::Hint { .. } | Input::Online(_) => {}
+            Input::Verdict { .. }
+            | Input::Opponent { .. }
+            | Input::Hint { .. }
+            | Input::Online(_)
+            | Input::TakeBack { .. }
+            | Input::WebsiteMove { .. } => {}
             _ => self.emit(t, EventKind::NotNow { why: crate::event::NotNow::GameOver }),
         }
     }
@@ -432,6 +450,8 @@ impl Session {
             Input::Request(what) => self.on_request(t, what),
             Input::Verdict { ply, side, verdict } => self.on_verdict(t, ply, side, verdict),
             Input::Opponent { ply, uci, eval } => self.on_opponent(t, ply, uci, eval),
+            Input::WebsiteMove { ply, uci } => self.on_website_move(t, ply, uci),
+            Input::TakeBack { ply } => self.on_take_back(t, ply),
             Input::Hint { ply, uci } => self.on_hint(t, ply, uci),
             Input::DrawOffer { side } => self.on_draw_offer(t, side),
             Input::EngineLevel(level) => {

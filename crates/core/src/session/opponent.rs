@@ -1,5 +1,7 @@
 //! The engine's ply (an engine hosted by the daemon plays one side): its
-//! choice arrives as `Input::Opponent`; the engine's clock stops there; the
+//! choice arrives as `Input::Opponent` (online, the player's own move made
+//! on the website comes as `Input::WebsiteMove`, carried out the same way);
+//! the engine's clock stops there; the
 //! player carries the move out on the board, guided step by step, and the
 //! move completes the moment the board holds still on it — no press, and no
 //! ruling against anyone for how the engine's pieces were handled. A
@@ -13,7 +15,7 @@ use shakmaty::{Move, Position};
 
 use super::watch::Shown;
 use super::{Phase, Session};
-use tactus_trace::{Eval, Score};
+use tactus_trace::{Eval, Input, Score};
 
 use crate::event::{Attempt, EngineEval, EventKind, Fix, Ms, Slip};
 use crate::guide::{Execution, Fault, Guidance, Step};
@@ -50,6 +52,8 @@ pub(super) struct Carrying {
     /// An illegal move that stood on the partner's board (A.5.2), carried
     /// out here as it was made there: complete once the board shows it.
     forced: Option<Attempt>,
+    /// The player's own move, made on the online server's website.
+    website: bool,
 }
 
 impl Carrying {
@@ -74,11 +78,47 @@ impl Session {
     }
 
     /// The engine's choice for ply `ply`. A choice for another ply (taken
-    /// back, or stale) or not legal here changes nothing.
+    /// back, or stale) or not legal here changes nothing; one that comes
+    /// while the board is set back waits for it.
     pub(super) fn on_opponent(&mut self, t: Ms, ply: u32, uci: UciMove, eval: Option<Eval>) {
+        if self.hold(ply, self.engine_on_move(), Input::Opponent { ply, uci, eval }) {
+            return;
+        }
         if !self.awaits_engine() || ply != self.game.ply() {
             return;
         }
+        self.carry(t, uci, eval, false);
+    }
+
+    /// The player's own move of `ply`, made on the online server's website:
+    /// carried out on the board as the opponent's is. One for another ply
+    /// (the board's own move completed first) changes nothing.
+    pub(super) fn on_website_move(&mut self, t: Ms, ply: u32, uci: UciMove) {
+        let ours = !self.engine_on_move();
+        if self.hold(ply, ours, Input::WebsiteMove { ply, uci }) {
+            return;
+        }
+        if !ours || !matches!(self.phase, Phase::Open | Phase::Restoring) || ply != self.game.ply() {
+            return;
+        }
+        self.carry(t, uci, None, true);
+    }
+
+    /// While the board is set back, a move for the ply to be made (by the
+    /// side `on_move`) waits for it. Returns whether the phase took it.
+    fn hold(&mut self, ply: u32, on_move: bool, input: Input) -> bool {
+        let fits = on_move && ply == self.game.ply();
+        let Phase::SettingBack { held, .. } = &mut self.phase else { return false };
+        if fits {
+            *held = Some(input);
+        }
+        true
+    }
+
+    /// The move `uci` of the side on move, to be carried out on the board:
+    /// the clocks stop until it stands. One not legal here is carried out
+    /// only as a partner's illegal move that stood on its board (A.5.2).
+    fn carry(&mut self, t: Ms, uci: UciMove, eval: Option<Eval>, website: bool) {
         let (mv, exec, forced) = match uci.to_move(self.game.position()) {
             Ok(mv) => {
                 let Ok(exec) = Execution::new(self.game.position(), mv) else { return };
@@ -102,8 +142,11 @@ impl Session {
         let info = self.describe_carried(mv, forced);
         // An arbiter's game shows no engine's view of it.
         let eval = eval.filter(|_| self.policy.supervision == Supervision::Unsupervised).map(|e| self.eval(e));
-        self.emit(t, EventKind::OpponentMove { mv: info, steps: steps.clone(), eval: eval.clone(), left: None });
-        let mut carrying = Carrying { mv, exec, steps: steps.clone(), eval, told: None, clock_ran, forced };
+        self.emit(
+            t,
+            EventKind::OpponentMove { mv: info, steps: steps.clone(), eval: eval.clone(), left: None, website },
+        );
+        let mut carrying = Carrying { mv, exec, steps: steps.clone(), eval, told: None, clock_ran, forced, website };
         // Hands may already be at work on the board.
         carrying.exec.observe(self.board());
         self.phase = Phase::Carrying(Box::new(carrying));
@@ -268,9 +311,10 @@ impl Session {
     /// are done, and what is wrong on the board now.
     pub(super) fn repeat_opponent_move(&mut self, t: Ms) {
         let Phase::Carrying(c) = &self.phase else { return };
-        let (info, steps, eval) = (self.describe_carried(c.mv, c.forced), c.steps.clone(), c.eval.clone());
+        let (info, steps, eval, website) =
+            (self.describe_carried(c.mv, c.forced), c.steps.clone(), c.eval.clone(), c.website);
         let left = Some(fixes(&c.exec.steps())).filter(|left| *left != steps);
-        self.emit(t, EventKind::OpponentMove { mv: info, steps, eval, left });
+        self.emit(t, EventKind::OpponentMove { mv: info, steps, eval, left, website });
         self.carry_on(t, Telling::Asked);
     }
 }

@@ -47,7 +47,11 @@ enum Verdict {
 
 impl Session {
     pub(super) fn on_press(&mut self, t: Ms, side: Color) {
-        if self.engine_on_move() {
+        if matches!(self.phase, Phase::SettingBack { .. }) {
+            // Nothing on the board is a move yet: what to set back, again.
+            return self.tell_setting_back(t);
+        }
+        if self.engine_on_move() || self.carrying() {
             // The engine's move completes when the board shows it. A game
             // not yet started (or paused) is started as usual, by the player
             // not on move — not by a press while its move is carried out.

@@ -840,8 +840,18 @@ class Handler(BaseHTTPRequestHandler):
             g.send(g.gone)
             if not g.gone["gone"]:
                 g.gone = None
+        elif what.startswith("website/move/"):
+            # The account's own move, made on Lichess's website rather than
+            # the board: the game stream shows it as any move.
+            move = chess.Move.from_uci(what[len("website/move/"):])
+            if not g.ongoing() or g.side_to_move() != us or move not in g.board.legal_moves:
+                return self.error(400, "not the account's move")
+            g.push(move)
+            g.changed()
         elif what == "chat":
-            g.send({"type": "chatLine", "room": "player", "username": g.opponent, "text": args.get("text", "")})
+            # ChatLineEvent: a line in the players' room, or the spectators'.
+            room = args.get("room", "player")
+            g.send({"type": "chatLine", "room": room, "username": args.get("from", g.opponent), "text": args.get("text", "")})
         elif what in ("drop", "close", "silence"):
             for s in g.streams:
                 {"drop": s.drop, "close": s.close, "silence": lambda s=s: setattr(s, "silent", True)}[what]()

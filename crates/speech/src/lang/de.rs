@@ -174,6 +174,10 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         ],
         taken_back: "Die Rücknahme ist vereinbart: stellen Sie das Brett zurück.",
         refused: "Lichess hat den Zug {move} abgelehnt: nehmen Sie ihn zurück.",
+        website_move: "Auf der Website für Sie gespielt: {move}.",
+        take_back_asked: "Sie bitten um Rücknahme; die Antwort Ihres Gegners steht aus.",
+        takeback_declined: "Ihr Gegner hat die Rücknahme abgelehnt: stellen Sie die Stellung der Partie wieder her.",
+        chat: "{name} schreibt: {text}",
         opponent_gone: [
             "Ihr Gegner hat die Partie verlassen.",
             "Ihr Gegner hat die Partie verlassen; Sie können den Sieg beanspruchen.",

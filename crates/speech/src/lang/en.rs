@@ -160,6 +160,10 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         takeback_offer: ["Your opponent asks to take back a move.", "Your opponent withdrew the takeback request."],
         taken_back: "The takeback is agreed: set the board back.",
         refused: "Lichess refused the move {move}: take it back.",
+        website_move: "Played for you on the website: {move}.",
+        take_back_asked: "You ask to take back; waiting for your opponent's answer.",
+        takeback_declined: "Your opponent declined the takeback: set the board as the game stands.",
+        chat: "{name} writes: {text}",
         opponent_gone: [
             "Your opponent has left the game.",
             "Your opponent has left the game; you may claim the win.",

@@ -124,6 +124,15 @@ pub(crate) struct Online {
     pub taken_back: &'static str,
     /// The server refused the board's move: `{move}`.
     pub refused: &'static str,
+    /// The player's own move, made on the website, to be carried out on
+    /// the board: `{move}`.
+    pub website_move: &'static str,
+    /// The board set back asks the server for a take-back.
+    pub take_back_asked: &'static str,
+    /// The opponent declined the take-back the board asked for.
+    pub takeback_declined: &'static str,
+    /// The opponent's chat line: `{name}`, `{text}`.
+    pub chat: &'static str,
     /// `[the opponent left, left and the win may be claimed, back]`.
     pub opponent_gone: [&'static str; 3],
     /// The server ended the game: `{status}`, one of `statuses`.

@@ -186,6 +186,10 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         takeback_offer: ["Przeciwnik prosi o cofnięcie posunięcia.", "Przeciwnik wycofał prośbę o cofnięcie."],
         taken_back: "Cofnięcie uzgodnione: ustaw szachownicę wstecz.",
         refused: "Lichess odrzucił posunięcie {move}: cofnij je.",
+        website_move: "Zagrano za ciebie na stronie: {move}.",
+        take_back_asked: "Prosisz o cofnięcie; czekamy na odpowiedź przeciwnika.",
+        takeback_declined: "Przeciwnik nie zgodził się na cofnięcie: przywróć pozycję partii.",
+        chat: "{name} pisze: {text}",
         opponent_gone: [
             "Przeciwnik opuścił partię.",
             "Przeciwnik opuścił partię; możesz zażądać wygranej.",

@@ -117,7 +117,7 @@ impl ChessClock {
 /// question, the engine's level, a draw offer (`DRAW`: against the engine
 /// `engine`, the player's; between two players it says nothing of who
 /// pressed it), an answer to the online server (a builder's button named
-/// as the `online` input's word: `ABORT`, `DRAW_NO`, `TAKEBACK_NO`,
+/// as the `online` input's word: `ABORT`, `DRAW_NO`, `TAKEBACK_NO`, `TAKEBACK_YES`,
 /// `ACCEPT`, `DECLINE`, `CLAIM_VICTORY`; docs/lichess.md). Pause or resume
 /// depends on the game's clock, which only the game task knows: `None`, as
 /// for a button with no use.
@@ -160,6 +160,10 @@ mod tests {
         // A builder's buttons for the online server.
         assert_eq!(button_input(&named("ACCEPT"), None), Some(Input::Online(tactus_trace::OnlineAsk::Accept)));
         assert_eq!(button_input(&named("draw_no"), None), Some(Input::Online(tactus_trace::OnlineAsk::DrawNo)));
+        assert_eq!(
+            button_input(&named("TAKEBACK_YES"), None),
+            Some(Input::Online(tactus_trace::OnlineAsk::TakebackYes))
+        );
         assert_eq!(button_input(&named("LAUNCH"), None), None);
     }
 }

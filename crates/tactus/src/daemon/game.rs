@@ -180,6 +180,8 @@ impl GameTask {
             let mut policy = self.setup.policy.clone();
             policy.engine = Some(game.side);
             policy.engine_override = false;
+            // The server judges take-backs.
+            policy.online = true;
             policy.record(&mut header);
             self.session = Session::new(&header, policy)?;
             self.mate.new_game();

@@ -4,7 +4,10 @@
 //! host turns what it says into the game's inputs — the opponent's move is an `opponent` input,
 //! journaled and guided onto the board exactly as an engine's — and the
 //! board's own acts (a move completed, a draw offered, a resignation, a
-//! board set back) into its commands.
+//! board set back) into its commands. The server is the judge of what the
+//! game holds: moves go back when it takes them back (`take_back`), the
+//! board's side's move made on the website is carried out on the board
+//! (`website_move`), and a game begun elsewhere is set up move by move.
 //!
 //! The journal is the board's memory of the game: its header names the game
 //! (`Site`, the game's address), and after a restart its moves go to the
@@ -46,19 +49,45 @@ const CLOCK_DRIFT_MS: i64 = 2000;
 /// How many moves' timings are kept for the summary.
 const KEPT: usize = 10_000;
 
+/// The most of a chat line that is said (Lichess's own limit).
+const CHAT_SAID: usize = 140;
+
+/// The moves of a game begun elsewhere, which no journal holds (and any
+/// made meanwhile), carried out on the board one at a time: each as the
+/// opponent's or a move made on the website, once the board has the one
+/// before — the core takes a move for the ply to be made only.
+#[derive(Default)]
+struct Joining {
+    moves: std::collections::VecDeque<Input>,
+    /// The ply of the move being carried out.
+    carried: Option<u32>,
+}
+
+/// The ply of a move to carry out.
+fn move_ply(input: &Input) -> Option<u32> {
+    match input {
+        Input::Opponent { ply, .. } | Input::WebsiteMove { ply, .. } => Some(*ply),
+        _ => None,
+    }
+}
+
 /// The game the board plays on the server.
 struct Playing {
     id: String,
     color: Color,
-    /// The ply the board is to go back to (our move refused, or moves the
-    /// server took back): the core's take-back that follows when the player
-    /// sets the board back is no request of ours.
-    back_to: Option<u32>,
+    /// The opponent's name, as their chat lines give it.
+    opponent: String,
+    /// The board asked the server for a take-back: its answer is awaited.
+    asked_back: bool,
+    /// Our move of this ply was made on the website (ply, UCI): the board's
+    /// move of that ply is not sent, the server having its own.
+    website: Option<(u32, String)>,
+    /// A game begun elsewhere: its moves are set up on the board one at a
+    /// time, until it has them all.
+    joining: Option<Joining>,
     /// The game is over on the server, or the result came from it: the
     /// board's own end (the core's mate, an agreement) sends nothing.
     over: bool,
-    /// A move of the board's side was made elsewhere: said once.
-    elsewhere: bool,
 }
 
 pub struct LichessHost {
@@ -66,6 +95,8 @@ pub struct LichessHost {
     updates: Option<mpsc::Receiver<Update>>,
     /// Lichess's address, for the games' `Site` tags.
     url: String,
+    /// The game the journal holds, if any: the board knows its moves.
+    journaled: Option<String>,
     game: Option<Playing>,
     /// What it has to say, in order, before the next update is read.
     said: std::collections::VecDeque<FromOpponent>,
@@ -105,6 +136,7 @@ impl LichessHost {
             }
         }
         let resuming = resume.is_some();
+        let journaled = resume.as_ref().map(|r| r.game_id.clone());
         if let Some(r) = &resume {
             tracing::info!("going on with the Lichess game {} ({} moves journaled)", r.game_id, r.moves.len());
         }
@@ -114,6 +146,7 @@ impl LichessHost {
             play,
             updates: Some(updates),
             url: l.url.trim_end_matches('/').to_owned(),
+            journaled,
             game: None,
             said: Default::default(),
             outbox: Vec::new(),
@@ -255,7 +288,42 @@ impl LichessHost {
                 tracing::warn!("Lichess did not carry out {command:?}: {why}");
                 say(Online::Failed { why })
             }
-            Update::Game { id, action } => self.action(id, action, session, t),
+            Update::Game { id, action } => {
+                let heard = self.action(id, action, session, t);
+                self.join_next(session);
+                heard
+            }
+        }
+    }
+
+    /// A game being set up: its next move to carry out, once the board has
+    /// the one before; the setting up ends with the last.
+    fn join_next(&mut self, session: &Session) {
+        let Some(g) = &mut self.game else { return };
+        let Some(j) = &mut g.joining else { return };
+        let ply = session.game().ply();
+        if j.carried.is_some_and(|c| c >= ply) {
+            return; // still being carried out
+        }
+        let Some(input) = j.moves.pop_front() else {
+            // The last one is on the board (before the first: the moves
+            // are still to come).
+            if j.carried.is_some() {
+                g.joining = None;
+            }
+            return;
+        };
+        j.carried = move_ply(&input);
+        let fits = j.carried == Some(ply);
+        if let Input::WebsiteMove { ply, uci } = &input {
+            g.website = Some((*ply, uci.to_string()));
+        }
+        self.said.push_back(FromOpponent::Inputs(vec![input]));
+        if !fits {
+            // The board's game is not the server's: no more setting up.
+            tracing::warn!("setting up the Lichess game: a move is not for ply {ply}; the moves go on as they come");
+            let rest = g.joining.take().map(|j| j.moves).unwrap_or_default();
+            self.said.extend(rest.into_iter().map(|i| FromOpponent::Inputs(vec![i])));
         }
     }
 
@@ -267,17 +335,22 @@ impl LichessHost {
         let say = |online| vec![FromOpponent::Notice(EventKind::Online(online))];
         match action {
             Action::Started(_) => Vec::new(),
-            Action::Move(m) if !m.ours => match m.uci.parse() {
-                Ok(uci) => vec![FromOpponent::Inputs(vec![Input::Opponent { ply: m.ply, uci, eval: None }])],
-                Err(_) => Vec::new(),
-            },
             Action::Move(m) => {
-                // The core has no input for the board's side moving elsewhere.
-                tracing::warn!("the move {} was made for the board on the website: the board cannot follow it", m.san);
-                if std::mem::replace(&mut g.elsewhere, true) {
+                let Ok(uci) = m.uci.parse() else { return Vec::new() };
+                let input = if m.ours {
+                    Input::WebsiteMove { ply: m.ply, uci }
+                } else {
+                    Input::Opponent { ply: m.ply, uci, eval: None }
+                };
+                if let Some(j) = &mut g.joining {
+                    j.moves.push_back(input);
                     return Vec::new();
                 }
-                say(Online::Failed { why: format!("{} was played on the website: the board cannot follow", m.san) })
+                if m.ours {
+                    tracing::info!("our move {} was made on the website: the board follows it", m.san);
+                    g.website = Some((m.ply, m.uci));
+                }
+                vec![FromOpponent::Inputs(vec![input])]
             }
             Action::Send { .. } | Action::Resync => Vec::new(),
             Action::Confirmed { ply, uci } => {
@@ -291,16 +364,22 @@ impl LichessHost {
                     Refusal::GameOver => "the game is over".into(),
                 };
                 tracing::warn!("Lichess refused our move {uci} (ply {ply}): {why}");
-                g.back_to = Some(ply);
                 let san = san_of(session, ply).unwrap_or_else(|| uci.clone());
-                say(Online::Refused { ply, uci, san, why })
+                // The server never had it: the board goes back.
+                vec![
+                    FromOpponent::Notice(EventKind::Online(Online::Refused { ply, uci, san, why })),
+                    FromOpponent::Inputs(vec![Input::TakeBack { ply }]),
+                ]
             }
             Action::TakenBack { ply } => {
-                if session.game().ply() == ply {
-                    return Vec::new(); // the board was set back first: our request
+                g.asked_back = false;
+                if ply >= session.game().ply() {
+                    return Vec::new(); // nothing the board holds
                 }
-                g.back_to = Some(ply);
-                say(Online::TakenBack { ply })
+                vec![
+                    FromOpponent::Notice(EventKind::Online(Online::TakenBack { ply })),
+                    FromOpponent::Inputs(vec![Input::TakeBack { ply }]),
+                ]
             }
             Action::Clocks(c) => {
                 clocks_set(&c, session, t).into_iter().map(|i| FromOpponent::Inputs(vec![i])).collect()
@@ -311,13 +390,17 @@ impl LichessHost {
             Action::Offer { kind: OfferKind::Takeback, by, open } if by != g.color => {
                 say(Online::TakebackOffer { open })
             }
+            // Our request closed without moves taken back: declined.
+            Action::Offer { kind: OfferKind::Takeback, open: false, .. } if std::mem::take(&mut g.asked_back) => {
+                say(Online::TakebackDeclined)
+            }
             Action::Offer { .. } => Vec::new(),
             Action::OpponentGone { gone, claim_win_in_s } => {
                 say(Online::OpponentGone { gone, claim_in_s: claim_win_in_s })
             }
-            Action::Chat { username, text, .. } => {
-                tracing::info!("Lichess chat: {username}: {text}");
-                Vec::new()
+            Action::Chat { room, username, text } => {
+                tracing::info!("Lichess chat ({room}): {username}: {text}");
+                chat_said(&room, username, &text, &g.opponent).map_or_else(Vec::new, say)
             }
             Action::Ended(e) => {
                 g.over = true;
@@ -340,7 +423,19 @@ impl LichessHost {
             time_control: s.clock.map(|c| format!("{}+{}", c.initial / 1000, c.increment / 1000)),
             site: format!("{}/{}", self.url, s.id),
         };
-        self.game = Some(Playing { id: s.id.clone(), color: s.color, back_to: None, over: false, elsewhere: false });
+        self.game = Some(Playing {
+            id: s.id.clone(),
+            color: s.color,
+            opponent: opponent.clone(),
+            asked_back: false,
+            website: None,
+            // Begun elsewhere, and not the journal's: its moves are set up.
+            joining: (s.played > 0 && self.journaled.as_deref() != Some(s.id.as_str())).then(Joining::default),
+            over: false,
+        });
+        if s.played > 0 {
+            tracing::info!("the Lichess game {} has {} moves: set up on the board", s.id, s.played);
+        }
         vec![
             FromOpponent::NewGame(start),
             FromOpponent::Notice(EventKind::Online(Online::Playing { game: s.id, opponent, side: s.color })),
@@ -348,8 +443,11 @@ impl LichessHost {
     }
 
     /// The game committed `entry` (or its timers ran): our move completed,
-    /// a draw offered, a resignation, a board set back are queued for the
-    /// server — sent once the journal has them on disk ([`Self::next`]).
+    /// a draw offered, a resignation, a take-back asked (the board set
+    /// back) are queued for the server — sent once the journal has them on
+    /// disk ([`Self::next`]). Moves go back only when the server takes
+    /// them back (an `Input::TakeBack` of its word), so fewer moves ask
+    /// nothing.
     pub fn committed(&mut self, session: &Session, entry: Option<&Entry>) {
         let played = &session.game().played;
         let before = std::mem::replace(&mut self.plies, played.len());
@@ -357,19 +455,26 @@ impl LichessHost {
         if g.over {
             return;
         }
-        if played.len() > before {
-            for p in &played[before..] {
-                if p.info.side == g.color {
-                    self.outbox.push(GameCommand::Move { uci: p.info.uci.clone(), offering_draw: false });
+        for p in played.iter().skip(before).filter(|p| p.info.side == g.color) {
+            match g.website.take_if(|(ply, _)| *ply == p.info.ply) {
+                // Made on the website: the server has it.
+                Some((_, uci)) if uci == p.info.uci => {}
+                // The board's own move came first: the website's stands,
+                // and the board goes back to carry it out.
+                Some((ply, uci)) => {
+                    tracing::warn!("the board's {} came after {uci} was made on the website: not sent", p.info.uci);
+                    if let Ok(parsed) = uci.parse() {
+                        let inputs = vec![Input::TakeBack { ply }, Input::WebsiteMove { ply, uci: parsed }];
+                        self.said.push_back(FromOpponent::Inputs(inputs));
+                        g.website = Some((ply, uci));
+                    }
                 }
+                None => self.outbox.push(GameCommand::Move { uci: p.info.uci.clone(), offering_draw: false }),
             }
-        } else if played.len() < before {
-            // The board set back where the server is (a move refused, or
-            // taken back there): nothing to ask. Otherwise the player asks
-            // to take moves back.
-            if g.back_to.take() != Some(session.game().ply()) {
-                self.outbox.push(GameCommand::Takeback(true));
-            }
+        }
+        if session.pending().iter().any(|e| matches!(e.kind, EventKind::TakeBackAsked { .. })) {
+            g.asked_back = true;
+            self.outbox.push(GameCommand::Takeback(true));
         }
         match entry.map(|e| e.record) {
             Some(Record::Input(Input::DrawOffer { side })) if side == g.color => {
@@ -384,6 +489,7 @@ impl LichessHost {
         }
         // The board's own end (a mate, an agreement): the server's follows.
         g.over |= session.finished();
+        self.join_next(session);
     }
 
     /// A player's answer or request typed or pressed at the board.
@@ -392,6 +498,7 @@ impl LichessHost {
             OnlineAsk::Abort => self.game_command(GameCommand::End(EndRequest::Abort)),
             OnlineAsk::DrawNo => self.game_command(GameCommand::Draw(false)),
             OnlineAsk::TakebackNo => self.game_command(GameCommand::Takeback(false)),
+            OnlineAsk::TakebackYes => self.game_command(GameCommand::Takeback(true)),
             OnlineAsk::ClaimVictory => self.game_command(GameCommand::End(EndRequest::ClaimVictory)),
             OnlineAsk::Accept | OnlineAsk::Decline => {
                 let Some(challenge) = self.challenge.take() else {
@@ -436,6 +543,18 @@ fn challenge_said(c: &Challenge, incoming: bool) -> Online {
         _ => None,
     };
     Online::Challenge { id: c.id.clone(), player, incoming, clock }
+}
+
+/// A chat line as said: the opponent's in the players' room only (not
+/// Lichess's own notes, nor the spectators'), its first [`CHAT_SAID`]
+/// characters, and nothing the voice could take for markup.
+fn chat_said(room: &str, from: String, text: &str, opponent: &str) -> Option<Online> {
+    if room != "player" || !from.eq_ignore_ascii_case(opponent) {
+        return None;
+    }
+    let text =
+        text.chars().filter(|c| !c.is_control() && !matches!(c, '[' | ']' | '{' | '}')).take(CHAT_SAID).collect();
+    Some(Online::Chat { from, text })
 }
 
 /// The SAN of the move of `ply` in the game, if it holds it.
@@ -497,6 +616,7 @@ fn ended(e: Ending, session: &Session) -> Vec<FromOpponent> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tactus_lichess::follower::ServerMove;
     use tactus_lichess::wire::Status;
     use tactus_trace::Header;
 
@@ -550,6 +670,92 @@ mod tests {
         ));
         // The board ends a mate itself, once it shows the last move.
         assert!(end(Status::Mate, Some(Color::White)).is_empty());
+    }
+
+    #[test]
+    fn only_the_opponents_chat_is_said_cut_short_and_without_markup() {
+        let said = |room, from: &str, text: &str| chat_said(room, from.to_owned(), text, "Magnus");
+        assert_eq!(
+            said("player", "magnus", "gg [[h@]] {x}\n"),
+            Some(Online::Chat { from: "magnus".into(), text: "gg h@ x".into() })
+        );
+        assert_eq!(said("spectator", "Magnus", "hi"), None, "the spectators' room");
+        assert_eq!(said("player", "lichess", "Takeback sent"), None, "Lichess's own note");
+        let long = "a".repeat(600);
+        let Some(Online::Chat { text, .. }) = said("player", "Magnus", &long) else { panic!("said") };
+        assert_eq!(text.chars().count(), CHAT_SAID);
+    }
+
+    /// A host following a game as White, its actor pointed at a closed
+    /// port (it only retries meanwhile).
+    fn host_playing_white() -> LichessHost {
+        let token = Token::new("lip_test").unwrap();
+        let client = Client::new(token, Settings { url: "http://127.0.0.1:9".into(), ..Settings::default() }).unwrap();
+        let (play, updates) = Play::start(client, PlayOptions::default());
+        LichessHost {
+            play,
+            updates: Some(updates),
+            url: "http://127.0.0.1:9".into(),
+            journaled: None,
+            game: Some(Playing {
+                id: "AbCd1234".into(),
+                color: Color::White,
+                opponent: "Magnus".into(),
+                asked_back: false,
+                website: None,
+                joining: None,
+                over: false,
+            }),
+            said: Default::default(),
+            outbox: Vec::new(),
+            plies: 0,
+            challenge: None,
+            heard_at: Instant::now(),
+            timing: false,
+            opponent_timings: Default::default(),
+        }
+    }
+
+    /// An online game with the board's 1. `uci` completed, as `from` `to`.
+    fn played(from: &str, to: &str) -> Session {
+        let header = Header { engine: Some(Color::Black), online: true, ..Header::default() };
+        let mut s = Session::new(&header, tactus_core::Policy::default().with_recorded(&header)).unwrap();
+        let sq = |name: &str| name.parse().unwrap();
+        for (t, record) in [
+            (0, tactus_trace::Record::Edge { sq: sq(from), on: false, piece: None }),
+            (200, tactus_trace::Record::Edge { sq: sq(to), on: true, piece: None }),
+            (1000, tactus_trace::Record::Clock(Color::White)),
+        ] {
+            s.handle(Entry { t, record });
+        }
+        assert_eq!(s.game().played.len(), 1, "{:?}", s.drain().collect::<Vec<_>>());
+        s
+    }
+
+    #[tokio::test]
+    async fn the_boards_move_after_the_websites_is_not_sent_and_gives_way_to_it() {
+        let mut host = host_playing_white();
+        let before = session(None);
+        let website = ServerMove { ply: 1, side: Color::White, uci: "d2d4".into(), san: "d4".into(), ours: true };
+        let heard = host.heard(Update::Game { id: "AbCd1234".into(), action: Action::Move(website) }, &before, 0);
+        let d4 = Input::WebsiteMove { ply: 1, uci: "d2d4".parse().unwrap() };
+        assert!(matches!(&heard[..], [FromOpponent::Inputs(i)] if i[..] == [d4]));
+        // The board's e4 is completed before the website's d4 reached it.
+        host.committed(&played("e2", "e4"), None);
+        assert!(host.outbox.is_empty(), "not sent: {:?}", host.outbox);
+        assert!(
+            matches!(host.said.front(), Some(FromOpponent::Inputs(i)) if i[..] == [Input::TakeBack { ply: 1 }, d4])
+        );
+        // The website's move itself, once carried out, is not sent either.
+        let mut host = host_playing_white();
+        let website = ServerMove { ply: 1, side: Color::White, uci: "e2e4".into(), san: "e4".into(), ours: true };
+        host.heard(Update::Game { id: "AbCd1234".into(), action: Action::Move(website) }, &before, 0);
+        host.committed(&played("e2", "e4"), None);
+        assert!(host.outbox.is_empty() && host.said.is_empty());
+        // Without a website move, the board's is sent.
+        let mut host = host_playing_white();
+        host.committed(&played("e2", "e4"), None);
+        assert_eq!(host.outbox, [GameCommand::Move { uci: "e2e4".into(), offering_draw: false }]);
     }
 
     #[test]
