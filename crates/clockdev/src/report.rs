@@ -87,8 +87,12 @@ pub enum Button {
     /// `DRAW_WHITE`, `DRAW_BLACK`: that side offers a draw, or accepts the
     /// one offered.
     DrawBy(Color),
-    /// `DRAW`: against an engine, the player offers or accepts a draw.
+    /// `DRAW`: against an opponent the daemon hosts (an engine, a player
+    /// online or on the partner board), the player offers or accepts a draw.
     Draw,
+    /// `RESIGN`: against an opponent the daemon hosts, the player resigns
+    /// (5.1.2).
+    Resign,
     /// The DGT 3000's on/off button.
     OnOff,
     /// A name the protocol does not have (a builder's own button): passed
@@ -121,6 +125,7 @@ impl Button {
             "DRAW_WHITE" => Button::DrawBy(Color::White),
             "DRAW_BLACK" => Button::DrawBy(Color::Black),
             "DRAW" => Button::Draw,
+            "RESIGN" => Button::Resign,
             _ => Button::Unknown(name.to_string()),
         }
     }
@@ -147,6 +152,7 @@ impl fmt::Display for Button {
             Button::Level(n) => write!(f, "LEVEL{n}"),
             Button::DrawBy(c) => write!(f, "DRAW_{}", side(c)),
             Button::Draw => f.write_str("DRAW"),
+            Button::Resign => f.write_str("RESIGN"),
             Button::OnOff => f.write_str("ON_OFF"),
             Button::Unknown(name) => f.write_str(name),
         }

@@ -222,6 +222,42 @@ fn moves_typed_on_the_sim_board_are_completed_by_a_serial_clock() {
     assert!(child.wait().unwrap().success());
 }
 
+/// The player against an engine offers a draw and resigns with the open
+/// clock's `DRAW` and `RESIGN`: their side is the one the engine does not
+/// play, whichever that is.
+#[test]
+fn the_players_draw_and_resign_buttons_against_an_engine() {
+    use tactus_clockdev::sim::{Saw, SimClock};
+    use tactus_clockdev::{Button, DeviceKind};
+
+    let stockfish = Path::new("/usr/games/stockfish");
+    assert!(stockfish.exists(), "Stockfish is installed by ./setup (apt-get install stockfish)");
+    let state = tempdir("buttons");
+    let path = state.join("tactus-clock");
+    let sim = SimClock::plug(DeviceKind::Open, &path).unwrap();
+    let mut child = tactus_run(&empty_config(), &state)
+        .args(["--board", "sim", "--clock", "open", "--clock-path"])
+        .arg(&path)
+        .arg("--engine")
+        .arg(stockfish)
+        .args(["--engine-plays", "white"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let events = EventStream::of(&mut child);
+    assert!(
+        sim.wait_for(Duration::from_secs(30), |s| matches!(s, Saw::Hello)).is_some(),
+        "the daemon greets the clock"
+    );
+    sim.button(&Button::Draw);
+    assert_eq!(events.next("draw_offer")["side"], "black", "the player's side: the engine plays White");
+    sim.button(&Button::Resign);
+    let over = events.next("game_over");
+    assert_eq!((over["result"].as_str(), over["reason"].as_str()), (Some("1-0"), Some("resignation")), "{over}");
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+}
+
 /// SAN per ply of a trace, as a replay reads it.
 fn replayed(trace: &Path) -> Vec<String> {
     let r = tactus_core::replay::replay(

@@ -593,3 +593,37 @@ fn a_game_begun_elsewhere_is_set_up_move_by_move() {
     assert!(d.child.0.wait().unwrap().success());
     journal_replays_to(&state, &played);
 }
+
+/// An open clock's `DRAW` and `RESIGN` are the player's, whose side the
+/// online game gives: the offer and the resignation reach the server.
+#[test]
+fn the_clocks_draw_and_resign_buttons_reach_the_server() {
+    use tactus_clockdev::sim::{Saw, SimClock};
+    use tactus_clockdev::{Button, DeviceKind};
+
+    let lichess = lichess();
+    let state = tempdir("online-buttons");
+    let id = lichess.new_game("black");
+    let path = state.join("tactus-clock");
+    let sim = SimClock::plug(DeviceKind::Open, &path).unwrap();
+    let config = format!("{CONFIG}[clock]\ndevice = \"open\"\npath = \"{}\"\n", path.display());
+    let mut d = Daemon::start(&lichess, &state, &config);
+    assert_eq!(d.playing(), id);
+    assert!(
+        sim.wait_for(std::time::Duration::from_secs(30), |s| matches!(s, Saw::Hello)).is_some(),
+        "the daemon greets the clock"
+    );
+    lichess.opponent(&id, "move/e2e4");
+    let mut pos = Chess::default();
+    d.carry_out(&mut pos, "e2e4");
+    sim.button(&Button::Draw);
+    assert_eq!(d.events.next("draw_offer")["side"], "black", "the board plays Black");
+    lichess.wait_answered("POST /api/board/game/.*/draw/yes", 1);
+    sim.button(&Button::Resign);
+    let over = d.events.next("game_over");
+    assert_eq!((over["result"].as_str(), over["reason"].as_str()), (Some("1-0"), Some("resignation")), "{over}");
+    lichess.wait_answered("POST /api/board/game/.*/resign", 1);
+    assert_eq!(lichess.game(&id)["status"], "resign");
+    drop(d.stdin);
+    assert!(d.child.0.wait().unwrap().success());
+}

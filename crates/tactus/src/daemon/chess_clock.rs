@@ -4,14 +4,12 @@
 
 use std::time::Instant;
 
-use shakmaty::Color;
-
 use tactus_clockdev::{Button, ClockLink, ClockReport, ClockTexts, DeviceKind, Display};
 use tactus_core::{Device, EventKind, Session};
 use tactus_trace::{Input, Ms, Record, Request};
 use tokio::sync::mpsc;
 
-use super::input::Incoming;
+use super::input::{Incoming, PlayerButton};
 use super::shutdown::{self, Thread};
 use crate::config::{ClockKind, Config};
 
@@ -32,17 +30,19 @@ impl ChessClock {
         let path = cfg.clock.path();
         let (link, reports) = ClockLink::open(kind, &path, cfg.clock.baud());
         let shown = path.display().to_string();
-        let engine = cfg.engine.side();
         let forward = shutdown::spawn("clock-forward", move || {
             let mut lost = false;
             for report in reports {
                 let msg = match report {
                     ClockReport::Lever { side, at } => Incoming::At(at, Record::Clock(side)),
-                    ClockReport::Button { button, at } => match (button_input(&button, engine), button) {
+                    ClockReport::Button { button, at } => match (button_input(&button), button) {
                         (Some(input), _) => Incoming::At(at, Record::Input(input)),
-                        // Pause or resume depends on the game's clock, which
-                        // only the game task knows.
+                        // Pause or resume depends on the game's clock, and
+                        // the player's side on the opponent hosted: only
+                        // the game task knows them.
                         (None, Button::Pause) => Incoming::PauseButton(at),
+                        (None, Button::Draw) => Incoming::PlayerButton(at, PlayerButton::Draw),
+                        (None, Button::Resign) => Incoming::PlayerButton(at, PlayerButton::Resign),
                         (None, other) => {
                             tracing::info!("clock {shown}: button {other:?} has no use here");
                             continue;
@@ -114,14 +114,14 @@ impl ChessClock {
 }
 
 /// What a clock's button asks (docs/user-guide.md: "Buttons, typed commands and questions"): a
-/// question, the engine's level, a draw offer (`DRAW`: against the engine
-/// `engine`, the player's; between two players it says nothing of who
-/// pressed it), an answer to the online server (a builder's button named
-/// as the `online` input's word: `ABORT`, `DRAW_NO`, `TAKEBACK_NO`, `TAKEBACK_YES`,
-/// `ACCEPT`, `DECLINE`, `CLAIM_VICTORY`; docs/lichess.md). Pause or resume
-/// depends on the game's clock, which only the game task knows: `None`, as
-/// for a button with no use.
-fn button_input(button: &Button, engine: Option<Color>) -> Option<Input> {
+/// question, the engine's level, a side's draw offer, an answer to the
+/// online server (a builder's button named as the `online` input's word:
+/// `ABORT`, `DRAW_NO`, `TAKEBACK_YES`, `TAKEBACK_NO`, `ACCEPT`, `DECLINE`,
+/// `CLAIM_VICTORY`; docs/lichess.md). Pause or resume depends on the
+/// game's clock, and the player's `DRAW` and `RESIGN` on the opponent
+/// hosted, which only the game task knows: `None`, as for a button with no
+/// use.
+fn button_input(button: &Button) -> Option<Input> {
     Some(match *button {
         Button::TimeRequest => Input::Request(Request::Time),
         Button::LastMove => Input::Request(Request::LastMove),
@@ -131,15 +131,15 @@ fn button_input(button: &Button, engine: Option<Color>) -> Option<Input> {
         Button::Pieces(side) => Input::Request(Request::Pieces { side, role: None }),
         Button::Level(level) => Input::EngineLevel(level),
         Button::DrawBy(side) => Input::DrawOffer { side },
-        Button::Draw => Input::DrawOffer { side: !engine? },
         Button::Unknown(ref name) => Input::Online(name.to_ascii_lowercase().parse().ok()?),
-        Button::Pause | Button::OnOff => return None,
+        Button::Pause | Button::OnOff | Button::Draw | Button::Resign => return None,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::Color;
 
     fn named(name: &str) -> Button {
         Button::from_name(name)
@@ -147,23 +147,19 @@ mod tests {
 
     #[test]
     fn an_open_clocks_extra_buttons_are_inputs() {
-        assert_eq!(button_input(&named("LEVEL5"), None), Some(Input::EngineLevel(5)));
-        assert_eq!(button_input(&named("level11"), None), None);
-        assert_eq!(button_input(&named("DRAW_WHITE"), None), Some(Input::DrawOffer { side: Color::White }));
-        assert_eq!(button_input(&named("draw_black"), None), Some(Input::DrawOffer { side: Color::Black }));
-        // One DRAW button: against the engine, the player's offer; between
-        // two players it says nothing of who pressed it.
-        assert_eq!(button_input(&named("DRAW"), Some(Color::Black)), Some(Input::DrawOffer { side: Color::White }));
-        assert_eq!(button_input(&named("DRAW"), None), None);
-        assert_eq!(button_input(&named("HINT"), None), Some(Input::Request(Request::Hint)));
-        assert_eq!(button_input(&Button::TimeRequest, None), Some(Input::Request(Request::Time)));
+        assert_eq!(button_input(&named("LEVEL5")), Some(Input::EngineLevel(5)));
+        assert_eq!(button_input(&named("level11")), None);
+        assert_eq!(button_input(&named("DRAW_WHITE")), Some(Input::DrawOffer { side: Color::White }));
+        assert_eq!(button_input(&named("draw_black")), Some(Input::DrawOffer { side: Color::Black }));
+        // The player's DRAW and RESIGN: the game task knows their side.
+        assert_eq!(button_input(&named("DRAW")), None);
+        assert_eq!(button_input(&named("resign")), None);
+        assert_eq!(button_input(&named("HINT")), Some(Input::Request(Request::Hint)));
+        assert_eq!(button_input(&Button::TimeRequest), Some(Input::Request(Request::Time)));
         // A builder's buttons for the online server.
-        assert_eq!(button_input(&named("ACCEPT"), None), Some(Input::Online(tactus_trace::OnlineAsk::Accept)));
-        assert_eq!(button_input(&named("draw_no"), None), Some(Input::Online(tactus_trace::OnlineAsk::DrawNo)));
-        assert_eq!(
-            button_input(&named("TAKEBACK_YES"), None),
-            Some(Input::Online(tactus_trace::OnlineAsk::TakebackYes))
-        );
-        assert_eq!(button_input(&named("LAUNCH"), None), None);
+        assert_eq!(button_input(&named("ACCEPT")), Some(Input::Online(tactus_trace::OnlineAsk::Accept)));
+        assert_eq!(button_input(&named("draw_no")), Some(Input::Online(tactus_trace::OnlineAsk::DrawNo)));
+        assert_eq!(button_input(&named("TAKEBACK_YES")), Some(Input::Online(tactus_trace::OnlineAsk::TakebackYes)));
+        assert_eq!(button_input(&named("LAUNCH")), None);
     }
 }

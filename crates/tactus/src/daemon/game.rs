@@ -298,7 +298,9 @@ impl GameTask {
             let (t, record) = match msg {
                 Incoming::At(at, record) => (self.time.t(at).max(self.last_t), record),
                 Incoming::Exact(Entry { t, record }) => (t.max(self.last_t), record),
-                Incoming::PauseButton(_) | Incoming::Notice(..) | Incoming::Quiet(_) => return Ok(()),
+                Incoming::PauseButton(_) | Incoming::PlayerButton(..) | Incoming::Notice(..) | Incoming::Quiet(_) => {
+                    return Ok(());
+                }
             };
             match record {
                 Record::Edge { sq, on, .. } if self.setup.real_board => {
@@ -325,10 +327,14 @@ impl GameTask {
             return Ok(());
         }
         self.input_at = match msg {
-            Incoming::At(at, _) | Incoming::PauseButton(at) | Incoming::Notice(at, _) => at,
+            Incoming::At(at, _)
+            | Incoming::PauseButton(at)
+            | Incoming::PlayerButton(at, _)
+            | Incoming::Notice(at, _) => at,
             Incoming::Exact(_) | Incoming::Quiet(_) => Instant::now(),
         };
-        let Some(entry) = stamp(msg, &self.session, &self.time, self.last_t) else { return Ok(()) };
+        let player = self.opponent.as_ref().map(|o| !o.side());
+        let Some(entry) = stamp(msg, &self.session, &self.time, self.last_t, player) else { return Ok(()) };
         self.commit(Step::Input(entry)).await?;
         // The opponent answers a player's draw offer at once: it accepts
         // with an offer of its own, or declines by its next move.
