@@ -2,7 +2,7 @@
 //! decided here, not by conditions spread through the interpreter.
 
 use crate::Ms;
-pub use tactus_trace::{MateSearch, Supervision};
+pub use tactus_trace::{MateSearch, Supervision, TableClock};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
@@ -37,6 +37,12 @@ pub struct Policy {
     /// clock (two boards, one game): its flag is ruled there (6.9), never
     /// here, where its time runs until its move arrives.
     pub partner: bool,
+    /// Two boards at one table, one clock between them (`partner` too):
+    /// where the clock is. `Here`: a press of the partner's player hands
+    /// the clock over before their move arrives, and every flag is ruled
+    /// here. `Partner`: presses come as `Input::TablePress`, and no flag is
+    /// ruled here while they do.
+    pub table_clock: Option<TableClock>,
 }
 
 impl Policy {
@@ -55,6 +61,7 @@ impl Policy {
         self.engine = header.engine;
         self.engine_override = header.engine_override;
         self.partner = header.partner;
+        self.table_clock = header.table_clock;
         if header.mate_search == MateSearch::Asked {
             self.mate_search = MateSearch::Asked;
         }
@@ -73,6 +80,7 @@ impl Policy {
         header.engine = self.engine;
         header.engine_override = self.engine_override;
         header.partner = self.partner;
+        header.table_clock = self.table_clock;
         header.supervision = Some(self.supervision);
     }
 }
@@ -91,6 +99,7 @@ impl Default for Policy {
             engine: None,
             engine_override: false,
             partner: false,
+            table_clock: None,
         }
     }
 }
