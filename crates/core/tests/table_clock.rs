@@ -173,3 +173,21 @@ fn presses_from_the_table_complete_moves_with_that_clock_s_times() {
     assert_eq!(g.completed()[3], ("Nc6".into(), Some(284_000), Some(296_000)));
     assert!(!g.events.iter().any(|e| matches!(e.kind, EventKind::Irregularity(_))), "{:?}", g.events);
 }
+
+/// The board without the clock restarted: its recovered clock stands, but
+/// the clock at the table runs; the next press from there restarts it.
+#[test]
+fn a_press_from_the_table_restarts_a_clock_stopped_here() {
+    let mut g = Game::new(BLACK, TableClock::Partner, "300+2");
+    g.input(2050, Input::TablePress { side: WHITE, ms: 300_000 });
+    g.choose(2050, "e2e4");
+    g.edge(3000, "e2", false);
+    g.edge(3300, "e4", true);
+    g.wait_until(4000);
+    g.input(5000, Input::Pause);
+    g.edge(6000, "e7", false);
+    g.edge(6300, "e5", true);
+    g.input(9040, Input::TablePress { side: BLACK, ms: 295_000 });
+    assert_eq!(g.completed()[1], ("e5".into(), Some(295_000), Some(300_000)));
+    assert_eq!(g.session.clock().unwrap().running(), Some(WHITE));
+}

@@ -43,6 +43,11 @@ impl Session {
     /// A press of the table's clock made at the partner board, `ms` the
     /// presser's time after it there.
     pub(super) fn on_table_press(&mut self, t: Ms, side: Color, ms: u64) {
+        // The clock at the table runs, or its press would not have come:
+        // this board's follows it (stopped by a restart here).
+        if self.clock.as_ref().is_some_and(|c| c.running().is_none()) {
+            self.on_clock_input(t, tactus_trace::Input::Resume);
+        }
         self.reading = Some((side, ms));
         self.on_press(t, side);
         self.reading = None;
