@@ -644,3 +644,24 @@ fn the_board_without_the_clock_killed_mid_game_takes_each_press_once() {
         journal.lines().filter(|l| l.contains(r#""input": "table_press", "side": "black""#)).collect();
     assert_eq!(presses.len(), 3, "each of Black's presses once on board B: {presses:#?}");
 }
+
+/// A flag at the table is ruled once, by the board with the clock (6.9:
+/// White can still mate), and the game ends on both boards; the board
+/// without the clock rules none of its own.
+#[test]
+fn the_board_with_the_clock_rules_a_flag_at_the_table_and_it_ends_on_both() {
+    let hall = Hall::new("table-flag", "4");
+    let (mut a, mut b) = table_pair(&hall);
+    let mut pos = Chess::default();
+    play_at_table(&mut a, &mut b, &mut pos, "e4");
+    // Black thinks too long: Black's time runs out on the clock at board A.
+    for board in [&a, &b] {
+        let over = board.events.next("game_over");
+        assert_eq!(over["result"], "1-0", "board {}: {over}", board.id);
+    }
+    assert_eq!(a.events.seen.borrow().iter().rev().find(|e| e["event"] == "game_over").unwrap()["reason"], "flag_fall");
+    let overs = |board: &Board| board.events.seen.borrow().iter().filter(|e| e["event"] == "game_over").count();
+    assert_eq!((overs(&a), overs(&b)), (1, 1));
+    let journal = b.journal();
+    assert!(journal.contains(r#""input": "result", "result": "1-0""#), "B's game ends by A's ruling: {journal}");
+}
