@@ -665,3 +665,42 @@ fn the_board_with_the_clock_rules_a_flag_at_the_table_and_it_ends_on_both() {
     let journal = b.journal();
     assert!(journal.contains(r#""input": "result", "result": "1-0""#), "B's game ends by A's ruling: {journal}");
 }
+
+/// The board with the clock offline: said on the other (once), whose
+/// player's move then completes as the board holds still on it (the game
+/// timed by the board); once it is back, presses at the table complete
+/// moves there again, with that clock's times.
+#[test]
+fn the_board_with_the_clock_offline_the_game_goes_on_timed_by_the_boards() {
+    let hall = Hall::new("table-away", "300+2");
+    let (mut a, mut b) = table_pair(&hall);
+    let sans: Vec<&str> = SCHOLAR.split_whitespace().collect();
+    let mut pos = Chess::default();
+    play_at_table(&mut a, &mut b, &mut pos, sans[0]);
+    a.kill();
+    assert_eq!(b.events.next("device_lost")["device"], "partner");
+    let mv = next_move(&pos, sans[1]);
+    b.act(&hands(&pos, mv));
+    let done = b.events.next("complete");
+    assert_eq!(done["san"], "e5", "completed on board B with no press: {done}");
+    pos.play_unchecked(mv);
+    a.spawn();
+    let chosen = a.events.next("opponent_move");
+    assert_eq!(chosen["san"], "e5");
+    a.act(&[carried_out(&chosen)]);
+    assert_eq!(a.events.next("complete")["san"], "e5");
+    assert_eq!(b.events.next("device_back")["device"], "partner");
+    // The clock at the table goes on (Black's press restarts what the
+    // restart stopped on board A), and the game with it.
+    a.act(&["b".to_string()]);
+    for san in &sans[2..] {
+        let (mover_done, other_done) = play_at_table(&mut a, &mut b, &mut pos, san);
+        assert_eq!(mover_done["clock_ms"], other_done["clock_ms"], "{san}: the table's clock's time on both");
+    }
+    for board in [&a, &b] {
+        assert_eq!(board.events.next("game_over")["result"], "1-0", "board {}", board.id);
+    }
+    let lost = b.events.seen.borrow().iter().filter(|e| e["event"] == "device_lost").count();
+    assert_eq!(lost, 1, "said once");
+    assert_eq!(a.replayed(), b.replayed());
+}

@@ -191,11 +191,13 @@ impl Session {
         if let Some(times) = self.take_handed() {
             return times;
         }
-        let held_still = self.completed_by == CompletedBy::HeldStill;
-        let clock_ms = if held_still && self.clock.as_ref().is_some_and(|c| c.running().is_none()) {
-            // Stopped (6.11), with no press to come that would restart it:
-            // the move still hands it over, so that it restarts for the
-            // side on move.
+        // A move completed with no press: the board held still on it, or
+        // it was the engine's (or the partner's) carried out.
+        let unpressed = self.completed_by == CompletedBy::HeldStill || self.carrying();
+        let clock_ms = if unpressed && self.clock.as_ref().is_some_and(|c| c.running().is_none()) {
+            // Stopped (6.11, or a restart), with no press to come that
+            // would restart it: the move still hands it over, so that it
+            // restarts for the side on move.
             self.clock.as_mut().and_then(|c| {
                 c.resume(t);
                 let press = c.press(t, side);
