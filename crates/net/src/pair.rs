@@ -88,6 +88,9 @@ pub enum PairMessage {
     /// the receiver's player pressed it while the sender's game was at ply
     /// `ply`, and had `clock_ms` after the press as that clock read it.
     Press { ply: u32, clock_ms: i64 },
+    /// At one table, the clock attached to the sender's board: whether it
+    /// is there (unplugged: the game goes on timed by the boards).
+    TableClock { connected: bool },
     /// A ruling made on the sender's board (an irregularity, a penalty), to
     /// be said on the partner's too.
     Ruling { event: Event },

@@ -704,3 +704,41 @@ fn the_board_with_the_clock_offline_the_game_goes_on_timed_by_the_boards() {
     assert_eq!(lost, 1, "said once");
     assert_eq!(a.replayed(), b.replayed());
 }
+
+/// The table's clock unplugged from board A (typed as a DGT board reports
+/// it): said on board B, once, and the game goes on timed by the boards,
+/// each move complete as its board holds still on it; plugged in again,
+/// its presses complete moves on both boards again.
+#[test]
+fn the_table_s_clock_unplugged_the_game_goes_on_and_its_presses_come_back() {
+    let hall = Hall::new("table-unplugged", "300+2");
+    let (mut a, mut b) = table_pair(&hall);
+    let sans: Vec<&str> = SCHOLAR.split_whitespace().collect();
+    let mut pos = Chess::default();
+    play_at_table(&mut a, &mut b, &mut pos, sans[0]);
+    a.act(&["clock off".to_string()]);
+    let lost = b.events.next("device_lost");
+    assert_eq!((lost["device"].as_str(), lost["detail"].as_str()), (Some("clock"), Some("at board A")), "{lost}");
+    for san in &sans[1..3] {
+        let mv = next_move(&pos, san);
+        let (mover, other) = boards(&mut a, &mut b, &pos);
+        mover.act(&hands(&pos, mv));
+        assert_eq!(mover.events.next("complete")["san"], *san, "completed on board {} with no press", mover.id);
+        let chosen = other.events.next("opponent_move");
+        other.act(&[carried_out(&chosen)]);
+        assert_eq!(other.events.next("complete")["san"], *san);
+        pos.play_unchecked(mv);
+    }
+    a.act(&["clock on".to_string()]);
+    assert_eq!(b.events.next("device_back")["device"], "clock");
+    for san in &sans[3..] {
+        let (mover_done, other_done) = play_at_table(&mut a, &mut b, &mut pos, san);
+        assert_eq!(mover_done["clock_ms"], other_done["clock_ms"], "{san}: the table's clock's time on both");
+    }
+    for board in [&a, &b] {
+        assert_eq!(board.events.next("game_over")["result"], "1-0", "board {}", board.id);
+    }
+    let said = |kind: &str| b.events.seen.borrow().iter().filter(|e| e["event"] == kind).count();
+    assert_eq!((said("device_lost"), said("device_back")), (1, 1), "said once each");
+    assert_eq!(a.replayed(), b.replayed());
+}

@@ -35,6 +35,12 @@ impl Session {
         self.handed.filter(|h| h.ply == self.game.ply()).map(|h| (h.ply, h.clock_ms))
     }
 
+    /// Presses complete moves (a clock is at the board, or the table's
+    /// presses come); else a move completes as the board holds still on it.
+    pub fn presses_complete(&self) -> bool {
+        self.completed_by == super::CompletedBy::Press
+    }
+
     /// A press waits for the mover's piece still in the hand (6.2.1).
     pub fn press_waiting(&self) -> bool {
         matches!(self.phase, super::Phase::Pressed(_))
@@ -90,13 +96,13 @@ impl Session {
         press.ok().map(|p| p.remaining_ms)
     }
 
-    /// Whether `side`'s flag is ruled on another board: the partner
-    /// board's player's where each board keeps its player's clock; every
-    /// flag where the table's clock is at the partner board, while its
-    /// presses come (6.9).
+    /// Whether `side`'s flag is ruled on another board (6.9): the partner
+    /// board's player's where each board keeps its player's clock (also at
+    /// a table whose clock is gone); every flag where the table's clock is
+    /// at the partner board, while its presses come.
     pub(super) fn flag_kept_elsewhere(&self, side: Color) -> bool {
         match self.policy.table_clock {
-            Some(TableClock::Here) => false,
+            Some(TableClock::Here) if self.completed_by == super::CompletedBy::Press => false,
             Some(TableClock::Partner) if self.completed_by == super::CompletedBy::Press => true,
             _ => self.policy.partner && self.policy.engine == Some(side),
         }

@@ -71,9 +71,13 @@ pub struct PartnerHost {
     /// This board's player's press at the table's clock (its ply, and the
     /// time that clock read), waiting for this board's game to reach it.
     press_due: Option<(u32, i64)>,
-    /// The table's clock comes or goes with the partner board: presses
-    /// complete moves here or not (`clock_connected`), taken next.
+    /// The table's clock here was lost or is back: presses complete moves
+    /// or not (`clock_connected`), taken next.
     table_due: Option<Input>,
+    /// The table's clock at the partner board: the partner away, or the
+    /// clock unplugged there. Presses complete moves here only with neither.
+    away: bool,
+    unplugged: bool,
     stop: CancellationToken,
 }
 
@@ -101,6 +105,8 @@ impl PartnerHost {
             table: cfg.pair.table_clock(),
             press_due: None,
             table_due: None,
+            away: false,
+            unplugged: false,
             stop,
         }))
     }
@@ -128,6 +134,14 @@ impl PartnerHost {
         if let Some(clock) = self.clock_due.take().or(self.table_due.take()) {
             return FromOpponent::Inputs(vec![clock]);
         }
+        // Presses from the table complete moves here while they can come.
+        let presses = !self.away && !self.unplugged;
+        if self.table == Some(TableClock::Partner)
+            && presses != now.session.presses_complete()
+            && !now.session.finished()
+        {
+            return FromOpponent::Inputs(vec![Input::ClockConnected(presses)]);
+        }
         loop {
             if let Some(inputs) = self.due(now.session) {
                 return FromOpponent::Inputs(inputs);
@@ -147,9 +161,7 @@ impl PartnerHost {
             FromPartner::Away => {
                 tracing::warn!("the partner board {partner} cannot be reached");
                 // The table's clock with it: the game goes on timed here.
-                if self.table == Some(TableClock::Partner) {
-                    self.table_due = Some(Input::ClockConnected(false));
-                }
+                self.away = true;
                 Some(FromOpponent::Notice(EventKind::DeviceLost {
                     device: Device::Partner,
                     detail: format!("board {partner}"),
@@ -157,9 +169,7 @@ impl PartnerHost {
             }
             FromPartner::Back => {
                 tracing::info!("the partner board {partner} is back");
-                if self.table == Some(TableClock::Partner) {
-                    self.table_due = Some(Input::ClockConnected(true));
-                }
+                self.away = false;
                 Some(FromOpponent::Notice(EventKind::DeviceBack { device: Device::Partner }))
             }
             FromPartner::Message(PairMessage::Hello { ply, answer }) => {
@@ -170,6 +180,9 @@ impl PartnerHost {
                     && handed >= ply
                 {
                     self.link.send(PairMessage::Press { ply: handed, clock_ms });
+                }
+                if self.table == Some(TableClock::Here) {
+                    self.link.send(PairMessage::TableClock { connected: session.presses_complete() });
                 }
                 if !answer {
                     self.link.send(PairMessage::Hello { ply: session.game().ply(), answer: true });
@@ -228,6 +241,19 @@ impl PartnerHost {
                 }
                 None
             }
+            FromPartner::Message(PairMessage::TableClock { connected }) => {
+                if self.table != Some(TableClock::Partner) || self.unplugged != connected {
+                    return None;
+                }
+                self.unplugged = !connected;
+                Some(FromOpponent::Notice(if connected {
+                    tracing::info!("the clock at board {partner} is back");
+                    EventKind::DeviceBack { device: Device::Clock }
+                } else {
+                    tracing::warn!("the clock at board {partner} is unplugged; the game goes on timed by the boards");
+                    EventKind::DeviceLost { device: Device::Clock, detail: format!("at board {partner}") }
+                }))
+            }
             FromPartner::Message(PairMessage::Over { result, reason }) => {
                 (!session.finished()).then(|| FromOpponent::Inputs(vec![Input::Result { result, reason }]))
             }
@@ -271,6 +297,12 @@ impl PartnerHost {
     /// partner, and its rulings, to be said there too — sent once the step
     /// is on disk.
     pub fn committed(&mut self, session: &Session, entry: Option<&Entry>) {
+        // The table's clock here unplugged or back: the partner hears it.
+        if self.table == Some(TableClock::Here)
+            && let Some(&Entry { record: Record::Input(Input::ClockConnected(connected)), .. }) = entry
+        {
+            self.outgoing.push(PairMessage::TableClock { connected });
+        }
         // The partner's player pressed the table's clock here: sent on,
         // unless the clock stays stopped (6.11) for it.
         if self.table == Some(TableClock::Here)
@@ -331,6 +363,21 @@ impl PartnerHost {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// The table's clock here (on a serial line) was lost or is back: the
+    /// game goes on timed by the boards, or with its presses again.
+    pub fn noticed(&mut self, kind: &EventKind) {
+        if self.table != Some(TableClock::Here) {
+            return;
+        }
+        match kind {
+            EventKind::DeviceLost { device: Device::Clock, .. } => {
+                self.table_due = Some(Input::ClockConnected(false));
+            }
+            EventKind::DeviceBack { device: Device::Clock } => self.table_due = Some(Input::ClockConnected(true)),
+            _ => {}
         }
     }
 
