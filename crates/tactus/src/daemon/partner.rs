@@ -131,7 +131,7 @@ impl PartnerHost {
         for msg in self.outgoing.drain(..) {
             self.link.send(msg);
         }
-        if let Some(clock) = self.clock_due.take().or(self.table_due.take()) {
+        if let Some(clock) = self.clock_due.take().or_else(|| self.table_due.take()) {
             return FromOpponent::Inputs(vec![clock]);
         }
         // Presses from the table complete moves here while they can come.
