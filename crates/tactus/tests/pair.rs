@@ -529,7 +529,7 @@ fn table_pair(hall: &Hall) -> (Board, Board) {
 fn play_at_table(a: &mut Board, b: &mut Board, pos: &mut Chess, san: &str) -> (Value, Value) {
     let mv = next_move(pos, san);
     let uci = mv.to_uci(CastlingMode::Standard).to_string();
-    let (mover, other) = boards(a, b, pos);
+    let (mover, _) = boards(a, b, pos);
     mover.act(&hands(pos, mv));
     assert_eq!(mover.events.next("move")["uci"], uci.as_str());
     let letter = if pos.turn() == Color::White { "w" } else { "b" };
