@@ -203,6 +203,7 @@ fn arb_record() -> impl Strategy<Value = Record> {
         (range::CLOCK_MS.values, range::CLOCK_MS.values)
             .prop_map(|(white_ms, black_ms)| Record::Input(Input::SetClock { white_ms, black_ms })),
         (side.clone(), range::ADDED_MS.values).prop_map(|(side, ms)| Record::Input(Input::AddTime { side, ms })),
+        (side.clone(), range::CLOCK_MS.values).prop_map(|(side, ms)| Record::Input(Input::TablePress { side, ms })),
         (0u32..=10_000, 0u32..=10_000)
             .prop_map(|(white_moves, black_moves)| Record::Input(Input::SetMoves { white_moves, black_moves })),
         range::INCREMENT_MS.values.prop_map(|ms| Record::Input(Input::Increment { ms })),
@@ -290,6 +291,7 @@ proptest! {
             engine: fen.then_some(Color::Black),
             engine_override: fen,
             partner: dgt,
+            table_clock: dgt.then_some(if fen { TableClock::Partner } else { TableClock::Here }),
             board: dgt.then_some(BoardKind::Dgt),
             ..Header::default()
         };
