@@ -1147,6 +1147,14 @@ mod tests {
         let e = check(&format!("{paired}[engine]\npath = \"/usr/games/stockfish\"\n")).unwrap_err();
         assert!(e.contains("engine.path"), "{e}");
         assert!(parse(Path::new("t.toml"), "[pair]\nwith = \"a/b\"\n").is_err(), "a partner's name is one topic level");
+        // One clock at the table: attached here or to the partner board.
+        let table = |clock: &str| parse(Path::new("t.toml"), &format!("{paired}clock = \"{clock}\"\n"));
+        assert_eq!(parse(Path::new("t.toml"), &paired).unwrap().pair.table_clock(), None, "own, by default");
+        assert_eq!(table("here").unwrap().pair.table_clock(), Some(tactus_trace::TableClock::Here));
+        assert_eq!(table("partner").unwrap().pair.table_clock(), Some(tactus_trace::TableClock::Partner));
+        assert!(table("both").is_err());
+        let e = check(&format!("{paired}clock = \"partner\"\n[clock]\ndevice = \"open\"\n")).unwrap_err();
+        assert!(e.contains("pair.clock"), "{e}");
     }
 
     #[test]
