@@ -191,3 +191,25 @@ fn a_press_from_the_table_restarts_a_clock_stopped_here() {
     assert_eq!(g.completed()[1], ("e5".into(), Some(295_000), Some(300_000)));
     assert_eq!(g.session.clock().unwrap().running(), Some(WHITE));
 }
+
+/// A game at the table with no time control: the partner's press still
+/// counts, quietly (nothing to hand over), and its move completes on its
+/// arrival as carried out.
+#[test]
+fn without_a_time_control_the_partner_s_press_is_taken_quietly() {
+    let header =
+        Header { engine: Some(BLACK), partner: true, table_clock: Some(TableClock::Here), ..Header::default() };
+    let session = Session::new(&header, Policy::default().with_recorded(&header)).unwrap();
+    let mut g = Game { session, t: 0, events: Vec::new() };
+    g.edge(1000, "e2", false);
+    g.edge(1200, "e4", true);
+    g.at(2000, Record::Clock(WHITE));
+    g.at(9000, Record::Clock(BLACK));
+    assert_eq!(g.session.handed(), Some((2, None)));
+    g.choose(9500, "e7e5");
+    g.edge(12_000, "e7", false);
+    g.edge(12_300, "e5", true);
+    g.wait_until(13_000);
+    assert_eq!(g.completed(), [("e4".into(), None, None), ("e5".into(), None, None)]);
+    assert!(g.events.iter().all(|e| !matches!(e.kind, EventKind::NotNow { .. })), "{:?}", g.events);
+}

@@ -90,7 +90,7 @@ impl Session {
                 // While the engine's move is carried out both clocks stand,
                 // to run when it stands; unless a press at the table handed
                 // the clock over before it came.
-                if (!self.carrying() || self.handed.is_some())
+                if (!self.carrying() || self.handed_now())
                     && let Some(c) = &mut self.clock
                 {
                     c.resume(t);

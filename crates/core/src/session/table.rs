@@ -41,6 +41,11 @@ impl Session {
         self.completed_by == super::CompletedBy::Press
     }
 
+    /// A press handed the clock over before the move being made here came.
+    pub(super) fn handed_now(&self) -> bool {
+        self.handed.is_some_and(|h| h.ply == self.game.ply())
+    }
+
     /// A press waits for the mover's piece still in the hand (6.2.1).
     pub fn press_waiting(&self) -> bool {
         matches!(self.phase, super::Phase::Pressed(_))
@@ -67,13 +72,15 @@ impl Session {
             return false;
         }
         let ply = self.game.ply();
-        if self.handed.is_some_and(|h| h.ply == ply) {
-            // A stopped clock pressed again.
+        // A clock already handed over, or stopped (6.11): pressed again, or
+        // pressed while stopped, it changes nothing.
+        let stopped = self.clock.as_ref().is_some_and(|c| c.running() != Some(side));
+        if self.handed_now() || stopped {
             return true;
         }
-        let Some(clock_ms) = self.press_clock(t, side) else { return false };
+        let clock_ms = self.press_clock(t, side);
         let opponent_ms = self.clock.as_ref().map(|c| c.remaining(!side, t));
-        self.handed = Some(Handed { ply, clock_ms: Some(clock_ms), opponent_ms });
+        self.handed = Some(Handed { ply, clock_ms, opponent_ms });
         true
     }
 

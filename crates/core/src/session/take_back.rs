@@ -81,6 +81,7 @@ impl Session {
         self.claimable = None;
         self.question = None;
         self.draw_offer = None;
+        self.handed = None;
         self.check.due = None;
         let times = self.times(t);
         let taken = taken.into_iter().map(|m| m.san).collect();
