@@ -213,3 +213,25 @@ fn without_a_time_control_the_partner_s_press_is_taken_quietly() {
     assert_eq!(g.completed(), [("e4".into(), None, None), ("e5".into(), None, None)]);
     assert!(g.events.iter().all(|e| !matches!(e.kind, EventKind::NotNow { .. })), "{:?}", g.events);
 }
+
+/// The partner board ruled the press that handed the clock over as no
+/// move (7.5.3): the clock goes back to before it, the partner's time
+/// running; their next press hands it over again.
+#[test]
+fn a_press_ruled_as_no_move_on_the_partner_board_is_undone_here() {
+    let mut g = Game::new(WHITE, TableClock::Here, "300+2");
+    g.edge(1000, "e2", false);
+    g.edge(1200, "e4", true);
+    g.at(2000, Record::Clock(WHITE));
+    g.at(5000, Record::Clock(BLACK));
+    assert_eq!(g.session.clock().unwrap().running(), Some(WHITE));
+    g.input(5100, Input::PressRuled { ply: 2 });
+    assert_eq!(g.session.handed(), None);
+    assert_eq!(g.session.clock().unwrap().running(), Some(BLACK));
+    assert_eq!(g.remaining(BLACK), 300_000 - 3100, "Black's time ran on");
+    assert_eq!(g.remaining(WHITE), 300_000);
+    g.at(9000, Record::Clock(BLACK));
+    assert_eq!(g.session.handed(), Some((2, Some(295_000))));
+    g.input(9100, Input::PressRuled { ply: 1 });
+    assert_eq!(g.session.handed(), Some((2, Some(295_000))), "a ruling for another ply changes nothing");
+}

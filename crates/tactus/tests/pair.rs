@@ -742,3 +742,27 @@ fn the_table_s_clock_unplugged_the_game_goes_on_and_its_presses_come_back() {
     assert_eq!((said("device_lost"), said("device_back")), (1, 1), "said once each");
     assert_eq!(a.replayed(), b.replayed());
 }
+
+/// Black presses the table's clock with no move made on board B: ruled
+/// there (7.5.3), said on both; on board A, where the press had handed the
+/// clock over, the clock goes back to before it, so Black's time runs on
+/// until the press that completes Black's move, on both boards alike.
+#[test]
+fn a_press_at_the_table_ruled_as_no_move_is_undone_on_the_board_with_the_clock() {
+    let hall = Hall::new("table-ruled", "300+2");
+    let (mut a, mut b) = table_pair(&hall);
+    let mut pos = Chess::default();
+    play_at_table(&mut a, &mut b, &mut pos, "e4");
+    a.act(&["b".to_string()]);
+    let ruling = b.events.next("irregularity");
+    assert_eq!((ruling["side"].as_str(), ruling["ply"].as_u64()), (Some("black"), Some(2)), "{ruling}");
+    assert_eq!(a.events.next("irregularity")["article"], ruling["article"], "said on board A too");
+    let given = |board: &Board| board.events.next("penalty")["ms"].clone();
+    assert_eq!(given(&a), given(&b), "White's time given on both");
+    let (mover_done, other_done) = play_at_table(&mut a, &mut b, &mut pos, "e5");
+    for key in ["clock_ms", "opponent_ms"] {
+        assert_eq!(mover_done[key], other_done[key], "the same {key} on both boards");
+    }
+    let journal = a.journal();
+    assert!(journal.contains(r#""input": "press_ruled", "ply": 2"#), "{journal}");
+}

@@ -146,7 +146,8 @@ impl Session {
             | Input::DrawOffer { .. }
             | Input::Online(_)
             | Input::ClockConnected(_)
-            | Input::TablePress { .. } => {}
+            | Input::TablePress { .. }
+            | Input::PressRuled { .. } => {}
         }
     }
 

@@ -428,7 +428,8 @@ impl Session {
             | Input::Opponent { .. }
             | Input::Hint { .. }
             | Input::Online(_)
-            | Input::TablePress { .. } => {}
+            | Input::TablePress { .. }
+            | Input::PressRuled { .. } => {}
             _ => self.emit(t, EventKind::NotNow { why: crate::event::NotNow::GameOver }),
         }
     }
@@ -454,6 +455,7 @@ impl Session {
             }
             Input::ClockConnected(connected) => self.on_clock_connected(t, connected),
             Input::TablePress { side, ms } => self.on_table_press(t, side, ms),
+            Input::PressRuled { ply } => self.on_press_ruled(ply),
             // The daemon's to send; the server's answer comes as inputs.
             Input::Online(_) => {}
             Input::Pause

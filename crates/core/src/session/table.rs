@@ -13,6 +13,7 @@
 //! an engine's.
 
 use shakmaty::Color;
+use tactus_clock::Clock;
 
 use super::Session;
 use crate::event::Ms;
@@ -20,19 +21,21 @@ use crate::policy::TableClock;
 
 /// A press of the partner's player that handed the clock over before
 /// their move for ply `ply` arrived.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(super) struct Handed {
     pub ply: u32,
     /// The presser's time after it, and the opponent's at it.
     pub clock_ms: Option<i64>,
     pub opponent_ms: Option<i64>,
+    /// The clock before it, for a press the partner board rules as no move.
+    before: Option<Clock>,
 }
 
 impl Session {
     /// The ply whose press handed the clock over while its move is still
     /// to come here, and the presser's time after that press.
     pub fn handed(&self) -> Option<(u32, Option<i64>)> {
-        self.handed.filter(|h| h.ply == self.game.ply()).map(|h| (h.ply, h.clock_ms))
+        self.handed.as_ref().filter(|h| h.ply == self.game.ply()).map(|h| (h.ply, h.clock_ms))
     }
 
     /// Presses complete moves (a clock is at the board, or the table's
@@ -43,7 +46,7 @@ impl Session {
 
     /// A press handed the clock over before the move being made here came.
     pub(super) fn handed_now(&self) -> bool {
-        self.handed.is_some_and(|h| h.ply == self.game.ply())
+        self.handed.as_ref().is_some_and(|h| h.ply == self.game.ply())
     }
 
     /// A press waits for the mover's piece still in the hand (6.2.1).
@@ -78,10 +81,22 @@ impl Session {
         if self.handed_now() || stopped {
             return true;
         }
+        let before = self.clock.clone();
         let clock_ms = self.press_clock(t, side);
         let opponent_ms = self.clock.as_ref().map(|c| c.remaining(!side, t));
-        self.handed = Some(Handed { ply, clock_ms, opponent_ms });
+        self.handed = Some(Handed { ply, clock_ms, opponent_ms, before });
         true
+    }
+
+    /// The partner board ruled the press that handed the clock over as no
+    /// move (7.5.1, 7.5.3): the clock goes back to before it, the partner's
+    /// time running, as where a press completed nothing (`undo_press`).
+    pub(super) fn on_press_ruled(&mut self, ply: u32) {
+        if let Some(handed) = self.handed.take_if(|h| h.ply == ply && h.ply == self.game.ply())
+            && let Some(before) = handed.before
+        {
+            self.clock = Some(before);
+        }
     }
 
     /// The clock readings of a press that handed the clock over before the

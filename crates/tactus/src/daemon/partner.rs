@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use shakmaty::Color;
 use shakmaty::uci::UciMove;
-use tactus_core::{Device, EndReason, EventKind, Irregularity, Session};
+use tactus_core::{Article, Device, EndReason, EventKind, Irregularity, Session};
 use tactus_net::{FromPartner, PairMessage, PartnerLink};
 use tactus_trace::{Entry, Input, OffBoardReason, Record, TableClock};
 
@@ -226,6 +226,17 @@ impl PartnerHost {
                     }),
                 // Said, not ruled again: the fix is for the partner's board.
                 EventKind::Irregularity(irregularity) => {
+                    // A press at the table's clock here that completed no
+                    // move there: the clock goes back to before it.
+                    let no_move = matches!(irregularity.article, Article::A7_5_1 | Article::A7_5_3);
+                    if self.table == Some(TableClock::Here)
+                        && no_move
+                        && !irregularity.stands
+                        && irregularity.side == !self.side
+                        && session.handed().is_some_and(|(ply, _)| ply == irregularity.ply)
+                    {
+                        self.table_due = Some(Input::PressRuled { ply: irregularity.ply });
+                    }
                     Some(FromOpponent::Notice(EventKind::Irregularity(Irregularity {
                         fix: Vec::new(),
                         ..irregularity
