@@ -25,6 +25,7 @@
 //! promote n    the promotion selector (q, r, b, n)
 //! request time       (or position, last_move)
 //! pause, resume
+//! clock off, clock on    no clock to press (unplugged), and plugged in again
 //! claim black illegal   (threefold, fifty)
 //! result 1-0 resignation   (0-1, 1/2-1/2; agreement, arbiter)
 //! end          stop (so does the end of input)
@@ -321,7 +322,7 @@ enum Typed {
 
 const HELP: &str = "\
 e2-  lift from e2    e2+  place on e2    e2 e4  a move    e4xd5  a capture    e1- g1+ h1- f1+  in order
-w, b  press a clock    promote q|r|b|n    board  the position    pause    resume
+w, b  press a clock    promote q|r|b|n    board  the position    pause    resume    clock off|on
 request time | board | last | control | hint | pieces white|black [k|q|r|b|n|p] | rank 4 | file e | square d5
 level 0-10  the engine's level    hint  the engine's suggestion
 draw white|black  offer or accept a draw    online abort|draw_no|takeback_no|takeback_yes|accept|decline|claim_victory    claim white|black illegal|threefold|fifty    result 1-0|0-1|1/2-1/2 [resignation|agreement|arbiter]    end";
@@ -402,6 +403,8 @@ fn parse_typed(line: &str) -> Result<Typed, String> {
             _ => Err(format!("the engine's level is 0 … 10, not {n:?}")),
         },
         ["resume"] => input(Input::Resume),
+        ["clock", "off"] => input(Input::ClockConnected(false)),
+        ["clock", "on"] => input(Input::ClockConnected(true)),
         ["claim", who, what] => input(Input::Claim { side: side(Some(who))?, claim: what.parse()? }),
         ["draw", who] => input(Input::DrawOffer { side: side(Some(who))? }),
         ["online", ask] => input(Input::Online(ask.parse()?)),

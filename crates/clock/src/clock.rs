@@ -332,6 +332,19 @@ impl Clock {
         Ok(Press { side, remaining_ms: self.remaining(side, t), moves: self.moves(side), flagged })
     }
 
+    /// `side` completes a move as [`Clock::press`] does, but a clock
+    /// elsewhere keeps the time (two boards at one table, the clock at the
+    /// partner board): its time after the press is `remaining_ms`, as that
+    /// clock read it, however late the press reached this one.
+    pub fn press_as_kept(&mut self, t: u64, side: Color, remaining_ms: u64) -> Result<Press, PressError> {
+        let press = self.press(t, side)?;
+        let t = self.tick(t);
+        let shown = u64::try_from(press.remaining_ms).unwrap_or(0);
+        let s = self.side_mut(side);
+        s.main_ms = s.main_ms.saturating_add(remaining_ms).saturating_sub(shown);
+        Ok(Press { remaining_ms: self.remaining(side, t), ..press })
+    }
+
     /// Ends `side`'s move of `elapsed` ms, completed or not. Returns whether
     /// its flag had fallen.
     fn settle(&mut self, side: Color, elapsed: u64, completed: bool) -> bool {

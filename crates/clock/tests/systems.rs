@@ -416,3 +416,21 @@ fn illegal_move_withdrawn() {
     g.clock.hand_over(g.t, Black);
     assert_eq!(g.clock, before);
 }
+
+#[test]
+fn a_press_kept_by_a_clock_elsewhere_has_that_clock_s_time() {
+    // The press reached this clock 40 ms late: the time after it is the one
+    // the clock at the table read, the move counted, the opponent on move.
+    let mut c = clock("40/5400+30:1800+30");
+    c.start(0, White);
+    let press = c.press_as_kept(10_040, White, 5_420_000).unwrap();
+    assert_eq!((press.remaining_ms, press.moves), (5_420_000, 1));
+    assert_eq!(c.remaining(White, 20_000), 5_420_000);
+    assert_eq!(c.running(), Some(Black));
+    assert_eq!(c.remaining(Black, 10_040 + 1_000), 5_399_000);
+    assert_eq!(c.press_as_kept(20_000, White, 1), Err(PressError::NotOnMove(White)));
+    // In byo-yomi the reading is main time and the current period.
+    let mut c = clock("60b3x10");
+    c.start(0, White);
+    assert_eq!(c.press_as_kept(500, White, 62_000).unwrap().remaining_ms, 62_000);
+}

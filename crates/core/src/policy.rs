@@ -2,7 +2,7 @@
 //! decided here, not by conditions spread through the interpreter.
 
 use crate::Ms;
-pub use tactus_trace::{MateSearch, Supervision};
+pub use tactus_trace::{MateSearch, Supervision, TableClock};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
@@ -42,6 +42,12 @@ pub struct Policy {
     /// (`take_back_asked`), and only the server's `Input::TakeBack` takes
     /// moves back.
     pub online: bool,
+    /// Two boards at one table, one clock between them (`partner` too):
+    /// where the clock is. `Here`: a press of the partner's player hands
+    /// the clock over before their move arrives, and every flag is ruled
+    /// here. `Partner`: presses come as `Input::TablePress`, and no flag is
+    /// ruled here while they do.
+    pub table_clock: Option<TableClock>,
 }
 
 impl Policy {
@@ -61,6 +67,7 @@ impl Policy {
         self.engine_override = header.engine_override;
         self.partner = header.partner;
         self.online = header.online;
+        self.table_clock = header.table_clock;
         if header.mate_search == MateSearch::Asked {
             self.mate_search = MateSearch::Asked;
         }
@@ -80,6 +87,7 @@ impl Policy {
         header.engine_override = self.engine_override;
         header.partner = self.partner;
         header.online = self.online;
+        header.table_clock = self.table_clock;
         header.supervision = Some(self.supervision);
     }
 }
@@ -99,6 +107,7 @@ impl Default for Policy {
             engine_override: false,
             partner: false,
             online: false,
+            table_clock: None,
         }
     }
 }

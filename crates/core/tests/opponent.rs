@@ -666,3 +666,22 @@ fn a_partner_s_move_that_stood_is_said_again_as_written_there() {
         .collect();
     assert_eq!(again, ["Ng8-g6"]);
 }
+
+/// The clocks stopped (6.11, or a restart) while the engine's move is
+/// carried out: the move still hands them over, so that they restart for
+/// the player, not for the engine.
+#[test]
+fn an_engine_s_move_carried_out_while_the_clocks_stand_hands_them_over() {
+    let mut game = Game::new(None, BLACK, false);
+    game.lift("e2");
+    game.place("e4");
+    game.press(WHITE);
+    game.choose("e7e5");
+    game.feed(100, Record::Input(Input::Pause));
+    game.lift("e7");
+    game.place("e5");
+    game.wait(1000);
+    assert_eq!(game.completed(), ["e4", "e5"]);
+    game.feed(100, Record::Input(Input::Resume));
+    assert_eq!(game.session.clock().unwrap().running(), Some(WHITE), "the player's clock runs again");
+}

@@ -85,6 +85,13 @@ pub enum PairMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         clock_ms: Option<i64>,
     },
+    /// Two boards at one table, the clock attached to the sender's board:
+    /// the receiver's player pressed it while the sender's game was at ply
+    /// `ply`, and had `clock_ms` after the press as that clock read it.
+    Press { ply: u32, clock_ms: i64 },
+    /// At one table, the clock attached to the sender's board: whether it
+    /// is there (unplugged: the game goes on timed by the boards).
+    TableClock { connected: bool },
     /// A ruling made on the sender's board (an irregularity, a penalty), to
     /// be said on the partner's too.
     Ruling { event: Event },
@@ -591,6 +598,11 @@ fn checked(mut frame: Frame) -> Result<Frame, String> {
         uci.parse::<shakmaty::uci::UciMove>().map_err(|_| "a move that is not in UCI".to_string())?;
         san.truncate(32);
     }
+    if let Some(PairMessage::Press { clock_ms, .. }) = frame.msg
+        && clock_ms < 0
+    {
+        return Err("a press with a time below zero".into());
+    }
     if frame.msg.is_some() && frame.seq == 0 {
         return Err("a message without a number".into());
     }
@@ -746,6 +758,12 @@ mod tests {
             serde_json::from_str(r#"{"run":1,"seq":1,"msg":{"kind":"move","ply":1,"uci":"e2e4 1-0","san":""}}"#)
                 .unwrap();
         assert!(checked(bad).is_err());
+        let press: Frame =
+            serde_json::from_str(r#"{"run":1,"seq":3,"msg":{"kind":"press","ply":4,"clock_ms":287000}}"#).unwrap();
+        assert_eq!(checked(press).unwrap().msg, Some(PairMessage::Press { ply: 4, clock_ms: 287_000 }));
+        let below: Frame =
+            serde_json::from_str(r#"{"run":1,"seq":3,"msg":{"kind":"press","ply":4,"clock_ms":-1}}"#).unwrap();
+        assert!(checked(below).is_err());
         let unnumbered: Frame =
             serde_json::from_str(r#"{"run":1,"msg":{"kind":"hello","ply":1,"answer":true}}"#).unwrap();
         assert!(checked(unnumbered).is_err());

@@ -3,7 +3,9 @@
 //! a local mosquitto with a hall key, both ways, random legal moves; and
 //! the time for a side SIGKILLed and restarted to be back in the game: from
 //! starting it again to the move its partner made meanwhile announced on
-//! it. `cargo bench -p tactus --bench pair` (needs mosquitto).
+//! it. At one table, the clock attached to board A: from Black's press
+//! typed on board A to `complete` read from board B, where it completes
+//! Black's move. `cargo bench -p tactus --bench pair` (needs mosquitto).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -29,11 +31,14 @@ use support::pct;
 
 const SAMPLES: usize = 300;
 const RESTARTS: usize = 10;
+const TABLE_SAMPLES: usize = 150;
 
 struct Board {
     id: &'static str,
     partner: &'static str,
     side: Color,
+    /// `[pair] clock`.
+    clock: &'static str,
     dir: PathBuf,
     port: u16,
     child: Option<Guard>,
@@ -43,10 +48,22 @@ struct Board {
 
 impl Board {
     fn start(dir: &Path, port: u16, id: &'static str, partner: &'static str, side: Color) -> Board {
+        Board::with_clock(dir, port, id, partner, side, "own")
+    }
+
+    fn with_clock(
+        dir: &Path,
+        port: u16,
+        id: &'static str,
+        partner: &'static str,
+        side: Color,
+        clock: &'static str,
+    ) -> Board {
         let mut board = Board {
             id,
             partner,
             side,
+            clock,
             dir: dir.to_path_buf(),
             port,
             child: None,
@@ -67,7 +84,7 @@ impl Board {
             .arg(self.dir.join(format!("state-{}", self.id)))
             .args(["--mqtt", &format!("127.0.0.1:{}", self.port), "--hall", "bench", "--hall-key"])
             .arg(self.dir.join("hall.key"))
-            .args(["--board-id", self.id, "--pair-with", self.partner, "--plays", plays])
+            .args(["--board-id", self.id, "--pair-with", self.partner, "--plays", plays, "--pair-clock", self.clock])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(
@@ -145,6 +162,52 @@ fn ply(boards: &mut [Board; 2], pos: &mut Chess, rng: &mut Lcg) -> f64 {
     at.duration_since(pressed).as_secs_f64() * 1000.0
 }
 
+/// At one table, the clock at board A (`boards[0]`): a random legal move
+/// made on the mover's board, pressed at A, carried out on the other. For
+/// Black's moves, the time from the press at A to `complete` on B.
+fn table_ply(boards: &mut [Board; 2], pos: &mut Chess, rng: &mut Lcg) -> Option<f64> {
+    let moves: Vec<Move> =
+        pos.legal_moves().into_iter().filter(|m| m.promotion().is_none_or(|r| r == Role::Queen)).collect();
+    let mv = moves[rng.below(moves.len())];
+    let (m, o) = if pos.turn() == Color::White { (0, 1) } else { (1, 0) };
+    boards[m].type_line(&hands_line(pos, mv));
+    boards[m].next("move");
+    let pressed = Instant::now();
+    boards[0].type_line(if pos.turn() == Color::White { "w" } else { "b" });
+    let (at, _) = boards[m].next("complete");
+    boards[o].next("opponent_move");
+    boards[o].type_line(&hands_line(pos, mv));
+    boards[o].next("complete");
+    let black = pos.turn() == Color::Black;
+    pos.play_unchecked(mv);
+    black.then(|| at.duration_since(pressed).as_secs_f64() * 1000.0)
+}
+
+/// Black's presses at a table whose clock is at board A, to their moves
+/// completed on board B.
+fn table_presses(mut n: usize, rng: &mut Lcg) -> Vec<f64> {
+    let mut latencies = Vec::new();
+    while latencies.len() < TABLE_SAMPLES {
+        n += 1;
+        let (dir, port, _broker) = hall(n);
+        let mut boards = [
+            Board::with_clock(&dir, port, "A", "B", Color::White, "here"),
+            Board::with_clock(&dir, port, "B", "A", Color::Black, "partner"),
+        ];
+        boards[0].next("start");
+        boards[1].next("start");
+        let mut pos = Chess::default();
+        while !pos.is_game_over() && pos.fullmoves().get() < 80 && latencies.len() < TABLE_SAMPLES {
+            latencies.extend(table_ply(&mut boards, &mut pos, rng));
+        }
+        for b in &mut boards {
+            b.kill();
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    latencies
+}
+
 fn main() {
     let mut rng = Lcg(0x9a17);
     let mut latencies = Vec::new();
@@ -191,6 +254,7 @@ fn main() {
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+    let mut table = table_presses(n, &mut rng);
     let count = latencies.len();
     println!(
         "pair: press on one board to opponent_move on the other, {count} moves: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
@@ -203,5 +267,12 @@ fn main() {
         restarts.len(),
         pct(&mut restarts, 0.5),
         pct(&mut restarts, 1.0)
+    );
+    println!(
+        "pair at one table: a press on board A to the move it completes on board B, {} presses: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+        table.len(),
+        pct(&mut table, 0.5),
+        pct(&mut table, 0.95),
+        pct(&mut table, 1.0)
     );
 }

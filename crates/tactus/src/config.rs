@@ -484,12 +484,38 @@ pub struct PairConfig {
     pub with: Option<String>,
     /// The side this board's player has.
     pub plays: Option<EngineSide>,
+    /// Where the chess clock is: each board its own (or none), or one at
+    /// the table attached to this board or to the partner's.
+    pub clock: PairClock,
+}
+
+/// The chess clock of a game on two boards (`[pair] clock`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum PairClock {
+    /// Each board keeps its player's time, with its own clock or none.
+    #[default]
+    Own,
+    /// One clock at the table, attached to this board.
+    Here,
+    /// One clock at the table, attached to the partner board.
+    Partner,
 }
 
 impl PairConfig {
     /// The side this board's player has, when paired.
     pub fn side(&self) -> Option<shakmaty::Color> {
         self.with.as_ref().and(self.plays).map(EngineSide::color)
+    }
+
+    /// Where the one clock at the table is, when there is one.
+    pub fn table_clock(&self) -> Option<tactus_trace::TableClock> {
+        self.side()?;
+        match self.clock {
+            PairClock::Own => None,
+            PairClock::Here => Some(tactus_trace::TableClock::Here),
+            PairClock::Partner => Some(tactus_trace::TableClock::Partner),
+        }
     }
 }
 
@@ -1005,6 +1031,12 @@ impl Config {
         if &self.mqtt.board_id == partner {
             return Err(KeyError { key: "pair.with", message: format!("{partner:?} is this board itself") });
         }
+        if self.pair.clock == PairClock::Partner && self.clock.device != ClockKind::None {
+            return Err(KeyError {
+                key: "pair.clock",
+                message: "the clock is at the partner board, yet this board has one ([clock] device)".into(),
+            });
+        }
         if self.engine.path.is_some() {
             return Err(KeyError {
                 key: "engine.path",
@@ -1136,6 +1168,14 @@ mod tests {
         let e = check(&format!("{paired}[engine]\npath = \"/usr/games/stockfish\"\n")).unwrap_err();
         assert!(e.contains("engine.path"), "{e}");
         assert!(parse(Path::new("t.toml"), "[pair]\nwith = \"a/b\"\n").is_err(), "a partner's name is one topic level");
+        // One clock at the table: attached here or to the partner board.
+        let table = |clock: &str| parse(Path::new("t.toml"), &format!("{paired}clock = \"{clock}\"\n"));
+        assert_eq!(parse(Path::new("t.toml"), &paired).unwrap().pair.table_clock(), None, "own, by default");
+        assert_eq!(table("here").unwrap().pair.table_clock(), Some(tactus_trace::TableClock::Here));
+        assert_eq!(table("partner").unwrap().pair.table_clock(), Some(tactus_trace::TableClock::Partner));
+        assert!(table("both").is_err());
+        let e = check(&format!("{paired}clock = \"partner\"\n[clock]\ndevice = \"open\"\n")).unwrap_err();
+        assert!(e.contains("pair.clock"), "{e}");
     }
 
     #[test]

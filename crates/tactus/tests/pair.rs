@@ -5,7 +5,9 @@
 //! as `opponent_move`, is carried out there from what it says, and is
 //! completed without a press. Then the faults: a piece of the partner's put
 //! on a wrong square, a stranger's moves on the broker, one side killed
-//! (SIGKILL) and restarted from its journal, the broker restarted.
+//! (SIGKILL) and restarted from its journal, the broker restarted. And
+//! the two boards at one table with one clock, attached to `A`: Black's
+//! presses are typed on `A` and complete Black's moves on `B`.
 //! Needs mosquitto (`apt-get install mosquitto`; ./setup installs it).
 
 use std::io::Write;
@@ -70,6 +72,8 @@ struct Board {
     id: &'static str,
     partner: &'static str,
     side: Color,
+    /// `[pair] clock`: `own`, `here` or `partner`.
+    clock: &'static str,
     hall_dir: PathBuf,
     port: u16,
     time_control: &'static str,
@@ -82,11 +86,16 @@ struct Board {
 
 impl Board {
     fn start(hall: &Hall, id: &'static str, partner: &'static str, side: Color) -> Board {
+        Board::with_clock(hall, id, partner, side, "own")
+    }
+
+    fn with_clock(hall: &Hall, id: &'static str, partner: &'static str, side: Color, clock: &'static str) -> Board {
         let state = hall.dir.join(format!("state-{id}"));
         let mut board = Board {
             id,
             partner,
             side,
+            clock,
             hall_dir: hall.dir.clone(),
             port: hall.port,
             time_control: hall.time_control,
@@ -117,7 +126,7 @@ impl Board {
             .args(["--http", &format!("127.0.0.1:{}", self.http)])
             .args(["--mqtt", &format!("127.0.0.1:{}", self.port), "--hall", "schools", "--hall-key"])
             .arg(self.hall_dir.join("hall.key"))
-            .args(["--board-id", self.id, "--pair-with", self.partner, "--plays", plays])
+            .args(["--board-id", self.id, "--pair-with", self.partner, "--plays", plays, "--pair-clock", self.clock])
             .env("RUST_LOG", "info")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -152,6 +161,22 @@ impl Board {
 
     /// The moves of the board's game in its journal, replayed.
     fn replayed(&self) -> Vec<String> {
+        self.replayed_with_clocks().into_iter().map(|(san, _)| san).collect()
+    }
+
+    /// The board's journal.
+    fn journal(&self) -> String {
+        let trace = std::fs::read_dir(self.state.join("games"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().ends_with(".trace.jsonl"))
+            .expect("a journal");
+        std::fs::read_to_string(trace).unwrap()
+    }
+
+    /// The moves of the board's game in its journal, replayed, with the
+    /// mover's time after each.
+    fn replayed_with_clocks(&self) -> Vec<(String, Option<i64>)> {
         let trace = std::fs::read_dir(self.state.join("games"))
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -162,7 +187,7 @@ impl Board {
             tactus_core::Policy::default(),
         )
         .unwrap();
-        r.session.game().played.iter().map(|p| p.info.san.clone()).collect()
+        r.session.game().played.iter().map(|p| (p.info.san.clone(), p.clock_ms)).collect()
     }
 }
 
@@ -750,4 +775,263 @@ fn a_draw_offer_crossing_the_partner_s_move_is_declined_by_that_move() {
     assert_eq!(heard["side"], "black", "{heard}");
     let offers = b.events.seen.borrow().iter().filter(|e| e["event"] == "draw_offer").count();
     assert_eq!(offers, 1, "White's declined offer was not said on Black's board");
+}
+
+/// A short whole game: a scholar's mate.
+const SCHOLAR: &str = "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#";
+
+/// Two boards at one table, one clock between them, attached to `A`
+/// (White's board): Black's presses are typed there.
+fn table_pair(hall: &Hall) -> (Board, Board) {
+    let a = Board::with_clock(hall, "A", "B", Color::White, "here");
+    let b = Board::with_clock(hall, "B", "A", Color::Black, "partner");
+    a.events.next("start");
+    b.events.next("start");
+    wait_for("board B to hear its partner", WAIT, || b.log().contains("the partner board A is heard"));
+    wait_for("board A to hear its partner", WAIT, || a.log().contains("the partner board B is heard"));
+    (a, b)
+}
+
+/// One ply at the table, the clock at `a`: made on the mover's board,
+/// pressed at `a` once the mover's board shows the move; completed there
+/// and carried out on the other. The mover's and the other's `complete`.
+fn play_at_table(a: &mut Board, b: &mut Board, pos: &mut Chess, san: &str) -> (Value, Value) {
+    let mv = next_move(pos, san);
+    let uci = mv.to_uci(CastlingMode::Standard).to_string();
+    let (mover, _) = boards(a, b, pos);
+    mover.act(&hands(pos, mv));
+    assert_eq!(mover.events.next("move")["uci"], uci.as_str());
+    let letter = if pos.turn() == Color::White { "w" } else { "b" };
+    a.act(&[letter.to_string()]);
+    let (mover, other) = boards(a, b, pos);
+    let mover_done = mover.events.next("complete");
+    assert_eq!(mover_done["uci"], uci.as_str(), "the press at board A completes the move on board {}", mover.id);
+    let chosen = other.events.next("opponent_move");
+    assert_eq!(chosen["uci"], uci.as_str());
+    other.act(&[carried_out(&chosen)]);
+    let other_done = other.events.next("complete");
+    assert_eq!(other_done["uci"], uci.as_str());
+    pos.play_unchecked(mv);
+    (mover_done, other_done)
+}
+
+/// The `[%clk …]` comments of a PGN, in order.
+fn clocks(pgn: &str) -> Vec<&str> {
+    pgn.match_indices("[%clk ").map(|(i, _)| &pgn[i..i + pgn[i..].find(']').unwrap() + 1]).collect()
+}
+
+/// Appendix D at one table: one clock, attached to White's board. Black's
+/// player presses it; the press reaches Black's board and completes the
+/// move made there, with the time the clock read; both boards hold the
+/// same times for every move, and both feeds and journals the same game.
+#[test]
+fn one_clock_at_the_table_its_presses_complete_moves_on_the_partner_board() {
+    let hall = Hall::new("table", "300+2");
+    let (mut a, mut b) = table_pair(&hall);
+    let mut pos = Chess::default();
+    for san in SCHOLAR.split_whitespace() {
+        let ply = pos.fullmoves().get() * 2 - u32::from(pos.turn() == Color::White);
+        let (mover_done, other_done) = play_at_table(&mut a, &mut b, &mut pos, san);
+        assert!(mover_done["clock_ms"].is_i64(), "{mover_done}");
+        for key in ["clock_ms", "opponent_ms"] {
+            assert_eq!(mover_done[key], other_done[key], "ply {ply}: the same {key} on both boards");
+        }
+    }
+    assert!(pos.is_checkmate());
+    for board in [&a, &b] {
+        assert_eq!(board.events.next("game_over")["result"], "1-0", "board {}", board.id);
+    }
+    for board in [&a, &b] {
+        for e in board.events.seen.borrow().iter() {
+            let kind = e["event"].as_str().unwrap();
+            assert!(!["irregularity", "penalty", "not_now"].contains(&kind), "on board {}: {e}", board.id);
+        }
+    }
+    let (pgn_a, pgn_b) = (a.get("/games.pgn").unwrap(), b.get("/games.pgn").unwrap());
+    assert_eq!(movetext(&pgn_a), movetext(&pgn_b), "{pgn_a}\n{pgn_b}");
+    assert!(movetext(&pgn_a).ends_with("4. Qxf7# 1-0"), "{pgn_a}");
+    assert_eq!(clocks(&pgn_a), clocks(&pgn_b), "{pgn_a}\n{pgn_b}");
+    assert_eq!(clocks(&pgn_a).len(), 7, "{pgn_a}");
+    // Board B's journal replays alone to the same game, the same times.
+    assert_eq!(a.replayed_with_clocks(), b.replayed_with_clocks());
+    let presses = b.journal().matches(r#""input": "table_press", "side": "black""#).count();
+    assert_eq!(presses, 3, "each of Black's presses journaled once on board B");
+}
+
+/// The board without the clock killed (SIGKILL) with its player's move on
+/// the board and before the press, and again right after a press completed
+/// a move: started again, it takes each press once, in order.
+#[test]
+fn the_board_without_the_clock_killed_mid_game_takes_each_press_once() {
+    let hall = Hall::new("table-restart", "300+2");
+    let (mut a, mut b) = table_pair(&hall);
+    let sans: Vec<&str> = SCHOLAR.split_whitespace().collect();
+    let mut pos = Chess::default();
+    for san in &sans[..3] {
+        play_at_table(&mut a, &mut b, &mut pos, san);
+    }
+    // Black's 2... Nc6 stands on board B (journaled: it is announced); B
+    // dies; Black presses at the table meanwhile.
+    let mv = next_move(&pos, sans[3]);
+    b.act(&hands(&pos, mv));
+    assert_eq!(b.events.next("move")["san"], "Nc6");
+    b.kill();
+    assert_eq!(a.events.next("device_lost")["device"], "partner");
+    a.act(&["b".to_string()]);
+    b.spawn();
+    let done = b.events.next("complete");
+    assert_eq!((done["san"].as_str(), done["ply"].as_u64()), (Some("Nc6"), Some(4)), "{done}");
+    let chosen = a.events.next("opponent_move");
+    assert_eq!(chosen["san"], "Nc6");
+    a.act(&[carried_out(&chosen)]);
+    let carried = a.events.next("complete");
+    assert_eq!(carried["clock_ms"], done["clock_ms"], "the time the clock read at the press, on both");
+    pos.play_unchecked(mv);
+    play_at_table(&mut a, &mut b, &mut pos, sans[4]);
+    // 3... Nf6 completed on B by the press; B dies at once, whether or not
+    // its move went out.
+    let mv = next_move(&pos, sans[5]);
+    b.act(&hands(&pos, mv));
+    assert_eq!(b.events.next("move")["san"], "Nf6");
+    a.act(&["b".to_string()]);
+    assert_eq!(b.events.next("complete")["san"], "Nf6");
+    b.kill();
+    b.spawn();
+    let chosen = a.events.next("opponent_move");
+    assert_eq!(chosen["san"], "Nf6");
+    a.act(&[carried_out(&chosen)]);
+    assert_eq!(a.events.next("complete")["san"], "Nf6");
+    pos.play_unchecked(mv);
+    play_at_table(&mut a, &mut b, &mut pos, sans[6]);
+    for board in [&a, &b] {
+        assert_eq!(board.events.next("game_over")["result"], "1-0", "board {}", board.id);
+    }
+    assert_eq!(a.replayed_with_clocks(), b.replayed_with_clocks());
+    assert_eq!(a.replayed().len(), sans.len());
+    let journal = b.journal();
+    let presses: Vec<&str> =
+        journal.lines().filter(|l| l.contains(r#""input": "table_press", "side": "black""#)).collect();
+    assert_eq!(presses.len(), 3, "each of Black's presses once on board B: {presses:#?}");
+}
+
+/// A flag at the table is ruled once, by the board with the clock (6.9:
+/// White can still mate), and the game ends on both boards; the board
+/// without the clock rules none of its own.
+#[test]
+fn the_board_with_the_clock_rules_a_flag_at_the_table_and_it_ends_on_both() {
+    let hall = Hall::new("table-flag", "4");
+    let (mut a, mut b) = table_pair(&hall);
+    let mut pos = Chess::default();
+    play_at_table(&mut a, &mut b, &mut pos, "e4");
+    // Black thinks too long: Black's time runs out on the clock at board A.
+    for board in [&a, &b] {
+        let over = board.events.next("game_over");
+        assert_eq!(over["result"], "1-0", "board {}: {over}", board.id);
+    }
+    assert_eq!(a.events.seen.borrow().iter().rev().find(|e| e["event"] == "game_over").unwrap()["reason"], "flag_fall");
+    let overs = |board: &Board| board.events.seen.borrow().iter().filter(|e| e["event"] == "game_over").count();
+    assert_eq!((overs(&a), overs(&b)), (1, 1));
+    let journal = b.journal();
+    assert!(journal.contains(r#""input": "result", "result": "1-0""#), "B's game ends by A's ruling: {journal}");
+}
+
+/// The board with the clock offline: said on the other (once), whose
+/// player's move then completes as the board holds still on it (the game
+/// timed by the board); once it is back, presses at the table complete
+/// moves there again, with that clock's times.
+#[test]
+fn the_board_with_the_clock_offline_the_game_goes_on_timed_by_the_boards() {
+    let hall = Hall::new("table-away", "300+2");
+    let (mut a, mut b) = table_pair(&hall);
+    let sans: Vec<&str> = SCHOLAR.split_whitespace().collect();
+    let mut pos = Chess::default();
+    play_at_table(&mut a, &mut b, &mut pos, sans[0]);
+    a.kill();
+    assert_eq!(b.events.next("device_lost")["device"], "partner");
+    let mv = next_move(&pos, sans[1]);
+    b.act(&hands(&pos, mv));
+    let done = b.events.next("complete");
+    assert_eq!(done["san"], "e5", "completed on board B with no press: {done}");
+    pos.play_unchecked(mv);
+    a.spawn();
+    let chosen = a.events.next("opponent_move");
+    assert_eq!(chosen["san"], "e5");
+    a.act(&[carried_out(&chosen)]);
+    assert_eq!(a.events.next("complete")["san"], "e5");
+    assert_eq!(b.events.next("device_back")["device"], "partner");
+    // The clock at the table goes on (Black's press restarts what the
+    // restart stopped on board A), and the game with it.
+    a.act(&["b".to_string()]);
+    for san in &sans[2..] {
+        let (mover_done, other_done) = play_at_table(&mut a, &mut b, &mut pos, san);
+        assert_eq!(mover_done["clock_ms"], other_done["clock_ms"], "{san}: the table's clock's time on both");
+    }
+    for board in [&a, &b] {
+        assert_eq!(board.events.next("game_over")["result"], "1-0", "board {}", board.id);
+    }
+    let lost = b.events.seen.borrow().iter().filter(|e| e["event"] == "device_lost").count();
+    assert_eq!(lost, 1, "said once");
+    assert_eq!(a.replayed(), b.replayed());
+}
+
+/// The table's clock unplugged from board A (typed as a DGT board reports
+/// it): said on board B, once, and the game goes on timed by the boards,
+/// each move complete as its board holds still on it; plugged in again,
+/// its presses complete moves on both boards again.
+#[test]
+fn the_table_s_clock_unplugged_the_game_goes_on_and_its_presses_come_back() {
+    let hall = Hall::new("table-unplugged", "300+2");
+    let (mut a, mut b) = table_pair(&hall);
+    let sans: Vec<&str> = SCHOLAR.split_whitespace().collect();
+    let mut pos = Chess::default();
+    play_at_table(&mut a, &mut b, &mut pos, sans[0]);
+    a.act(&["clock off".to_string()]);
+    let lost = b.events.next("device_lost");
+    assert_eq!((lost["device"].as_str(), lost["detail"].as_str()), (Some("clock"), Some("at board A")), "{lost}");
+    for san in &sans[1..3] {
+        let mv = next_move(&pos, san);
+        let (mover, other) = boards(&mut a, &mut b, &pos);
+        mover.act(&hands(&pos, mv));
+        assert_eq!(mover.events.next("complete")["san"], *san, "completed on board {} with no press", mover.id);
+        let chosen = other.events.next("opponent_move");
+        other.act(&[carried_out(&chosen)]);
+        assert_eq!(other.events.next("complete")["san"], *san);
+        pos.play_unchecked(mv);
+    }
+    a.act(&["clock on".to_string()]);
+    assert_eq!(b.events.next("device_back")["device"], "clock");
+    for san in &sans[3..] {
+        let (mover_done, other_done) = play_at_table(&mut a, &mut b, &mut pos, san);
+        assert_eq!(mover_done["clock_ms"], other_done["clock_ms"], "{san}: the table's clock's time on both");
+    }
+    for board in [&a, &b] {
+        assert_eq!(board.events.next("game_over")["result"], "1-0", "board {}", board.id);
+    }
+    let said = |kind: &str| b.events.seen.borrow().iter().filter(|e| e["event"] == kind).count();
+    assert_eq!((said("device_lost"), said("device_back")), (1, 1), "said once each");
+    assert_eq!(a.replayed(), b.replayed());
+}
+
+/// Black presses the table's clock with no move made on board B: ruled
+/// there (7.5.3), said on both; on board A, where the press had handed the
+/// clock over, the clock goes back to before it, so Black's time runs on
+/// until the press that completes Black's move, on both boards alike.
+#[test]
+fn a_press_at_the_table_ruled_as_no_move_is_undone_on_the_board_with_the_clock() {
+    let hall = Hall::new("table-ruled", "300+2");
+    let (mut a, mut b) = table_pair(&hall);
+    let mut pos = Chess::default();
+    play_at_table(&mut a, &mut b, &mut pos, "e4");
+    a.act(&["b".to_string()]);
+    let ruling = b.events.next("irregularity");
+    assert_eq!((ruling["side"].as_str(), ruling["ply"].as_u64()), (Some("black"), Some(2)), "{ruling}");
+    assert_eq!(a.events.next("irregularity")["article"], ruling["article"], "said on board A too");
+    let given = |board: &Board| board.events.next("penalty")["ms"].clone();
+    assert_eq!(given(&a), given(&b), "White's time given on both");
+    let (mover_done, other_done) = play_at_table(&mut a, &mut b, &mut pos, "e5");
+    for key in ["clock_ms", "opponent_ms"] {
+        assert_eq!(mover_done[key], other_done[key], "the same {key} on both boards");
+    }
+    let journal = a.journal();
+    assert!(journal.contains(r#""input": "press_ruled", "ply": 2"#), "{journal}");
 }

@@ -453,6 +453,17 @@ inputs! {
     /// partner board that keeps that player's clock reported it; this
     /// board's clock shows it from now on (a network delay costs no one time).
     "partner_clock" => PartnerClock { side: Color as WireSide, ms: Ms as WireNumber<ClockMsRange> },
+    /// Two boards at one table, the clock at the partner board
+    /// (`table_clock: partner`): `side` pressed it there, and had `ms` after
+    /// the press as that clock kept it. A press as any other (6.2.1): of
+    /// this board's player, it completes their move; of the partner's
+    /// player, it hands the clock over before their move arrives.
+    "table_press" => TablePress { side: Color as WireSide, ms: Ms as WireNumber<ClockMsRange> },
+    /// Two boards at one table, the clock at this board (`table_clock:
+    /// here`): the partner board ruled the press of ply `ply`, which handed
+    /// the clock over here, as no move (7.5.1, 7.5.3). The clock is as it
+    /// was before that press.
+    "press_ruled" => PressRuled { ply: u32 as WireNumber<PlyRange> },
     /// The arbiter adds time to one side (7.5.5, 9.5.3, 12.9.2).
     "add_time" => AddTime { side: Color as WireSide, ms: Ms as WireNumber<AddedMsRange> },
     /// Guidelines III.4: a 5-second increment for both from now on.

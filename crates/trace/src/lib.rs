@@ -17,7 +17,8 @@ mod words;
 pub use input::{Eval, Input, PV_MAX, Request, Score};
 use input::{Fields, side_of, side_str};
 pub use words::{
-    BoardKind, Claim, GameResult, MateSearch, MateVerdict, OffBoardReason, OnlineAsk, Supervision, Variant, Word,
+    BoardKind, Claim, GameResult, MateSearch, MateVerdict, OffBoardReason, OnlineAsk, Supervision, TableClock, Variant,
+    Word,
 };
 
 /// Milliseconds since the start of the trace.
@@ -125,6 +126,9 @@ pub struct Header {
     /// judges take-backs: the board set back asks for one, and only the
     /// server's `take_back` input takes moves back.
     pub online: bool,
+    /// Two boards at one table with one clock between them: where the clock
+    /// is (`docs/two-boards.md`). `Partner`: no flag is ruled here.
+    pub table_clock: Option<TableClock>,
     /// The kind of board that recorded the trace, when it knows which piece
     /// is put down (version 2): its edges may carry the piece.
     pub board: Option<BoardKind>,
@@ -213,6 +217,7 @@ struct RawHeader {
     engine_override: Option<bool>,
     partner: Option<bool>,
     online: Option<bool>,
+    table_clock: Option<TableClock>,
     /// Any value: version 1 does not know the field, and ignores it.
     board: Option<serde_json::Value>,
 }
@@ -271,6 +276,7 @@ fn read_header(text: &str) -> Result<(Header, u32), TraceError> {
         engine_override: raw.engine_override.unwrap_or(false),
         partner: raw.partner.unwrap_or(false),
         online: raw.online.unwrap_or(false),
+        table_clock: raw.table_clock,
         // Version 1 knows no `board`: ignored there, as any unknown field.
         board: match raw.board {
             Some(serde_json::Value::String(board)) if version >= 2 => Some(board.parse().or_else(|e| err(1, e))?),
@@ -577,6 +583,9 @@ impl<W: Write> TraceWriter<W> {
         }
         if h.online {
             obj.insert("online".into(), true.into());
+        }
+        if let Some(table) = h.table_clock {
+            obj.insert("table_clock".into(), table.as_str().into());
         }
         if let Some(board) = h.board {
             obj.insert("board".into(), board.as_str().into());

@@ -102,6 +102,19 @@ spelled!(
 );
 
 spelled!(
+    /// Two boards, one game at one table (Appendix D), one chess clock
+    /// between them: where it is attached.
+    TableClock, "table clock" {
+        /// At this board: every press is read here, the partner's player's
+        /// sent on to the partner board; this board keeps both times.
+        Here = "here",
+        /// At the partner board: this board's player's presses come from
+        /// there, with the times that clock kept.
+        Partner = "partner",
+    }
+);
+
+spelled!(
     /// A kind of board that knows which piece stands on each square.
     BoardKind, "board" { Dgt = "dgt" }
 );

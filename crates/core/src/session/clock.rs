@@ -88,8 +88,9 @@ impl Session {
             }
             Input::Resume => {
                 // While the engine's move is carried out both clocks stand,
-                // to run when it stands.
-                if !self.carrying()
+                // to run when it stands; unless a press at the table handed
+                // the clock over before it came.
+                if (!self.carrying() || self.handed_now())
                     && let Some(c) = &mut self.clock
                 {
                     c.resume(t);
@@ -146,7 +147,9 @@ impl Session {
             | Input::WebsiteMove { .. }
             | Input::DrawOffer { .. }
             | Input::Online(_)
-            | Input::ClockConnected(_) => {}
+            | Input::ClockConnected(_)
+            | Input::TablePress { .. }
+            | Input::PressRuled { .. } => {}
         }
     }
 

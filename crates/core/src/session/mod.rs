@@ -14,6 +14,7 @@
 //! | `illegal` | illegal moves and presses without a move (7.5), the A.5.2 policy |
 //! | `clock` | flag fall (6.9), stopping and setting the clocks (6.10, 6.11), time warnings |
 //! | `take_back` | against the engine: the board set back to an earlier position takes the moves since back; online, it asks the server, whose take-back the board is guided to |
+//! | `table` | two boards at one table, one clock: the partner's press hands it over before their move arrives (6.2.1, D.2.5) |
 //! | `claims` | draw claims (9.2, 9.3, 9.5), draw offers (9.1.2), illegal-move claims (A.5.2), results off the board, requests |
 //!
 //! The ply of the player to move goes through these phases:
@@ -46,6 +47,7 @@ mod illegal;
 mod mate;
 mod opponent;
 mod press;
+mod table;
 mod take_back;
 mod touch;
 mod watch;
@@ -163,6 +165,12 @@ pub struct Session {
     added_ms: ByColor<u64>,
     /// The engine's level as last set at the board.
     engine_level: Option<u8>,
+    /// One clock at a table of two boards: the partner's press that handed
+    /// it over before their move arrived (`table`).
+    handed: Option<table::Handed>,
+    /// The presser's time as the table's clock read it, while its press
+    /// from the partner board is taken (`table`).
+    reading: Option<(shakmaty::Color, u64)>,
     /// The side whose draw offer stands (9.1.2.3).
     draw_offer: Option<shakmaty::Color>,
     /// The latest time the session has seen.
@@ -206,6 +214,8 @@ impl Session {
             added_ms: ByColor::new_with(|_| 0),
             engine_level: None,
             draw_offer: None,
+            handed: None,
+            reading: None,
             now: 0,
             out: Vec::new(),
         };
@@ -297,13 +307,11 @@ impl Session {
             Phase::Pressed(p) => Some(p.until),
             _ => None,
         };
-        // The partner board rules its own player's flag.
-        let kept_elsewhere = |side: shakmaty::Color| self.policy.partner && self.policy.engine == Some(side);
         let flag = self
             .clock
             .as_ref()
             .and_then(|c| c.flag_deadline())
-            .filter(|&(side, _)| !kept_elsewhere(side))
+            .filter(|&(side, _)| !self.flag_kept_elsewhere(side))
             .map(|(_, t)| t);
         [
             (self.sensors.next_deadline(), Timer::Debounce),
@@ -368,6 +376,7 @@ impl Session {
                         | Input::Verdict { .. }
                         | Input::Opponent { .. }
                         | Input::DrawOffer { .. }
+                        | Input::TablePress { .. }
                 ) {
                     self.resolve_press(t, true);
                 }
@@ -427,12 +436,15 @@ impl Session {
     fn after_the_end(&mut self, t: Ms, input: Input) {
         match input {
             Input::Request(what) => self.on_request(t, what),
+            // A press: as the clock's own, it changes nothing now.
             Input::Verdict { .. }
             | Input::Opponent { .. }
             | Input::Hint { .. }
             | Input::Online(_)
             | Input::TakeBack { .. }
-            | Input::WebsiteMove { .. } => {}
+            | Input::WebsiteMove { .. }
+            | Input::TablePress { .. }
+            | Input::PressRuled { .. } => {}
             _ => self.emit(t, EventKind::NotNow { why: crate::event::NotNow::GameOver }),
         }
     }
@@ -459,6 +471,8 @@ impl Session {
                 self.emit(t, EventKind::EngineLevel { level });
             }
             Input::ClockConnected(connected) => self.on_clock_connected(t, connected),
+            Input::TablePress { side, ms } => self.on_table_press(t, side, ms),
+            Input::PressRuled { ply } => self.on_press_ruled(ply),
             // The daemon's to send; the server's answer comes as inputs.
             Input::Online(_) => {}
             Input::Pause

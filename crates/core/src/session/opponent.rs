@@ -130,9 +130,11 @@ impl Session {
             },
         };
         // The engine's time stops at its choice; the player's starts when
-        // the move stands on the board.
-        let clock_ran = self.clock.as_ref().is_some_and(|c| c.running().is_some());
-        if let Some(clock) = &mut self.clock {
+        // the move stands on the board. A press at the table handed the
+        // clock over already: the player's time runs (`table`).
+        let handed = self.handed_now();
+        let clock_ran = !handed && self.clock.as_ref().is_some_and(|c| c.running().is_some());
+        if !handed && let Some(clock) = &mut self.clock {
             clock.pause(t);
         }
         if let Some(role) = mv.promotion() {

@@ -52,6 +52,11 @@ impl Session {
             return self.tell_setting_back(t);
         }
         if self.engine_on_move() || self.carrying() {
+            // One clock at the table: the partner's player pressed before
+            // their move came.
+            if self.engine_on_move() && self.hand_over(t, side) {
+                return;
+            }
             // The engine's move completes when the board shows it. A game
             // not yet started (or paused) is started as usual, by the player
             // not on move — not by a press while its move is carried out.
@@ -98,7 +103,7 @@ impl Session {
         match self.verdict(false) {
             Verdict::Wait => {
                 let before = self.clock.clone();
-                let clock_ms = self.clock.as_mut().and_then(|c| c.press(t, side).ok()).map(|p| p.remaining_ms);
+                let clock_ms = self.press_clock(t, side);
                 let opponent_ms = self.clock.as_ref().map(|c| c.remaining(!side, t));
                 let until = t + self.policy.press_grace_ms;
                 self.phase = Phase::Pressed(Pressed { side, at: t, until, clock_ms, opponent_ms, before });
@@ -187,21 +192,26 @@ impl Session {
             self.phase = Phase::Open;
             return times;
         }
-        let held_still = self.completed_by == CompletedBy::HeldStill;
-        let clock_ms = self.clock.as_mut().and_then(|c| {
-            if held_still && c.running().is_none() {
-                // Stopped (6.11), with no press to come that would restart
-                // it: the move still hands it over, so that it restarts for
-                // the side on move.
+        if let Some(times) = self.take_handed() {
+            return times;
+        }
+        // A move completed with no press: the board held still on it, or
+        // it was the engine's (or the partner's) carried out.
+        let unpressed = self.completed_by == CompletedBy::HeldStill || self.carrying();
+        let clock_ms = if unpressed && self.clock.as_ref().is_some_and(|c| c.running().is_none()) {
+            // Stopped (6.11, or a restart), with no press to come that
+            // would restart it: the move still hands it over, so that it
+            // restarts for the side on move.
+            self.clock.as_mut().and_then(|c| {
                 c.resume(t);
                 let press = c.press(t, side);
                 c.pause(t);
-                press.ok()
-            } else {
-                c.press(t, side).ok()
-            }
-        });
-        (clock_ms.map(|p| p.remaining_ms), self.clock.as_ref().map(|c| c.remaining(!side, t)))
+                press.ok().map(|p| p.remaining_ms)
+            })
+        } else {
+            self.press_clock(t, side)
+        };
+        (clock_ms, self.clock.as_ref().map(|c| c.remaining(!side, t)))
     }
 
     /// The board says whether a clock is there to press: without one, a move

@@ -163,6 +163,7 @@ impl Session {
         self.question = None;
         self.draw_offer = None;
         self.asked_back = None;
+        self.handed = None;
         self.check.due = None;
         let times = self.times(t);
         let first = taken.first().cloned();

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::config::{self, BoardKind, BrokerAddr, ClockKind, Config, EngineSide, Speed, TimeControlText};
+use crate::config::{self, BoardKind, BrokerAddr, ClockKind, Config, EngineSide, PairClock, Speed, TimeControlText};
 use crate::sink::VoiceSink;
 
 #[derive(clap::Args, Default)]
@@ -86,6 +86,10 @@ pub struct Args {
     /// The side this board's player has when paired.
     #[arg(long, value_enum)]
     pub plays: Option<EngineSide>,
+    /// When paired, where the chess clock is: each board its own (own), or
+    /// one at the table attached to this board (here) or to the partner's.
+    #[arg(long, value_enum)]
+    pub pair_clock: Option<PairClock>,
     /// Play online on Lichess (the Board API) with the token in this file
     /// (mode 600; scope board:play).
     #[arg(long, value_name = "FILE")]
@@ -138,6 +142,7 @@ impl Args {
             board_id => mqtt.board_id,
             pair_with => pair.with = Some,
             plays => pair.plays = Some,
+            pair_clock => pair.clock,
             lichess_token_file => lichess.token_file = Some,
         });
         if let Some(url) = &self.lichess_url {

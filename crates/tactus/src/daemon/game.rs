@@ -289,6 +289,9 @@ impl GameTask {
             online.asked(*ask);
         }
         if let Incoming::Notice(at, kind) = msg {
+            if let Some(opponent) = &mut self.opponent {
+                opponent.noticed(&kind);
+            }
             // Said and shown in any phase; the game's time is not advanced.
             let event = Event { t: self.time.t(at).max(self.last_t), kind };
             self.out.publish(std::slice::from_ref(&event)).await;

@@ -116,6 +116,7 @@ fn policy_of(cfg: &Config) -> Policy {
         // The partner board's side is guided onto this board as an engine's is.
         engine: cfg.engine.side().or(cfg.pair.side().map(|side| !side)),
         partner: cfg.pair.side().is_some(),
+        table_clock: cfg.pair.table_clock(),
         engine_override: cfg.engine.accept_other_moves,
         ..Policy::default()
     }
@@ -207,8 +208,11 @@ async fn start(cfg: &Config, opts: &Options, running: &mut Running) -> anyhow::R
         source,
         state_dir: cfg.state.dir.clone(),
         real_board: !sim,
-        // A simulated board's presses are typed or in its trace.
-        clock_connected: sim || cfg.clock.device != ClockKind::None,
+        // A simulated board's presses are typed or in its trace; the
+        // table's clock's come from the partner board.
+        clock_connected: sim
+            || cfg.clock.device != ClockKind::None
+            || cfg.pair.table_clock() == Some(tactus_trace::TableClock::Partner),
         speed,
         draw_board: opts.terminal,
         status_line: opts.terminal && !typed_at_terminal,

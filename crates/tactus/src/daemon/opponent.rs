@@ -134,6 +134,13 @@ impl Opponent {
         }
     }
 
+    /// A device said something about itself (the chess clock lost or back).
+    pub fn noticed(&mut self, kind: &EventKind) {
+        if let Opponent::Partner(partner) = self {
+            partner.noticed(kind);
+        }
+    }
+
     /// What it said last has been taken and announced.
     pub fn taken(&mut self) {
         match self {

@@ -19,6 +19,12 @@
 //! ply its game is at, and the partner sends again its moves from there; a
 //! move for a ply already played is a duplicate, one for a later ply waits
 //! its turn. Nothing is lost or taken twice.
+//!
+//! At one table with one clock between the boards (`[pair] clock`), the
+//! board the clock is attached to sends each press of the partner's player
+//! on (with the ply it came at and the time that clock read), and sends
+//! again on `hello` the one whose move is still to come; the other board
+//! takes it as a `table_press` input at its ply, once.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -27,7 +33,7 @@ use shakmaty::Color;
 use shakmaty::uci::UciMove;
 use tactus_core::{Article, Device, EndReason, EventKind, Irregularity, Session};
 use tactus_net::{FromPartner, PairMessage, PartnerLink};
-use tactus_trace::{Claim, Entry, Input, OffBoardReason, Record};
+use tactus_trace::{Claim, Entry, Input, OffBoardReason, Record, TableClock};
 
 use super::opponent::{FromOpponent, Now};
 use tokio_util::sync::CancellationToken;
@@ -67,6 +73,18 @@ pub struct PartnerHost {
     claim_penalised: bool,
     /// From a partner's move arriving to it being given to the game.
     waits: Vec<Duration>,
+    /// One clock at the table: where it is.
+    table: Option<TableClock>,
+    /// This board's player's press at the table's clock (its ply, and the
+    /// time that clock read), waiting for this board's game to reach it.
+    press_due: Option<(u32, i64)>,
+    /// The table's clock here was lost or is back: presses complete moves
+    /// or not (`clock_connected`), taken next.
+    table_due: Option<Input>,
+    /// The table's clock at the partner board: the partner away, or the
+    /// clock unplugged there. Presses complete moves here only with neither.
+    away: bool,
+    unplugged: bool,
     stop: CancellationToken,
 }
 
@@ -92,6 +110,11 @@ impl PartnerHost {
             echo: None,
             claim_penalised: false,
             waits: Vec::new(),
+            table: cfg.pair.table_clock(),
+            press_due: None,
+            table_due: None,
+            away: false,
+            unplugged: false,
             stop,
         }))
     }
@@ -105,7 +128,7 @@ impl PartnerHost {
     /// the partner hears where it stands, and sends again what it lacks.
     pub fn seat(&mut self, session: &Session) {
         self.pending.clear();
-        (self.carried, self.clock_due) = (None, None);
+        (self.carried, self.clock_due, self.press_due) = (None, None, None);
         self.outgoing.push(PairMessage::Hello { ply: session.game().ply(), answer: false });
     }
 
@@ -116,12 +139,20 @@ impl PartnerHost {
         for msg in self.outgoing.drain(..) {
             self.link.send(msg);
         }
-        if let Some(clock) = self.clock_due.take() {
+        if let Some(clock) = self.clock_due.take().or_else(|| self.table_due.take()) {
             return FromOpponent::Inputs(vec![clock]);
         }
+        // Presses from the table complete moves here while they can come.
+        let presses = !self.away && !self.unplugged;
+        if self.table == Some(TableClock::Partner)
+            && presses != now.session.presses_complete()
+            && !now.session.finished()
+        {
+            return FromOpponent::Inputs(vec![Input::ClockConnected(presses)]);
+        }
         loop {
-            if let Some(input) = self.due(now.session) {
-                return FromOpponent::Inputs(vec![input]);
+            if let Some(inputs) = self.due(now.session) {
+                return FromOpponent::Inputs(inputs);
             }
             let from = self.link.next().await;
             if let Some(said) = self.heard(from, now.session) {
@@ -137,6 +168,8 @@ impl PartnerHost {
         match from {
             FromPartner::Away => {
                 tracing::warn!("the partner board {partner} cannot be reached");
+                // The table's clock with it: the game goes on timed here.
+                self.away = true;
                 Some(FromOpponent::Notice(EventKind::DeviceLost {
                     device: Device::Partner,
                     detail: format!("board {partner}"),
@@ -144,10 +177,21 @@ impl PartnerHost {
             }
             FromPartner::Back => {
                 tracing::info!("the partner board {partner} is back");
+                self.away = false;
                 Some(FromOpponent::Notice(EventKind::DeviceBack { device: Device::Partner }))
             }
             FromPartner::Message(PairMessage::Hello { ply, answer }) => {
                 self.send_from(ply, session);
+                // The press whose move the partner has not sent yet: it may
+                // not have taken it before it restarted.
+                if let Some((handed, Some(clock_ms))) = session.handed()
+                    && handed >= ply
+                {
+                    self.link.send(PairMessage::Press { ply: handed, clock_ms });
+                }
+                if self.table == Some(TableClock::Here) {
+                    self.link.send(PairMessage::TableClock { connected: session.presses_complete() });
+                }
                 if !answer {
                     self.link.send(PairMessage::Hello { ply: session.game().ply(), answer: true });
                 }
@@ -192,6 +236,17 @@ impl PartnerHost {
                     }),
                 // Said, not ruled again: the fix is for the partner's board.
                 EventKind::Irregularity(irregularity) => {
+                    // A press at the table's clock here that completed no
+                    // move there: the clock goes back to before it.
+                    let no_move = matches!(irregularity.article, Article::A7_5_1 | Article::A7_5_3);
+                    if self.table == Some(TableClock::Here)
+                        && no_move
+                        && !irregularity.stands
+                        && irregularity.side == !self.side
+                        && session.handed().is_some_and(|(ply, _)| ply == irregularity.ply)
+                    {
+                        self.table_due = Some(Input::PressRuled { ply: irregularity.ply });
+                    }
                     Some(FromOpponent::Notice(EventKind::Irregularity(Irregularity {
                         fix: Vec::new(),
                         ..irregularity
@@ -199,6 +254,27 @@ impl PartnerHost {
                 }
                 _ => None,
             },
+            FromPartner::Message(PairMessage::Press { ply, clock_ms }) => {
+                if self.table != Some(TableClock::Partner) {
+                    tracing::warn!("the partner board {partner} sent a press of its clock; this board has its own");
+                } else if ply >= session.game().ply() {
+                    self.press_due = Some((ply, clock_ms));
+                }
+                None
+            }
+            FromPartner::Message(PairMessage::TableClock { connected }) => {
+                if self.table != Some(TableClock::Partner) || self.unplugged != connected {
+                    return None;
+                }
+                self.unplugged = !connected;
+                Some(FromOpponent::Notice(if connected {
+                    tracing::info!("the clock at board {partner} is back");
+                    EventKind::DeviceBack { device: Device::Clock }
+                } else {
+                    tracing::warn!("the clock at board {partner} is unplugged; the game goes on timed by the boards");
+                    EventKind::DeviceLost { device: Device::Clock, detail: format!("at board {partner}") }
+                }))
+            }
             FromPartner::Message(PairMessage::Over { result, reason }) => {
                 (!session.finished()).then(|| FromOpponent::Inputs(vec![Input::Result { result, reason }]))
             }
@@ -230,24 +306,59 @@ impl PartnerHost {
         }
     }
 
-    /// The partner's move, when this board is ready for it: its turn, its
-    /// ply, and no move of its being carried out already.
-    fn due(&mut self, session: &Session) -> Option<Input> {
+    /// What this board is ready for: this board's player's press at the
+    /// table at its ply; the partner's move at its turn and ply, with no
+    /// move of its being carried out already — at one table, after the
+    /// press that completed it there.
+    fn due(&mut self, session: &Session) -> Option<Vec<Input>> {
+        let ply = session.game().ply();
+        if let Some((pressed, ms)) = self.press_due
+            && pressed <= ply
+        {
+            self.press_due = None;
+            // Once: a press already waiting for the piece is this one.
+            let stopped = session.clock().is_some_and(|c| c.running().is_none());
+            let counts = !session.awaits_engine() || stopped;
+            if pressed == ply && counts && !session.press_waiting() {
+                return Some(vec![Input::TablePress { side: self.side, ms: clock_reading(ms) }]);
+            }
+        }
         if !session.awaits_engine() {
             return None;
         }
-        let ply = session.game().ply();
         self.pending.retain(|&p, _| p >= ply);
         let pending = self.pending.remove(&ply)?;
         self.waits.push(pending.at.elapsed());
         self.carried = Some((ply, pending.clock_ms));
-        Some(Input::Opponent { ply, uci: pending.uci, eval: None })
+        let opponent = Input::Opponent { ply, uci: pending.uci, eval: None };
+        Some(match (self.table, pending.clock_ms) {
+            (Some(TableClock::Partner), Some(ms)) => {
+                vec![Input::TablePress { side: !self.side, ms: clock_reading(ms) }, opponent]
+            }
+            _ => vec![opponent],
+        })
     }
 
     /// The game took a step: this board's completed move goes to the
     /// partner, and its rulings, to be said there too — sent once the step
     /// is on disk.
     pub fn committed(&mut self, session: &Session, entry: Option<&Entry>) {
+        // The table's clock here unplugged or back: the partner hears it.
+        if self.table == Some(TableClock::Here)
+            && let Some(&Entry { record: Record::Input(Input::ClockConnected(connected)), .. }) = entry
+        {
+            self.outgoing.push(PairMessage::TableClock { connected });
+        }
+        // The partner's player pressed the table's clock here: sent on,
+        // unless the clock stays stopped (6.11) for it.
+        if self.table == Some(TableClock::Here)
+            && let Some(&Entry { t, record: Record::Clock(side) }) = entry
+            && side == !self.side
+            && session.clock().is_none_or(|c| c.running().is_some())
+        {
+            let clock_ms = session.clock().map_or(0, |c| c.remaining(side, t));
+            self.outgoing.push(PairMessage::Press { ply: session.game().ply(), clock_ms });
+        }
         if let (Some(echo), Some(entry)) = (self.echo, entry)
             && entry.record == Record::Input(echo)
         {
@@ -268,9 +379,11 @@ impl PartnerHost {
                     let msg = PairMessage::Move { ply: *ply, uci: uci.clone(), san: san.clone(), clock_ms: *clock_ms };
                     self.outgoing.push(msg);
                 }
-                EventKind::Complete { ply, side, .. } if *side != self.side => {
+                EventKind::Complete { ply, side, clock_ms, .. } if *side != self.side => {
+                    // The time shown already (a press at the table carried it) needs no setting.
                     if let Some((carried, Some(ms))) = self.carried
                         && carried == *ply
+                        && *clock_ms != Some(ms)
                     {
                         let ms = ms.clamp(0, tactus_trace::range::CLOCK_MS.values.end().cast_signed());
                         self.clock_due = Some(Input::PartnerClock { side: *side, ms: ms.cast_unsigned() });
@@ -345,6 +458,21 @@ impl PartnerHost {
         Some(PairMessage::Claim { ply, side, claim })
     }
 
+    /// The table's clock here (on a serial line) was lost or is back: the
+    /// game goes on timed by the boards, or with its presses again.
+    pub fn noticed(&mut self, kind: &EventKind) {
+        if self.table != Some(TableClock::Here) {
+            return;
+        }
+        match kind {
+            EventKind::DeviceLost { device: Device::Clock, .. } => {
+                self.table_due = Some(Input::ClockConnected(false));
+            }
+            EventKind::DeviceBack { device: Device::Clock } => self.table_due = Some(Input::ClockConnected(true)),
+            _ => {}
+        }
+    }
+
     /// Sends again this board's moves from ply `from` on.
     fn send_from(&mut self, from: u32, session: &Session) {
         let game = session.game();
@@ -380,6 +508,11 @@ impl PartnerHost {
         self.stop.cancel();
         let _ = tokio::time::timeout_at(deadline.into(), self.link.shutdown()).await;
     }
+}
+
+/// A time a partner board's clock read, as a clock shows it.
+fn clock_reading(ms: i64) -> u64 {
+    u64::try_from(ms).unwrap_or(0).min(*tactus_trace::range::CLOCK_MS.values.end())
 }
 
 /// The side that makes ply `ply` (1 = White's first move).
