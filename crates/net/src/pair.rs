@@ -92,6 +92,10 @@ pub enum PairMessage {
     /// At one table, the clock attached to the sender's board: whether it
     /// is there (unplugged: the game goes on timed by the boards).
     TableClock { connected: bool },
+    /// At one table, the clock attached to the sender's board was stopped
+    /// (6.11, the arbiter's pause) or restarted: the receiver's clocks stop
+    /// and run again with it.
+    TableClockStopped { stopped: bool },
     /// A ruling made on the sender's board (an irregularity, a penalty), to
     /// be said on the partner's too.
     Ruling { event: Event },

@@ -1035,3 +1035,33 @@ fn a_press_at_the_table_ruled_as_no_move_is_undone_on_the_board_with_the_clock()
     let journal = a.journal();
     assert!(journal.contains(r#""input": "press_ruled", "ply": 2"#), "{journal}");
 }
+
+/// At one table the arbiter stops the clock (6.11) at the board it is
+/// attached to: the partner board's clocks stop too, and run again with
+/// it; the times stay the same on both.
+#[test]
+fn the_table_s_clock_stopped_by_the_arbiter_stops_on_both_boards() {
+    let hall = Hall::new("table-pause", "300+2");
+    let (mut a, mut b) = table_pair(&hall);
+    let sans: Vec<&str> = SCHOLAR.split_whitespace().collect();
+    let mut pos = Chess::default();
+    play_at_table(&mut a, &mut b, &mut pos, sans[0]);
+    a.act(&["pause".to_string()]);
+    for board in [&a, &b] {
+        board.events.next("paused");
+    }
+    a.act(&["resume".to_string()]);
+    for board in [&a, &b] {
+        board.events.next("resumed");
+    }
+    for san in &sans[1..] {
+        let (mover_done, other_done) = play_at_table(&mut a, &mut b, &mut pos, san);
+        for key in ["clock_ms", "opponent_ms"] {
+            assert_eq!(mover_done[key], other_done[key], "{san}: the same {key} on both boards");
+        }
+    }
+    for board in [&a, &b] {
+        assert_eq!(board.events.next("game_over")["result"], "1-0", "board {}", board.id);
+    }
+    assert_eq!(a.replayed_with_clocks(), b.replayed_with_clocks());
+}

@@ -275,6 +275,13 @@ impl PartnerHost {
                     EventKind::DeviceLost { device: Device::Clock, detail: format!("at board {partner}") }
                 }))
             }
+            FromPartner::Message(PairMessage::TableClockStopped { stopped }) => {
+                let runs = session.clock().is_some_and(|c| c.running().is_some());
+                if self.table != Some(TableClock::Partner) || session.finished() || runs != stopped {
+                    return None;
+                }
+                Some(FromOpponent::Inputs(vec![if stopped { Input::Pause } else { Input::Resume }]))
+            }
             FromPartner::Message(PairMessage::Over { result, reason }) => {
                 (!session.finished()).then(|| FromOpponent::Inputs(vec![Input::Result { result, reason }]))
             }
@@ -348,6 +355,13 @@ impl PartnerHost {
             && let Some(&Entry { record: Record::Input(Input::ClockConnected(connected)), .. }) = entry
         {
             self.outgoing.push(PairMessage::TableClock { connected });
+        }
+        // The arbiter stopped or restarted the table's clock here (6.11):
+        // the partner board's clocks with it.
+        if self.table == Some(TableClock::Here)
+            && let Some(Entry { record: Record::Input(input @ (Input::Pause | Input::Resume)), .. }) = entry
+        {
+            self.outgoing.push(PairMessage::TableClockStopped { stopped: *input == Input::Pause });
         }
         // The partner's player pressed the table's clock here: sent on,
         // unless the clock stays stopped (6.11) for it.
