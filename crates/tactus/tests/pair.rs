@@ -1065,3 +1065,43 @@ fn the_table_s_clock_stopped_by_the_arbiter_stops_on_both_boards() {
     }
     assert_eq!(a.replayed_with_clocks(), b.replayed_with_clocks());
 }
+
+/// White offers a draw with a move while the broker is away, and White's
+/// daemon is killed before either reached Black's board: started again,
+/// it sends both, and Black's board hears the move and the offer, once.
+#[test]
+fn a_draw_offer_lost_with_its_board_is_sent_again_after_the_restart() {
+    let mut hall = Hall::new("offer-restart", "300+2");
+    let (mut a, mut b) = pair(&hall);
+    let mut pos = Chess::default();
+    play(&mut a, &mut b, &mut pos, "e4", Carry::AsSaid);
+    play(&mut b, &mut a, &mut pos, "e5", Carry::AsSaid);
+    hall.stop_broker();
+    for board in [&a, &b] {
+        assert_eq!(board.events.next("device_lost")["device"], "partner", "board {}", board.id);
+    }
+    let mv = next_move(&pos, "Nf3");
+    a.act(&hands(&pos, mv));
+    assert_eq!(a.events.next("move")["san"], "Nf3");
+    a.act(&["draw white".to_string()]);
+    assert_eq!(a.events.next("draw_offer")["side"], "white");
+    a.act(&["w".to_string()]);
+    assert_eq!(a.events.next("complete")["san"], "Nf3");
+    a.kill();
+    hall.start_broker();
+    a.spawn();
+    let chosen = b.events.next("opponent_move");
+    assert_eq!(chosen["san"], "Nf3", "{chosen}");
+    b.act(&[carried_out(&chosen)]);
+    assert_eq!(b.events.next("complete")["san"], "Nf3");
+    assert_eq!(said(&b, "draw_offer")["side"], "white", "the offer reaches Black's board after the restart");
+    // Black accepts at Black's board: drawn by agreement on both.
+    b.act(&["draw black".to_string()]);
+    for board in [&a, &b] {
+        let over = board.events.next("game_over");
+        assert_eq!((over["result"].as_str(), over["reason"].as_str()), (Some("1/2-1/2"), Some("agreement")), "{over}");
+    }
+    let offers = b.events.seen.borrow().iter().filter(|e| e["event"] == "draw_offer" && e["side"] == "white").count();
+    assert_eq!(offers, 1, "White's offer said once on Black's board");
+    assert_eq!(a.replayed(), b.replayed());
+}

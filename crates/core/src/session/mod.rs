@@ -277,6 +277,12 @@ impl Session {
         self.engine_level
     }
 
+    /// The side whose draw offer stands (9.1.2.3): not yet accepted, nor
+    /// declined by the opponent's move.
+    pub fn draw_offered(&self) -> Option<shakmaty::Color> {
+        self.draw_offer
+    }
+
     /// The game is over or the recording ended: later inputs change nothing.
     pub fn finished(&self) -> bool {
         matches!(self.phase, Phase::Over)

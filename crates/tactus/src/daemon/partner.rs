@@ -289,9 +289,10 @@ impl PartnerHost {
             // here too, for this board's player to accept by offering in
             // turn or to decline by moving. One the game here has passed was
             // declined by the move made since (9.1.2.3).
-            FromPartner::Message(PairMessage::DrawOffer { ply }) => (!session.finished()
-                && ply >= session.game().ply())
-            .then(|| FromOpponent::Inputs(vec![Input::DrawOffer { side: !self.side }])),
+            FromPartner::Message(PairMessage::DrawOffer { ply }) => {
+                (!session.finished() && ply >= session.game().ply() && session.draw_offered() != Some(!self.side))
+                    .then(|| FromOpponent::Inputs(vec![Input::DrawOffer { side: !self.side }]))
+            }
             // A claim the partner's board ruled is ruled here too, at the
             // same ply, the same way: a draw for the same reason, an
             // illegal move that stood here taken back and counted (A.5.2,
@@ -487,7 +488,8 @@ impl PartnerHost {
         }
     }
 
-    /// Sends again this board's moves from ply `from` on.
+    /// Sends again this board's moves from ply `from` on, and its player's
+    /// draw offer if it stands.
     fn send_from(&mut self, from: u32, session: &Session) {
         let game = session.game();
         let first = game.ply() - game.played.len() as u32;
@@ -502,6 +504,12 @@ impl PartnerHost {
                     clock_ms: played.clock_ms,
                 });
             }
+        }
+        // An offer of this board's player that stands may not have reached
+        // the partner before a restart here: told again. One the partner
+        // has passed since was declined there; one it holds is not taken twice.
+        if session.draw_offered() == Some(self.side) && !session.finished() {
+            self.link.send(PairMessage::DrawOffer { ply: game.ply() });
         }
     }
 
