@@ -37,6 +37,7 @@ use tactus_trace::{Eval, Ms, PV_MAX, Score};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::percentile;
 use crate::config::{EngineSettings, EngineSide};
 
 /// After a request the engine could not answer it is asked again after
@@ -728,11 +729,6 @@ fn line_of(session: &Session) -> Option<Line> {
         }
     }
     Some(line)
-}
-
-fn percentile(v: &mut [f64], p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[((v.len() - 1) as f64 * p).round() as usize]
 }
 
 fn side_name(side: EngineSide) -> &'static str {

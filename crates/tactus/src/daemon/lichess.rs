@@ -36,6 +36,7 @@ use tactus_trace::{Entry, GameResult, Input, OffBoardReason, OnlineAsk, Record};
 use tokio::sync::mpsc;
 
 use super::opponent::{FromOpponent, NewGame, Now};
+use super::percentile;
 use crate::config::{Config, LichessConfig};
 
 /// How long the account is asked for at start; the game does not wait on
@@ -518,14 +519,12 @@ impl LichessHost {
     pub fn stop(self) {
         if !self.opponent_timings.is_empty() {
             let mut ms: Vec<f64> = self.opponent_timings.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
-            ms.sort_by(f64::total_cmp);
-            let at = |p: f64| ms[((ms.len() - 1) as f64 * p).round() as usize];
             tracing::info!(
                 "the online opponent made {} moves: update to event p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
                 ms.len(),
-                at(0.5),
-                at(0.95),
-                at(1.0)
+                percentile(&mut ms, 0.5),
+                percentile(&mut ms, 0.95),
+                percentile(&mut ms, 1.0)
             );
         }
     }

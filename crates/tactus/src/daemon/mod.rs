@@ -257,6 +257,13 @@ async fn start(cfg: &Config, opts: &Options, running: &mut Running) -> anyhow::R
     Ok(Started { inputs, controls, recovered: recovered.is_some() })
 }
 
+/// The value at `p` (0 to 1) of `v`, by nearest rank: how the opponents'
+/// summaries at stop state their timings.
+fn percentile(v: &mut [f64], p: f64) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * p).round() as usize]
+}
+
 /// Plays until the daemon is stopped, or a simulated board's game ends.
 async fn play(running: &mut Running, started: Started) -> anyhow::Result<()> {
     let Some(task) = &mut running.game else { return Ok(()) };

@@ -36,6 +36,7 @@ use tactus_net::{FromPartner, PairMessage, PartnerLink};
 use tactus_trace::{Claim, Entry, Input, OffBoardReason, Record, TableClock};
 
 use super::opponent::{FromOpponent, Now};
+use super::percentile;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
@@ -515,15 +516,14 @@ impl PartnerHost {
 
     /// Says goodbye to the broker (within `deadline`) and reports how long
     /// the partner's moves waited here for the board to be ready.
-    pub async fn stop(mut self, deadline: Instant) {
+    pub async fn stop(self, deadline: Instant) {
         if !self.waits.is_empty() {
-            self.waits.sort();
-            let at = |q: f64| self.waits[((self.waits.len() - 1) as f64 * q).round() as usize];
+            let mut ms: Vec<f64> = self.waits.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
             tracing::info!(
                 "the partner's {} moves waited here p50 {:.1} ms, max {:.1} ms; {} messages from the broker refused",
-                self.waits.len(),
-                at(0.5).as_secs_f64() * 1000.0,
-                at(1.0).as_secs_f64() * 1000.0,
+                ms.len(),
+                percentile(&mut ms, 0.5),
+                percentile(&mut ms, 1.0),
                 self.link.refused()
             );
         }
