@@ -843,7 +843,7 @@ pub fn load_under_flags(given: Option<&Path>) -> anyhow::Result<(Config, Option<
         None => return Ok((Config::default(), None)),
     };
     let text = read(path)?;
-    let config = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}", describe(path, &text, &e)))?;
+    let config = values(path, &text)?;
     Ok((config, Some((path.to_path_buf(), text))))
 }
 
@@ -853,9 +853,14 @@ pub fn origin(file: Option<&Path>) -> String {
 }
 
 pub fn parse(path: &Path, text: &str) -> anyhow::Result<Config> {
-    let config: Config = toml::from_str(text).map_err(|e| anyhow::anyhow!("{}", describe(path, text, &e)))?;
+    let config = values(path, text)?;
     checked(&config, Some(path), Some(text))?;
     Ok(config)
+}
+
+/// The file read with each value checked alone; errors name the line.
+fn values(path: &Path, text: &str) -> anyhow::Result<Config> {
+    toml::from_str(text).map_err(|e| anyhow::anyhow!("{}", describe(path, text, &e)))
 }
 
 /// What depends on more than one value, checked against the whole; the
