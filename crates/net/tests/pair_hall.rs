@@ -37,6 +37,51 @@ fn paired_board(hall: &SharedHall, game: &common::Game, id: &str, with: &str, pl
     hall.apply(id, &Event { t: 1, kind: EventKind::Irregularity(touch_move(plays, ply)) }, Some(words));
 }
 
+/// The hall served on a free port (the page too, from `web`) until dropped.
+struct Served {
+    addr: std::net::SocketAddr,
+    stop: CancellationToken,
+    _controls: mpsc::Receiver<tactus_net::Control>,
+}
+
+impl Served {
+    async fn start(hall: &SharedHall, web: Option<&std::path::Path>) -> Served {
+        let (tx, controls) = mpsc::channel(1);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let stop = CancellationToken::new();
+        let state = AppState::new(hall.clone(), tx);
+        let state = match web {
+            Some(dir) => state.with_web_dir(dir),
+            None => state,
+        };
+        tokio::spawn(serve(listener, state, &stop));
+        Served { addr, stop, _controls: controls }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// Boards A (White) and B (Black) of a pair in a new hall, each with the
+/// game of `seed` up to its first move; that game, and where its first
+/// move is among its events.
+fn paired_until_the_first_move(seed: u64) -> (SharedHall, common::Game, usize) {
+    let hall = SharedHall::new(Hall::new("schools"));
+    let game = played(seed, 10, false, Profile::Realistic, Some("5400+30"));
+    let first_move = game.events.iter().position(|e| matches!(e.kind, EventKind::Move { .. })).unwrap();
+    for (id, with, plays) in [("A", "B", Color::White), ("B", "A", Color::Black)] {
+        hall.set_tags(id, Tags { pair: Some(Paired { with: with.into(), plays }), ..Tags::from(&game.header) });
+        for ev in &game.events[..first_move] {
+            hall.apply(id, ev, None);
+        }
+    }
+    (hall, game, first_move)
+}
+
 #[tokio::test]
 async fn a_pair_is_one_game_with_both_boards_rulings() {
     let school = TeamMatch {
@@ -55,11 +100,8 @@ async fn a_pair_is_one_game_with_both_boards_rulings() {
         hall.apply("c", ev, None);
     }
 
-    let (tx, _controls) = mpsc::channel(1);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    tokio::spawn(serve(listener, AppState::new(hall.clone(), tx), &stop));
+    let served = Served::start(&hall, None).await;
+    let addr = served.addr;
 
     let view: serde_json::Value = serde_json::from_str(&get(addr, "/api/hall").await.body).unwrap();
     let ids: Vec<&str> = view["boards"].as_array().unwrap().iter().map(|b| b["id"].as_str().unwrap()).collect();
@@ -92,7 +134,6 @@ async fn a_pair_is_one_game_with_both_boards_rulings() {
     );
     let ids: Vec<String> = hall.read(|h| h.games().into_iter().map(|(g, _)| g.id.clone()).collect());
     assert_eq!(ids, ["A", "B", "c"]);
-    stop.cancel();
 }
 
 #[tokio::test]
@@ -130,20 +171,9 @@ async fn a_match_that_lists_both_boards_of_a_pair_counts_its_game_once() {
 
 #[tokio::test]
 async fn the_live_stream_names_the_pairs_game_not_its_boards() {
-    let hall = SharedHall::new(Hall::new("schools"));
-    let game = played(26, 10, false, Profile::Realistic, Some("5400+30"));
-    let first_move = game.events.iter().position(|e| matches!(e.kind, EventKind::Move { .. })).unwrap();
-    for (id, with, plays) in [("A", "B", Color::White), ("B", "A", Color::Black)] {
-        hall.set_tags(id, Tags { pair: Some(Paired { with: with.into(), plays }), ..Tags::from(&game.header) });
-        for ev in &game.events[..first_move] {
-            hall.apply(id, ev, None);
-        }
-    }
-    let (tx, _controls) = mpsc::channel(1);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    tokio::spawn(serve(listener, AppState::new(hall.clone(), tx), &stop));
+    let (hall, game, first_move) = paired_until_the_first_move(26);
+    let served = Served::start(&hall, None).await;
+    let addr = served.addr;
 
     let mut events = common::Events::open(addr).await;
     hall.apply("A", &game.events[first_move], None);
@@ -152,7 +182,6 @@ async fn the_live_stream_names_the_pairs_game_not_its_boards() {
         let (name, data) = events.next_within(std::time::Duration::from_secs(10)).await;
         assert_eq!((name.as_str(), &data["board"]), ("reset", &serde_json::json!("A+B")), "{data}");
     }
-    stop.cancel();
 }
 
 /// Debian's Chromium on the page the relay serves: a pair's game, followed
@@ -164,21 +193,9 @@ async fn chromium_follows_a_pairs_game_live() {
     assert!(root.join("web/dist/index.html").exists(), "the page is built by ./setup (npm run build in web/)");
     assert!(std::path::Path::new("/usr/bin/chromium").exists(), "Chromium is installed by ./setup");
 
-    let hall = SharedHall::new(Hall::new("schools"));
-    let game = played(27, 10, false, Profile::Realistic, Some("5400+30"));
-    let first_move = game.events.iter().position(|e| matches!(e.kind, EventKind::Move { .. })).unwrap();
-    for (id, with, plays) in [("A", "B", Color::White), ("B", "A", Color::Black)] {
-        hall.set_tags(id, Tags { pair: Some(Paired { with: with.into(), plays }), ..Tags::from(&game.header) });
-        for ev in &game.events[..first_move] {
-            hall.apply(id, ev, None);
-        }
-    }
-    let (tx, _controls) = mpsc::channel(1);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    let state = AppState::new(hall.clone(), tx).with_web_dir(root.join("web/dist"));
-    tokio::spawn(serve(listener, state, &stop));
+    let (hall, game, first_move) = paired_until_the_first_move(27);
+    let served = Served::start(&hall, Some(&root.join("web/dist"))).await;
+    let addr = served.addr;
 
     let mut live = std::process::Command::new("node")
         .arg(root.join("web/test/live.mjs"))
@@ -214,5 +231,4 @@ async fn chromium_follows_a_pairs_game_live() {
     let result: serde_json::Value = rest.lines().rev().find_map(|l| serde_json::from_str(l).ok()).unwrap();
     assert_eq!(result["ok"], true, "{result}");
     assert_eq!(result["san"].as_str(), Some(game.moves[0].as_str()), "{result}");
-    stop.cancel();
 }

@@ -66,6 +66,13 @@ impl Daemon {
         writeln!(self.stdin, "{line}").unwrap();
     }
 
+    /// The board's input ends: the daemon stops on its own, and cleanly.
+    fn ends(self) {
+        let Daemon { mut child, stdin, .. } = self;
+        drop(stdin);
+        assert!(child.0.wait().unwrap().success());
+    }
+
     /// The game the daemon says it plays.
     fn playing(&self) -> String {
         let e = self.events.next("online");
@@ -176,8 +183,7 @@ fn a_whole_game_as_white_with_a_dropped_stream() {
     assert_eq!(game["moves"], json!(played), "the server's move list is the game played");
     assert_eq!(game["status"], "mate");
     assert!(moves_taken(&lichess, &id).values().all(|&n| n == 1), "each move sent once: {:?}", log(&lichess));
-    drop(d.stdin);
-    assert!(d.child.0.wait().unwrap().success());
+    d.ends();
     journal_replays_to(&state, &played);
 }
 
@@ -204,8 +210,7 @@ fn a_whole_game_as_black() {
     let played = ["f2f3", "e7e5", "g2g4", "d8h4"];
     assert_eq!(lichess.game(&id)["moves"], json!(played));
     assert!(moves_taken(&lichess, &id).values().all(|&n| n == 1));
-    drop(d.stdin);
-    assert!(d.child.0.wait().unwrap().success());
+    d.ends();
     journal_replays_to(&state, &played);
 }
 
@@ -293,8 +298,7 @@ fn draw_and_takeback_offers() {
     let over = d.events.next("game_over");
     assert_eq!((over["result"].as_str(), over["reason"].as_str()), (Some("1/2-1/2"), Some("agreement")), "{over}");
     assert_eq!(lichess.game(&id)["status"], "draw");
-    drop(d.stdin);
-    assert!(d.child.0.wait().unwrap().success());
+    d.ends();
     journal_replays_to(&state, &["e2e4", "c7c5", "g1f3"]);
 }
 
@@ -336,8 +340,7 @@ fn an_abort_from_the_board() {
     let ended = d.events.next("online");
     assert_eq!((ended["what"].as_str(), ended["status"].as_str()), (Some("ended"), Some("aborted")), "{ended}");
     assert_eq!(lichess.game(&id)["status"], "aborted");
-    drop(d.stdin);
-    assert!(d.child.0.wait().unwrap().success());
+    d.ends();
 }
 
 /// `[lichess] challenge`: the daemon challenges the player at start with
@@ -432,8 +435,7 @@ fn the_opponents_takeback_request_accepted_from_the_board() {
     lichess.wait_answered("move/g1f3", 1);
     let played = ["e2e4", "e7e5", "g1f3"];
     assert_eq!(lichess.game(&id)["moves"], json!(played));
-    drop(d.stdin);
-    assert!(d.child.0.wait().unwrap().success());
+    d.ends();
     journal_replays_to(&state, &played);
 }
 
@@ -476,8 +478,7 @@ fn the_board_set_back_asks_the_server_which_decides() {
     let played = ["e2e4", "e7e5", "d2d4"];
     assert_eq!(lichess.game(&id)["moves"], json!(played));
     assert!(moves_taken(&lichess, &id).values().all(|&n| n == 1), "each move sent once: {:?}", log(&lichess));
-    drop(d.stdin);
-    assert!(d.child.0.wait().unwrap().success());
+    d.ends();
     journal_replays_to(&state, &played);
 }
 
@@ -502,8 +503,7 @@ fn a_move_made_on_the_website_is_followed_on_the_board() {
     assert_eq!(lichess.game(&id)["moves"], json!(played));
     assert!(!moves_taken(&lichess, &id).contains_key("e2e4"), "the website's move is not sent: {:?}", log(&lichess));
     assert!(!d.events.seen.borrow().iter().any(|e| e["event"] == "online" && e["what"] == "failed"), "nothing failed");
-    drop(d.stdin);
-    assert!(d.child.0.wait().unwrap().success());
+    d.ends();
     journal_replays_to(&state, &played);
 }
 
@@ -535,8 +535,7 @@ fn a_board_move_made_while_the_website_moved_gives_way_to_it() {
     let played = ["e2e4", "e7e5", "g1f3"];
     assert_eq!(lichess.game(&id)["moves"], json!(played));
     assert!(!moves_taken(&lichess, &id).contains_key("e2e4"), "{:?}", log(&lichess));
-    drop(d.stdin);
-    assert!(d.child.0.wait().unwrap().success());
+    d.ends();
     journal_replays_to(&state, &played);
 }
 
@@ -589,8 +588,7 @@ fn a_game_begun_elsewhere_is_set_up_move_by_move() {
     assert_eq!(lichess.game(&id)["moves"], json!(played));
     let taken = moves_taken(&lichess, &id);
     assert_eq!(taken.keys().collect::<Vec<_>>(), ["b8c6"], "only the board's own move is sent: {taken:?}");
-    drop(d.stdin);
-    assert!(d.child.0.wait().unwrap().success());
+    d.ends();
     journal_replays_to(&state, &played);
 }
 
@@ -624,6 +622,5 @@ fn the_clocks_draw_and_resign_buttons_reach_the_server() {
     assert_eq!((over["result"].as_str(), over["reason"].as_str()), (Some("1-0"), Some("resignation")), "{over}");
     lichess.wait_answered("POST /api/board/game/.*/resign", 1);
     assert_eq!(lichess.game(&id)["status"], "resign");
-    drop(d.stdin);
-    assert!(d.child.0.wait().unwrap().success());
+    d.ends();
 }
