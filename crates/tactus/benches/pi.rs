@@ -417,9 +417,9 @@ fn main() {
 
 fn report(all: &mut [(u64, Figures)]) {
     let head: Vec<String> = all.iter().map(|(p, _)| format!("{p} % of a core")).collect();
-    println!("{:<46} {}", "", head.iter().map(|h| format!("{h:>20}")).collect::<String>());
+    println!("{:<46} {}", "", head.iter().map(|h| format!("{h:>22}")).collect::<String>());
     let row = |name: &str, cells: Vec<String>| {
-        println!("{name:<46} {}", cells.iter().map(|c| format!("{c:>20}")).collect::<String>());
+        println!("{name:<46} {}", cells.iter().map(|c| format!("{c:>22}")).collect::<String>());
     };
     let p50_p95 = |v: &mut Vec<f64>| format!("{:.0} / {:.0} ms", pct(v, 0.5), pct(v, 0.95));
     row("moves measured", all.iter().map(|(_, f)| f.edge_to_move.len().to_string()).collect());
