@@ -1,10 +1,9 @@
 // What the server sends, exactly as crates/net/API.md describes it and the
 // Rust side serialises it; crates/net/tests/web_types.rs type-checks real
 // replies of a real server against these types.
-import type { CoreEvent, EndReason, EngineEval, GameResult, Ruling, Side } from './events';
+import type { CoreEvent, EndReason, EngineEval, GameResult, Ruling, Side, Title } from './events';
 
-/** A title FIDE awards. */
-export type Title = 'GM' | 'IM' | 'FM' | 'CM' | 'WGM' | 'WIM' | 'WFM' | 'WCM';
+export type { Title };
 
 /** The game's tags; each left out when unknown. */
 export interface Tags {
@@ -22,6 +21,11 @@ export interface Tags {
   black_fide_id?: number;
   black_title?: Title;
   black_elo?: number;
+  /** From the round's pairing: each player's federation (FIDE's three letters). */
+  white_federation?: string;
+  black_federation?: string;
+  /** From the round's pairing: the board's number in the round. */
+  board?: number;
   /**
    * One game on two boards: this board's side and its partner board. The
    * hall shows a pair whose boards name each other as one game, `W+B`.

@@ -74,6 +74,7 @@ fn kind_name(k: &EventKind) -> &'static str {
         EventKind::DeviceLost { .. } => "device_lost",
         EventKind::DeviceBack { .. } => "device_back",
         EventKind::Online(_) => "online",
+        EventKind::Pairing(_) => "pairing",
         EventKind::DrawDeclined { .. } => "draw_declined",
         EventKind::PromotionChoice { .. } => "promotion_choice",
         EventKind::NotNow { .. } => "not_now",
@@ -253,6 +254,25 @@ fn every_kind() -> Vec<Event> {
             }),
             EventKind::Online(Online::Failed { why: "This game can no longer be aborted".into() }),
             EventKind::DrawDeclined { side: Color::White },
+            EventKind::Pairing(Box::new(tactus_trace::Pairing {
+                tournament: full.then(|| "Hall Open 2025".into()),
+                round: 3,
+                board: 12,
+                white: tactus_trace::Player {
+                    name: "Kowalczyk, Irina".into(),
+                    title: full.then_some(tactus_trace::Title::Wgm),
+                    elo: full.then_some(2312),
+                    fide_id: full.then_some(1_120_000),
+                    federation: full.then(|| "POL".parse().unwrap()),
+                },
+                black: tactus_trace::Player {
+                    name: "Volkov, Dmitri".into(),
+                    title: None,
+                    elo: None,
+                    fide_id: None,
+                    federation: None,
+                },
+            })),
             EventKind::TakeBackAsked { ply: 5 },
             EventKind::TakeBack {
                 ply: 5,

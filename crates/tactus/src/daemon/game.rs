@@ -338,10 +338,14 @@ impl GameTask {
         };
         let player = self.opponent.as_ref().map(|o| !o.side());
         let Some(entry) = stamp(msg, &self.session, &self.time, self.last_t, player) else { return Ok(()) };
+        let offered = match entry.record {
+            Record::Input(Input::DrawOffer { side }) => Some(side),
+            _ => None,
+        };
         self.commit(Step::Input(entry)).await?;
         // The opponent answers a player's draw offer at once: it accepts
         // with an offer of its own, or declines by its next move.
-        if let Record::Input(Input::DrawOffer { side }) = entry.record
+        if let Some(side) = offered
             && let Some(opponent) = &self.opponent
             && side != opponent.side()
             && let Some(accept) = opponent.answer_offer(&self.session)
@@ -375,8 +379,8 @@ impl GameTask {
                 if let Record::Input(Input::ClockConnected(connected)) = entry.record {
                     self.clock_connected = connected;
                 }
-                self.journal()?.append(entry).await?;
-                self.session.handle(entry);
+                self.journal()?.append(entry.clone()).await?;
+                self.session.handle(entry.clone());
                 Some(entry)
             }
             Step::Timers(due) => {
