@@ -22,6 +22,7 @@ use super::mate::MateSearches;
 use super::opening::{Opened, Setup, create_journal};
 use super::opponent::{FromOpponent, NewGame, Now, Opponent};
 use super::outputs::Outputs;
+use super::pairing::{Offer, Seating};
 use super::time::{BoardTime, GameTime};
 use super::view::{clock_line, diagram};
 use super::watchdog::Watchdog;
@@ -76,12 +77,28 @@ pub struct GameTask {
     board_time: BoardTime,
     /// The board said it has nothing more to say (a simulated board's `end`).
     board_done: bool,
+    /// The round's pairings the hall sends, and which the board takes.
+    pairings: Option<mpsc::Receiver<tactus_net::SentPairing>>,
+    seating: Seating,
+    /// A pairing taken for the next game (the last is over, or this one is
+    /// an earlier round's): journaled and said when the next game begins.
+    next_pairing: Option<tactus_trace::Pairing>,
 }
 
 /// What the opponent says next; never, without one.
 async fn next_said(opponent: &mut Option<Opponent>, now: Now<'_>) -> FromOpponent {
     match opponent {
         Some(opponent) => opponent.next(now).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The next pairing the hall sends; never, without the hall.
+async fn next_pairing(
+    pairings: &mut Option<mpsc::Receiver<tactus_net::SentPairing>>,
+) -> Option<tactus_net::SentPairing> {
+    match pairings {
+        Some(rx) => rx.recv().await,
         None => std::future::pending().await,
     }
 }
@@ -96,6 +113,8 @@ enum Step {
 
 impl GameTask {
     pub fn new(setup: Setup, opened: Opened, out: Outputs, time: GameTime) -> Self {
+        // A recovered game's round is the board's.
+        let seating = Seating::holding(opened.session.game().pairing.as_ref());
         GameTask {
             session: opened.session,
             mate: MateSearches::new(),
@@ -113,10 +132,50 @@ impl GameTask {
                 Some(_) => BoardTime::Recorded { quiet_before: opened.last_t },
                 None => BoardTime::Live,
             },
+            seating,
             setup,
             phase: Phase::Playing,
             games: 1,
             board_done: false,
+            pairings: None,
+            next_pairing: None,
+        }
+    }
+
+    /// The round's pairings the hall sends are taken from now on.
+    pub fn take_pairings(&mut self, pairings: mpsc::Receiver<tactus_net::SentPairing>) {
+        self.pairings = Some(pairings);
+    }
+
+    /// A pairing the hall sent: taken if it is newer than the board's
+    /// (`pairing.rs`), for the game being played when that is the round's
+    /// game — not begun, or begun before any pairing came, or the same
+    /// round corrected — else for the next game.
+    async fn pairing(&mut self, sent: tactus_net::SentPairing) -> anyhow::Result<()> {
+        let pairing = match self.seating.offer(sent) {
+            Offer::Take(pairing) => pairing,
+            Offer::Same => return Ok(()),
+            Offer::Stale(why) => {
+                tracing::warn!("a pairing from the hall was refused: {why}");
+                return Ok(());
+            }
+        };
+        let game = self.session.game();
+        let this_game = matches!(self.phase, Phase::Playing)
+            && !self.session.finished()
+            && (game.played.is_empty() || game.pairing.as_ref().is_none_or(|p| p.round == pairing.round));
+        if this_game {
+            self.next_pairing = None;
+            let t = self.time.t(Instant::now()).max(self.last_t);
+            self.commit(Step::Input(Entry { t, record: Record::Pairing(Box::new(pairing)) })).await
+        } else {
+            tracing::info!(
+                "the pairing of round {}, board {}, is for the next game on this board",
+                pairing.round,
+                pairing.board
+            );
+            self.next_pairing = Some(pairing);
+            Ok(())
         }
     }
 
@@ -485,7 +544,13 @@ impl GameTask {
         }
         tracing::info!("the board shows the starting position: a new game");
         self.announce(false).await?;
-        self.begin(false).await
+        self.begin(false).await?;
+        // Said at set-up, before the first move.
+        if let Some(pairing) = self.next_pairing.take() {
+            let entry = Entry { t: self.last_t, record: Record::Pairing(Box::new(pairing)) };
+            self.commit(Step::Input(entry)).await?;
+        }
+        Ok(())
     }
 
     /// Plays until the daemon is stopped, or a simulated board ends.
@@ -531,6 +596,7 @@ impl GameTask {
                     None => return Ok(Ended::InputClosed),
                 },
                 Some(control) = controls.recv() => self.control(control).await?,
+                Some(sent) = next_pairing(&mut self.pairings) => self.pairing(sent).await?,
                 said = next_said(&mut self.opponent, Self::now(&self.session, self.games, self.last_t, self.input_at)) => {
                     self.opponent_said(said).await?;
                 }
