@@ -51,7 +51,10 @@ pub use feed::{
     Applied, ArbiterNote, BoardFeed, Change, Clocks, EngineView, FeedMove, Hall, Paired, SPOKEN_KEPT, Spoken, Tags,
     Told, Trust,
 };
-pub use http::{AppState, Limits, MAX_HEAD, TOKEN_ENV, arbiter_token, serve};
+pub use http::{
+    AppState, BoardResult, Limits, MAX_HEAD, RoundBoard, RoundDesk, RoundUnpaired, RoundView, TOKEN_ENV, arbiter_token,
+    serve,
+};
 pub use lichess::{LichessPush, push_to_lichess};
 pub use lichess_view::{LichessBoard, LichessView, board_number};
 pub use mqtt::{

@@ -32,6 +32,7 @@ pub struct Config {
     pub mqtt: MqttConfig,
     pub pair: PairConfig,
     pub lichess: LichessConfig,
+    pub round: RoundConfig,
     pub state: StateConfig,
 }
 
@@ -612,6 +613,19 @@ fn rounds<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<RoundSpec>, D::Error> {
     Vec::<String>::deserialize(d)?.iter().map(|r| r.parse().map_err(serde::de::Error::custom)).collect()
 }
 
+/// `tactus relay --config`: a round of a tournament from the pairing
+/// program's file (FIDE's TRF): each board told its players, the results
+/// written back (docs/operator-guide.md, "A round from the pairing program").
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RoundConfig {
+    /// The Tournament Report File the pairing program exported.
+    pub trf: Option<PathBuf>,
+    /// The round it pairs, to play now.
+    #[serde(deserialize_with = "ranged::round_number")]
+    pub number: Option<u32>,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct StateConfig {
@@ -730,6 +744,12 @@ pub mod ranged {
         KeyRange { key: "engine.level", lo: 0, hi: 10, what: "(0 first games, 10 full strength)" },
         KeyRange { key: "engine.book_plies", lo: 0, hi: 200, what: "plies (no book goes deeper)" },
         KeyRange { key: "engine.think_ms", lo: 1, hi: 600_000, what: "ms a move, ten minutes at most" },
+        KeyRange {
+            key: "round.number",
+            lo: 1,
+            hi: tactus_trace::MAX_ROUND as i64,
+            what: "(a round of the TRF's columns)",
+        },
     ];
 
     /// How many warnings `voice.time_warnings` may list.
@@ -781,6 +801,7 @@ pub mod ranged {
         game_white_elo: u16 = "game.white_elo";
         game_black_fide_id: u32 = "game.black_fide_id";
         game_black_elo: u16 = "game.black_elo";
+        round_number: u32 = "round.number";
     }
 
     pub fn voice_time_warnings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
@@ -1127,6 +1148,7 @@ mod tests {
             ("mqtt", &["broker", "hall", "board_id", "hall_key_file", "username", "password_file", "ca_file"]),
             ("pair", &["with", "plays"]),
             ("lichess", &["url", "token_file", "broadcast", "challenge", "accept_from", "seek"]),
+            ("round", &["trf", "number"]),
             ("state", &["dir"]),
         ];
         for (table, names) in keys {

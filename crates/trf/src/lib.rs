@@ -63,6 +63,8 @@ pub struct Trf {
     text: Text,
     pub(crate) players: Vec<Player>,
     tournament: Option<String>,
+    /// The `012` record's line.
+    tournament_line: Option<usize>,
     layout: Layout,
     pub(crate) scoring: Scoring,
     warnings: Vec<Warning>,
@@ -75,6 +77,7 @@ impl Trf {
         let mut players: Vec<Player> = Vec::new();
         let mut seen: HashMap<u16, usize> = HashMap::new();
         let mut tournament = None;
+        let mut tournament_line = None;
         let mut layout = Layout::Trf16;
         let mut scoring = Scoring::default();
         let mut warnings = Vec::new();
@@ -102,7 +105,10 @@ impl Trf {
                     seen.insert(p.rank, number);
                     players.push(p);
                 }
-                "012" => tournament = Some(from_5()).filter(|t| !t.is_empty()),
+                "012" => {
+                    tournament = Some(from_5()).filter(|t| !t.is_empty());
+                    tournament_line = Some(number);
+                }
                 "013" | "310" => return Err(TrfError::at(number, 1, Problem::TeamTournament(code))),
                 "162" => scoring.read_162(&chars).map_err(|(column, p)| TrfError::at(number, column, p))?,
                 "XXS" => scoring.read_xxs(&chars).map_err(|(column, p)| TrfError::at(number, column, p))?,
@@ -115,12 +121,17 @@ impl Trf {
         if players.is_empty() {
             return Err(TrfError::at(1, 1, Problem::NoPlayers));
         }
-        Ok(Trf { text, players, tournament, layout, scoring, warnings })
+        Ok(Trf { text, players, tournament, tournament_line, layout, scoring, warnings })
     }
 
     /// The tournament's name (`012`), if the file gives one.
     pub fn tournament(&self) -> Option<&str> {
         self.tournament.as_deref()
+    }
+
+    /// The line of the tournament's name (`012`).
+    pub fn tournament_line(&self) -> Option<usize> {
+        self.tournament_line
     }
 
     pub fn layout(&self) -> Layout {
