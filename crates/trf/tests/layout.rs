@@ -245,3 +245,17 @@ fn fields_out_of_place() {
     assert_eq!(at("012 Hall Open", "013 Hall Open"), (1, 1));
     assert_eq!(at("122 90'", "1 2 90'"), (10, 1));
 }
+
+#[test]
+fn round_two_goes_by_the_scores_of_round_one() {
+    let t = trf("open-round2.trf");
+    // 1.0 and 1.0 (the better starting rank first: 1, then 4), then the
+    // pairs with 0.5 on top (2 before 7), then 0 and 0.
+    assert_eq!(pairs(&t, 2), [(8, 1), (4, 10), (2, 5), (6, 7), (9, 3)]);
+    let r = t.round(2).unwrap();
+    assert_eq!((r.boards[3].white_score, r.boards[3].black_score), (Points(0), Points(5)));
+    assert!(r.unpaired.is_empty());
+    // Round 1 as played, read back from the same file.
+    let codes: Vec<_> = t.round(1).unwrap().boards.iter().map(|b| (b.white_code, b.black_code)).collect();
+    assert_eq!(codes[0], (Some(Code::Win), Some(Code::Loss)));
+}
