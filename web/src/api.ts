@@ -207,6 +207,50 @@ export interface LichessData {
   boards: LichessBoard[];
 }
 
+/** A board's result as a round's file holds it; `+-`, `-+`, `--` are forfeits (TRF-26's spelling). */
+export type BoardResult = '1-0' | '1/2-1/2' | '0-1' | '+-' | '-+' | '--';
+
+/** A player of a round's pairing. */
+export interface RoundPlayer {
+  name: string;
+  title?: Title;
+  elo?: number;
+  fide_id?: number;
+  federation?: string;
+}
+
+/** One board of the round, in FIDE's order. */
+export interface RoundBoard {
+  number: number;
+  white: RoundPlayer;
+  black: RoundPlayer;
+  /** The hall's board whose id ends in the number, once heard from. */
+  id: string | null;
+  /** Why the board is not told its pairing (two boards' ids end in the number). */
+  problem: string | null;
+  /** The board shows the pairing. */
+  shown: boolean;
+  /** The result the board's game ended with. */
+  game: BoardResult | null;
+  /** The result the arbiter set or corrected. */
+  arbiter: BoardResult | null;
+  /** What `/round.trf` holds. */
+  result: BoardResult | null;
+}
+
+/** `GET /api/round`: the round a relay plays from the pairing program's file (204 when none). */
+export interface RoundData {
+  file: string;
+  round: number | null;
+  tournament: string | null;
+  /** `TRF-16` or `TRF-26`. */
+  layout: string | null;
+  /** Why the last reading of the file failed; the relay keeps the round it had. */
+  error: string | null;
+  boards: RoundBoard[];
+  unpaired: { name: string; rank: number; code: string | null }[];
+}
+
 /** The body of an error reply. */
 export interface ErrorReply {
   error: string;

@@ -384,3 +384,22 @@ fn the_next_round_replays_and_bad_files() {
     assert_eq!(status, 200, "{body}");
     assert!(get_json(port, "/api/round").unwrap()["error"].is_null());
 }
+
+/// The arbiter's page in Debian's Chromium, against the real relay: the
+/// round's boards, the results set there, the file downloaded with them.
+#[test]
+fn the_arbiter_sets_the_results_on_the_page_and_downloads_the_file() {
+    common::page::require_browser();
+    let dir = tempdir("page");
+    let port = free_port();
+    let (_broker, broker, key) = hall(&dir);
+    let trf = dir.join("open.trf");
+    std::fs::copy(trf_file("open-round1.trf"), &trf).unwrap();
+    let _relay = relay(&dir, &broker, port, &key, &trf, 1);
+    wait_for("the relay's round", Duration::from_secs(10), || get_json(port, "/api/round").is_some());
+    let expected = trf_file("open-round1.results.trf");
+    let url = format!("http://127.0.0.1:{port}");
+    common::page::node("round.mjs", &[&url, TOKEN, "--expect", expected.to_str().unwrap()]);
+    // What the page set is what the server holds.
+    assert_eq!(round_trf(port), std::fs::read(&expected).unwrap());
+}
