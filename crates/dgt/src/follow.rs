@@ -503,7 +503,7 @@ mod tests {
         let mut out = Vec::new();
         follow.event(report(false, false, false), &mut out);
         let plugged_in = Record::Input(Input::ClockConnected(true));
-        assert_eq!(records(&mut out), [plugged_in.clone()], "a stopped clock, plugged in");
+        assert_eq!(records(&mut out), std::slice::from_ref(&plugged_in), "a stopped clock, plugged in");
         follow.event(report(true, false, false), &mut out);
         let left_white = Record::Input(Input::SetClock { white_ms: 182_000, black_ms: 187_000 });
         assert_eq!(

@@ -167,17 +167,18 @@ pub(super) async fn api_round(State(state): State<AppState>) -> Response {
 
 /// Where a token is set, the request carries it (a download is the
 /// arbiter's too); where none is, the file is everyone's, as the PGN is.
-fn token_if_set(parts: &HeaderMap, state: &AppState) -> Result<(), Response> {
-    let Some(token) = &state.token else { return Ok(()) };
+/// The refusal, when it does not.
+fn refused_without_token(parts: &HeaderMap, state: &AppState) -> Option<Response> {
+    let token = state.token.as_ref()?;
     let given = parts.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
     match given {
-        Some(given) if same_secret(given.trim().as_bytes(), token.as_bytes()) => Ok(()),
-        Some(_) => Err(error(StatusCode::FORBIDDEN, "wrong arbiter token")),
+        Some(given) if same_secret(given.trim().as_bytes(), token.as_bytes()) => None,
+        Some(_) => Some(error(StatusCode::FORBIDDEN, "wrong arbiter token")),
         None => {
             let mut response =
                 error(StatusCode::UNAUTHORIZED, "send the arbiter's token: Authorization: Bearer <token>");
             response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-            Err(response)
+            Some(response)
         }
     }
 }
@@ -185,7 +186,7 @@ fn token_if_set(parts: &HeaderMap, state: &AppState) -> Result<(), Response> {
 /// `GET /round.trf`.
 pub(super) async fn round_trf(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let Some(desk) = &state.round else { return no_round() };
-    if let Err(refused) = token_if_set(&headers, &state) {
+    if let Some(refused) = refused_without_token(&headers, &state) {
         return refused;
     }
     match desk.trf() {

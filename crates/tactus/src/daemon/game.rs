@@ -823,6 +823,101 @@ mod tests {
         assert!(r.session.finished());
     }
 
+    /// The hall sends the next round's pairing while the last game is over
+    /// and its pieces not yet back: it is the next game's, journaled and
+    /// said when the board shows the starting position, and not the last's.
+    #[test]
+    fn a_pairing_that_comes_between_games_is_the_next_games() {
+        let dir = std::env::temp_dir().join(format!("tactus-pairing-between-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cfg = crate::config::Config::default();
+        let speed = Speed::try_from(1000.0).unwrap();
+        let setup = Setup {
+            header: Header { time_control: Some("180+2".into()), ..Header::default() },
+            policy: Policy::default(),
+            source: Origin::of(&cfg, None),
+            state_dir: dir.clone(),
+            real_board: true,
+            clock_connected: true,
+            speed,
+            draw_board: false,
+            status_line: false,
+        };
+        let player = |name: &str| tactus_trace::Player {
+            name: name.into(),
+            title: None,
+            elo: None,
+            fide_id: None,
+            federation: None,
+        };
+        let pairing = tactus_trace::Pairing {
+            tournament: None,
+            round: 2,
+            board: 1,
+            white: player("García, Lucía"),
+            black: player("Volkov, Dmitri"),
+        };
+        let mut inputs = fools_mate_then_set_up_again(true, Vec::new());
+        // Up to the mate; then the pieces go back.
+        let setting_up = inputs.split_off(13);
+        let kept = Kept::default();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let log = EventLog::start(Box::new(kept.clone()), "test".into(), tactus_speech::Lang::En).unwrap();
+            let mut out = Outputs { events: Some(log), voice: None, broadcast: None, dgt: None };
+            let start = setup.start_occupancy().unwrap();
+            let opened = open(&setup, Some(start), &mut out).await.unwrap();
+            let mut task = GameTask::new(setup, opened, out, GameTime::new(0, speed));
+            task.begin(false).await.unwrap();
+            let (tx, rx) = mpsc::channel(64);
+            let (pairings_tx, pairings) = mpsc::channel(4);
+            task.take_pairings(pairings);
+            let (_controls_tx, controls) = mpsc::channel(1);
+            let stop = CancellationToken::new();
+            let said = |what: &str| String::from_utf8_lossy(&kept.0.lock().unwrap()).contains(what);
+            let feed = async {
+                for input in inputs {
+                    tx.send(input).await.unwrap();
+                }
+                while !said("game_over") {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                let sent = tactus_net::SentPairing { from: 1, n: 1, pairing: pairing.clone() };
+                pairings_tx.send(sent).await.unwrap();
+                // Taken by the game task, between the games.
+                while pairings_tx.capacity() < pairings_tx.max_capacity() {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                assert!(!said("pairing"), "not said until the next game");
+                for input in setting_up {
+                    tx.send(input).await.unwrap();
+                }
+                drop(tx);
+            };
+            let (ended, ()) = tokio::join!(task.run(rx, controls, &stop), feed);
+            assert_eq!(ended.unwrap(), Ended::InputClosed);
+            task.stop(Instant::now() + Duration::from_secs(10)).await.unwrap();
+        });
+        let text = String::from_utf8(kept.0.lock().unwrap().clone()).unwrap();
+        let kinds: Vec<String> = text
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["event"].as_str().unwrap().to_string())
+            .collect();
+        let second = kinds.iter().rposition(|k| k == "start").unwrap();
+        assert_eq!(
+            kinds.iter().position(|k| k == "pairing"),
+            kinds[second..].iter().position(|k| k == "pairing").map(|i| i + second),
+            "{kinds:?}"
+        );
+        assert!(kinds[second..].contains(&"pairing".to_string()), "{kinds:?}");
+        let current = std::fs::read_to_string(dir.join("current")).unwrap();
+        for path in std::fs::read_dir(dir.join("games")).unwrap().map(|e| e.unwrap().path()) {
+            let journal = std::fs::read_to_string(&path).unwrap();
+            let next = current.contains(&*path.file_name().unwrap().to_string_lossy());
+            assert_eq!(journal.contains(r#""pairing": {"round": 2"#), next, "{}:\n{journal}", path.display());
+        }
+    }
+
     /// On a DGT board the players start the clock for the next game (Follow
     /// sends SetClock and Resume once, as it starts) before the last piece
     /// is back: the next game begins with the times and the running clock
