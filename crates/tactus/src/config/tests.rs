@@ -92,11 +92,11 @@ fn every_key_named_anywhere_is_a_key() {
     let mut tables: Vec<&str> = keys.iter().map(|k| k.table).collect();
     tables.dedup();
     let mut files = vec![root().join("README.md"), root().join("config/tactus.toml")];
-    let mut dirs = vec![root().join("docs"), root().join("crates/tactus/src")];
+    let mut dirs = vec![root().join("docs"), root().join("crates"), root().join("hardware"), root().join("install")];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
-            if path.is_dir() {
+            if path.is_dir() && !path.ends_with("node_modules") {
                 dirs.push(path);
             } else if path.extension().is_some_and(|e| e == "md" || e == "rs") {
                 files.push(path);
