@@ -100,8 +100,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     round_trf: Option<PathBuf>,
     /// The round the file pairs, to play now.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=999))]
-    round: Option<u32>,
+    #[arg(long, value_name = "N")]
+    round: Option<config::RoundNumber>,
 }
 
 /// The round to play: the flags, else the config's `[round]`.
@@ -111,7 +111,7 @@ fn round_args(args: &Args) -> anyhow::Result<Option<(PathBuf, u32)>> {
         None => config::RoundConfig::default(),
     };
     match (args.round_trf.clone().or(file.trf), args.round.or(file.number)) {
-        (Some(trf), Some(n)) => Ok(Some((trf, n))),
+        (Some(trf), Some(n)) => Ok(Some((trf, n.get()))),
         (None, None) => Ok(None),
         (Some(_), None) => anyhow::bail!("a round's file needs the round it plays: --round N (or [round] number)"),
         (None, Some(_)) => anyhow::bail!("--round needs the round's file: --round-trf FILE (or [round] trf)"),
@@ -141,7 +141,7 @@ fn broadcast(args: &Args) -> anyhow::Result<Option<Broadcast>> {
         )
     })?;
     let token = Token::read(&token_file)?;
-    let url = args.lichess_url.clone().unwrap_or(file.url);
+    let url = args.lichess_url.clone().unwrap_or_else(|| file.url.to_string());
     let client = Client::new(token, Settings { url, ..Settings::default() })?;
     Ok(Some(Broadcast { client, options }))
 }
