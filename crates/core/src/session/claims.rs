@@ -162,7 +162,8 @@ impl Session {
     fn no_hint(&self) -> Option<NotNow> {
         if self.finished() {
             Some(NotNow::GameOver)
-        } else if self.policy.engine.is_none() {
+        } else if self.policy.engine.is_none() || self.policy.partner || self.policy.online {
+            // A player far away gives no hints.
             Some(NotNow::NoEngine)
         } else if self.carrying() {
             Some(NotNow::CarryOutFirst)
