@@ -162,6 +162,14 @@ impl Session {
         forced.and_then(|a| self.game.clone().force(a)).unwrap_or_else(|| self.game.describe(mv))
     }
 
+    /// The move being carried out, while it is: what a question about the
+    /// board (about `sq`, when it changes that square) is answered with,
+    /// since the game's position is still the one before it.
+    pub(super) fn pending_move(&self, sq: Option<shakmaty::Square>) -> Option<crate::event::MoveInfo> {
+        let Phase::Carrying(c) = &self.phase else { return None };
+        sq.is_none_or(|sq| c.exec.changes(sq)).then(|| self.describe_carried(c.mv, c.forced))
+    }
+
     /// The partner's move that is not legal here: under A.5.2 (no arbiter)
     /// it stood on the partner's board, and is carried out here as made
     /// there — a piece from one square to another. Anything else (an

@@ -428,7 +428,7 @@ impl GameTask {
         if !events.is_empty() {
             if self.setup.draw_board {
                 for e in &events {
-                    if let EventKind::Position { fen } = &e.kind
+                    if let EventKind::Position { fen, .. } = &e.kind
                         && let Some(board) = diagram(fen)
                     {
                         let _ = terminal::print_lines(terminal::Stream::Stderr, &board);
