@@ -36,7 +36,10 @@ impl VoiceThread {
             VoiceSettings { speed: cfg.voice.rate, voice: cfg.voice.espeak_voice.clone(), ..Default::default() };
         let policy = SpeechPolicy {
             touches: cfg.voice.touches,
-            // At a board paired with another, its own player listens.
+            // At a board that hosts the opponent (the partner board, an
+            // engine) its own player listens, and hears "you play White"
+            // and what the result means to them. Online, the side comes
+            // with the game (the announcer hears it).
             listener: cfg
                 .voice
                 .listener
@@ -44,10 +47,17 @@ impl VoiceThread {
                     Listener::White => Color::White,
                     Listener::Black => Color::Black,
                 })
-                .or(cfg.pair.side()),
+                .or(cfg.pair.side())
+                .or(cfg.engine.side().map(|engine| !engine)),
             observations: false,
         };
-        let opponent = if cfg.pair.side().is_some() { Opponent::Partner } else { Opponent::Engine };
+        let opponent = if cfg.pair.side().is_some() {
+            Opponent::Partner
+        } else if cfg.lichess.token_file.is_some() {
+            Opponent::Online
+        } else {
+            Opponent::Engine
+        };
         let words = Words::new(choice.lang, choice.style).with_readout(cfg.voice.readout).with_opponent(opponent);
         let announcer = Announcer::new(words, policy);
         let opened = sink.clone();
