@@ -134,6 +134,21 @@ fn items() -> anyhow::Result<Vec<Item>> {
     g.hands("h8- f8+")?;
     items.push(item("fix", said_to_the_hands(g.since(mark)), Readout::BySide));
 
+    // The engine's knight to c6; the player carries the c7 pawn there
+    // instead, and asks about the board and the square meanwhile.
+    let mut g = Script::new(None)?;
+    g.hands("e2- e4+")?;
+    g.press();
+    g.engine("b8c6")?;
+    let mark = g.events.len();
+    g.hands("c7- c6+")?;
+    items.push(item("wrong piece", said_to_the_hands(g.since(mark)), Readout::BySide));
+    for (name, request) in [("board, pending", Request::Position), ("square, pending", Request::Square(Square::C6))] {
+        let mark = g.events.len();
+        g.ask(request);
+        items.push(item(name, g.since(mark).to_vec(), Readout::BySide));
+    }
+
     // The engine promotes.
     let mut g = Script::new(Some("4k3/8/8/8/8/8/p5K1/8 w - - 0 1"))?;
     g.hands("g2- f2+")?;
@@ -166,7 +181,7 @@ pub fn run(out: &mut impl Write, style: Style, settings: &VoiceSettings) -> anyh
                 said.iter().map(|s| voice.render(s).map(|a| a.duration().as_secs_f64())).sum::<Result<f64, _>>()?;
             writeln!(
                 out,
-                "{}\t{:<14}\t{:>3}\t{:>5.1}\t{text}",
+                "{}\t{:<15}\t{:>3}\t{:>5.1}\t{text}",
                 Choice { lang, style },
                 item.name,
                 words(&text),
