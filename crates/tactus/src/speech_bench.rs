@@ -1,7 +1,9 @@
 //! `tactus bench --speech`: what a blind player hears, measured in words
 //! and in seconds of espeak-ng at the configured rate — the engine's
-//! capture, castling and promotion as announced, the fix for a castling
-//! begun with the rook, and the answers to questions — in every language.
+//! capture, castling and promotion as announced, the fixes for a castling
+//! begun with the rook and for another piece carried onto the engine's
+//! target, and the answers to questions (the board and a square among them
+//! while the engine's move is still to go) — in every language.
 //! The events come from the core itself, playing scripted games against an
 //! engine that plays Black for a listener who plays White, so the figures
 //! are what the daemon says.
