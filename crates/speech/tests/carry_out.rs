@@ -241,3 +241,29 @@ fn questions_while_the_move_is_carried_out_say_it_is_still_to_go() {
         assert_eq!(heard(&g, m, kind, Lang::En), "e2: opponent's pawn.", "{kind:?}");
     }
 }
+
+/// A press or a hint while a player far away is on move, or while their
+/// move is still to be carried out, is told as theirs, not an engine's.
+#[test]
+fn what_waits_on_a_player_far_away_is_theirs() {
+    use tactus_core::NotNow;
+    let wants = [
+        (Lang::En, "First carry out your opponent's move.", "Your opponent has not moved yet."),
+        (Lang::De, "Führen Sie zuerst den Zug Ihres Gegners aus.", "Ihr Gegner hat noch nicht gezogen."),
+        (Lang::Ru, "Сначала выполните ход соперника.", "Соперник ещё не сделал ход."),
+        (Lang::Pl, "Najpierw wykonaj ruch przeciwnika.", "Przeciwnik jeszcze nie wykonał posunięcia."),
+    ];
+    for (lang, carry_out_first, not_yet) in wants {
+        for (kind, opponent) in [(Kind::Partner, Opponent::Partner), (Kind::Online, Opponent::Online)] {
+            let words = Words::new(lang, Style::Natural).with_opponent(opponent);
+            let mut a = Announcer::new(words, SpeechPolicy { listener: Some(Color::White), ..SpeechPolicy::default() });
+            let said = |a: &mut Announcer, why| a.hear(&Event { t: 0, kind: EventKind::NotNow { why } }).unwrap().text;
+            assert_eq!(said(&mut a, NotNow::CarryOutFirst), carry_out_first, "{kind:?} {lang}");
+            assert_eq!(said(&mut a, NotNow::EngineThinking), not_yet, "{kind:?} {lang}");
+        }
+        // An engine is still an engine.
+        let mut a = Announcer::new(Words::new(lang, Style::Natural), SpeechPolicy::default());
+        let engine = a.hear(&Event { t: 0, kind: EventKind::NotNow { why: NotNow::CarryOutFirst } }).unwrap().text;
+        assert_ne!(engine, carry_out_first, "{lang}");
+    }
+}
