@@ -167,7 +167,10 @@ fn carried_out_wrongly(words: &Said) {
             asked = true;
         }
         let simple = matches!(mv, Move::Normal { capture: None, promotion: None, .. });
-        if simple && !another && let Some(other) = another_move(&pos, mv) {
+        if simple
+            && !another
+            && let Some(other) = another_move(&pos, mv)
+        {
             // Another piece moved instead: it goes back from where it
             // stands, then the engine's move.
             let (ofrom, oto) = (other.from().unwrap(), other.to());
