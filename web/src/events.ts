@@ -253,6 +253,8 @@ export interface TimeEvent extends At {
 export interface PositionEvent extends At {
   event: 'position';
   fen: string;
+  /** A move announced and not yet carried out on the board: the position is the one before it. */
+  pending?: MoveInfo;
 }
 
 export interface LastMoveEvent extends At, MoveInfo {
@@ -301,6 +303,8 @@ export interface SquareEvent extends At {
   sq: Square;
   piece?: Piece;
   board?: OnBoard;
+  /** A move announced and not yet carried out on the board that changes this square. */
+  pending?: MoveInfo;
 }
 
 /** One side's way to the next time control. */
@@ -445,7 +449,8 @@ export type NotNow =
   | 'engine_thinking'
   | 'no_engine'
   | 'nothing_to_claim'
-  | 'game_over';
+  | 'game_over'
+  | 'no_opponent';
 
 /** An input or a question that changes nothing now, and why. */
 export interface NotNowEvent extends At {

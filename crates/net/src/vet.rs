@@ -90,6 +90,16 @@ fn uci(u: &str) -> Result<(), String> {
     u.parse::<shakmaty::uci::UciMove>().map(|_| ()).map_err(|_| format!("{:?} is not a move in UCI", clean(u, 16)))
 }
 
+/// A move an answer says is still to be carried out, checked as a move.
+fn pending(mv: Option<tactus_core::MoveInfo>) -> Result<Option<tactus_core::MoveInfo>, String> {
+    mv.map(|mut mv| {
+        uci(&mv.uci)?;
+        mv.san = clean(&mv.san, 32);
+        Ok(mv)
+    })
+    .transpose()
+}
+
 /// One core event from a board: text cleaned, numbers bounded, positions
 /// and results checked.
 pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
@@ -202,7 +212,12 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
         EventKind::TimeWarning { side, remaining_ms } => {
             EventKind::TimeWarning { side, remaining_ms: clock("remaining_ms", remaining_ms)? }
         }
-        EventKind::Position { fen: f } => EventKind::Position { fen: fen(&f, chess960)? },
+        EventKind::Position { fen: f, pending: p } => {
+            EventKind::Position { fen: fen(&f, chess960)?, pending: pending(p)? }
+        }
+        EventKind::OnSquare { sq, piece, board, pending: p } => {
+            EventKind::OnSquare { sq, piece, board, pending: pending(p)? }
+        }
         EventKind::Pieces { pieces, .. } | EventKind::OnRank { pieces, .. } | EventKind::OnFile { pieces, .. }
             if pieces.len() > 64 =>
         {
@@ -211,7 +226,6 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
         kind @ (EventKind::Pieces { .. }
         | EventKind::OnRank { .. }
         | EventKind::OnFile { .. }
-        | EventKind::OnSquare { .. }
         | EventKind::MovesToControl { .. }
         | EventKind::EngineLevel { .. }
         | EventKind::GameOver { .. }

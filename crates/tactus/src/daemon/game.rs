@@ -356,11 +356,26 @@ impl GameTask {
             self.out.publish(std::slice::from_ref(&event)).await;
             return Ok(());
         }
+        // A player's draw or resign button where no opponent is hosted: the
+        // players at the board offer and resign to each other; said so.
+        if let (Incoming::PlayerButton(at, button), None) = (&msg, &self.opponent) {
+            tracing::info!("the {button:?} button is for a player against an opponent the daemon hosts: none here");
+            let why = tactus_core::NotNow::NoOpponent;
+            let event = Event { t: self.time.t(*at).max(self.last_t), kind: EventKind::NotNow { why } };
+            self.out.publish(std::slice::from_ref(&event)).await;
+            return Ok(());
+        }
+        let player = self.opponent.as_ref().map(|o| !o.side());
         if let Phase::Between { shows, clock } = &mut self.phase {
             let (t, record) = match msg {
                 Incoming::At(at, record) => (self.time.t(at).max(self.last_t), record),
                 Incoming::Exact(Entry { t, record }) => (t.max(self.last_t), record),
-                Incoming::PauseButton(_) | Incoming::PlayerButton(..) | Incoming::Notice(..) | Incoming::Quiet(_) => {
+                // The game that ended answers it changes nothing now.
+                Incoming::PlayerButton(at, button) => match player {
+                    Some(side) => (self.time.t(at).max(self.last_t), Record::Input(button.input(side))),
+                    None => return Ok(()),
+                },
+                Incoming::PauseButton(_) | Incoming::Notice(..) | Incoming::Quiet(_) => {
                     return Ok(());
                 }
             };
@@ -395,7 +410,6 @@ impl GameTask {
             | Incoming::Notice(at, _) => at,
             Incoming::Exact(_) | Incoming::Quiet(_) => Instant::now(),
         };
-        let player = self.opponent.as_ref().map(|o| !o.side());
         let Some(entry) = stamp(msg, &self.session, &self.time, self.last_t, player) else { return Ok(()) };
         let offered = match entry.record {
             Record::Input(Input::DrawOffer { side }) => Some(side),
@@ -491,7 +505,7 @@ impl GameTask {
         if !events.is_empty() {
             if self.setup.draw_board {
                 for e in &events {
-                    if let EventKind::Position { fen } = &e.kind
+                    if let EventKind::Position { fen, .. } = &e.kind
                         && let Some(board) = diagram(fen)
                     {
                         let _ = terminal::print_lines(terminal::Stream::Stderr, &board);
