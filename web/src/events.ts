@@ -6,6 +6,8 @@
 // beside them from the server (`text` in api.ts), never from here.
 
 export type Side = 'white' | 'black';
+/** A title FIDE awards. */
+export type Title = 'GM' | 'IM' | 'FM' | 'CM' | 'WGM' | 'WIM' | 'WFM' | 'WCM';
 /** `"e4"`. */
 export type Square = string;
 /** A FEN letter: `"N"` a white knight, `"p"` a black pawn. */
@@ -462,6 +464,31 @@ export interface NotUnderstoodEvent extends At {
   typed: string;
 }
 
+/** A player of a round's pairing, as the pairing program names them. */
+export interface PairedPlayer {
+  /** "Lastname, Firstname". */
+  name: string;
+  title?: Title;
+  elo?: number;
+  fide_id?: number;
+  /** FIDE's three letters: "POL". */
+  federation?: string;
+}
+
+/**
+ * The round's pairing for this board, from the hall: the tournament, the
+ * round, the board's number and who plays. It decides over the board's own
+ * players, event and round.
+ */
+export interface PairingEvent extends At {
+  event: 'pairing';
+  tournament?: string;
+  round: number;
+  board: number;
+  white: PairedPlayer;
+  black: PairedPlayer;
+}
+
 /** The side offered a draw declined it by making its move (9.1.2.3). */
 export interface DrawDeclinedEvent extends At {
   event: 'draw_declined';
@@ -510,7 +537,8 @@ export type CoreEvent =
   | EngineLevelEvent
   | PromotionChoiceEvent
   | NotNowEvent
-  | NotUnderstoodEvent;
+  | NotUnderstoodEvent
+  | PairingEvent;
 
 /** The rulings a board's record keeps for the arbiter. */
 export type Ruling = IrregularityEvent | PenaltyEvent | ClaimableEvent | ObservationEvent;

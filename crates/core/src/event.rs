@@ -433,6 +433,12 @@ pub enum Online {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum EventKind {
+    /// The round's pairing for this board, from the hall (a relay given the
+    /// pairing program's file): the tournament, the round, the board's
+    /// number, and each side's player, their name as the file writes it
+    /// ("Lastname, Firstname"), title, rating, FIDE ID and federation. It
+    /// decides over the header's players, event and round.
+    Pairing(Box<tactus_trace::Pairing>),
     /// The game begins (or resumes after recovery) from this position.
     Start {
         fen: String,

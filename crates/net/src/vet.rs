@@ -61,6 +61,9 @@ fn tags(t: Tags) -> Tags {
         black_fide_id: t.black_fide_id.filter(|&id| (1..=MAX_FIDE_ID).contains(&id)),
         black_title: t.black_title,
         black_elo: t.black_elo.filter(|&elo| (1..=MAX_ELO).contains(&elo)),
+        white_federation: t.white_federation,
+        black_federation: t.black_federation,
+        board: t.board.filter(|&n| (1..=tactus_trace::MAX_BOARD).contains(&n)),
         pair: t.pair.filter(|p| check_name("partner board", &p.with).is_ok()),
     }
 }
@@ -131,6 +134,10 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
             }
         }
         kind @ EventKind::Irregularity(_) => kind,
+        EventKind::Pairing(p) => {
+            p.check()?;
+            EventKind::Pairing(p)
+        }
         EventKind::Penalty { article, side, ms } => EventKind::Penalty { article, side, ms: clock("penalty", ms)? },
         EventKind::Observation { article, side, ply, first, then } => {
             EventKind::Observation { article, side, ply, first: clean(&first, 32), then: clean(&then, 32) }

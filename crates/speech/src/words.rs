@@ -133,6 +133,16 @@ impl Words {
         let lex = self.lex;
         let one = |s: String| vec![s];
         match &ev.kind {
+            // The names last: nothing in them is taken for a blank.
+            EventKind::Pairing(p) => one(fill(
+                lex.pairing,
+                &[
+                    ("board", &p.board.to_string()),
+                    ("round", &p.round.to_string()),
+                    ("white", &p.white.name),
+                    ("black", &p.black.name),
+                ],
+            )),
             EventKind::Start { fen, chess960, white_ms, black_ms, .. } => {
                 let mut out = vec![lex.new_game.to_owned()];
                 if let Some(listener) = scene.listener {

@@ -225,6 +225,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     sensor_ok: "Der Sensor auf {square} arbeitet wieder.",
 
     new_game: "Neue Partie.",
+    pairing: "Brett {board}, Runde {round}: Weiß {white}; Schwarz {black}.",
     chess960: "Schach960, Grundreihe: {list}.",
     gets_time: [
         "{side} erhält {time} zusätzlich.",

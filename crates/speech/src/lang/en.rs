@@ -211,6 +211,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     sensor_ok: "The sensor on {square} works again.",
 
     new_game: "New game.",
+    pairing: "Board {board}, round {round}: White {white}; Black {black}.",
     chess960: "Chess960, first rank: {list}.",
     gets_time: ["{side} gets {time} more.", "You get {time} more.", "Your opponent gets {time} more."],
     claim_upheld: [

@@ -316,6 +316,10 @@ pub(crate) struct Lexicon {
     pub sensor_ok: &'static str,
 
     pub new_game: &'static str,
+    /// The round's pairing at set-up: `{board}`, `{round}`, `{white}`,
+    /// `{black}` (the names as the pairing program writes them,
+    /// "Lastname, Firstname").
+    pub pairing: &'static str,
     /// `{list}`: the pieces of White's first rank, a to h.
     pub chess960: &'static str,
     /// Time given to a side, `{time}`: after an illegal move (7.5.5).
@@ -472,12 +476,31 @@ pub(crate) fn plural_slavic(n: u64, one_ends_in_1: bool) -> usize {
     }
 }
 
-/// Fills the named blanks of a template.
+/// Fills the named blanks of a template, in one pass: what a value says
+/// (a name, a chat line with braces in it) is never taken for a blank. A
+/// blank not given stays, for a later fill.
 pub(crate) fn fill(template: &str, blanks: &[(&str, &str)]) -> String {
-    let mut out = template.to_owned();
-    for (name, value) in blanks {
-        out = out.replace(&format!("{{{name}}}"), value);
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let given = after.find('}').and_then(|close| {
+            let name = &after[..close];
+            blanks.iter().find(|(n, _)| *n == name).map(|(_, value)| (*value, close))
+        });
+        match given {
+            Some((value, close)) => {
+                out.push_str(value);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
     }
+    out.push_str(rest);
     out
 }
 

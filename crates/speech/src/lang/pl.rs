@@ -237,6 +237,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     sensor_ok: "Czujnik na polu {square} znów działa.",
 
     new_game: "Nowa partia.",
+    pairing: "Szachownica {board}, runda {round}: białe — {white}; czarne — {black}.",
     chess960: "Szachy 960, pierwsza linia pozioma: {list}.",
     gets_time: [
         "{side} otrzymują dodatkowy czas: {time}.",

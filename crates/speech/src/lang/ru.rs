@@ -226,6 +226,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     sensor_ok: "Датчик на поле {square} снова работает.",
 
     new_game: "Новая партия.",
+    pairing: "Доска {board}, тур {round}: белые — {white}; чёрные — {black}.",
     chess960: "Шахматы Фишера, первая горизонталь: {list}.",
     gets_time: [
         "{side_dat} добавляется время: {time}.",
