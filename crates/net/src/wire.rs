@@ -27,7 +27,7 @@ pub struct BadName {
 /// Checks one level of a topic: a hall or board name. Names are plain
 /// (letters, digits, `-`, `_`) so that they read the same in a topic, a URL
 /// and a file name.
-pub(crate) fn check_name(what: &'static str, name: &str) -> Result<(), BadName> {
+pub fn check_name(what: &'static str, name: &str) -> Result<(), BadName> {
     let ok = !name.is_empty()
         && name.len() <= 64
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
@@ -43,6 +43,8 @@ pub(crate) enum Leaf {
     State,
     /// The arbiter's controls for it, one trace input line a message.
     Control,
+    /// The round's pairing for it, from a relay given the round's file.
+    Pairing,
 }
 
 impl Leaf {
@@ -51,11 +53,12 @@ impl Leaf {
             Leaf::Events => "events",
             Leaf::State => "state",
             Leaf::Control => "control",
+            Leaf::Pairing => "pairing",
         }
     }
 
     fn parse(text: &str) -> Option<Leaf> {
-        [Leaf::Events, Leaf::State, Leaf::Control].into_iter().find(|l| l.as_str() == text)
+        [Leaf::Events, Leaf::State, Leaf::Control, Leaf::Pairing].into_iter().find(|l| l.as_str() == text)
     }
 }
 
