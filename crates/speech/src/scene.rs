@@ -31,9 +31,9 @@ pub(crate) struct Scene {
     pub control: Option<TimeControl>,
     /// Moves each side has completed, as the clock counts them.
     pub moves: [u32; 2],
-    /// The opponent far away (an online game's), by name: their moves are
-    /// said as theirs, not an engine's.
-    pub online: Option<String>,
+    /// The opponent far away (an online game's), by name, or Lichess's AI
+    /// by its level: their moves are said as theirs, not an engine's.
+    pub online: Option<(String, Option<u8>)>,
 }
 
 impl Scene {
@@ -70,7 +70,9 @@ impl Scene {
                 }
                 self.control = time_control.as_deref().and_then(|tc| TimeControl::parse(tc).ok().flatten());
             }
-            EventKind::Online(Online::Playing { opponent, .. }) => self.online = Some(opponent.clone()),
+            EventKind::Online(Online::Playing { opponent, ai_level, .. }) => {
+                self.online = Some((opponent.clone(), *ai_level))
+            }
             EventKind::Move { mv, .. } => self.announced = Some(mv.clone()),
             EventKind::Withdrawn { .. } => self.announced = None,
             EventKind::Complete { ply, side, .. } => {

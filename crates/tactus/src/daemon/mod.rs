@@ -216,6 +216,7 @@ async fn start(cfg: &Config, opts: &Options, running: &mut Running) -> anyhow::R
         speed,
         draw_board: opts.terminal,
         status_line: opts.terminal && !typed_at_terminal,
+        online: cfg.lichess.token_file.is_some(),
     };
     setup.start_occupancy().context("the game's start position")?;
 
