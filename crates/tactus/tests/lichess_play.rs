@@ -1062,3 +1062,22 @@ fn lichess_ai_is_named_in_the_players_language() {
     lichess.opponent(&id, "move/e7e5");
     d.said("Lichess-KI Stufe 3 spielt");
 }
+
+/// Issue 29, item 3: fifty games started on the account while the board
+/// plays one: one sentence, not fifty.
+#[test]
+fn fifty_games_the_board_cannot_play_are_said_once() {
+    let (lichess, _state, id, d) = playing("fifty-games", "white");
+    for _ in 0..50 {
+        lichess.new_game("white");
+    }
+    let said = d.online("not_played");
+    assert_eq!(said["reason"], "another_game", "{said}");
+    // A challenge after them on the account's stream: the fifty were heard.
+    lichess.control("POST", "/_test/challenge", &json!({"from": "Coach"}));
+    d.online("challenge");
+    assert_eq!(seen(&d, "online", Some("not_played")).len(), 1, "said once");
+    // The board's own game goes on.
+    lichess.opponent(&id, "offer/draw");
+    d.events.next("draw_offer");
+}
