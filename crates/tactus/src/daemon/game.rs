@@ -234,8 +234,13 @@ impl GameTask {
             let t = self.time.t(Instant::now()).max(self.last_t);
             self.commit(Step::Input(Entry { t, record: Record::Input(Input::Resume) })).await?;
         }
-        // The board first, read as a move once it holds still; then the
-        // presses, which complete it.
+        self.carry_in(carried).await
+    }
+
+    /// What the stand-in's board showed, as the new game's inputs: the
+    /// board first, read as a move once it holds still; then the presses,
+    /// which complete it.
+    async fn carry_in(&mut self, carried: Vec<Record>) -> anyhow::Result<()> {
         let (edges, presses): (Vec<Record>, Vec<Record>) =
             carried.into_iter().partition(|r| matches!(r, Record::Edge { .. }));
         for record in edges {
