@@ -70,6 +70,15 @@ pub mod range {
     /// still in the hand.
     pub const PRESS_GRACE_MS: Range<Ms> = Range { values: 0..=10_000, means: "ms, ten seconds at most" };
 
+    /// How a board rules in time when nothing says otherwise: a header
+    /// without `debounce_ms`, `settle_ms` or `press_grace_ms` means these
+    /// (`docs/trace-format.md`), and so does a configuration without them.
+    pub const DEFAULT_DEBOUNCE_MS: Ms = 10;
+    /// See [`DEFAULT_DEBOUNCE_MS`].
+    pub const DEFAULT_SETTLE_MS: Ms = 100;
+    /// See [`DEFAULT_DEBOUNCE_MS`].
+    pub const DEFAULT_PRESS_GRACE_MS: Ms = 250;
+
     impl<T: PartialOrd + Copy + std::fmt::Display> Range<T> {
         /// The value if it is in the range, else what is wrong with it.
         pub fn check(&self, field: &str, v: T) -> Result<T, String> {

@@ -39,7 +39,7 @@ use super::opponent::{FromOpponent, Now};
 use super::percentile;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::Config;
+use crate::config::PartnerPlan;
 
 /// Moves for later plies held until their turn (a partner never is more
 /// than a move ahead; a forged flood is not kept).
@@ -90,18 +90,16 @@ pub struct PartnerHost {
 }
 
 impl PartnerHost {
-    /// Links with the partner board the config names; `None` when it names none.
-    pub fn start(cfg: &Config) -> anyhow::Result<Option<PartnerHost>> {
-        let (Some(partner), Some(side), Some(broker)) = (&cfg.pair.with, cfg.pair.side(), &cfg.mqtt.broker) else {
-            return Ok(None);
-        };
-        let link = super::broadcast::hall_link(cfg, broker).map_err(|e| anyhow::anyhow!("pair: {e}"))?;
+    /// Links with the partner board of the plan.
+    pub fn start(plan: &PartnerPlan) -> anyhow::Result<PartnerHost> {
+        let (partner, side) = (&plan.partner, plan.side);
+        let link = plan.hall.link().map_err(|e| anyhow::anyhow!("pair: {e}"))?;
         let stop = CancellationToken::new();
-        let link = PartnerLink::start(&link, &cfg.mqtt.hall, &cfg.mqtt.board_id, partner, &stop)
+        let link = PartnerLink::start(&link, &plan.hall.hall, plan.board.as_str(), partner.as_str(), &stop)
             .map_err(|e| anyhow::anyhow!("pair: {e}"))?;
         let name = if side == Color::White { "White" } else { "Black" };
         tracing::info!("this board plays {name} against board {partner}");
-        Ok(Some(PartnerHost {
+        Ok(PartnerHost {
             link,
             side,
             pending: BTreeMap::new(),
@@ -111,13 +109,13 @@ impl PartnerHost {
             echo: None,
             claim_penalised: false,
             waits: Vec::new(),
-            table: cfg.pair.table_clock(),
+            table: plan.table_clock,
             press_due: None,
             table_due: None,
             away: false,
             unplugged: false,
             stop,
-        }))
+        })
     }
 
     /// The side the partner board's player has.
