@@ -966,12 +966,16 @@ fn a_whole_online_game_keeps_the_servers_clock() {
     d.events.next("opponent_fix");
     let fix = d.events.next("opponent_fix");
     assert_eq!(fix["slip"]["uci"], "c2c3", "the move the board shows: {fix}");
-    // The pawn goes back to c2. (That the fix also names the square it
-    // stands on, c3, and the knight's b1 to c3, is issue 30 item 2's, in
-    // the core's guide: not yet so.)
+    // The pawn from where it stands back to c2, the knight from b1 to c3.
     let fixes = fix["fix"].as_array().unwrap();
-    assert!(fixes.iter().any(|f| f["piece"] == "P" && f["to"] == "c2"), "{fix}");
-    let words = d.said("That is not");
+    let has = |piece: &str, from: &str, to: &str| {
+        fixes.iter().any(|f| f["piece"] == piece && f["from"] == from && f["to"] == to)
+    };
+    assert!(has("P", "c3", "c2") && has("N", "b1", "c3"), "the fix names the real squares: {fix}");
+    // Said as the pawn leaves c2, then as it stands on c3.
+    d.said("c2");
+    let words = d.said("c2");
+    assert!(words.contains("c3") && words.contains("b1") && !words.contains("engine"), "said: {words}");
     eprintln!("the fix said: {words}");
     d.type_line("c3- c2+ b1- c3+");
     assert_eq!(d.events.next("complete")["uci"], "b1c3");
