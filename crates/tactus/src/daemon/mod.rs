@@ -250,11 +250,12 @@ async fn start(plan: &Plan, opts: &Options, running: &mut Running) -> anyhow::Re
     Ok(Started { inputs, controls, recovered: recovered.is_some() })
 }
 
-/// The value at `p` (0 to 1) of `v`, by nearest rank: how the opponents'
-/// summaries at stop state their timings.
+/// The value at `p` (0 to 1) of `v`: the online opponent's and the
+/// partner's summaries at stop, by tactus-stats' one percentile (`p` to the
+/// nearest whole percent; NaN without values).
 fn percentile(v: &mut [f64], p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[((v.len() - 1) as f64 * p).round() as usize]
+    let percent = (p * 100.0).round().clamp(0.0, 100.0) as u32;
+    tactus_stats::Sorted::new(v.iter().copied()).percentile(percent).unwrap_or(f64::NAN)
 }
 
 /// Plays until the daemon is stopped, or a simulated board's game ends.
