@@ -743,7 +743,7 @@ const SEND_WAIT: Duration = Duration::from_secs(2);
 
 /// Sends an accepted action to the board's core.
 async fn send(state: &AppState, board: String, input: Input) -> Result<Response, Refused> {
-    check_arbiter_input(&input).map_err(bad)?;
+    check_arbiter_input(&input).map_err(|e| bad(e.to_string()))?;
     let unavailable = |why: String| Err(Refused(StatusCode::SERVICE_UNAVAILABLE, why));
     let known = state.hall.read(|h| h.feed(&board).map(|f| (f.seq, f.result)));
     let Some(known) = known else {

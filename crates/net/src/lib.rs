@@ -52,11 +52,11 @@ pub use feed::{
 };
 pub use http::{AppState, Limits, MAX_HEAD, TOKEN_ENV, arbiter_token, serve};
 pub use lichess::{LichessPush, push_to_lichess};
-pub use lichess_view::{LichessBoard, LichessView, board_number};
+pub use lichess_view::{LichessBoard, LichessView, Unnumbered, board_number};
 pub use mqtt::{BoardPublisher, Broker, HallLink, LinkSettings, Login, MqttError, PASSWORD_ENV, SYSTEM_CA_FILE};
 pub use pair::{FromPartner, PairMessage, PartnerLink, UNACKED_KEPT};
-pub use players::{MAX_ELO, MAX_FIDE_ID, Title};
+pub use players::{MAX_ELO, MAX_FIDE_ID, NotATitle, Title};
 pub use relay::{Changed, MAX_BOARDS, Relay, RelayOptions, RelayStats, UNTRUSTED, relay};
 pub use sse::{SharedHall, Update, UpdateKind};
-pub use teams::{BoardScore, BoardTeams, Games, HomeAway, MatchScore, Team, TeamMatch, TeamScore};
-pub use wire::{BadName, Control, check_arbiter_input, check_name};
+pub use teams::{BoardScore, BoardTeams, Games, HomeAway, MatchError, MatchScore, Team, TeamMatch, TeamScore};
+pub use wire::{BadName, Control, NotAnAction, check_arbiter_input, check_name};

@@ -43,14 +43,21 @@ impl Title {
     }
 }
 
-impl std::str::FromStr for Title {
-    type Err = String;
+/// A word that is not a FIDE title.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{found:?} is not a FIDE title: one of {}", Title::ALL.map(Title::as_str).join(", "))]
+pub struct NotATitle {
+    pub found: String,
+}
 
-    fn from_str(s: &str) -> Result<Title, String> {
-        Title::ALL.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(s)).ok_or_else(|| {
-            let all: Vec<&str> = Title::ALL.iter().map(|t| t.as_str()).collect();
-            format!("{s:?} is not a FIDE title: one of {}", all.join(", "))
-        })
+impl std::str::FromStr for Title {
+    type Err = NotATitle;
+
+    fn from_str(s: &str) -> Result<Title, NotATitle> {
+        Title::ALL
+            .into_iter()
+            .find(|t| t.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| NotATitle { found: s.to_owned() })
     }
 }
 

@@ -474,8 +474,8 @@ fn typed_questions_read_the_same_as_trace_lines() {
     assert_eq!(words("file a"), Ok(Request::File(File::A)));
     assert_eq!(words("square h1"), Ok(Request::Square(Square::H1)));
     assert_eq!(words("moves_to_control"), Ok(Request::MovesToControl));
-    assert!(words("").unwrap_err().contains("pieces white|black"));
-    assert!(words("rank").unwrap_err().contains("needs which rank"));
+    assert!(words("").unwrap_err().to_string().contains("pieces white|black"));
+    assert!(words("rank").unwrap_err().to_string().contains("needs which rank"));
 }
 
 const DGT_HEADER: &str = r#"{"tactus_trace": 2, "board": "dgt", "time_control": "180+2"}"#;

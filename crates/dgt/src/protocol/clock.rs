@@ -299,14 +299,19 @@ impl ClockSide {
     }
 }
 
+/// A word that is not a side of the clock.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a side of the clock is \"left\" or \"right\", not {0:?}")]
+pub struct NotAClockSide(pub String);
+
 /// `left` or `right`, as the config spells it.
 impl std::str::FromStr for ClockSide {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = NotAClockSide;
+    fn from_str(s: &str) -> Result<Self, NotAClockSide> {
         match s {
             "left" => Ok(ClockSide::Left),
             "right" => Ok(ClockSide::Right),
-            other => Err(format!("a side of the clock is \"left\" or \"right\", not {other:?}")),
+            other => Err(NotAClockSide(other.to_owned())),
         }
     }
 }

@@ -86,7 +86,7 @@ fn the_players_titles_ratings_and_fide_ids_are_tags() {
         head,
         ["[WhiteTitle \"GM\"]", "[WhiteElo \"2830\"]", "[WhiteFideId \"1503014\"]", "[BlackFideId \"24101605\"]"]
     );
-    assert!("XM".parse::<Title>().unwrap_err().contains("GM, IM, FM, CM, WGM, WIM, WFM, WCM"));
+    assert!("XM".parse::<Title>().unwrap_err().to_string().contains("GM, IM, FM, CM, WGM, WIM, WFM, WCM"));
     // As the wire carries them.
     let json = serde_json::to_value(&hall.feed("1").unwrap().tags).unwrap();
     assert_eq!((&json["white_title"], &json["white_elo"], &json.get("black_elo")), (&"GM".into(), &2830.into(), &None));

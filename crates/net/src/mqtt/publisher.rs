@@ -20,10 +20,11 @@ use tokio_util::task::TaskTracker;
 use tracing::{info, warn};
 
 use super::{Connection, HallLink, LinkState, MqttError, Peer, describe, trim_pending};
-use crate::auth::{Counters, Refusals, unchecked_body};
+use crate::auth::{Counters, Refusals, Unsealed, unchecked_body};
 use crate::feed::{BoardFeed, Change, Spoken, Tags, Told};
 use crate::wire::{
-    Control, ControlSeal, Envelope, Leaf, Topic, check_arbiter_input, check_name, parse_control, unix_ms,
+    Control, ControlSeal, Envelope, Leaf, NotAControl, NotAnAction, Topic, check_arbiter_input, check_name,
+    parse_control, unix_ms,
 };
 
 /// Changes waiting for the broker; past this the oldest passing ones
@@ -468,28 +469,49 @@ impl Link {
 
     /// A control, if it carries the hall key's seal for this board's run
     /// and is newer than its sender's last, and is an arbiter's action in range.
-    fn take_control(&self, p: &Publish) -> Result<Input, String> {
+    fn take_control(&self, p: &Publish) -> Result<Input, ControlRefused> {
         if p.retain {
-            return Err("it was retained by the broker (controls never are)".into());
+            return Err(ControlRefused::Retained);
         }
-        let key = self.hall_link.key.as_ref().ok_or("no hall key")?;
-        let opened = key.open(&self.control, &p.payload).map_err(|e| e.to_string())?;
+        let key = self.hall_link.key.as_ref().ok_or(ControlRefused::NoKey)?;
+        let opened = key.open(&self.control, &p.payload)?;
         let Some(ControlSeal { epoch, from, n }) = ControlSeal::read(|name| opened.number(name)) else {
-            return Err("its seal lacks the board's run, the sender or the counter".into());
+            return Err(ControlRefused::SealIncomplete);
         };
         let own = self.shared.lock().feed.epoch;
         if epoch != own {
-            return Err(format!("it was sealed for run {epoch} of the board, not this one ({own}): replayed?"));
+            return Err(ControlRefused::OtherRun { epoch, own });
         }
         let input = parse_control(opened.body).inspect_err(|_| {
             self.shared.malformed.fetch_add(1, Ordering::Relaxed);
         })?;
         check_arbiter_input(&input)?;
         if !self.shared.counters.lock().unwrap_or_else(PoisonError::into_inner).take(from, n) {
-            return Err(format!("its sender already sent number {n} or a later one: replayed"));
+            return Err(ControlRefused::Replayed(n));
         }
         Ok(input)
     }
+}
+
+/// Why a board refuses a control from its control topic.
+#[derive(Debug, thiserror::Error)]
+enum ControlRefused {
+    #[error("it was retained by the broker (controls never are)")]
+    Retained,
+    #[error("no hall key")]
+    NoKey,
+    #[error(transparent)]
+    Seal(#[from] Unsealed),
+    #[error("its seal lacks the board's run, the sender or the counter")]
+    SealIncomplete,
+    #[error("it was sealed for run {epoch} of the board, not this one ({own}): replayed?")]
+    OtherRun { epoch: u64, own: u64 },
+    #[error(transparent)]
+    Line(#[from] NotAControl),
+    #[error(transparent)]
+    Action(#[from] NotAnAction),
+    #[error("its sender already sent number {0} or a later one: replayed")]
+    Replayed(u64),
 }
 
 impl Peer for Link {

@@ -490,12 +490,12 @@ impl Host {
                 // Dropped: the inbox holds what the game wants instead.
                 None => true,
                 Some(Ok(Ok(answer))) => self.done(&job, answer).await,
-                Some(Ok(Err(detail))) => self.failed(detail).await,
+                Some(Ok(Err(e))) => self.failed(Failed::Engine(e)).await,
                 Some(Err(panic)) => {
                     // Its state is unknown: dropped (its engine killed), and
                     // a fresh one started at the next try.
                     self.opponent = None;
-                    self.failed(format!("the engine's host failed: {panic}")).await
+                    self.failed(Failed::Host(panic)).await
                 }
             };
             if !replied {
@@ -587,20 +587,29 @@ impl Host {
 
     /// The engine could not do its work: the player is told once, and it
     /// is tried again later, and later still while it keeps failing.
-    async fn failed(&mut self, detail: String) -> bool {
+    async fn failed(&mut self, why: Failed) -> bool {
         let failures = match self.health {
             Health::Up => 1,
             Health::Down { failures, .. } => failures.saturating_add(1),
         };
         let wait = RETRY_FIRST.saturating_mul(1 << (failures - 1).min(16)).min(RETRY_MAX);
         self.health = Health::Down { failures, retry_at: Instant::now() + wait };
-        tracing::warn!("{detail}; trying the engine again in {:.0} s", wait.as_secs_f64());
+        tracing::warn!("{why}; trying the engine again in {:.0} s", wait.as_secs_f64());
         if failures > 1 {
             return true;
         }
-        let lost = EventKind::DeviceLost { device: Device::Engine, detail };
+        let lost = EventKind::DeviceLost { device: Device::Engine, detail: why.to_string() };
         self.replies.send(Reply::Notice(lost)).await.is_ok()
     }
+}
+
+/// Why the engine could not do the work asked of it.
+#[derive(Debug, thiserror::Error)]
+enum Failed {
+    #[error(transparent)]
+    Engine(OpponentError),
+    #[error("the engine's host failed: {0}")]
+    Host(Panicked),
 }
 
 /// Does `job` with the opponent, started first if a panic cost it. `Ok`:
@@ -610,14 +619,14 @@ async fn work(
     opponent: &mut Option<Opponent>,
     config: &OpponentConfig,
     chess960: bool,
-) -> Result<Option<Answer>, String> {
+) -> Result<Option<Answer>, OpponentError> {
     let opponent = match opponent {
         Some(opponent) => opponent,
         // The fresh one starts with the new game's variant.
         None if matches!(job, Job::NewGame(_)) => return Ok(None),
         None => {
-            let mut fresh = Opponent::start(config.clone()).await.map_err(|e| e.to_string())?;
-            fresh.new_game(chess960).await.map_err(|e| e.to_string())?;
+            let mut fresh = Opponent::start(config.clone()).await?;
+            fresh.new_game(chess960).await?;
             opponent.insert(fresh)
         }
     };
@@ -628,7 +637,7 @@ async fn work(
             }
             return Ok(None);
         }
-        Job::Revive => return opponent.revive().await.map(|()| None).map_err(|e| e.to_string()),
+        Job::Revive => return opponent.revive().await.map(|()| None),
         Job::Choose(wanted) => {
             let line = &wanted.line;
             let clock = wanted.clock.map(|c| c.after(line.position().turn(), wanted.at.elapsed()));
@@ -656,7 +665,7 @@ async fn work(
             tracing::error!("the engine was asked in a position without a legal move");
             Ok(None)
         }
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(e),
     }
 }
 
@@ -678,14 +687,19 @@ impl<'a, T> Guarded<'a, T> {
     }
 }
 
+/// A panic met while serving a request: what it said.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+struct Panicked(String);
+
 impl<T> Future for Guarded<'_, T> {
-    type Output = Result<T, String>;
+    type Output = Result<T, Panicked>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Self::Output> {
         match std::panic::catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
             Ok(Poll::Pending) => Poll::Pending,
             Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
-            Err(panic) => Poll::Ready(Err(panic_text(panic.as_ref()))),
+            Err(panic) => Poll::Ready(Err(Panicked(panic_text(panic.as_ref())))),
         }
     }
 }
@@ -766,7 +780,7 @@ mod tests {
                 panic!("the engine said nonsense");
             }
         });
-        assert_eq!(panicking.await, Err("the engine said nonsense".to_owned()));
+        assert_eq!(panicking.await, Err(Panicked("the engine said nonsense".to_owned())));
         assert_eq!(Guarded::new(async { 7 }).await, Ok(7));
     }
 
