@@ -26,7 +26,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, watch};
-use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use crate::http::{Client, Error};
 use crate::retry::{Backoff, LinkWatch};
@@ -362,23 +363,30 @@ struct Inbox {
     games: HashMap<u32, Arc<str>>,
 }
 
-/// The running pusher; dropping it stops it.
+/// The running pusher. It stops when its owner's token is cancelled, or
+/// when it is dropped: a push under way is cut off (what it held is
+/// pushed whole by the next run's first push of the round).
 pub struct Pusher {
     rounds: Vec<RoundSpec>,
     inbox: Arc<Mutex<Inbox>>,
     wake: Arc<Notify>,
     status: watch::Receiver<PushStatus>,
-    task: JoinHandle<()>,
+    /// A child of the owner's token.
+    stop: CancellationToken,
 }
 
 impl Pusher {
-    pub fn start(client: Client, options: PushOptions) -> Pusher {
+    /// Starts pushing (needs a Tokio runtime), on the owner's `tasks`,
+    /// until `stop` is cancelled.
+    pub fn start(client: Client, options: PushOptions, tasks: &TaskTracker, stop: &CancellationToken) -> Pusher {
         let inbox = Arc::new(Mutex::new(Inbox::default()));
         let wake = Arc::new(Notify::new());
         let (status_tx, status) = watch::channel(PushStatus::default());
         let rounds = options.rounds.clone();
-        let task = tokio::spawn(run(client, Plan::new(&options), inbox.clone(), wake.clone(), status_tx));
-        Pusher { rounds, inbox, wake, status, task }
+        let stop = stop.child_token();
+        let pushing = run(client, Plan::new(&options), inbox.clone(), wake.clone(), status_tx);
+        tasks.spawn(stop.clone().run_until_cancelled_owned(pushing));
+        Pusher { rounds, inbox, wake, status, stop }
     }
 
     /// Hands over a board's game (its whole PGN). Never waits; the newest
@@ -409,7 +417,7 @@ impl Pusher {
 
 impl Drop for Pusher {
     fn drop(&mut self) {
-        self.task.abort();
+        self.stop.cancel();
     }
 }
 

@@ -21,6 +21,7 @@ use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 use tokio_rustls::rustls::pki_types::ServerName;
 use tokio_rustls::rustls::{ClientConfig, RootCertStore};
+use tokio_util::task::TaskTracker;
 
 use crate::ndjson::{Line, LineReader};
 use crate::token::Token;
@@ -165,11 +166,22 @@ pub struct Settings {
     pub silence: Duration,
     /// Default [`TIMEOUT`].
     pub timeout: Duration,
+    /// Where the connections' drivers (hyper's connection futures) run: the
+    /// owner's tracker, so that it can wait for them. Each ends with its
+    /// connection: when the server closes it, or once no request, stream
+    /// or idle slot of the client holds it. Default: a tracker of its own.
+    pub tasks: TaskTracker,
 }
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { url: LICHESS.into(), pause_after_429: PAUSE_AFTER_429, silence: SILENCE, timeout: TIMEOUT }
+        Settings {
+            url: LICHESS.into(),
+            pause_after_429: PAUSE_AFTER_429,
+            silence: SILENCE,
+            timeout: TIMEOUT,
+            tasks: TaskTracker::new(),
+        }
     }
 }
 
@@ -293,7 +305,7 @@ impl Client {
             None => {
                 let (sender, conn) =
                     builder.handshake(TokioIo::new(tcp)).await.map_err(|e| connect_error(e.to_string()))?;
-                tokio::spawn(conn);
+                self.inner.settings.tasks.spawn(conn);
                 Ok(sender)
             }
             Some(tls) => {
@@ -304,7 +316,7 @@ impl Client {
                     .map_err(|e| connect_error(format!("TLS: {e}")))?;
                 let (sender, conn) =
                     builder.handshake(TokioIo::new(stream)).await.map_err(|e| connect_error(e.to_string()))?;
-                tokio::spawn(conn);
+                self.inner.settings.tasks.spawn(conn);
                 Ok(sender)
             }
         }

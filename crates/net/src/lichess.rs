@@ -17,6 +17,7 @@ use tactus_lichess::broadcast::{GameError, PushStatus, Pusher, RoundSpec};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tracing::warn;
 
 use crate::lichess_view::{BoardNumbers, LichessBoard, LichessView, Unnumbered, with_board_tag};
@@ -40,9 +41,9 @@ impl LichessPush {
     }
 }
 
-/// Pushes the relay's boards with `pusher` (needs a Tokio runtime) until
-/// `stop`.
-pub fn push_to_lichess(relay: &Relay, pusher: Pusher, stop: &CancellationToken) -> LichessPush {
+/// Pushes the relay's boards with `pusher` (needs a Tokio runtime), on the
+/// owner's `tasks`, until `stop`.
+pub fn push_to_lichess(relay: &Relay, pusher: Pusher, tasks: &TaskTracker, stop: &CancellationToken) -> LichessPush {
     let rounds = pusher.rounds().to_vec();
     let view = LichessView { rounds: rounds.iter().map(ToString::to_string).collect(), ..LichessView::default() };
     let (tx, status) = watch::channel(view);
@@ -55,7 +56,7 @@ pub fn push_to_lichess(relay: &Relay, pusher: Pusher, stop: &CancellationToken) 
         refused: BTreeMap::new(),
         view: tx,
     };
-    let task = tokio::spawn(pushing.run(relay.changed.clone(), stop.clone()));
+    let task = tasks.spawn(pushing.run(relay.changed.clone(), stop.child_token()));
     LichessPush { status, task }
 }
 

@@ -118,11 +118,13 @@ impl Shared {
 ///
 /// It stops when its owner's token is cancelled, or on [`shutdown`], or
 /// when dropped: it hands the broker what it holds (for at most 2 s, or the
-/// time [`shutdown`] gives, and not at all while the broker is away), says
-/// goodbye, and waits for the broker to close the connection.
+/// time [`close_within`] or [`shutdown`] gives, and not at all while the
+/// broker is away), says goodbye, and waits for the broker to close the
+/// connection.
 /// [`stopped`] waits for all that.
 ///
 /// [`shutdown`]: BoardPublisher::shutdown
+/// [`close_within`]: BoardPublisher::close_within
 /// [`stopped`]: BoardPublisher::stopped
 pub struct BoardPublisher {
     shared: Arc<Shared>,
@@ -301,10 +303,17 @@ impl BoardPublisher {
     /// (not at all while the broker is away), says goodbye, and waits until
     /// the board's tasks have ended.
     pub async fn shutdown(&self, timeout: Duration) {
-        let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-        self.shared.close_within.store(ms, Ordering::Relaxed);
+        self.close_within(timeout);
         self.stop.cancel();
         self.stopped().await;
+    }
+
+    /// How long stopping goes on handing the broker what the board holds
+    /// (2 s unless set), however the stop comes: an owner whose token is
+    /// cancelled on a deadline of its own sets it to fit.
+    pub fn close_within(&self, within: Duration) {
+        let ms = u64::try_from(within.as_millis()).unwrap_or(u64::MAX);
+        self.shared.close_within.store(ms, Ordering::Relaxed);
     }
 
     /// Waits until the board has stopped (its owner's token cancelled, or

@@ -32,11 +32,13 @@ use tactus_core::{Device, EventKind, Session};
 use tactus_engine::conduct::Stance;
 use tactus_engine::protocol::{ClockTimes, Score as EngineScore};
 use tactus_engine::{EngineConfig, Level, Line, Opponent, OpponentConfig, OpponentError, Source};
+use tactus_stats::Sorted;
 use tactus_trace::{Eval, Ms, PV_MAX, Score};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
-use super::percentile;
 use crate::config::EnginePlan;
 
 /// After a request the engine could not answer it is asked again after
@@ -131,6 +133,9 @@ pub struct EngineHost {
     timings: std::collections::VecDeque<(Duration, Duration)>,
     /// The move chosen, until it is announced: timed then.
     choosing: Option<Choosing>,
+    /// Ends the engine's task: a child of the daemon's stop signal.
+    stop: CancellationToken,
+    /// On the daemon's tracker.
     task: JoinHandle<()>,
 }
 
@@ -163,8 +168,14 @@ const KEPT: usize = 10_000;
 
 impl EngineHost {
     /// Starts the engine: a bad path, or a program that does not speak UCI,
-    /// is reported now, naming it.
-    pub async fn start(plan: &EnginePlan, chess960: bool) -> anyhow::Result<EngineHost> {
+    /// is reported now, naming it. Its task is one of `tasks`, and ends
+    /// (quitting the engine) when `stop` is cancelled or the host stops.
+    pub async fn start(
+        plan: &EnginePlan,
+        chess960: bool,
+        tasks: &TaskTracker,
+        stop: &CancellationToken,
+    ) -> anyhow::Result<EngineHost> {
         let (path, level) = (&plan.path, plan.level);
         let mut config = OpponentConfig::new(EngineConfig::new(path), level);
         config.book = plan.book.clone();
@@ -193,7 +204,8 @@ impl EngineHost {
             replies: tx,
             accepts_draw: Arc::clone(&accepts_draw),
         };
-        let task = tokio::spawn(host.run(rx));
+        let stop = stop.child_token();
+        let task = tasks.spawn(host.run(rx, stop.clone()));
         Ok(EngineHost {
             side: plan.side,
             requests,
@@ -203,6 +215,7 @@ impl EngineHost {
             accepts_draw,
             timings: Default::default(),
             choosing: None,
+            stop,
             task,
         })
     }
@@ -330,19 +343,19 @@ impl EngineHost {
     /// `deadline`; one still there then is killed.
     pub async fn stop(self, deadline: Instant) {
         if !self.timings.is_empty() {
-            let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-            let (mut search, mut besides): (Vec<f64>, Vec<f64>) =
-                self.timings.iter().map(|&(s, b)| (ms(s), ms(b))).unzip();
+            let ms = |d: Option<Duration>| d.unwrap_or_default().as_secs_f64() * 1000.0;
+            let search = Sorted::new(self.timings.iter().map(|&(s, _)| s));
+            let besides = Sorted::new(self.timings.iter().map(|&(_, b)| b));
             tracing::info!(
                 "the engine made {} moves: search p50 {:.1} ms; besides the search p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
                 search.len(),
-                percentile(&mut search, 0.5),
-                percentile(&mut besides, 0.5),
-                percentile(&mut besides, 0.95),
-                percentile(&mut besides, 1.0)
+                ms(search.percentile(50)),
+                ms(besides.percentile(50)),
+                ms(besides.percentile(95)),
+                ms(besides.max())
             );
         }
-        drop(self.requests);
+        self.stop.cancel();
         drop(self.replies);
         let mut task = self.task;
         if tokio::time::timeout_at(deadline.into(), &mut task).await.is_err() {
@@ -450,7 +463,7 @@ struct Host {
 }
 
 impl Host {
-    async fn run(mut self, mut requests: mpsc::Receiver<Request>) {
+    async fn run(mut self, mut requests: mpsc::Receiver<Request>, stop: CancellationToken) {
         'serving: loop {
             self.apply_quick();
             let Some(job) = self.next_job() else {
@@ -467,6 +480,7 @@ impl Host {
                         None => break 'serving,
                     },
                     () = sleep_until(retry_at) => {}
+                    () = stop.cancelled() => break 'serving,
                 }
                 continue;
             };
@@ -483,6 +497,7 @@ impl Host {
                             }
                             None => break 'serving,
                         },
+                        () = stop.cancelled() => break 'serving,
                     }
                 }
             };

@@ -213,7 +213,8 @@ async fn start(plan: &Plan, opts: &Options, running: &mut Running) -> anyhow::Re
 
     running.outputs.events = events_log(opts.events.as_ref(), cfg.voice.say.lang)?;
     let (control_tx, controls) = mpsc::channel::<tactus_net::Control>(64);
-    running.outputs.broadcast = broadcast::Broadcast::start(plan, &setup.header, control_tx).await?;
+    running.outputs.broadcast =
+        broadcast::Broadcast::start(plan, &setup.header, control_tx, &running.tasks, &running.stop).await?;
     let said = running.outputs.broadcast.as_ref().map(|b| b.said());
     // Text goes to standard error when the events have standard output.
     running.outputs.voice = voice::VoiceThread::start(plan, events_to_stdout, said)?;
@@ -237,7 +238,8 @@ async fn start(plan: &Plan, opts: &Options, running: &mut Running) -> anyhow::Re
     match &plan.opponent {
         OpponentPlan::None => {}
         OpponentPlan::Engine(engine) => {
-            task.seat(Opponent::Engine(engine::EngineHost::start(engine, chess960).await?));
+            let host = engine::EngineHost::start(engine, chess960, &running.tasks, &running.stop).await?;
+            task.seat(Opponent::Engine(host));
         }
         OpponentPlan::Partner(pair) => task.seat(Opponent::Partner(partner::PartnerHost::start(pair)?)),
         OpponentPlan::Lichess(online) => {
