@@ -47,8 +47,8 @@ mod wire;
 
 pub use auth::{HallKey, MIN_KEY_BYTES, Refusals, SecretError, read_secret};
 pub use feed::{
-    Applied, ArbiterNote, BoardFeed, Change, Clocks, EngineView, FeedMove, Hall, Paired, SPOKEN_KEPT, Spoken, Tags,
-    Told, Trust,
+    Applied, ArbiterNote, BoardFeed, Change, Clocks, EngineView, FeedMove, Hall, MoveName, Paired, SPOKEN_KEPT, Spoken,
+    Tags, Told, Trust,
 };
 pub use http::{AppState, Limits, MAX_HEAD, TOKEN_ENV, arbiter_token, serve};
 pub use lichess::{LichessPush, push_to_lichess};

@@ -10,7 +10,8 @@ use std::collections::VecDeque;
 use tactus_core::{EngineEval, Event, EventKind, Online, Slip};
 
 use crate::feed::{
-    BoardFeed, Change, Clocks, EngineView, FeedMove, SPOKEN_KEPT, Spoken, Tags, Told, clean, fen_of, parse_position,
+    BoardFeed, Change, Clocks, EngineView, FeedMove, MoveName, SPOKEN_KEPT, Spoken, Tags, Told, clean, fen_of,
+    parse_position,
 };
 use crate::players::{MAX_ELO, MAX_FIDE_ID};
 use crate::wire::check_name;
@@ -329,7 +330,8 @@ pub(crate) fn state(board: &str, claimed: BoardFeed) -> Result<BoardFeed, Refuse
         chess960: claimed.chess960,
         engine: claimed.engine.map(|v| EngineView {
             ply: v.ply,
-            san: clean(&v.san, 32),
+            // Read as SAN, or cleaned and cut, when it was deserialised.
+            san: v.san,
             eval: EngineEval {
                 line: v.eval.line.iter().take(tactus_trace::PV_MAX).map(|m| clean(m, 32)).collect(),
                 ..v.eval
@@ -343,10 +345,9 @@ pub(crate) fn state(board: &str, claimed: BoardFeed) -> Result<BoardFeed, Refuse
         if u64::from(m.ply) != expected {
             return Err(Refused::Numbering { index: i + 1, ply: m.ply, expected });
         }
-        uci(&m.uci)?;
-        let (san, off_record) = feed.play(&m.uci, &m.uci);
+        let (san, off_record) = feed.play(m.uci, || MoveName::Told(m.uci.to_string()));
         let clock_ms = opt_clock("clock_ms", m.clock_ms)?;
-        feed.moves.push(FeedMove { ply: m.ply, san, uci: m.uci.clone(), clock_ms, off_record });
+        feed.moves.push(FeedMove { ply: m.ply, san, uci: m.uci, clock_ms, off_record });
     }
     let c = claimed.clocks;
     feed.clocks = Clocks {
@@ -392,7 +393,7 @@ mod tests {
     use tactus_core::Article;
 
     fn mv(ply: u32, san: &str, uci: &str) -> FeedMove {
-        FeedMove { ply, san: san.into(), uci: uci.into(), clock_ms: None, off_record: false }
+        FeedMove { ply, san: MoveName::read(san), uci: uci.parse().unwrap(), clock_ms: None, off_record: false }
     }
 
     #[test]
@@ -413,7 +414,7 @@ mod tests {
         };
         let feed = state("b1", claimed).unwrap();
         assert_eq!(feed.id, "b1", "the topic names the board");
-        let sans: Vec<&str> = feed.moves.iter().map(|m| m.san.as_str()).collect();
+        let sans: Vec<String> = feed.moves.iter().map(|m| m.san.to_string()).collect();
         assert_eq!(sans, ["e4", "e5", "Qh5"], "SAN is worked out, never copied");
         assert_eq!(feed.fen, "rnbqkbnr/pppp1ppp/8/4p2Q/4P3/8/PPPP1PPP/RNB1KBNR b KQkq - 1 2");
         assert_eq!(feed.tags.white.as_deref(), Some("Ann [Result \"1-0\"]"), "no newline reaches a tag");
@@ -441,24 +442,29 @@ mod tests {
             state("b", claimed).unwrap_err()
         };
         assert!(bad(&|c| c.start_fen = "nonsense".into()).to_string().contains("not a position"));
-        assert!(bad(&|c| c.moves[0].uci = "e2e4\n1-0".into()).to_string().contains("UCI"));
         assert!(bad(&|c| c.moves.push(mv(5, "e5", "e7e5"))).to_string().contains("ply 5"));
         assert!(bad(&|c| c.clocks.white_ms = Some(i64::MAX)).to_string().contains("beyond a day"));
         assert!(bad(&|c| c.moves = vec![mv(1, "e4", "e2e4"); MAX_MOVES + 1]).to_string().contains("more than"));
         let ruling = |c: &mut BoardFeed| c.irregularities.push(Event { t: 0, kind: EventKind::Paused }.into());
         assert!(bad(&ruling).to_string().contains("paused"));
-        // A result other than the three does not even make a state.
+        // A result other than the three, or a move that is not UCI, does
+        // not even make a state.
         let mut json = serde_json::to_value(BoardFeed::new("b")).unwrap();
         json["result"] = "1-0\n\n[Event \"x\"]".into();
         let e = serde_json::from_value::<BoardFeed>(json).unwrap_err().to_string();
         assert!(e.contains("unknown result"), "{e}");
+        let mut json =
+            serde_json::to_value(BoardFeed { moves: vec![mv(1, "e4", "e2e4")], ..BoardFeed::new("b") }).unwrap();
+        json["moves"][0]["uci"] = "e2e4\n1-0".into();
+        let e = serde_json::from_value::<BoardFeed>(json).unwrap_err().to_string();
+        assert!(e.contains("UCI"), "{e}");
     }
 
     #[test]
     fn an_illegal_move_keeps_the_board_s_squares_not_its_words() {
         let claimed = BoardFeed { moves: vec![mv(1, "{ 1-0 }", "e1e3")], ..BoardFeed::new("b") };
         let feed = state("b", claimed).unwrap();
-        assert_eq!(feed.moves[0].san, "Ke1-e3");
+        assert_eq!(feed.moves[0].san.to_string(), "Ke1-e3");
         assert!(feed.moves[0].off_record);
     }
 

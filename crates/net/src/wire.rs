@@ -227,6 +227,25 @@ pub(crate) mod opt_result {
     }
 }
 
+/// A move in UCI as the wire spells it (`e2e4`, `e7e8q`, `0000`), for
+/// `#[serde(with = "…")]`: anything else is an error naming it.
+pub(crate) mod uci_text {
+    use super::*;
+    use shakmaty::uci::UciMove;
+
+    pub fn serialize<S: Serializer>(uci: &UciMove, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(uci)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<UciMove, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(d)?;
+        text.parse().map_err(|_| {
+            let shown: String = text.chars().take(16).collect();
+            D::Error::custom(format!("{shown:?} is not a move in UCI"))
+        })
+    }
+}
+
 /// One of the trace's spelled words (a result, a claim, a reason), for
 /// `#[serde(deserialize_with = "…")]`: anything else is an error naming the
 /// word and the choices.
