@@ -2,6 +2,7 @@
 //! question: each error names the field and says what it takes. The line's
 //! number is added where the line is read ([`crate::TraceError`]).
 
+use crate::pairing::PairingError;
 use crate::words::UnknownWord;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -39,6 +40,11 @@ pub enum FieldError {
     PvNotUci(String),
     #[error("unknown input {0:?}")]
     UnknownInput(String),
+    /// A `pairing` that is not one (serde's words).
+    #[error("pairing: {0}")]
+    NotAPairing(String),
+    #[error("pairing: {0}")]
+    Pairing(#[from] PairingError),
     /// A question without the field its kind needs (`request rank` without `rank`).
     #[error("request {what} needs \"{key}\"")]
     RequestNeeds { what: String, key: &'static str },

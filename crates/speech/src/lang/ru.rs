@@ -51,6 +51,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     rank_words: ["один", "два", "три", "четыре", "пять", "шесть", "семь", "восемь"],
     annex_ranks: ["айнс", "цвай", "драй", "фир", "фюнф", "зекс", "зибен", "ахт"],
     to: "на",
+    from_to: ["{piece} с {from} на {to}", "{piece} с {from} бьёт {to}"],
     run: "от {first} до {last}",
     letters_alone: false,
     rank_runs: false,
@@ -167,6 +168,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     ],
     online: Online {
         opponent_move: "{name}: {move}.",
+        castles: ["{name}: короткая рокировка", "{name}: длинная рокировка"],
         playing: "Партия на Lichess против {name}; вы играете {side}.",
         sides: ["белыми", "чёрными"],
         challenge: ["{name} вызывает вас: {clock}.", "Вызов отправлен {name}: {clock}."],
@@ -211,12 +213,20 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "В этой партии движок не играет.",
         "Заявлять не о чем: невозможного хода не было.",
         "Партия окончена; можно только задавать вопросы.",
+        "Эта кнопка действует только в партии с движком, на Lichess или с доской партнёра.",
+    ],
+    not_now_opponent: ["Сначала выполните ход соперника.", "Соперник ещё не сделал ход."],
+    pending: [
+        "Ход {side_gen} ещё не выполнен на доске: {move}.",
+        "Ваш ход ещё не выполнен на доске: {move}.",
+        "Ход соперника ещё не выполнен на доске: {move}.",
     ],
     not_understood: "Команда не понята: {typed}.",
     sensor_fault: "Датчик на поле {square}, похоже, залип; партия продолжается без него, пока он не изменится.",
     sensor_ok: "Датчик на поле {square} снова работает.",
 
     new_game: "Новая партия.",
+    pairing: "Доска {board}, тур {round}: белые — {white}; чёрные — {black}.",
     chess960: "Шахматы Фишера, первая горизонталь: {list}.",
     gets_time: [
         "{side_dat} добавляется время: {time}.",
