@@ -16,8 +16,9 @@ use std::time::Duration;
 use common::{Events, get, played, request};
 use shakmaty::{Color, File, Piece, Rank, Role, Square};
 use tactus_core::{
-    Article, Attempt, CastleSide, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, Fix, Irregularity,
-    MoveInfo, NotNow, OnBoard, Online, Placed, Reason, Slip, ToControl,
+    Article, Attempt, CastleSide, ChatLine, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, Fix,
+    Irregularity, MoveInfo, NotNow, NotPlayedReason, OnBoard, Online, OnlineAsk, Placed, Reason, Slip, ToControl,
+    TokenState,
 };
 use tactus_net::{
     AppState, BoardFeed, BoardResult, Hall, HomeAway, LichessBoard, LichessView, Paired, RoundBoard, RoundDesk,
@@ -233,6 +234,7 @@ fn every_kind() -> Vec<Event> {
             EventKind::Online(Online::Playing {
                 game: "AbCd1234".into(),
                 opponent: "Friend".into(),
+                ai_level: full.then_some(3),
                 side: Color::Black,
             }),
             EventKind::Online(Online::Challenge {
@@ -257,8 +259,15 @@ fn every_kind() -> Vec<Event> {
             EventKind::Online(Online::RateLimited { for_s: 60 }),
             EventKind::Online(Online::NotPlayed {
                 game: "QwEr5678".into(),
+                reason: if full { NotPlayedReason::NotAPlayer } else { NotPlayedReason::AnotherGame },
                 why: "the board is playing another game".into(),
             }),
+            EventKind::Online(Online::ChatHeld { count: 18 }),
+            EventKind::Online(Online::ChatLines {
+                lines: if full { vec![ChatLine { from: "Magnus".into(), text: "3: hi".into() }] } else { vec![] },
+            }),
+            EventKind::Online(Online::Token { state: if full { TokenState::LacksScope } else { TokenState::Refused } }),
+            EventKind::Online(Online::Asked { ask: OnlineAsk::TakebackNo, standing: full }),
             EventKind::Online(Online::Failed { why: "This game can no longer be aborted".into() }),
             EventKind::DrawDeclined { side: Color::White },
             EventKind::Pairing(Box::new(tactus_trace::Pairing {

@@ -209,6 +209,7 @@ async fn start(plan: &Plan, opts: &Options, running: &mut Running) -> anyhow::Re
         speed,
         draw_board: opts.terminal,
         status_line: opts.terminal && !typed_at_terminal,
+        online: cfg.lichess.token_file.is_some(),
     };
     setup.start_occupancy().context("the game's start position")?;
 
