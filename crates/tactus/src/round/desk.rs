@@ -6,11 +6,11 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use tactus_net::{BoardFeed, BoardResult, Hall, RoundBoard, RoundUnpaired, RoundView, board_number};
+use tactus_net::{BoardFeed, BoardResult, Hall, RoundBoard, RoundError, RoundUnpaired, RoundView, board_number};
 use tactus_trace::{GameResult, Pairing};
 use tactus_trf::{Layout, Outcome};
 
-use super::load::Loaded;
+use super::load::{FileError, Loaded};
 
 /// The first wait before a pairing is sent again to a board that does not
 /// show it; it doubles up to [`RESEND_MAX`].
@@ -89,10 +89,10 @@ impl Desk {
     }
 
     /// The arbiter sets board `board`'s result, or takes the game's again.
-    pub fn set_result(&mut self, board: u32, result: Option<BoardResult>) -> Result<(), String> {
-        let Some(loaded) = &self.loaded else { return Err("no round is loaded".into()) };
+    pub fn set_result(&mut self, board: u32, result: Option<BoardResult>) -> Result<(), RoundError> {
+        let Some(loaded) = &self.loaded else { return Err(RoundError::NoRound) };
         if !loaded.pairings.contains_key(&board) {
-            return Err(format!("round {} has no board {board}", loaded.round.number));
+            return Err(RoundError::NoBoard { round: loaded.round.number, board });
         }
         match result {
             Some(r) => self.arbiter.insert(board, r),
@@ -159,12 +159,14 @@ impl Desk {
     }
 
     /// The file with the round's results written in, and its name.
-    pub fn trf(&self) -> Result<(String, Vec<u8>), String> {
-        let Some(loaded) = &self.loaded else { return Err("no round is loaded".into()) };
+    pub fn trf(&self) -> Result<(String, Vec<u8>), RoundError> {
+        let Some(loaded) = &self.loaded else { return Err(RoundError::NoRound) };
         let results: BTreeMap<u32, Outcome> =
             loaded.pairings.keys().filter_map(|&n| self.result(n).map(|r| (n, outcome(r)))).collect();
-        let bytes =
-            loaded.trf.with_results(&loaded.round, &results).map_err(|e| format!("{}: {e}", loaded.file.display()))?;
+        let bytes = loaded
+            .trf
+            .with_results(&loaded.round, &results)
+            .map_err(|source| RoundError::File(Box::new(FileError::Trf { file: loaded.file.clone(), source })))?;
         let name = loaded.file.file_name().map_or("round.trf".into(), |n| n.to_string_lossy().into_owned());
         Ok((name, bytes))
     }
