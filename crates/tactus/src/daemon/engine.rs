@@ -32,6 +32,7 @@ use tactus_core::{Device, EventKind, Session};
 use tactus_engine::conduct::Stance;
 use tactus_engine::protocol::{ClockTimes, Score as EngineScore};
 use tactus_engine::{EngineConfig, Level, Line, Opponent, OpponentConfig, OpponentError, Source};
+use tactus_retry::Backoff;
 use tactus_stats::Sorted;
 use tactus_trace::{Eval, Ms, PV_MAX, Score};
 use tokio::sync::mpsc;
@@ -44,7 +45,8 @@ use crate::config::EnginePlan;
 /// After a request the engine could not answer it is asked again after
 /// this, doubled at each failure up to [`RETRY_MAX`]: an engine that cannot
 /// be started is not started in a tight loop, and one that comes back is
-/// asked again within seconds.
+/// asked again within seconds. The steps are exact: the engine is this
+/// board's alone, so no crowd comes back with it.
 const RETRY_FIRST: Duration = Duration::from_secs(1);
 const RETRY_MAX: Duration = Duration::from_secs(10);
 
@@ -441,10 +443,12 @@ impl Job {
 /// Whether the engine answers.
 enum Health {
     Up,
-    /// Since a request failed: the failures so far, and when to try again.
+    /// Since a request failed: the failures so far, when to try again, and
+    /// the waits after the next failures.
     Down {
         failures: u32,
         retry_at: Instant,
+        backoff: Backoff,
     },
 }
 
@@ -603,12 +607,12 @@ impl Host {
     /// The engine could not do its work: the player is told once, and it
     /// is tried again later, and later still while it keeps failing.
     async fn failed(&mut self, why: Failed) -> bool {
-        let failures = match self.health {
-            Health::Up => 1,
-            Health::Down { failures, .. } => failures.saturating_add(1),
+        let (failures, mut backoff) = match std::mem::replace(&mut self.health, Health::Up) {
+            Health::Up => (1, Backoff::new(RETRY_FIRST, RETRY_MAX)),
+            Health::Down { failures, backoff, .. } => (failures.saturating_add(1), backoff),
         };
-        let wait = RETRY_FIRST.saturating_mul(1 << (failures - 1).min(16)).min(RETRY_MAX);
-        self.health = Health::Down { failures, retry_at: Instant::now() + wait };
+        let wait = backoff.next_step();
+        self.health = Health::Down { failures, retry_at: Instant::now() + wait, backoff };
         tracing::warn!("{why}; trying the engine again in {:.0} s", wait.as_secs_f64());
         if failures > 1 {
             return true;

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use tactus_net::{BoardFeed, BoardResult, Hall, RoundBoard, RoundError, RoundUnpaired, RoundView, board_number};
+use tactus_retry::Backoff;
 use tactus_trace::{GameResult, Pairing};
 use tactus_trf::{Layout, Outcome};
 
@@ -21,11 +22,13 @@ const RESEND_MAX: Duration = Duration::from_secs(60);
 pub type Send = (String, u64, Pairing);
 
 /// When a board was last sent its pairing, in which of its runs.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Sent {
     epoch: u64,
     next: Instant,
-    step: Duration,
+    /// The waits before the next sendings: exact steps, the desk being
+    /// pure (its tests give the time).
+    backoff: Backoff,
 }
 
 /// A round board's place in the hall, as last looked at.
@@ -146,8 +149,9 @@ impl Desk {
             if sent.is_some_and(|s| now < s.next) {
                 continue;
             }
-            let step = sent.map_or(RESEND_FIRST, |s| (s.step * 2).min(RESEND_MAX));
-            self.sent.insert(feed.id.clone(), Sent { epoch: feed.epoch, next: now + step, step });
+            let mut backoff = sent.map_or(Backoff::new(RESEND_FIRST, RESEND_MAX), |s| s.backoff.clone());
+            let next = now + backoff.next_step();
+            self.sent.insert(feed.id.clone(), Sent { epoch: feed.epoch, next, backoff });
             out.push((feed.id.clone(), feed.epoch, pairing.clone()));
         }
         out
