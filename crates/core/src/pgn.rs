@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use shakmaty::{Color, Position};
 pub use tactus_trace::MateVerdict;
-use tactus_trace::{Federation, Header, Pairing, Player, Title};
+use tactus_trace::{Federation, GameResult, Header, Pairing, Player, Title};
 
 use crate::event::{Article, EndReason, Irregularity};
 use crate::game::Game;
@@ -247,7 +247,7 @@ pub fn pairing_tags(pairing: &Pairing) -> Vec<(&'static str, String)> {
 /// round's pairing's where the hall sent one.
 pub fn write(header: &Header, game: &Game, words: &dyn Commentary) -> String {
     let mut out = String::new();
-    let result = game.ending.map_or("*", |e| e.result.as_str());
+    let result = GameResult::pgn(game.ending.map(|e| e.result));
     let chess960 = game.mode == shakmaty::CastlingMode::Chess960;
     let pairing = game.pairing.as_ref();
     let round = pairing.map(|p| p.round.to_string());

@@ -656,7 +656,7 @@ impl BoardFeed {
     /// The game in PGN, with the team tags when the board is in a match.
     pub fn pgn(&self, team: Option<&BoardTeams>) -> String {
         let mut out = String::with_capacity(256 + self.moves.len() * 24);
-        let result = self.result.map_or("*", GameResult::as_str);
+        let result = GameResult::pgn(self.result);
         let t = &self.tags;
         let mut extra: Vec<(&str, String)> =
             players::pgn_tags(Color::White, t.white_title, t.white_elo, t.white_fide_id, t.white_federation)

@@ -186,6 +186,24 @@ impl GameResult {
             GameResult::Draw => None,
         }
     }
+
+    /// The result as PGN's movetext and `Result` tag write it: `*` for a
+    /// game without one (yet).
+    pub fn pgn(result: Option<GameResult>) -> &'static str {
+        result.map_or(shakmaty::Outcome::Unknown.as_str(), GameResult::as_str)
+    }
+}
+
+impl From<shakmaty::KnownOutcome> for GameResult {
+    fn from(outcome: shakmaty::KnownOutcome) -> GameResult {
+        outcome.winner().map_or(GameResult::Draw, GameResult::win_for)
+    }
+}
+
+impl From<GameResult> for shakmaty::KnownOutcome {
+    fn from(result: GameResult) -> shakmaty::KnownOutcome {
+        shakmaty::KnownOutcome::from_winner(result.winner())
+    }
 }
 
 spelled!(

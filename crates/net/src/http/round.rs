@@ -15,7 +15,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::json;
-use tactus_trace::Player;
+use tactus_trace::{GameResult, Player};
 
 use super::{AppState, Arbiter, Refused, bad, error, json_text, parse};
 use crate::auth::same_secret;
@@ -50,12 +50,23 @@ impl BoardResult {
 
     pub fn as_str(self) -> &'static str {
         match self {
-            BoardResult::WhiteWins => "1-0",
-            BoardResult::Draw => "1/2-1/2",
-            BoardResult::BlackWins => "0-1",
+            BoardResult::WhiteWins => GameResult::WhiteWins.as_str(),
+            BoardResult::Draw => GameResult::Draw.as_str(),
+            BoardResult::BlackWins => GameResult::BlackWins.as_str(),
             BoardResult::WhiteWinsByForfeit => "+-",
             BoardResult::BlackWinsByForfeit => "-+",
             BoardResult::DoubleForfeit => "--",
+        }
+    }
+}
+
+impl From<GameResult> for BoardResult {
+    /// A game's result, played on the board.
+    fn from(result: GameResult) -> BoardResult {
+        match result {
+            GameResult::WhiteWins => BoardResult::WhiteWins,
+            GameResult::BlackWins => BoardResult::BlackWins,
+            GameResult::Draw => BoardResult::Draw,
         }
     }
 }

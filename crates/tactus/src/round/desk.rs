@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use tactus_net::{BoardFeed, BoardResult, Hall, RoundBoard, RoundError, RoundUnpaired, RoundView, board_number};
 use tactus_retry::Backoff;
-use tactus_trace::{GameResult, Pairing};
+use tactus_trace::Pairing;
 use tactus_trf::{Layout, Outcome};
 
 use super::load::{FileError, Loaded};
@@ -133,7 +133,7 @@ impl Desk {
             if seen.shown {
                 self.shown.insert((feed.id.clone(), feed.epoch));
                 if let Some(result) = feed.result {
-                    self.games.insert(n, of_game(result));
+                    self.games.insert(n, BoardResult::from(result));
                 }
                 continue;
             }
@@ -237,14 +237,6 @@ fn shows(feed: &BoardFeed, p: &Pairing) -> bool {
         && t.black.as_deref() == Some(p.black.name.as_str())
 }
 
-fn of_game(result: GameResult) -> BoardResult {
-    match result {
-        GameResult::WhiteWins => BoardResult::WhiteWins,
-        GameResult::BlackWins => BoardResult::BlackWins,
-        GameResult::Draw => BoardResult::Draw,
-    }
-}
-
 fn outcome(r: BoardResult) -> Outcome {
     match r {
         BoardResult::WhiteWins => Outcome::WhiteWins,
@@ -277,6 +269,7 @@ mod tests {
     use std::path::Path;
     use tactus_core::{Event, EventKind};
     use tactus_net::{Change, Tags};
+    use tactus_trace::GameResult;
 
     fn loaded() -> Loaded {
         let bytes =
