@@ -12,10 +12,9 @@ use crate::event::{Article, EndReason, Irregularity};
 use crate::game::Game;
 use crate::serde_chess::color_str;
 
-/// `h:mm:ss`, rounded down (what a clock face shows); never negative.
+/// `h:mm:ss`, rounded down; never negative.
 pub fn clock_text(ms: i64) -> String {
-    let s = ms.max(0) / 1000;
-    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    tactus_clock::Hms::down(ms).to_string()
 }
 
 /// A remark the record keeps at a ply, as data: the words are the writer's
