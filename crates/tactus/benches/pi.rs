@@ -411,30 +411,21 @@ fn main() {
         eprintln!("{percent} % of a core: {n} games, {:.0} s", started.elapsed().as_secs_f64());
         all.push((percent, f));
     }
-    report(&mut all);
+    report(&all);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn report(all: &mut [(u64, Figures)]) {
+fn report(all: &[(u64, Figures)]) {
     let head: Vec<String> = all.iter().map(|(p, _)| format!("{p} % of a core")).collect();
     println!("{:<46} {}", "", head.iter().map(|h| format!("{h:>22}")).collect::<String>());
     let row = |name: &str, cells: Vec<String>| {
         println!("{name:<46} {}", cells.iter().map(|c| format!("{c:>22}")).collect::<String>());
     };
-    let p50_p95 = |v: &mut Vec<f64>| format!("{:.0} / {:.0} ms", pct(v, 0.5), pct(v, 0.95));
+    let p50_p95 = |v: &[f64]| format!("{:.0} / {:.0} ms", pct(v, 50), pct(v, 95));
     row("moves measured", all.iter().map(|(_, f)| f.edge_to_move.len().to_string()).collect());
-    row(
-        "settling edge → move, p50 / p95 (≤ 150 ms)",
-        all.iter_mut().map(|(_, f)| p50_p95(&mut f.edge_to_move)).collect(),
-    );
-    row(
-        "move → start of its audio, p50 / p95 (≤ 300)",
-        all.iter_mut().map(|(_, f)| p50_p95(&mut f.move_to_audio)).collect(),
-    );
-    row(
-        "press → Stockfish level 0 reply, p50 / p95",
-        all.iter_mut().map(|(_, f)| p50_p95(&mut f.engine_reply)).collect(),
-    );
+    row("settling edge → move, p50 / p95 (≤ 150 ms)", all.iter().map(|(_, f)| p50_p95(&f.edge_to_move)).collect());
+    row("move → start of its audio, p50 / p95 (≤ 300)", all.iter().map(|(_, f)| p50_p95(&f.move_to_audio)).collect());
+    row("press → Stockfish level 0 reply, p50 / p95", all.iter().map(|(_, f)| p50_p95(&f.engine_reply)).collect());
     for (i, (what, _)) in FLAG_FALLS.iter().enumerate() {
         row(
             &format!("6.9 verdict, {what} (≤ 8000 ms)"),
