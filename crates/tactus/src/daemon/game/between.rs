@@ -290,6 +290,21 @@ mod tests {
         }
     }
 
+    /// Between games a DGT clock may be set and started and stopped again
+    /// before the last piece is back: the next game begins with the times
+    /// last set and the clock as last left, nothing older.
+    #[test]
+    fn between_games_the_clock_keeps_its_latest_times_and_its_latest_start_or_stop() {
+        let mut between = super::Between { shows: shakmaty::Bitboard::EMPTY, clock: Vec::new() };
+        let set = |s: u64| Input::SetClock { white_ms: s * 1000, black_ms: s * 1000 };
+        for input in [set(60), Input::Resume, set(30), Input::Pause] {
+            between.keep_clock(input);
+        }
+        assert_eq!(between.clock, [set(30), Input::Pause]);
+        between.keep_clock(Input::Resume);
+        assert_eq!(between.clock, [set(30), Input::Resume]);
+    }
+
     /// Black starts the clocks; 1. f3 e5 2. g4 Qh4#, each move pressed
     /// (`pressed`) or not (then the time asked after the mate, which a
     /// queue of inputs all waiting gives to the game the mate ends); then
