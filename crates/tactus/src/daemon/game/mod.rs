@@ -65,9 +65,12 @@ enum BoardInput {
 }
 
 pub struct GameTask {
+    /// The game being played; between games, the last one.
     state: GameState,
     phase: Phase,
+    /// Whether the board's games stand in for an online server's.
     games: Games,
+    /// The round's pairings, and the one held for the next game.
     hall: Hall,
     board: BoardInput,
 }

@@ -55,7 +55,9 @@ impl Time {
     }
 }
 
+/// The game being played, and everything a step of it reaches.
 pub struct GameState {
+    /// What every game on this board starts from.
     pub setup: Setup,
     session: Session,
     /// None between games: the last game's is closed.
