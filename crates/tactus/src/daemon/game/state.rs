@@ -50,6 +50,7 @@ struct Time {
 }
 
 impl Time {
+    /// Where the game in `session` stands, for the opponent.
     fn now<'a>(&self, session: &'a Session) -> Now<'a> {
         Now { session, game: self.game, t: self.last_t, since: self.input_at }
     }
