@@ -17,6 +17,8 @@ use shakmaty::Color;
 use tactus_core::{EventKind, Session};
 use tactus_engine::conduct::Stance;
 use tactus_trace::{Entry, GameResult, Input, Ms, OffBoardReason, OnlineAsk, Record, Request};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use super::engine::{Answered, EngineHost, Reply};
 use super::lichess::LichessHost;
@@ -80,16 +82,19 @@ pub struct NewGame {
 }
 
 impl Opponent {
-    /// Starts the opponent `plan` names, if any; an online one goes on
+    /// Starts the opponent `plan` names, if any, its tasks on `tasks` and
+    /// stopped by `stop` (the daemon's one root); an online one goes on
     /// with the `recovered` game when it is one of its server's.
     pub async fn start(
         plan: &OpponentPlan,
         chess960: bool,
         recovered: Option<Recovered<'_>>,
+        tasks: &TaskTracker,
+        stop: &CancellationToken,
     ) -> anyhow::Result<Option<Opponent>> {
         Ok(Some(match plan {
             OpponentPlan::None => return Ok(None),
-            OpponentPlan::Engine(engine) => Opponent::Engine(EngineHost::start(engine, chess960).await?),
+            OpponentPlan::Engine(engine) => Opponent::Engine(EngineHost::start(engine, chess960, tasks, stop).await?),
             OpponentPlan::Partner(pair) => Opponent::Partner(PartnerHost::start(pair)?),
             OpponentPlan::Lichess(online) => {
                 let resume = recovered.and_then(|game| {
