@@ -426,6 +426,14 @@ impl Follower {
         self.pending.as_ref().map(|p| p.ply)
     }
 
+    /// Our move whose POST Lichess has not answered with a 200 (not sent
+    /// yet, in flight, or its answer lost): its ply and UCI. A move Lichess
+    /// took (`Posted`) is not one.
+    pub fn unanswered(&self) -> Option<(u32, String)> {
+        let p = self.pending.as_ref().filter(|p| p.state != PendingState::Posted)?;
+        Some((p.ply, self.game.as_ref()?.uci(p.mv)))
+    }
+
     /// The board's game in UCI: every move it holds, ours pending included.
     pub fn line(&self) -> Vec<String> {
         let Some(g) = &self.game else { return Vec::new() };

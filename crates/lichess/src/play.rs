@@ -22,13 +22,22 @@
 //! change), never followed half-way. A game the actor stopped following
 //! (its stream refused) and that starts again is resumed with the moves
 //! the board has: the same game, nothing sent twice.
+//!
+//! Every task of the actor's — the actor itself, its streams, its requests —
+//! runs on one [`TaskTracker`] that [`Play`] holds, and ends by a token:
+//! streams by a child of the daemon's stop signal, at once; the board's
+//! requests by [`Play::stop`]'s deadline, so that the moves the journal has
+//! are sent, or their fate logged as unknown (the follower sends them after
+//! a restart if Lichess lacks them), never dropped unsaid.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::future::Future;
 use std::time::{Duration, Instant};
 
 use shakmaty::Color;
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
+use tokio_util::sync::{CancellationToken, DropGuard};
+use tokio_util::task::TaskTracker;
 
 use crate::api::{BOARD_PLAY, ChallengeSpec, DeclineReason, EndRequest, SeekSpec};
 use crate::follower::{Action, FollowError, Follower, Sent};
@@ -234,20 +243,41 @@ pub enum CommandError {
     Stopped,
 }
 
-/// The handle of a running actor; dropping it stops the actor.
+/// Before [`Play::stop`]'s deadline, the requests still in flight are
+/// given up this long, for their tasks to end by it.
+const GIVE_UP_BEFORE: Duration = Duration::from_millis(100);
+
+/// The handle of a running actor: stopped by [`Play::stop`] (or, dropped,
+/// its tasks are told to end).
 pub struct Play {
     commands: mpsc::Sender<Command>,
-    task: JoinHandle<()>,
+    /// The actor and every task of its.
+    tasks: TaskTracker,
+    /// A child of the daemon's stop signal: the streams close, and
+    /// nothing new is asked of Lichess but the game's requests.
+    stop: CancellationToken,
+    /// [`Play::stop`] began: the actor sends what it holds, then ends.
+    flush: CancellationToken,
+    /// The requests still in flight are given up.
+    give_up: CancellationToken,
 }
 
 impl Play {
-    /// Starts the actor; its updates come on the returned receiver.
-    pub fn start(client: Client, options: PlayOptions) -> (Play, mpsc::Receiver<Update>) {
+    /// Starts the actor, stopped with `stop` (the daemon's stop signal) or
+    /// [`Play::stop`]; its updates come on the returned receiver.
+    pub fn start(client: Client, options: PlayOptions, stop: &CancellationToken) -> (Play, mpsc::Receiver<Update>) {
         let (commands, command_rx) = mpsc::channel(COMMANDS);
         let (updates, update_rx) = mpsc::channel(UPDATES);
         let (internal, internal_rx) = mpsc::channel(INTERNAL);
+        let tasks = TaskTracker::new();
+        let stop = stop.child_token();
+        let (flush, give_up) = (CancellationToken::new(), CancellationToken::new());
         let actor = Actor {
             client,
+            tasks: tasks.clone(),
+            stop: stop.clone(),
+            flush: flush.clone(),
+            give_up: give_up.clone(),
             accept_from: options.accept_from.iter().map(|s| s.to_lowercase()).collect(),
             me: options.account.map(|a| a.to_lowercase()),
             resume: options.resume,
@@ -264,8 +294,28 @@ impl Play {
             refused: HashSet::new(),
             said_not_played: HashMap::new(),
         };
-        let task = tokio::spawn(actor.run(command_rx, internal_rx));
-        (Play { commands, task }, update_rx)
+        tasks.spawn(actor.run(command_rx, internal_rx));
+        (Play { commands, tasks, stop, flush, give_up }, update_rx)
+    }
+
+    /// Stops by `deadline`: the streams close at once; the board's acts
+    /// queued so far (its last move first) are sent, and the requests in
+    /// flight answered, until shortly before `deadline`; what has no answer
+    /// then is given up and logged (a move so left is sent after a restart
+    /// if Lichess lacks it). No update is read meanwhile: drop the
+    /// receiver first, so that the actor never waits on it.
+    pub async fn stop(self, deadline: Instant) {
+        self.stop.cancel();
+        self.flush.cancel();
+        self.tasks.close();
+        let give_up_at = deadline.checked_sub(GIVE_UP_BEFORE).unwrap_or(deadline);
+        if tokio::time::timeout_at(give_up_at.into(), self.tasks.wait()).await.is_ok() {
+            return;
+        }
+        self.give_up.cancel();
+        if tokio::time::timeout_at(deadline.into(), self.tasks.wait()).await.is_err() {
+            tracing::warn!("Lichess: a task did not end by the stop's deadline; left behind");
+        }
     }
 
     /// Queues a command; never waits.
@@ -279,7 +329,9 @@ impl Play {
 
 impl Drop for Play {
     fn drop(&mut self) {
-        self.task.abort();
+        self.stop.cancel();
+        self.flush.cancel();
+        self.give_up.cancel();
     }
 }
 
@@ -350,22 +402,13 @@ enum Internal {
     TokenChecked(Result<Option<crate::api::TokenCheck>, Error>),
 }
 
-/// A task of the actor's that ends with it.
-struct Owned(JoinHandle<()>);
-
-impl Drop for Owned {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
 /// A seek asked for, and once the event stream is open, standing.
 enum Seek {
     Wanted(SeekSpec),
     /// Held for its task: dropped, the seek's stream closes and Lichess
     /// cancels the seek.
     Running {
-        _task: Owned,
+        _task: DropGuard,
     },
 }
 
@@ -373,7 +416,8 @@ enum Seek {
 /// dropped), its task, and when to try again.
 struct Stream {
     generation: u64,
-    task: Option<Owned>,
+    /// Dropped, the stream's task ends.
+    task: Option<DropGuard>,
     retry_at: Option<Instant>,
     backoff: Backoff,
     opened_at: Instant,
@@ -499,6 +543,11 @@ struct GameRun {
 
 struct Actor {
     client: Client,
+    /// Where its tasks run; [`Play`] waits for them.
+    tasks: TaskTracker,
+    stop: CancellationToken,
+    flush: CancellationToken,
+    give_up: CancellationToken,
     accept_from: HashSet<String>,
     /// The account's id, lower case: known before any game is followed.
     me: Option<String>,
@@ -562,6 +611,7 @@ async fn pump<T: serde::de::DeserializeOwned>(
 
 impl Actor {
     async fn run(mut self, mut commands: mpsc::Receiver<Command>, mut internal: mpsc::Receiver<Internal>) {
+        let (flush, give_up) = (self.flush.clone(), self.give_up.clone());
         loop {
             let now = Instant::now();
             if let Some(link) = self.link.tick(now) {
@@ -573,12 +623,98 @@ impl Actor {
             tokio::select! {
                 command = commands.recv() => match command {
                     Some(c) => self.command(c).await,
-                    None => break,
+                    None => return,
                 },
                 Some(msg) = internal.recv() => self.internal(msg).await,
                 () = sleep_until(wake) => {}
+                () = flush.cancelled() => break,
+                () = give_up.cancelled() => return,
             }
         }
+        // Stopping: the commands queued before the flush are the board's
+        // last acts, journaled already.
+        while let Ok(c) = commands.try_recv() {
+            self.command(c).await;
+        }
+        self.finish(internal).await;
+    }
+
+    /// The daemon stops: no stream, challenge or seek any more; the game's
+    /// requests are sent and answered, until [`Play::stop`] gives them up.
+    /// Our move left without an answer is logged: known unsent.
+    async fn finish(mut self, mut internal: mpsc::Receiver<Internal>) {
+        self.events.stop();
+        self.seek = None;
+        self.challenge_jobs.queue.clear();
+        let give_up = self.give_up.clone();
+        loop {
+            let Some(g) = &mut self.game else { return };
+            g.stream.stop();
+            g.stream.retry_at = None;
+            if let Some(job) = g.jobs.start(Instant::now()) {
+                let id = g.id.clone();
+                self.send_game_job(id, job);
+            }
+            let Some(g) = &self.game else { return };
+            if !g.jobs.running && g.jobs.queue.is_empty() {
+                break;
+            }
+            let wake = g.jobs.not_before;
+            tokio::select! {
+                Some(msg) = internal.recv() => self.internal(msg).await,
+                () = sleep_until(wake) => {}
+                () = give_up.cancelled() => break,
+            }
+        }
+        let Some(g) = &self.game else { return };
+        match g.follower.unanswered() {
+            Some((ply, uci)) => tracing::warn!(
+                "Lichess: our move {uci} (ply {ply}) of game {} has no answer at the stop: after a restart it is sent if Lichess lacks it",
+                g.id
+            ),
+            None => tracing::info!("Lichess: every move of game {} the board made has Lichess's answer", g.id),
+        }
+        let unsent = g.jobs.queue.len() + usize::from(g.jobs.running);
+        if unsent > 0 {
+            tracing::warn!("Lichess: {unsent} request(s) of game {} not answered at the stop", g.id);
+        }
+    }
+
+    /// Spawns `work` on the actor's tracker, to end when `until` is cancelled.
+    fn spawn_until(&self, until: CancellationToken, work: impl Future<Output = ()> + Send + 'static) {
+        self.tasks.spawn(async move {
+            tokio::select! {
+                () = until.cancelled() => {}
+                () = work => {}
+            }
+        });
+    }
+
+    /// A stream's task: it ends when the returned guard is dropped, or the
+    /// daemon stops.
+    fn spawn_stream(&self, work: impl Future<Output = ()> + Send + 'static) -> DropGuard {
+        let token = self.stop.child_token();
+        self.spawn_until(token.clone(), work);
+        token.drop_guard()
+    }
+
+    /// Sends a request of the game; its outcome comes as
+    /// [`Internal::GameJobDone`]. It runs until answered, even as the
+    /// daemon stops, until [`Play::stop`] gives it up.
+    fn send_game_job(&self, id: String, job: Job) {
+        let client = self.client.clone();
+        let tx = self.internal.clone();
+        self.spawn_until(self.give_up.clone(), async move {
+            let Command::Game { what, .. } = &job.command else { return };
+            let result = match what {
+                GameCommand::Move { uci, offering_draw } => client.board_move(&id, uci, *offering_draw).await,
+                GameCommand::Draw(yes) => client.draw(&id, *yes).await,
+                GameCommand::Takeback(yes) => client.takeback(&id, *yes).await,
+                GameCommand::End(what) => client.game_end(&id, *what).await,
+                GameCommand::Chat(text) => client.chat(&id, false, text).await,
+            };
+            let _ = tx.send(Internal::GameJobDone { id, job, result }).await;
+        });
     }
 
     async fn say(&self, update: Update) {
@@ -636,7 +772,7 @@ impl Actor {
         if !std::mem::replace(&mut self.token.checking, true) {
             let client = self.client.clone();
             let tx = self.internal.clone();
-            tokio::spawn(async move {
+            self.spawn_until(self.stop.clone(), async move {
                 let _ = tx.send(Internal::TokenChecked(client.token_check().await)).await;
             });
         }
@@ -688,43 +824,33 @@ impl Actor {
         due
     }
 
-    /// Opens streams and starts requests that are due.
+    /// Opens streams and starts requests that are due; once the daemon
+    /// stops, the game's requests only.
     fn start_due(&mut self, now: Instant) {
-        if self.events.retry_at.is_some_and(|t| t <= now) {
+        let stopping = self.stop.is_cancelled();
+        if !stopping && self.events.retry_at.is_some_and(|t| t <= now) {
             self.open_events(now);
         }
         let reopen = self.game.as_ref().is_some_and(|g| g.stream.retry_at.is_some_and(|t| t <= now));
-        if reopen {
+        if !stopping && reopen {
             self.open_game_stream(now);
         }
         if let Some(g) = &mut self.game
             && let Some(job) = g.jobs.start(now)
         {
-            let client = self.client.clone();
-            let tx = self.internal.clone();
             let id = g.id.clone();
-            tokio::spawn(async move {
-                let Command::Game { what, .. } = &job.command else { return };
-                let result = match what {
-                    GameCommand::Move { uci, offering_draw } => client.board_move(&id, uci, *offering_draw).await,
-                    GameCommand::Draw(yes) => client.draw(&id, *yes).await,
-                    GameCommand::Takeback(yes) => client.takeback(&id, *yes).await,
-                    GameCommand::End(what) => client.game_end(&id, *what).await,
-                    GameCommand::Chat(text) => client.chat(&id, false, text).await,
-                };
-                let _ = tx.send(Internal::GameJobDone { id, job, result }).await;
-            });
+            self.send_game_job(id, job);
         }
         // A game that starts must find the event stream open (the seek's
         // reference says so): challenges and seeks wait for it.
-        if !self.events_open {
+        if stopping || !self.events_open {
             return;
         }
         if let Some(Seek::Wanted(spec)) = self.seek {
             let client = self.client.clone();
             let tx = self.internal.clone();
             self.seek = Some(Seek::Running {
-                _task: Owned(tokio::spawn(async move {
+                _task: self.spawn_stream(async move {
                     let why = match client.seek(&spec).await {
                         Ok(mut lines) => loop {
                             match lines.next().await {
@@ -736,13 +862,13 @@ impl Actor {
                         Err(e) => e.to_string(),
                     };
                     let _ = tx.send(Internal::SeekEnded { why }).await;
-                })),
+                }),
             });
         }
         if let Some(job) = self.challenge_jobs.start(now) {
             let client = self.client.clone();
             let tx = self.internal.clone();
-            tokio::spawn(async move {
+            self.spawn_until(self.stop.clone(), async move {
                 let result = match &job.command {
                     Command::Accept { challenge } => client.accept(challenge).await,
                     Command::Decline { challenge, reason } => client.decline(challenge, *reason).await,
@@ -765,7 +891,7 @@ impl Actor {
         let client = self.client.clone();
         let tx = self.internal.clone();
         let known = self.me.is_some();
-        self.events.task = Some(Owned(tokio::spawn(async move {
+        let task = self.spawn_stream(async move {
             if !known {
                 match client.account().await {
                     Ok(me) => {
@@ -796,7 +922,8 @@ impl Actor {
                     let _ = tx.send(Internal::AccountEnded { generation, end: Ended::Refused(e) }).await;
                 }
             }
-        })));
+        });
+        self.events.task = Some(task);
     }
 
     fn open_game_stream(&mut self, now: Instant) {
@@ -810,7 +937,7 @@ impl Actor {
         let client = self.client.clone();
         let tx = self.internal.clone();
         let id = g.id.clone();
-        g.stream.task = Some(Owned(tokio::spawn(async move {
+        let task = self.spawn_stream(async move {
             match client.game_stream(&id).await {
                 Ok(lines) => {
                     pump(
@@ -825,7 +952,10 @@ impl Actor {
                     let _ = tx.send(Internal::GameEnded { generation, end: Ended::Refused(e) }).await;
                 }
             }
-        })));
+        });
+        if let Some(g) = &mut self.game {
+            g.stream.task = Some(task);
+        }
     }
 
     async fn command(&mut self, command: Command) {

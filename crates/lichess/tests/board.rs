@@ -17,6 +17,7 @@ use tactus_lichess::play::{Command, GameCommand, Play, PlayOptions, Resume, Toke
 use tactus_lichess::retry::Link;
 use tactus_lichess::wire::{Side, Status};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 const PAUSE: Duration = Duration::from_secs(2);
 const SILENCE: Duration = Duration::from_secs(2);
@@ -31,7 +32,8 @@ struct Owner {
 
 impl Owner {
     fn start(server: &Server, options: PlayOptions) -> Owner {
-        let (play, updates) = Play::start(server.client(BOARD_TOKEN, PAUSE, SILENCE), options);
+        let (play, updates) =
+            Play::start(server.client(BOARD_TOKEN, PAUSE, SILENCE), options, &CancellationToken::new());
         Owner { play, updates, seen: Vec::new() }
     }
 
@@ -444,7 +446,8 @@ async fn a_restart_mid_game_never_sends_a_move_twice() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_token_is_said_once_while_it_is_retried_and_for_good_as_lichess_says() {
     let server = Server::start(0.5);
-    let (play, mut updates) = Play::start(server.client("lip_unknown", PAUSE, SILENCE), PlayOptions::default());
+    let (play, mut updates) =
+        Play::start(server.client("lip_unknown", PAUSE, SILENCE), PlayOptions::default(), &CancellationToken::new());
     // Who the token plays as is asked first, again and again.
     server.wait_requests("GET /api/account", 3).await;
     drop(play);

@@ -37,6 +37,7 @@ use tactus_lichess::token::Token;
 use tactus_lichess::wire::{Challenge, TimeControl};
 use tactus_trace::{Entry, GameResult, Input, OffBoardReason, OnlineAsk, Record};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use super::opponent::{FromOpponent, NewGame, Now};
 use super::percentile;
@@ -126,7 +127,12 @@ impl LichessHost {
     /// account, and starts following it; `resume` is the game the journal
     /// holds. A token Lichess refuses stops the daemon with what to fix; a
     /// network that is down does not (the actor retries).
-    pub async fn start(l: &LichessPlan, resume: Option<Resume>) -> anyhow::Result<LichessHost> {
+    /// `stop` is the daemon's stop signal: the actor's streams close with it.
+    pub async fn start(
+        l: &LichessPlan,
+        resume: Option<Resume>,
+        stop: &CancellationToken,
+    ) -> anyhow::Result<LichessHost> {
         let token_file = &l.token_file;
         let token = Token::read(token_file)?;
         let client = Client::new(token, Settings { url: l.url.to_string(), ..Settings::default() })
@@ -151,7 +157,7 @@ impl LichessHost {
             tracing::info!("going on with the Lichess game {} ({} moves journaled)", r.game_id, r.moves.len());
         }
         let options = PlayOptions { accept_from: l.accept_from.clone(), resume, account };
-        let (play, updates) = Play::start(client, options);
+        let (play, updates) = Play::start(client, options, stop);
         let host = LichessHost {
             play,
             updates: Some(updates),
@@ -584,8 +590,17 @@ impl LichessHost {
         }
     }
 
-    /// Stops following the account (the streams close with the actor).
-    pub fn stop(self) {
+    /// Stops by `deadline`: the board's acts the journal has that the
+    /// actor has not been given yet (the commit that queued them synced the
+    /// journal) go to it, and it sends them and waits for Lichess's answers
+    /// until the deadline; a move left without one is logged, to be sent
+    /// after a restart if Lichess lacks it. The streams close at once.
+    pub async fn stop(mut self, deadline: Instant) {
+        // Nobody reads the updates any more: the actor never waits on them.
+        self.updates = None;
+        for what in std::mem::take(&mut self.outbox) {
+            self.game_command(what);
+        }
         if !self.opponent_timings.is_empty() {
             let mut ms: Vec<f64> = self.opponent_timings.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
             tracing::info!(
@@ -596,6 +611,7 @@ impl LichessHost {
                 percentile(&mut ms, 1.0)
             );
         }
+        self.play.stop(deadline).await;
     }
 }
 
@@ -790,7 +806,7 @@ mod tests {
     fn host_playing_white() -> LichessHost {
         let token = Token::new("lip_test").unwrap();
         let client = Client::new(token, Settings { url: "http://127.0.0.1:9".into(), ..Settings::default() }).unwrap();
-        let (play, updates) = Play::start(client, PlayOptions::default());
+        let (play, updates) = Play::start(client, PlayOptions::default(), &CancellationToken::new());
         LichessHost {
             play,
             updates: Some(updates),
