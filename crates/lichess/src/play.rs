@@ -40,10 +40,10 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use tokio_util::task::TaskTracker;
 
 use crate::api::{BOARD_PLAY, ChallengeSpec, DeclineReason, EndRequest, SeekSpec};
-use crate::follower::{Action, FollowError, Follower, Sent};
+use crate::follower::{Action, FollowError, Follower, MoveError, Sent};
 use crate::http::{Client, Error, Lines, StreamEnd};
 use crate::retry::{Backoff, Link, SteadyLink};
-use crate::wire::{AccountEvent, Challenge, GameEvent, GameFull, GameInfo};
+use crate::wire::{AccountEvent, Challenge, Declined, Direction, GameEvent, GameFull, GameInfo, VariantKey};
 
 /// Commands the owner may have queued at once.
 const COMMANDS: usize = 32;
@@ -135,7 +135,7 @@ pub enum Update {
     /// A challenge to the account (`incoming`), or by it.
     Challenge { challenge: Box<Challenge>, incoming: bool },
     /// A challenge was canceled, or declined (with the reason given).
-    ChallengeGone { id: String, declined: Option<String> },
+    ChallengeGone { id: String, declined: Option<Declined> },
     /// What the game's follower says: the game and everything in it.
     Game { id: String, action: Action },
     /// A game on the account that the board does not play (it plays one
@@ -145,7 +145,22 @@ pub enum Update {
     /// The seek ended: a game started, it expired, or it failed.
     SeekEnded { why: String },
     /// A command that could not be carried out.
-    Failed { command: Command, why: String },
+    Failed { command: Command, why: Failure },
+}
+
+/// Why a command was not carried out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Failure {
+    #[error("no game {0} is being played")]
+    NoGame(String),
+    /// The follower cannot send the board's move.
+    #[error(transparent)]
+    Move(#[from] MoveError),
+    #[error("too many requests are waiting")]
+    Busy,
+    /// Lichess's answer, or the network's, after the tries it was worth.
+    #[error(transparent)]
+    Lichess(#[from] Error),
 }
 
 /// The board's token as Lichess takes it.
@@ -177,7 +192,7 @@ pub enum NotPlayed {
     AnotherGame,
     /// Lichess's `compat.board` says the Board API cannot play it.
     NotBoardApi,
-    Variant(String),
+    Variant(VariantKey),
     /// Lichess did not say which side the account plays.
     NoSide,
     /// The account (its id) plays neither side of the game.
@@ -962,25 +977,25 @@ impl Actor {
         match &command {
             Command::Game { id, what } => {
                 let Some(g) = self.game.as_mut().filter(|g| &g.id == id) else {
-                    let why = format!("no game {id} is being played");
+                    let why = Failure::NoGame(id.clone());
                     self.say(Update::Failed { command, why }).await;
                     return;
                 };
                 if let GameCommand::Move { uci, offering_draw } = what {
                     if let Err(e) = g.follower.our_move(uci, *offering_draw) {
-                        self.say(Update::Failed { command, why: e.to_string() }).await;
+                        self.say(Update::Failed { command, why: e.into() }).await;
                         return;
                     }
                     self.follow().await;
                 } else if g.jobs.queue.len() >= JOBS {
-                    self.say(Update::Failed { command, why: "too many requests are waiting".into() }).await;
+                    self.say(Update::Failed { command, why: Failure::Busy }).await;
                 } else {
                     g.jobs.queue.push_back(Job { command, ply: None, attempts: 0 });
                 }
             }
             Command::Accept { .. } | Command::Decline { .. } | Command::Challenge { .. } => {
                 if self.challenge_jobs.queue.len() >= JOBS {
-                    self.say(Update::Failed { command, why: "too many requests are waiting".into() }).await;
+                    self.say(Update::Failed { command, why: Failure::Busy }).await;
                 } else {
                     self.challenge_jobs.queue.push_back(Job { command, ply: None, attempts: 0 });
                 }
@@ -1057,7 +1072,7 @@ impl Actor {
                     Err(e) => {
                         self.error(&e).await;
                         if let Some(job) = self.challenge_jobs.again(job, &e) {
-                            self.say(Update::Failed { command: job.command, why: e.to_string() }).await;
+                            self.say(Update::Failed { command: job.command, why: e.into() }).await;
                         }
                     }
                 }
@@ -1136,7 +1151,7 @@ impl Actor {
                 // A move is the follower's to try again (by its rule).
                 let g = self.game.as_mut().expect("checked above");
                 if let Some(job) = job.ply.is_none().then(|| g.jobs.again(job, &e)).flatten() {
-                    self.say(Update::Failed { command: job.command, why: e.to_string() }).await;
+                    self.say(Update::Failed { command: job.command, why: e.into() }).await;
                 }
             }
         }
@@ -1211,7 +1226,7 @@ impl Actor {
             AccountEvent::GameStart { game } => self.game_start(game).await,
             AccountEvent::GameFinish { .. } | AccountEvent::Other => {}
             AccountEvent::Challenge { challenge } => {
-                let incoming = challenge.direction.as_deref() != Some("out");
+                let incoming = challenge.direction != Some(Direction::Out);
                 if incoming && self.accept_from.contains(&challenge.challenger.id.to_lowercase()) {
                     let command = Command::Accept { challenge: challenge.id.clone() };
                     self.challenge_jobs.queue.push_back(Job { command, ply: None, attempts: 0 });
@@ -1222,7 +1237,7 @@ impl Actor {
                 self.say(Update::ChallengeGone { id: challenge.id, declined: None }).await
             }
             AccountEvent::ChallengeDeclined { challenge } => {
-                let why = challenge.decline_reason.unwrap_or_else(|| "declined".into());
+                let why = challenge.decline_reason.unwrap_or(Declined::Unlisted);
                 self.say(Update::ChallengeGone { id: challenge.id, declined: Some(why) }).await
             }
         }
@@ -1237,10 +1252,12 @@ impl Actor {
             Some(NotPlayed::AnotherGame)
         } else if info.compat.and_then(|c| c.board) == Some(false) {
             Some(NotPlayed::NotBoardApi)
-        } else if let Some(v) =
-            info.variant.as_ref().filter(|v| !matches!(v.key.as_str(), "standard" | "chess960" | "fromPosition"))
+        } else if let Some(v) = info
+            .variant
+            .as_ref()
+            .filter(|v| !matches!(v.key, VariantKey::Standard | VariantKey::Chess960 | VariantKey::FromPosition))
         {
-            Some(NotPlayed::Variant(v.key.chars().take(32).collect()))
+            Some(NotPlayed::Variant(v.key.clone()))
         } else if info.color.is_none() {
             Some(NotPlayed::NoSide)
         } else {

@@ -11,11 +11,12 @@ use serde_json::json;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};
-use tactus_lichess::api::{ChallengeClock, ChallengeSpec, EndRequest, SeekSpec};
+use tactus_lichess::api::{ChallengeClock, ChallengeSpec, DeclineReason, EndRequest, SeekSpec};
 use tactus_lichess::follower::{Action, EndReason, OfferKind, Refusal};
-use tactus_lichess::play::{Command, GameCommand, Play, PlayOptions, Resume, TokenFault, TokenState, Update};
+use tactus_lichess::http::Error;
+use tactus_lichess::play::{Command, Failure, GameCommand, Play, PlayOptions, Resume, TokenFault, TokenState, Update};
 use tactus_lichess::retry::Link;
-use tactus_lichess::wire::{Side, Status};
+use tactus_lichess::wire::{Declined, Side, Status};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -317,7 +318,7 @@ async fn games_aborted_by_us_and_by_the_opponent() {
     let Update::Failed { why, .. } = owner.until("the refusal", |u| matches!(u, Update::Failed { .. })).await else {
         unreachable!()
     };
-    assert!(why.contains("400"), "{why}");
+    assert!(matches!(why, Failure::Lichess(Error::Refused { status: 400, .. })), "{why:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -376,7 +377,7 @@ async fn games_start_from_challenges_ours_and_theirs() {
     else {
         unreachable!()
     };
-    assert!(declined.is_some_and(|d| d.contains("not accepting")));
+    assert_eq!(declined, Some(Declined::For(DeclineReason::Generic)), "the reason's key, read");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
