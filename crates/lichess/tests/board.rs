@@ -494,3 +494,44 @@ async fn a_dropped_event_stream_is_reopened_and_said_back_without_any_event() {
     let id = new_game(&server, "white").await;
     assert_eq!(owner.started().await.0, id);
 }
+
+/// The server's log entries of the POSTs of `uci` in game `id`.
+async fn posts_of(server: &Server, id: &str, uci: &str) -> Vec<serde_json::Value> {
+    let path = format!("/api/board/game/{id}/move/{uci}");
+    server.log().await.into_iter().filter(|e| e["method"] == "POST" && e["path"] == path.as_str()).collect()
+}
+
+/// Issue 32: stopping sends the move queued just before the stop and
+/// waits for Lichess's answer (held a while by the server); nobody reads
+/// the updates meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stopping_sends_the_last_move_and_waits_for_its_answer() {
+    let (server, id, owner) = playing("white").await;
+    server.post("/_test/fault", json!({"method": "POST", "path": "/move/e2e4$", "delay": 0.3})).await;
+    let Owner { play, updates, .. } = owner;
+    drop(updates);
+    play.command(Command::Game {
+        id: id.clone(),
+        what: GameCommand::Move { uci: "e2e4".into(), offering_draw: false },
+    })
+    .unwrap();
+    play.stop(std::time::Instant::now() + Duration::from_secs(60)).await;
+    let posts = posts_of(&server, &id, "e2e4").await;
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    assert_eq!((&posts[0]["status"], &posts[0]["hung_up"]), (&json!(200), &json!(false)), "answered: {posts:?}");
+    assert_eq!(server_moves(&server, &id).await, ["e2e4"]);
+}
+
+/// A move's POST the server holds past the stop's deadline is given up by
+/// then: the stop does not wait for the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stopping_gives_up_a_held_request_by_its_deadline() {
+    let (server, id, owner) = playing("white").await;
+    server.post("/_test/fault", json!({"method": "POST", "path": "/move/e2e4$", "delay": 60})).await;
+    owner.our_move(&id, "e2e4");
+    server.wait_requests("POST .*/move/e2e4$", 1).await;
+    let asked = std::time::Instant::now();
+    owner.play.stop(asked + Duration::from_millis(300)).await;
+    assert!(asked.elapsed() < Duration::from_secs(30), "the stop waited for the held POST: {:?}", asked.elapsed());
+    assert!(server_moves(&server, &id).await.is_empty(), "held still");
+}
