@@ -663,13 +663,8 @@ impl Actor {
         self.challenge_jobs.queue.clear();
         let give_up = self.give_up.clone();
         loop {
-            let Some(g) = &mut self.game else { return };
-            g.stream.stop();
-            g.stream.retry_at = None;
-            if let Some(job) = g.jobs.start(Instant::now()) {
-                let id = g.id.clone();
-                self.send_game_job(id, job);
-            }
+            // The game's requests only (streams stay closed).
+            self.start_due(Instant::now());
             let Some(g) = &self.game else { return };
             if !g.jobs.running && g.jobs.queue.is_empty() {
                 break;
@@ -843,6 +838,13 @@ impl Actor {
     /// stops, the game's requests only.
     fn start_due(&mut self, now: Instant) {
         let stopping = self.stop.is_cancelled();
+        if stopping {
+            // Nothing is opened again: nothing to wake for.
+            self.events.retry_at = None;
+            if let Some(g) = &mut self.game {
+                g.stream.retry_at = None;
+            }
+        }
         if !stopping && self.events.retry_at.is_some_and(|t| t <= now) {
             self.open_events(now);
         }
