@@ -596,7 +596,7 @@ fn checked(mut frame: Frame) -> Result<Frame, String> {
         if !matches!(event.kind, EventKind::Irregularity(_) | EventKind::Penalty { .. }) {
             return Err("a ruling that is not an irregularity or a penalty".into());
         }
-        frame.msg = Some(PairMessage::Ruling { event: vet::event(event, false)? });
+        frame.msg = Some(PairMessage::Ruling { event: vet::event(event, false).map_err(|e| e.to_string())? });
     }
     if let Some(PairMessage::Move { uci, san, .. }) = &mut frame.msg {
         uci.parse::<shakmaty::uci::UciMove>().map_err(|_| "a move that is not in UCI".to_string())?;
