@@ -101,7 +101,7 @@ impl Opponent {
                     let moves = game.session.game().played.iter().map(|p| p.info.uci.clone()).collect();
                     LichessHost::resume_of(online.url.as_str(), game.site, moves)
                 });
-                Opponent::Lichess(LichessHost::start(online, resume).await?)
+                Opponent::Lichess(LichessHost::start(online, resume, stop).await?)
             }
         }))
     }
@@ -245,7 +245,7 @@ impl Opponent {
         match self {
             Opponent::Engine(engine) => engine.stop(deadline).await,
             Opponent::Partner(partner) => partner.stop(deadline).await,
-            Opponent::Lichess(online) => online.stop(),
+            Opponent::Lichess(online) => online.stop(deadline).await,
         }
     }
 }
