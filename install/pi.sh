@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs tactus on Raspberry Pi OS (or Debian on a Pi) from this checkout:
-# builds the Debian package (cargo-deb), installs it with apt-get — the
+# Installs tactus on Raspberry Pi OS (or Debian on a Pi): the Debian
+# package given with --deb (an arm64 one built on an amd64 machine with
+# install/build-package --arch arm64, docs/operator-guide.md), or one built
+# here from this checkout (install/build-package), installed with apt-get — the
 # binary in /usr/bin, /etc/tactus/tactus.toml, the service's user, the
 # systemd unit, the udev rules, the web page — then enables and starts the
 # service. Safe to run again: apt keeps an edited configuration.
@@ -54,11 +56,11 @@ if [ -z "$deb" ]; then
   fi
   # The page the package serves: built by ./setup (npm).
   [ -f "$repo/web/dist/index.html" ] || ((dry_run)) || die "web/dist is not built: run ./setup first"
-  run cargo deb -p tactus --locked --manifest-path "$repo/Cargo.toml"
   if ((dry_run)); then
+    run "$repo/install/build-package"
     deb="$repo/target/debian/tactus_VERSION_ARCH.deb"
   else
-    deb="$(ls -t "$repo"/target/debian/tactus_*.deb | head -n 1)"
+    deb="$("$repo/install/build-package" | tail -n 1)"
   fi
 fi
 case "$deb" in /*) ;; *) deb="./$deb" ;; esac

@@ -156,7 +156,7 @@ fn install_script_parses_and_its_dry_run_names_every_step() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "dry run failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     for step in
-        ["cargo deb -p tactus", "apt-get install", "target/debian/tactus_", "systemctl enable", "systemctl restart"]
+        ["install/build-package", "apt-get install", "target/debian/tactus_", "systemctl enable", "systemctl restart"]
     {
         assert!(stdout.contains(step), "the dry run does not mention {step:?}:\n{stdout}");
     }

@@ -6,7 +6,7 @@ use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::time::{Duration, Instant};
 
 use crate::emulate::{ClockRequest, Emulator, EmulatorOut, Identity};
-use crate::port::{Endpoint, Key, LineDevice, LineOutbox, Outgoing, Runner, Stale, Supersede};
+use crate::port::{EarlyInput, Endpoint, Key, LineDevice, LineOutbox, Outgoing, Runner, Stale, Supersede};
 use crate::protocol::{
     Battery, ClockCommand, ClockFaces, Garbage, MESSAGE_BIT, MSG_BOARD_DUMP, MSG_BUS_PING, MSG_BUS_START_GAME_WRITTEN,
     MSG_BUS_UPDATE, MSG_BWTIME, MSG_FIELD_UPDATE, Orientation, Placement,
@@ -133,6 +133,10 @@ fn staleness(message: &[u8]) -> Stale {
 
 impl LineDevice for EmulatorDevice {
     type FromOwner = EmulatorInput;
+    /// Chess software at the other end of a USB gadget port or a Bluetooth
+    /// link may have its end open first and have sent its introduction
+    /// already, once (PicoChess: update mode and version): it is answered.
+    const EARLY_INPUT: EarlyInput = EarlyInput::Read;
 
     fn opened(&mut self, _now: Instant, _out: &mut LineOutbox) {
         self.emulator.reconnected();
@@ -333,6 +337,9 @@ impl ReaderDevice {
 
 impl LineDevice for ReaderDevice {
     type FromOwner = ReaderInput;
+    /// A board's reports from before are stale: once open, the reader asks
+    /// for the whole board.
+    const EARLY_INPUT: EarlyInput = EarlyInput::Dropped;
 
     fn opened(&mut self, now: Instant, out: &mut LineOutbox) {
         let mut o = ReaderOut::default();

@@ -185,9 +185,18 @@ impl Voice {
         Voice { lang, synth, cache }
     }
 
-    /// espeak-ng in the language's voice, with an in-memory cache of 64 MiB.
+    /// The in-memory phrase cache of [`Voice::espeak`]: 16 MiB, some six
+    /// minutes of speech (22,050 samples of 16 bits a second), the phrases
+    /// a game repeats. It is most of what the daemon's memory can grow by,
+    /// held so that the whole stays within 64 MB on a Pi Zero 2 W (512 MB);
+    /// a phrase not cached is rendered in time even there (`cargo bench -p
+    /// tactus --bench pi`).
+    pub const CACHE_BYTES: usize = 16 << 20;
+
+    /// espeak-ng in the language's voice, with an in-memory cache of
+    /// [`Voice::CACHE_BYTES`].
     pub fn espeak(lang: Lang, settings: VoiceSettings) -> Self {
-        Voice::new(lang, Box::new(EspeakNg::new(lang, settings)), PhraseCache::new(64 << 20))
+        Voice::new(lang, Box::new(EspeakNg::new(lang, settings)), PhraseCache::new(Self::CACHE_BYTES))
     }
 
     pub fn lang(&self) -> Lang {

@@ -9,7 +9,7 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{ChildStdin, Stdio};
+use std::process::{ChildStdin, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
@@ -391,6 +391,36 @@ fn a_missing_device_is_waited_for_and_served_when_it_appears() {
     assert_eq!((dump[3 + 52], dump[3 + 36]), (0, 1), "the board as it stands");
     daemon.terminate();
     std::fs::remove_file(&device).unwrap();
+}
+
+/// Issue 31, item 5: chess software whose end of a USB gadget or Bluetooth
+/// line was open first, and that sent its introduction once before the
+/// daemon opened the line (PicoChess: update mode, version; crates/dgt/
+/// tests/client/early_client.py, written from DGT's document), is answered
+/// and then follows the game.
+#[test]
+fn software_that_opened_the_line_first_is_answered_and_follows_the_game() {
+    let client = Command::new("python3")
+        .arg(common::root().join("crates/dgt/tests/client/early_client.py"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 runs the documents-written DGT client (./setup installs python3)");
+    let mut client = Guard(client);
+    let out = lines(client.0.stdout.take().unwrap());
+    let line: Value = serde_json::from_str(&next(&out, "the client's line")).unwrap();
+    assert_eq!(line["sent"], serde_json::json!([0x4b, 0x4d]), "DGT_SEND_UPDATE_NICE, DGT_SEND_VERSION wait");
+    let path = PathBuf::from(line["line"].as_str().unwrap());
+    let mut daemon = Daemon::start(&tempdir("opened-first"), "-", &path, &[]);
+    let version: Value = serde_json::from_str(&next(&out, "the answer to DGT_SEND_VERSION")).unwrap();
+    assert_eq!(version, serde_json::json!({"version": "1.7"}));
+    daemon.type_line("e2e4\nw");
+    daemon.completed(1, "e4");
+    // Field updates, as DGT_SEND_UPDATE_NICE asked: e2 (field 52) emptied,
+    // a white pawn (1) on e4 (field 36).
+    let updates: Vec<Value> = (0..2).map(|_| serde_json::from_str(&next(&out, "a field update")).unwrap()).collect();
+    assert_eq!(updates, [serde_json::json!({"field": 52, "piece": 0}), serde_json::json!({"field": 36, "piece": 1})]);
+    daemon.terminate();
 }
 
 /// Issue 19, defect 6: the service's device allow-list lets the emulation

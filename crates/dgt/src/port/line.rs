@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use rustix::fs::{Mode, OFlags};
 use rustix::termios::{ControlModes, OptionalActions, QueueSelector};
 
+use super::EarlyInput;
 use crate::protocol::BAUD;
 
 /// A pty's client end holds at most this many unread bytes: more waits in
@@ -24,7 +25,7 @@ pub(super) enum Conn {
 }
 
 impl Conn {
-    pub(super) fn open_device(path: &Path) -> io::Result<Conn> {
+    pub(super) fn open_device(path: &Path, early: EarlyInput) -> io::Result<Conn> {
         let fd =
             rustix::fs::open(path, OFlags::RDWR | OFlags::NOCTTY | OFlags::NONBLOCK | OFlags::CLOEXEC, Mode::empty())?;
         let mut t = rustix::termios::tcgetattr(&fd)
@@ -33,8 +34,13 @@ impl Conn {
         t.set_speed(BAUD)?;
         t.control_modes |= ControlModes::CLOCAL | ControlModes::CREAD;
         rustix::termios::tcsetattr(&fd, OptionalActions::Now, &t)?;
-        // What the line held from before is no one's now.
-        rustix::termios::tcflush(&fd, QueueSelector::IOFlush)?;
+        // What waits to go out from before is no one's now; what came in
+        // may be requests to answer.
+        let stale = match early {
+            EarlyInput::Read => QueueSelector::OFlush,
+            EarlyInput::Dropped => QueueSelector::IOFlush,
+        };
+        rustix::termios::tcflush(&fd, stale)?;
         Ok(Conn::Device(fd))
     }
 

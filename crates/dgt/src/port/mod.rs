@@ -74,11 +74,25 @@ impl Endpoint {
     }
 }
 
+/// What a serial device holds when it is opened: bytes the other end sent
+/// before (a USB gadget's or rfcomm's tty keeps what arrived while no one
+/// had it open).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EarlyInput {
+    /// Read as if sent just now: requests from software that opened its
+    /// end first, which it may never send again.
+    Read,
+    /// Thrown away: reports of a moment gone by.
+    Dropped,
+}
+
 /// A sans-I/O device the runner drives. What it says to the other end goes
 /// in `out`.
 pub(crate) trait LineDevice: Send + 'static {
     /// What the owner sends it.
     type FromOwner: Supersede + Send + 'static;
+    /// What becomes of what a device holds from before it was opened.
+    const EARLY_INPUT: EarlyInput;
     /// The line has just been opened.
     fn opened(&mut self, now: Instant, out: &mut LineOutbox);
     /// The line is gone.
@@ -287,7 +301,7 @@ impl<D: LineDevice> Line<D> {
         }
         if self.conn.is_none() {
             let opened = match &self.endpoint {
-                Endpoint::Device(path) => Conn::open_device(path),
+                Endpoint::Device(path) => Conn::open_device(path, D::EARLY_INPUT),
                 // The old pty is gone: a fresh one, the link pointed at it.
                 Endpoint::Pty(link) => line::Pty::new(link).map(Conn::Pty),
             };
