@@ -680,8 +680,8 @@ impl GameTask {
                         }
                     }
                     if now >= next_tick {
-                        if self.setup.status_line && matches!(self.phase, Phase::Playing)
-                            && let Some(line) = clock_line(&self.session, self.time.t(now).max(self.last_t))
+                        if let Some(lang) = self.setup.status_line && matches!(self.phase, Phase::Playing)
+                            && let Some(line) = clock_line(&self.session, self.time.t(now).max(self.last_t), lang)
                         {
                             terminal::set_status(&line);
                         }
@@ -700,7 +700,7 @@ impl GameTask {
     /// all at once, until
     /// `deadline` at most: a part still stuck then is left behind.
     pub async fn stop(mut self, deadline: Instant) -> anyhow::Result<()> {
-        if self.setup.status_line {
+        if self.setup.status_line.is_some() {
             terminal::clear_status();
         }
         notify::stopping();
@@ -831,7 +831,7 @@ mod tests {
             clock_connected,
             speed,
             draw_board: false,
-            status_line: false,
+            status_line: None,
             online: false,
         };
         let kept = Kept::default();
@@ -903,7 +903,7 @@ mod tests {
             clock_connected: true,
             speed,
             draw_board: false,
-            status_line: false,
+            status_line: None,
             online: false,
         };
         let player = |name: &str| tactus_trace::Player {

@@ -3,20 +3,21 @@
 
 use shakmaty::{Color, Position};
 use tactus_core::Session;
+use tactus_speech::{Lang, Style, Words};
 use tactus_trace::Ms;
 
-/// `White 1:29:56 · Black 1:30:00 · move 12, Black to move`
-pub fn clock_line(session: &Session, t: Ms) -> Option<String> {
+/// Both clocks at `t`, the move and who is to move, in `lang` (English:
+/// `White 1:29:56 · Black 1:30:00 · move 12, Black to move`); `None`
+/// without a clock.
+pub fn clock_line(session: &Session, t: Ms, lang: Lang) -> Option<String> {
     let clock = session.clock()?;
-    let show = |c: Color| tactus_core::pgn::clock_text(clock.remaining(c, t));
     let game = session.game();
-    let mover = if game.turn() == Color::White { "White" } else { "Black" };
-    let state = if clock.running().is_none() { "clocks stopped".to_string() } else { format!("{mover} to move") };
-    Some(format!(
-        "White {} · Black {} · move {}, {state}",
-        show(Color::White),
-        show(Color::Black),
-        game.position().fullmoves()
+    let to_move = clock.running().map(|_| game.turn());
+    Some(Words::new(lang, Style::Natural).status_line(
+        clock.remaining(Color::White, t),
+        clock.remaining(Color::Black, t),
+        game.position().fullmoves().get(),
+        to_move,
     ))
 }
 
