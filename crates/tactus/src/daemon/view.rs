@@ -46,6 +46,24 @@ pub fn diagram(fen: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The line is the speech crate's, in the player's language: no English
+    /// of the daemon's inside.
+    #[test]
+    fn the_clock_line_is_in_the_player_s_language() {
+        let header = tactus_trace::Header { time_control: Some("5400+30".into()), ..Default::default() };
+        let session = Session::new(&header, tactus_core::Policy::default()).unwrap();
+        assert_eq!(
+            clock_line(&session, 0, Lang::Ru).as_deref(),
+            Some("Белые 1:30:00 · Чёрные 1:30:00 · ход 1, ход белых")
+        );
+        assert_eq!(
+            clock_line(&session, 0, Lang::En).as_deref(),
+            Some("White 1:30:00 · Black 1:30:00 · move 1, White to move")
+        );
+        let untimed = Session::new(&tactus_trace::Header::default(), tactus_core::Policy::default()).unwrap();
+        assert_eq!(clock_line(&untimed, 0, Lang::De), None);
+    }
+
     #[test]
     fn the_board_is_drawn_rank_8_first() {
         let d = diagram("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").unwrap();
