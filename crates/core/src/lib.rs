@@ -16,9 +16,9 @@ pub mod serde_chess;
 mod session;
 
 pub use event::{
-    Article, Attempt, CastleSide, ChatLine, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, Fix,
+    Article, Attempt, CastleSide, ChatLine, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, FailedWhy, Fix,
     GameResult, Irregularity, Lost, MoveInfo, Ms, NotNow, NotPlayedReason, OnBoard, Online, OnlineAsk, Placed, Reason,
-    Slip, ToControl, TokenState,
+    RefusedWhy, ServerEnd, Slip, ToControl, TokenState,
 };
 pub use policy::{MateSearch, Policy, Supervision};
 pub use session::{MateQuestion, Session, StartError, search_mate};

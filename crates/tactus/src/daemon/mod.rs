@@ -46,14 +46,14 @@ use tactus_core::{MateSearch, Policy};
 use tactus_trace::{Header, Ms, Variant};
 use tokio::sync::mpsc;
 
-use crate::config::{BoardKind, ClockKind, Config, OpponentPlan, Plan, Speed};
+use crate::config::{BoardKind, ClockKind, Config, Plan, Speed};
 use crate::notify;
 use crate::sink::VoiceSink;
 use event_log::EventLog;
 use game::{Ended, GameTask};
 use input::Incoming;
 use opening::Setup;
-use opponent::Opponent;
+use opponent::{Opponent, Recovered};
 use running::Running;
 use time::GameTime;
 
@@ -241,17 +241,10 @@ async fn start(plan: &Plan, opts: &Options, running: &mut Running) -> anyhow::Re
     if let Some(clock) = chess_clock::ChessClock::start(cfg, tx)? {
         task.link_clock(clock);
     }
-    match &plan.opponent {
-        OpponentPlan::None => {}
-        OpponentPlan::Engine(engine) => {
-            let host = engine::EngineHost::start(engine, chess960, &running.tasks, &running.stop).await?;
-            task.seat(Opponent::Engine(host));
-        }
-        OpponentPlan::Partner(pair) => task.seat(Opponent::Partner(partner::PartnerHost::start(pair)?)),
-        OpponentPlan::Lichess(online) => {
-            let resume = recovered.as_ref().and_then(|_| task.online_resume(online.url.as_str()));
-            task.seat(Opponent::Lichess(lichess::LichessHost::start(online, resume).await?));
-        }
+    let recovered_game = recovered.is_some().then(|| Recovered { session: task.session(), site: task.site() });
+    let opponent = Opponent::start(&plan.opponent, chess960, recovered_game, &running.tasks, &running.stop).await?;
+    if let Some(opponent) = opponent {
+        task.seat(opponent);
     }
     // From here on Ctrl-C and SIGTERM stop the daemon the orderly way.
     crate::signals::cancel_on_signals(&running.stop, &running.tasks)?;

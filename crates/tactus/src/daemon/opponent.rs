@@ -7,17 +7,23 @@
 //!
 //! What an opponent says comes in as inputs like any other: journaled,
 //! then ruled on, so a game against any opponent replays exactly.
+//!
+//! The game task names no host: what it needs of an opponent — to start
+//! one, to hear it, to tell it — is a method here.
 
 use std::time::Instant;
 
 use shakmaty::Color;
 use tactus_core::{EventKind, Session};
 use tactus_engine::conduct::Stance;
-use tactus_trace::{Entry, GameResult, Input, Ms, OffBoardReason, Record, Request};
+use tactus_trace::{Entry, GameResult, Input, Ms, OffBoardReason, OnlineAsk, Record, Request};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use super::engine::{Answered, EngineHost, Reply};
 use super::lichess::LichessHost;
 use super::partner::PartnerHost;
+use crate::config::OpponentPlan;
 
 /// Who plays the other side.
 pub enum Opponent {
@@ -27,6 +33,14 @@ pub enum Opponent {
     Partner(PartnerHost),
     /// A player on Lichess, through the Board API.
     Lichess(LichessHost),
+}
+
+/// The game a restart recovered, as an opponent goes on with it.
+#[derive(Clone, Copy)]
+pub struct Recovered<'a> {
+    pub session: &'a Session,
+    /// Its `Site` tag: an online game is found again by it.
+    pub site: Option<&'a str>,
 }
 
 /// Where the game stands when the opponent is told of it or asked.
@@ -68,6 +82,30 @@ pub struct NewGame {
 }
 
 impl Opponent {
+    /// Starts the opponent `plan` names, if any, its tasks on `tasks` and
+    /// stopped by `stop` (the daemon's one root); an online one goes on
+    /// with the `recovered` game when it is one of its server's.
+    pub async fn start(
+        plan: &OpponentPlan,
+        chess960: bool,
+        recovered: Option<Recovered<'_>>,
+        tasks: &TaskTracker,
+        stop: &CancellationToken,
+    ) -> anyhow::Result<Option<Opponent>> {
+        Ok(Some(match plan {
+            OpponentPlan::None => return Ok(None),
+            OpponentPlan::Engine(engine) => Opponent::Engine(EngineHost::start(engine, chess960, tasks, stop).await?),
+            OpponentPlan::Partner(pair) => Opponent::Partner(PartnerHost::start(pair)?),
+            OpponentPlan::Lichess(online) => {
+                let resume = recovered.and_then(|game| {
+                    let moves = game.session.game().played.iter().map(|p| p.info.uci.clone()).collect();
+                    LichessHost::resume_of(online.url.as_str(), game.site, moves)
+                });
+                Opponent::Lichess(LichessHost::start(online, resume, stop).await?)
+            }
+        }))
+    }
+
     /// The side it plays.
     pub fn side(&self) -> Color {
         match self {
@@ -141,6 +179,14 @@ impl Opponent {
         }
     }
 
+    /// A player's answer or request to an online server (a challenge too,
+    /// between games): only an online opponent has one to answer.
+    pub fn asked(&mut self, ask: OnlineAsk, session: &Session) {
+        if let Opponent::Lichess(online) = self {
+            online.asked(ask, session);
+        }
+    }
+
     /// What it said last has been taken and announced.
     pub fn taken(&mut self) {
         match self {
@@ -199,7 +245,7 @@ impl Opponent {
         match self {
             Opponent::Engine(engine) => engine.stop(deadline).await,
             Opponent::Partner(partner) => partner.stop(deadline).await,
-            Opponent::Lichess(online) => online.stop(),
+            Opponent::Lichess(online) => online.stop(deadline).await,
         }
     }
 }
