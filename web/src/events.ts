@@ -392,12 +392,25 @@ export interface TakeBackAskedEvent extends At {
 /** A device of the daemon's. */
 export type Device = 'board' | 'clock' | 'engine' | 'online' | 'partner';
 
+/** Why a device was lost: a code the board's words say in its language. */
+export type Lost =
+  | 'ended'
+  | 'no_start'
+  | 'exited'
+  | 'no_answer'
+  | 'faulty'
+  | 'io'
+  | 'unplugged'
+  | 'connection';
+
 /** A device stopped answering (unplugged, out of range, an engine that
  * crashed or hung and is being restarted); the game goes on. */
 export interface DeviceLostEvent extends At {
   event: 'device_lost';
   device: Device;
-  detail: string;
+  why: Lost;
+  /** The device's own report (often English): shown, never the sentence. */
+  diagnostic?: string;
 }
 
 /** The device answers again. */

@@ -137,9 +137,11 @@ export function describe(ev: CoreEvent, text: string | undefined): Described | n
       return note('info', `Engine's move ${ev.san}`);
     case 'opponent_fix':
       return note('warn', "Engine's move carried out wrongly");
-    case 'device_lost':
-      // The board's words, then what the daemon found wrong (a device's own report).
-      return { ...note('warn', `Device not answering: ${ev.device}`), text: words ? `${words} (${ev.detail})` : ev.detail };
+    case 'device_lost': {
+      // The board's words, then the device's own report, if any.
+      const shown = [words, ev.diagnostic && `(${ev.diagnostic})`].filter(Boolean).join(' ') || ev.why;
+      return { ...note('warn', `Device not answering: ${ev.device}`), text: shown };
+    }
     case 'device_back':
       return note('info', `Device answers again: ${ev.device}`);
     case 'draw_offer':

@@ -374,6 +374,31 @@ pub enum Device {
     Online,
 }
 
+/// Why a device was lost: a code, worded by the speech crate in the
+/// player's language. The device's own report (an OS error, the program's
+/// exit status) travels beside it only as a diagnostic to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lost {
+    /// The daemon's task for the device has ended: it is not tried again.
+    Ended,
+    /// Its program could not be started.
+    NoStart,
+    /// Its program ended, or the daemon lost contact with it.
+    Exited,
+    /// It did not answer in time.
+    NoAnswer,
+    /// It answered with what cannot be used (an illegal move, a refused
+    /// option), or its host failed.
+    Faulty,
+    /// Reading or writing it failed.
+    Io,
+    /// It was unplugged or disconnected.
+    Unplugged,
+    /// Its connection (the broker's, the server's) was lost.
+    Connection,
+}
+
 /// What the online game's server (Lichess's Board API) says besides the
 /// moves: said by the daemon, not ruled by the game (the moves, a draw
 /// offer, a resignation and the result are the game's own inputs).
@@ -708,7 +733,11 @@ pub enum EventKind {
     /// the game, which goes on.
     DeviceLost {
         device: Device,
-        detail: String,
+        why: Lost,
+        /// The device's own report, in its own words (often English): for
+        /// the log and the page, never said as the sentence.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        diagnostic: Option<String>,
     },
     /// The device answers again.
     DeviceBack {

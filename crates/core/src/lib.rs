@@ -17,7 +17,7 @@ mod session;
 
 pub use event::{
     Article, Attempt, CastleSide, ChatLine, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, FailedWhy, Fix,
-    GameResult, Irregularity, MoveInfo, Ms, NotNow, NotPlayedReason, OnBoard, Online, OnlineAsk, Placed, Reason,
+    GameResult, Irregularity, Lost, MoveInfo, Ms, NotNow, NotPlayedReason, OnBoard, Online, OnlineAsk, Placed, Reason,
     RefusedWhy, ServerEnd, Slip, ToControl, TokenState,
 };
 pub use policy::{MateSearch, Policy, Supervision};

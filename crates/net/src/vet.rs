@@ -227,7 +227,9 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, Refused> {
             mv.san = clean(&mv.san, 32);
             EventKind::Hint { mv }
         }
-        EventKind::DeviceLost { device, detail } => EventKind::DeviceLost { device, detail: clean(&detail, MAX_TEXT) },
+        EventKind::DeviceLost { device, why, diagnostic } => {
+            EventKind::DeviceLost { device, why, diagnostic: diagnostic.map(|d| clean(&d, MAX_TEXT)) }
+        }
         EventKind::NotUnderstood { typed } => EventKind::NotUnderstood { typed: clean(&typed, MAX_TEXT) },
         EventKind::Online(online) => EventKind::Online(vet_online(online)?),
         EventKind::TakeBack { ply, taken, white_ms, black_ms } => {

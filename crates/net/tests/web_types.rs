@@ -17,8 +17,8 @@ use common::{Events, get, played, request};
 use shakmaty::{Color, File, Piece, Rank, Role, Square};
 use tactus_core::{
     Article, Attempt, CastleSide, ChatLine, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, FailedWhy, Fix,
-    Irregularity, MoveInfo, NotNow, NotPlayedReason, OnBoard, Online, OnlineAsk, Placed, Reason, RefusedWhy, ServerEnd,
-    Slip, ToControl, TokenState,
+    Irregularity, Lost, MoveInfo, NotNow, NotPlayedReason, OnBoard, Online, OnlineAsk, Placed, Reason, RefusedWhy,
+    ServerEnd, Slip, ToControl, TokenState,
 };
 use tactus_net::{
     AppState, BoardFeed, BoardResult, Hall, HomeAway, LichessBoard, LichessView, Paired, RoundBoard, RoundDesk,
@@ -228,9 +228,17 @@ fn every_kind() -> Vec<Event> {
             EventKind::NotNow { why: if full { NotNow::CarryOutFirst } else { NotNow::GameOver } },
             EventKind::NotNow { why: NotNow::NoOpponent },
             EventKind::NotUnderstood { typed: "z9".into() },
-            EventKind::DeviceLost { device: Device::Board, detail: "/dev/rfcomm0: no answer within 2 s".into() },
+            EventKind::DeviceLost {
+                device: Device::Board,
+                why: Lost::Io,
+                diagnostic: full.then(|| "/dev/rfcomm0: no answer within 2 s".into()),
+            },
             EventKind::DeviceBack { device: Device::Clock },
-            EventKind::DeviceLost { device: Device::Online, detail: "the game stream: connection reset".into() },
+            EventKind::DeviceLost {
+                device: Device::Online,
+                why: if full { Lost::Connection } else { Lost::Ended },
+                diagnostic: Some("the game stream: connection reset".into()),
+            },
             EventKind::Online(Online::Playing {
                 game: "AbCd1234".into(),
                 opponent: "Friend".into(),

@@ -60,11 +60,13 @@ impl Scribe {
 
     /// `ev` as a line of the events' JSON (docs/events.md): its data, and
     /// `detail` in these words where the contract has one (`irregularity`,
-    /// `observation`). No line break.
+    /// `observation`, `device_lost`). No line break.
     pub fn json_line(&mut self, ev: &Event) -> String {
         let text = self.write(ev);
         let mut line = serde_json::to_string(ev).expect("events serialise");
-        if let (Some(text), EventKind::Irregularity(_) | EventKind::Observation { .. }) = (text, &ev.kind) {
+        if let (Some(text), EventKind::Irregularity(_) | EventKind::Observation { .. } | EventKind::DeviceLost { .. }) =
+            (text, &ev.kind)
+        {
             // The object's closing brace gives way to one more field.
             line.pop();
             line.push_str(",\"detail\":");

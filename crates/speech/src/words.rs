@@ -16,8 +16,8 @@ use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Rank, Role, Square};
 use tactus_core::pgn::{Commentary, MateVerdict, Settled};
 use tactus_core::{
-    Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, MoveInfo, NotNow, OnBoard,
-    Online, Placed, Reason, ServerEnd, Slip, ToControl,
+    Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, Lost, MoveInfo, NotNow,
+    OnBoard, Online, Placed, Reason, ServerEnd, Slip, ToControl,
 };
 
 use crate::lang::{Case, Lexicon, Persons, fill, gender_index, lexicon, side_index};
@@ -93,6 +93,39 @@ impl Words {
 
     pub fn style(&self) -> Style {
         self.style
+    }
+
+    /// A device lost, and why, from its code: the device's own report
+    /// (`diagnostic`) is never part of it.
+    fn device_lost(&self, device: Device, why: Lost) -> String {
+        let lex = self.lex;
+        let cause = match why {
+            Lost::Ended => return lex.device_ended[device_index(device)].to_owned(),
+            Lost::NoStart => 0,
+            Lost::Exited => 1,
+            Lost::NoAnswer => 2,
+            Lost::Faulty => 3,
+            Lost::Io => 4,
+            Lost::Unplugged => 5,
+            Lost::Connection => 6,
+        };
+        format!("{} {}", lex.device_lost[device_index(device)], lex.lost_cause[cause])
+    }
+
+    /// The terminal's status line: both clocks (ms left), the move number,
+    /// and who is to move (`None`: the clocks are stopped).
+    pub fn status_line(&self, white_ms: i64, black_ms: i64, fullmove: u32, to_move: Option<Color>) -> String {
+        let status = &self.lex.status;
+        let state = to_move.map_or(status.stopped, |side| status.to_move[side_index(side)]);
+        fill(
+            status.line,
+            &[
+                ("white", &tactus_core::pgn::clock_text(white_ms)),
+                ("black", &tactus_core::pgn::clock_text(black_ms)),
+                ("move", &fullmove.to_string()),
+                ("state", state),
+            ],
+        )
     }
 
     pub fn readout(&self) -> Readout {
@@ -261,7 +294,7 @@ impl Words {
             EventKind::OpponentFix { slip, fix, .. } => one(self.slip(slip, fix, scene)),
             EventKind::Hint { mv } => one(fill(lex.hint, &[("move", &self.long_move(mv))])),
             EventKind::EngineLevel { level } => one(fill(lex.engine_level, &[("level", &level.to_string())])),
-            EventKind::DeviceLost { device, .. } => one(lex.device_lost[device_index(*device)].to_owned()),
+            EventKind::DeviceLost { device, why, .. } => one(self.device_lost(*device, *why)),
             EventKind::DeviceBack { device } => one(lex.device_back[device_index(*device)].to_owned()),
             EventKind::Online(online) => self.online(online),
             EventKind::DrawOffer { side, irregular: false } => one(self.said(&lex.draw_offer, *side, scene, &[])),

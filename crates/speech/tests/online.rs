@@ -83,7 +83,14 @@ fn every_online_notice_is_said_in_every_language_and_style() {
             }
             let asked = said(&mut a, EventKind::TakeBackAsked { ply: 3 });
             assert!(!asked.is_empty() && !asked.contains('{') && asked != texts[17], "{choice}: {asked}");
-            let lost = said(&mut a, EventKind::DeviceLost { device: Device::Online, detail: "reset".into() });
+            let lost = said(
+                &mut a,
+                EventKind::DeviceLost {
+                    device: Device::Online,
+                    why: tactus_core::Lost::Connection,
+                    diagnostic: Some("reset".into()),
+                },
+            );
             let back = said(&mut a, EventKind::DeviceBack { device: Device::Online });
             assert!(lost.contains("Lichess") && back.contains("Lichess"), "{choice}: {lost} / {back}");
             assert_ne!(lost, back);

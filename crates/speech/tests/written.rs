@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use shakmaty::{Color, Piece, Square};
 use tactus_core::pgn::{Commentary, Note, Settled};
 use tactus_core::{
-    Article, Attempt, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, Placed, Reason, Slip,
+    Article, Attempt, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, Lost, Placed, Reason, Slip,
 };
 use tactus_speech::{Lang, Scribe, Style, Words, moves_from_san};
 use tactus_trace::MateVerdict;
@@ -38,7 +38,11 @@ fn the_rest() -> Vec<Event> {
             slip: Slip::Missing { sq: sq("g1"), piece: p('N') },
             fix: vec![Fix { piece: Some(p('N')), from: None, to: Some(sq("f3")) }],
         },
-        EventKind::DeviceLost { device: Device::Clock, detail: "/dev/rfcomm0: no answer".into() },
+        EventKind::DeviceLost {
+            device: Device::Clock,
+            why: Lost::Unplugged,
+            diagnostic: Some("/dev/rfcomm0: no answer".into()),
+        },
         EventKind::DeviceBack { device: Device::Clock },
         EventKind::DrawOffer { side: Color::Black, irregular: false },
         EventKind::DrawDeclined { side: Color::White },
@@ -226,4 +230,30 @@ fn an_events_line_carries_its_detail() {
     assert!(!line.contains('\n'));
     let paused = scribe.json_line(&Event { t: 8, kind: EventKind::Paused });
     assert_eq!(paused, r#"{"t":8,"event":"paused"}"#);
+}
+
+/// A device lost, in the events' JSON: its code and the device's own report
+/// as data, and `detail` the sentence in the daemon's language, not English.
+#[test]
+fn a_device_lost_line_carries_its_code_and_its_detail_in_words() {
+    let mut scribe = Scribe::new(Words::new(Lang::Ru, Style::Natural));
+    let kind = EventKind::DeviceLost {
+        device: Device::Engine,
+        why: Lost::NoStart,
+        diagnostic: Some("cannot start engine /usr/games/stockfish: No such file or directory".into()),
+    };
+    let line = scribe.json_line(&Event { t: 9, kind });
+    let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(value["event"], "device_lost");
+    assert_eq!(value["device"], "engine");
+    assert_eq!(value["why"], "no_start");
+    assert_eq!(value["diagnostic"], "cannot start engine /usr/games/stockfish: No such file or directory");
+    assert_eq!(value["detail"], "Движок остановился; перезапускаю его. Причина: программа не запускается.");
+    let bare = scribe.json_line(&Event {
+        t: 10,
+        kind: EventKind::DeviceLost { device: Device::Online, why: Lost::Ended, diagnostic: None },
+    });
+    let bare: serde_json::Value = serde_json::from_str(&bare).unwrap();
+    assert!(bare.get("diagnostic").is_none(), "{bare}");
+    assert_eq!(bare["detail"], "Соединение с Lichess завершено: онлайн-партий больше не будет.");
 }

@@ -136,7 +136,7 @@ fn a_game_on_a_dgt_board_turned_half_a_turn_is_recognised_and_completed_by_its_l
     // The board unplugged: the players are told, and told when it is back.
     drop(board);
     let lost = events.next("device_lost");
-    assert_eq!(lost["device"], "board", "{lost}");
+    assert_eq!((lost["device"].as_str(), lost["why"].as_str()), (Some("board"), Some("io")), "{lost}");
     let board = emulated_board(&path, Placement::from_board(pos.board()).rotated());
     assert_eq!(events.next("device_back")["device"], "board");
     drop(board);

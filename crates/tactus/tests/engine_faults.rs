@@ -113,8 +113,9 @@ fn an_option_with_min_above_max_is_refused_when_the_level_changes() {
 /// White's first move meets an engine that fails `times` times (more than
 /// its quick restarts) with `mode`: the engine is asked again on a timer of
 /// its own, with no other input, and moves; the player hears once that it
-/// stopped and once that it is back. The processes that failed are gone.
-fn asked_again_on_its_own(name: &str, mode: &str) {
+/// stopped (and `why`, as a code) and once that it is back. The processes
+/// that failed are gone.
+fn asked_again_on_its_own(name: &str, mode: &str, why: &str) {
     let state = tempdir(name);
     let failed = state.join("failed");
     let failed_arg = failed.to_str().unwrap();
@@ -123,7 +124,11 @@ fn asked_again_on_its_own(name: &str, mode: &str) {
     game.type_line("w");
     let lost = game.events.next("device_lost");
     assert_eq!(lost["device"], "engine", "{lost}");
-    assert!(lost["detail"].as_str().unwrap().contains("engine.sh"), "the engine is named: {lost}");
+    assert_eq!(lost["why"], why, "{lost}");
+    // The program's own report is a diagnostic; the sentence is the speech's.
+    assert!(lost["diagnostic"].as_str().unwrap().contains("engine.sh"), "the engine is named: {lost}");
+    let detail = lost["detail"].as_str().unwrap();
+    assert!(detail.starts_with("The engine has stopped") && !detail.contains("engine.sh"), "{lost}");
     assert_eq!(game.events.next("device_back")["device"], "engine");
     let chosen = game.events.next("opponent_move");
     assert_eq!(chosen["side"], "black");
@@ -142,10 +147,10 @@ fn asked_again_on_its_own(name: &str, mode: &str) {
 
 #[test]
 fn a_crashed_engine_is_asked_again_on_its_own() {
-    asked_again_on_its_own("crash", "crash");
+    asked_again_on_its_own("crash", "crash", "exited");
 }
 
 #[test]
 fn an_engine_that_never_answers_go_is_killed_and_asked_again() {
-    asked_again_on_its_own("silent", "silent");
+    asked_again_on_its_own("silent", "silent", "no_answer");
 }

@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 use shakmaty::{Color, Piece, Role, Square};
-use tactus_core::{ClaimKind, Device, Event, EventKind, Fix, MoveInfo, NotNow, Placed, Policy, Slip, replay};
+use tactus_core::{ClaimKind, Device, Event, EventKind, Fix, Lost, MoveInfo, NotNow, Placed, Policy, Slip, replay};
 use tactus_net::{AppState, Hall, SharedHall, Tags, serve};
 use tactus_speech::{Lang, Scribe};
 use tokio_util::sync::CancellationToken;
@@ -60,7 +60,12 @@ fn others(mv: &MoveInfo, t: u64) -> Vec<Event> {
         EventKind::Ambiguous { ply: 2, candidates: vec!["Nbd7".into(), "Nfd7".into()], chosen: "Nbd7".into() },
         EventKind::OpponentMove { mv: mv.clone(), steps: vec![], eval: None, left: None, website: false },
         EventKind::OpponentFix { ply: 2, slip: Slip::Missing { sq: Square::G8, piece: p('n') }, fix: vec![] },
-        EventKind::DeviceLost { device: Device::Clock, detail: "/dev/rfcomm0: no answer within 2 s".into() },
+        EventKind::DeviceLost {
+            device: Device::Clock,
+            why: Lost::Unplugged,
+            diagnostic: Some("/dev/rfcomm0: no answer within 2 s".into()),
+        },
+        EventKind::DeviceLost { device: Device::Engine, why: Lost::Ended, diagnostic: None },
         EventKind::DeviceBack { device: Device::Clock },
         EventKind::DrawOffer { side: Color::White, irregular: true },
         EventKind::DrawDeclined { side: Color::Black },
@@ -106,7 +111,7 @@ fn told() -> (tactus_trace::Header, Vec<Event>) {
 /// How the arbiter's view lists an event's words, for the kinds it shows.
 fn alert_text(ev: &Event, text: &str) -> String {
     match &ev.kind {
-        EventKind::DeviceLost { detail, .. } => format!("{text} ({detail})"),
+        EventKind::DeviceLost { diagnostic: Some(diagnostic), .. } => format!("{text} ({diagnostic})"),
         _ => text.to_string(),
     }
 }

@@ -391,7 +391,7 @@ fn a_side_killed_mid_game_goes_on_from_its_journal_and_its_partner() {
     // partner is away (once).
     b.kill();
     let away = a.events.next("device_lost");
-    assert_eq!(away["device"], "partner", "{away}");
+    assert_eq!((away["device"].as_str(), away["why"].as_str()), (Some("partner"), Some("connection")), "{away}");
     let mv = next_move(&pos, sans[4]);
     a.act(&hands(&pos, mv));
     a.act(&["w".to_string()]);
@@ -987,7 +987,11 @@ fn the_table_s_clock_unplugged_the_game_goes_on_and_its_presses_come_back() {
     play_at_table(&mut a, &mut b, &mut pos, sans[0]);
     a.act(&["clock off".to_string()]);
     let lost = b.events.next("device_lost");
-    assert_eq!((lost["device"].as_str(), lost["detail"].as_str()), (Some("clock"), Some("at board A")), "{lost}");
+    assert_eq!(
+        (lost["device"].as_str(), lost["why"].as_str(), lost["diagnostic"].as_str()),
+        (Some("clock"), Some("unplugged"), Some("at board A")),
+        "{lost}"
+    );
     for san in &sans[1..3] {
         let mv = next_move(&pos, san);
         let (mover, other) = boards(&mut a, &mut b, &pos);

@@ -6,7 +6,7 @@
 use super::{
     Endings,
     Gender::{F, M},
-    Lexicon, Names, Online, WrittenOnly, numerals_before, plural_one_many, respell,
+    Lexicon, Names, Online, Status, WrittenOnly, numerals_before, plural_one_many, respell,
 };
 
 const PIECES: Names = Names {
@@ -162,6 +162,27 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Lichess antwortet wieder.",
         "Das Partnerbrett ist wieder da.",
     ],
+    device_ended: [
+        "Das Brett wird nicht mehr gelesen: Züge auf dem Brett werden nicht mehr erkannt.",
+        "Die Uhr wird nicht mehr gelesen; die Partie geht weiter, die Zeit läuft hier.",
+        "Die Engine ist endgültig ausgefallen: ab jetzt spielt keine Engine.",
+        "Die Verbindung zu Lichess ist beendet: ab jetzt keine Online-Partie.",
+        "Die Verbindung zum Partnerbrett ist beendet: seine Züge kommen nicht mehr.",
+    ],
+    lost_cause: [
+        "Ursache: das Programm ließ sich nicht starten.",
+        "Ursache: das Programm wurde beendet, oder die Verbindung zu ihm ging verloren.",
+        "Ursache: keine Antwort in der erwarteten Zeit.",
+        "Ursache: eine unbrauchbare Antwort.",
+        "Ursache: ein Lese- oder Schreibfehler.",
+        "Ursache: getrennt oder außer Reichweite.",
+        "Ursache: die Verbindung ist abgebrochen.",
+    ],
+    status: Status {
+        line: "Weiß {white} · Schwarz {black} · Zug {move}, {state}",
+        to_move: ["Weiß am Zug", "Schwarz am Zug"],
+        stopped: "Uhren angehalten",
+    },
     online: Online {
         opponent_move: "{name} spielt {move}.",
         castles: ["{name} rochiert kurz", "{name} rochiert lang"],

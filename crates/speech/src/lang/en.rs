@@ -3,7 +3,7 @@
 //! the German as its phonemes go (it has no ü or ö: fuenf is said with the
 //! vowel of "foot", Koenig with that of "nurse").
 
-use super::{Endings, Gender::M, Lexicon, Names, Online, WrittenOnly, plural_one_many, respell};
+use super::{Endings, Gender::M, Lexicon, Names, Online, Status, WrittenOnly, plural_one_many, respell};
 
 pub(crate) static LEXICON: Lexicon = Lexicon {
     pieces: Names {
@@ -151,6 +151,27 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Lichess answers again.",
         "The partner board is back.",
     ],
+    device_ended: [
+        "The board's reader has stopped: moves on the board are no longer seen.",
+        "The clock's reader has stopped; the game goes on, timed here.",
+        "The engine has stopped for good: no engine plays from now on.",
+        "The connection to Lichess has ended: no online game from now on.",
+        "The link to the partner board has ended: its moves no longer come.",
+    ],
+    lost_cause: [
+        "Cause: the program would not start.",
+        "Cause: the program ended, or contact with it was lost.",
+        "Cause: no answer in time.",
+        "Cause: an answer that cannot be used.",
+        "Cause: a read or write error.",
+        "Cause: unplugged or out of range.",
+        "Cause: the connection dropped.",
+    ],
+    status: Status {
+        line: "White {white} · Black {black} · move {move}, {state}",
+        to_move: ["White to move", "Black to move"],
+        stopped: "clocks stopped",
+    },
     online: Online {
         opponent_move: "{name} plays {move}.",
         castles: ["{name} castles short", "{name} castles long"],

@@ -106,6 +106,16 @@ pub(crate) struct WrittenOnly {
     pub undetermined: &'static str,
 }
 
+/// The terminal's status line: both clocks, the move, who is to move.
+pub(crate) struct Status {
+    /// `{white}`, `{black}`: H:MM:SS; `{move}`: the move number; `{state}`:
+    /// one of the two below.
+    pub line: &'static str,
+    /// `[White, Black]` to move.
+    pub to_move: [&'static str; 2],
+    pub stopped: &'static str,
+}
+
 pub(crate) struct Online {
     /// The online opponent's move, to be carried out: `{name}`, `{move}`.
     pub opponent_move: &'static str,
@@ -314,6 +324,15 @@ pub(crate) struct Lexicon {
     /// A device not answering, and answering again: `[board, clock, engine, online server, partner board]`.
     pub device_lost: [&'static str; 5],
     pub device_back: [&'static str; 5],
+    /// A device whose task in the daemon has ended, so it is not tried
+    /// again: `[board, clock, engine, online server, partner board]`.
+    pub device_ended: [&'static str; 5],
+    /// Why a device was lost, said after `device_lost`: `[no start, exited,
+    /// no answer, faulty, I/O, unplugged, connection]`. No pronoun: a
+    /// device's noun has a gender of its own.
+    pub lost_cause: [&'static str; 7],
+    /// The terminal's status line.
+    pub status: Status,
     /// What the online game's server says besides the moves.
     pub online: Online,
     /// A draw offered (9.1.2), and declined by the move of the side offered it.

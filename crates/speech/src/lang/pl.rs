@@ -10,7 +10,7 @@
 use super::{
     Endings,
     Gender::{F, M},
-    Lexicon, Names, Online, WrittenOnly, numerals_before, plural_slavic, respell,
+    Lexicon, Names, Online, Status, WrittenOnly, numerals_before, plural_slavic, respell,
 };
 
 pub(crate) static LEXICON: Lexicon = Lexicon {
@@ -177,6 +177,27 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Lichess znów odpowiada.",
         "Szachownica partnera znów jest połączona.",
     ],
+    device_ended: [
+        "Szachownica nie jest już odczytywana: posunięcia na niej nie są rozpoznawane.",
+        "Zegar nie jest już odczytywany; partia trwa, czas liczony jest tutaj.",
+        "Komputer zatrzymał się na dobre: od teraz nie gra żaden program.",
+        "Połączenie z Lichess zakończone: od teraz nie ma partii online.",
+        "Połączenie z szachownicą partnera zakończone: jej posunięcia już nie nadejdą.",
+    ],
+    lost_cause: [
+        "Przyczyna: program się nie uruchamia.",
+        "Przyczyna: program zakończył działanie lub utracono z nim kontakt.",
+        "Przyczyna: brak odpowiedzi w oczekiwanym czasie.",
+        "Przyczyna: nieprzydatna odpowiedź.",
+        "Przyczyna: błąd odczytu lub zapisu.",
+        "Przyczyna: odłączenie lub utrata zasięgu.",
+        "Przyczyna: zerwane połączenie.",
+    ],
+    status: Status {
+        line: "Białe {white} · Czarne {black} · ruch {move}, {state}",
+        to_move: ["ruch białych", "ruch czarnych"],
+        stopped: "zegary zatrzymane",
+    },
     online: Online {
         opponent_move: "{name}: {move}.",
         castles: ["{name}: krótka roszada", "{name}: długa roszada"],

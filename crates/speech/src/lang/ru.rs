@@ -11,7 +11,7 @@
 use super::{
     Endings,
     Gender::{F, M},
-    Lexicon, Names, Online, WrittenOnly, map_words, numerals_before, plural_slavic, respell,
+    Lexicon, Names, Online, Status, WrittenOnly, map_words, numerals_before, plural_slavic, respell,
 };
 
 pub(crate) static LEXICON: Lexicon = Lexicon {
@@ -166,6 +166,27 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "Lichess снова отвечает.",
         "Доска партнёра снова на связи.",
     ],
+    device_ended: [
+        "Доска больше не читается: ходы на доске не распознаются.",
+        "Часы больше не читаются; партия продолжается, время ведётся здесь.",
+        "Движок остановлен окончательно: больше движок не играет.",
+        "Соединение с Lichess завершено: онлайн-партий больше не будет.",
+        "Связь с доской партнёра завершена: её ходы больше не придут.",
+    ],
+    lost_cause: [
+        "Причина: программа не запускается.",
+        "Причина: программа завершилась, или связь с ней потеряна.",
+        "Причина: нет ответа вовремя.",
+        "Причина: непригодный ответ.",
+        "Причина: ошибка чтения или записи.",
+        "Причина: отключение или потеря связи.",
+        "Причина: обрыв соединения.",
+    ],
+    status: Status {
+        line: "Белые {white} · Чёрные {black} · ход {move}, {state}",
+        to_move: ["ход белых", "ход чёрных"],
+        stopped: "часы остановлены",
+    },
     online: Online {
         opponent_move: "{name}: {move}.",
         castles: ["{name}: короткая рокировка", "{name}: длинная рокировка"],

@@ -12,7 +12,7 @@ use tactus_board::{
     Board, BoardError, Fault, GpioConfig, GpioMatrix, Matrix, Mcp23017Config, Mcp23017Matrix, Mcp23017Wiring,
     ScanConfig, Scanner, Sense, SimBoard, SquareMap, Warp,
 };
-use tactus_core::{Device, EventKind};
+use tactus_core::{Device, EventKind, Lost};
 use tactus_trace::{Entry, Header, Input, Ms, Record};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -249,7 +249,9 @@ pub fn start(
                     tracing::warn!("board: {fault}");
                     // A board that cannot be read is said to the players.
                     let notice = match fault {
-                        Fault::Io(detail) => EventKind::DeviceLost { device: Device::Board, detail },
+                        Fault::Io(detail) => {
+                            EventKind::DeviceLost { device: Device::Board, why: Lost::Io, diagnostic: Some(detail) }
+                        }
                         Fault::IoRecovered => EventKind::DeviceBack { device: Device::Board },
                         _ => continue,
                     };

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use tactus_clockdev::{Button, ClockLink, ClockReport, ClockTexts, DeviceKind, Display};
-use tactus_core::{Device, EventKind, Session};
+use tactus_core::{Device, EventKind, Lost, Session};
 use tactus_trace::{Input, Ms, Record, Request};
 use tokio::sync::mpsc;
 
@@ -63,7 +63,11 @@ impl ChessClock {
                         }
                         Incoming::Notice(
                             Instant::now(),
-                            EventKind::DeviceLost { device: Device::Clock, detail: reason },
+                            EventKind::DeviceLost {
+                                device: Device::Clock,
+                                why: Lost::Unplugged,
+                                diagnostic: Some(reason),
+                            },
                         )
                     }
                     ClockReport::Garbage { line } => {

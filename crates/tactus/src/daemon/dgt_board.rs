@@ -8,7 +8,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use shakmaty::Bitboard;
-use tactus_core::{Device, EventKind};
+use tactus_core::{Device, EventKind, Lost};
 use tactus_dgt::follow::{ClockOnBoard, Follow, Followed};
 use tactus_dgt::protocol::Placement;
 use tactus_dgt::reader::{OrientationMode, ReaderEvent};
@@ -109,9 +109,10 @@ impl DgtBoard {
 fn incoming(followed: Followed) -> Incoming {
     match followed {
         Followed::At(at, record) => Incoming::At(at, record),
-        Followed::Lost(detail) => {
-            Incoming::Notice(Instant::now(), EventKind::DeviceLost { device: Device::Board, detail })
-        }
+        Followed::Lost(detail) => Incoming::Notice(
+            Instant::now(),
+            EventKind::DeviceLost { device: Device::Board, why: Lost::Io, diagnostic: Some(detail) },
+        ),
         Followed::Back => Incoming::Notice(Instant::now(), EventKind::DeviceBack { device: Device::Board }),
     }
 }

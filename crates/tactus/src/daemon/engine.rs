@@ -28,10 +28,10 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use shakmaty::uci::UciMove;
 use shakmaty::{Color, Position};
-use tactus_core::{Device, EventKind, Session};
+use tactus_core::{Device, EventKind, Lost, Session};
 use tactus_engine::conduct::Stance;
 use tactus_engine::protocol::{ClockTimes, Score as EngineScore};
-use tactus_engine::{EngineConfig, Level, Line, Opponent, OpponentConfig, OpponentError, Source};
+use tactus_engine::{EngineConfig, EngineError, Level, Line, Opponent, OpponentConfig, OpponentError, Source};
 use tactus_retry::Backoff;
 use tactus_stats::Sorted;
 use tactus_trace::{Eval, Ms, PV_MAX, Score};
@@ -283,9 +283,8 @@ impl EngineHost {
             return reply;
         }
         self.replies = None;
-        let detail = "the engine's task has ended: no engine plays from now on".to_owned();
-        tracing::error!("{detail}");
-        Reply::Notice(EventKind::DeviceLost { device: Device::Engine, detail })
+        tracing::error!("the engine's task has ended: no engine plays from now on");
+        Reply::Notice(EventKind::DeviceLost { device: Device::Engine, why: Lost::Ended, diagnostic: None })
     }
 
     /// The answer for the game and ply asked, with when the asking began;
@@ -617,7 +616,7 @@ impl Host {
         if failures > 1 {
             return true;
         }
-        let lost = EventKind::DeviceLost { device: Device::Engine, detail: why.to_string() };
+        let lost = EventKind::DeviceLost { device: Device::Engine, why: why.lost(), diagnostic: Some(why.to_string()) };
         self.replies.send(Reply::Notice(lost)).await.is_ok()
     }
 }
@@ -629,6 +628,28 @@ enum Failed {
     Engine(OpponentError),
     #[error("the engine's host failed: {0}")]
     Host(Panicked),
+}
+
+impl Failed {
+    /// Why, as the code the player is told.
+    fn lost(&self) -> Lost {
+        let engine = match self {
+            Failed::Engine(OpponentError::Engine(e) | OpponentError::GaveUp { last: e, .. }) => e,
+            Failed::Engine(OpponentError::Book(_) | OpponentError::NoLegalMove) | Failed::Host(_) => {
+                return Lost::Faulty;
+            }
+        };
+        match engine {
+            EngineError::Spawn { .. } => Lost::NoStart,
+            EngineError::Exited { .. } | EngineError::Io { .. } | EngineError::Broken { .. } => Lost::Exited,
+            EngineError::Timeout { .. } => Lost::NoAnswer,
+            EngineError::UnknownOption { .. }
+            | EngineError::BadOption { .. }
+            | EngineError::IllegalMove { .. }
+            | EngineError::NoMove { .. }
+            | EngineError::NoChess960 { .. } => Lost::Faulty,
+        }
+    }
 }
 
 /// Does `job` with the opponent, started first if a panic cost it. `Ok`:

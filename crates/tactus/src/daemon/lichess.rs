@@ -283,7 +283,11 @@ impl LichessHost {
         let say = |online| vec![FromOpponent::Notice(EventKind::Online(online))];
         match update {
             Update::Link(Link::Lost { why }) => {
-                vec![FromOpponent::Notice(EventKind::DeviceLost { device: Device::Online, detail: why })]
+                vec![FromOpponent::Notice(EventKind::DeviceLost {
+                    device: Device::Online,
+                    why: tactus_core::Lost::Connection,
+                    diagnostic: Some(why),
+                })]
             }
             Update::Link(Link::Restored) => {
                 vec![FromOpponent::Notice(EventKind::DeviceBack { device: Device::Online })]

@@ -208,7 +208,7 @@ async fn start(plan: &Plan, opts: &Options, running: &mut Running) -> anyhow::Re
             || plan.opponent.table_clock() == Some(tactus_trace::TableClock::Partner),
         speed,
         draw_board: opts.terminal,
-        status_line: opts.terminal && !typed_at_terminal,
+        status_line: (opts.terminal && !typed_at_terminal).then_some(cfg.voice.say.lang),
         online: cfg.lichess.token_file.is_some(),
     };
     setup.start_occupancy().context("the game's start position")?;

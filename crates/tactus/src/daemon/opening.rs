@@ -31,8 +31,9 @@ pub struct Setup {
     /// Draw the board when asked (a person watches the terminal).
     pub draw_board: bool,
     /// Show both clocks on a status line at the bottom, rewritten each
-    /// second (not while moves are typed there: the typing would run into it).
-    pub status_line: bool,
+    /// second (not while moves are typed there: the typing would run into
+    /// it), in the player's language.
+    pub status_line: Option<tactus_speech::Lang>,
     /// The games are an online server's: the board's own game before one
     /// starts is a stand-in, not announced, and what the board shows then
     /// (a move made as the server's game starts) goes into the server's.
@@ -167,7 +168,7 @@ mod tests {
             clock_connected: true,
             speed: Speed::REAL_TIME,
             draw_board: false,
-            status_line: false,
+            status_line: None,
             online: false,
         };
         // 1. e4, journaled, then the power went.

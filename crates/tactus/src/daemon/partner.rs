@@ -171,7 +171,8 @@ impl PartnerHost {
                 self.away = true;
                 Some(FromOpponent::Notice(EventKind::DeviceLost {
                     device: Device::Partner,
-                    detail: format!("board {partner}"),
+                    why: tactus_core::Lost::Connection,
+                    diagnostic: Some(format!("board {partner}")),
                 }))
             }
             FromPartner::Back => {
@@ -271,7 +272,11 @@ impl PartnerHost {
                     EventKind::DeviceBack { device: Device::Clock }
                 } else {
                     tracing::warn!("the clock at board {partner} is unplugged; the game goes on timed by the boards");
-                    EventKind::DeviceLost { device: Device::Clock, detail: format!("at board {partner}") }
+                    EventKind::DeviceLost {
+                        device: Device::Clock,
+                        why: tactus_core::Lost::Unplugged,
+                        diagnostic: Some(format!("at board {partner}")),
+                    }
                 }))
             }
             FromPartner::Message(PairMessage::TableClockStopped { stopped }) => {

@@ -3,20 +3,21 @@
 
 use shakmaty::{Color, Position};
 use tactus_core::Session;
+use tactus_speech::{Lang, Style, Words};
 use tactus_trace::Ms;
 
-/// `White 1:29:56 · Black 1:30:00 · move 12, Black to move`
-pub fn clock_line(session: &Session, t: Ms) -> Option<String> {
+/// Both clocks at `t`, the move and who is to move, in `lang` (English:
+/// `White 1:29:56 · Black 1:30:00 · move 12, Black to move`); `None`
+/// without a clock.
+pub fn clock_line(session: &Session, t: Ms, lang: Lang) -> Option<String> {
     let clock = session.clock()?;
-    let show = |c: Color| tactus_core::pgn::clock_text(clock.remaining(c, t));
     let game = session.game();
-    let mover = if game.turn() == Color::White { "White" } else { "Black" };
-    let state = if clock.running().is_none() { "clocks stopped".to_string() } else { format!("{mover} to move") };
-    Some(format!(
-        "White {} · Black {} · move {}, {state}",
-        show(Color::White),
-        show(Color::Black),
-        game.position().fullmoves()
+    let to_move = clock.running().map(|_| game.turn());
+    Some(Words::new(lang, Style::Natural).status_line(
+        clock.remaining(Color::White, t),
+        clock.remaining(Color::Black, t),
+        game.position().fullmoves().get(),
+        to_move,
     ))
 }
 
@@ -44,6 +45,24 @@ pub fn diagram(fen: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The line is the speech crate's, in the player's language: no English
+    /// of the daemon's inside.
+    #[test]
+    fn the_clock_line_is_in_the_player_s_language() {
+        let header = tactus_trace::Header { time_control: Some("5400+30".into()), ..Default::default() };
+        let session = Session::new(&header, tactus_core::Policy::default()).unwrap();
+        assert_eq!(
+            clock_line(&session, 0, Lang::Ru).as_deref(),
+            Some("Белые 1:30:00 · Чёрные 1:30:00 · ход 1, ход белых")
+        );
+        assert_eq!(
+            clock_line(&session, 0, Lang::En).as_deref(),
+            Some("White 1:30:00 · Black 1:30:00 · move 1, White to move")
+        );
+        let untimed = Session::new(&tactus_trace::Header::default(), tactus_core::Policy::default()).unwrap();
+        assert_eq!(clock_line(&untimed, 0, Lang::De), None);
+    }
 
     #[test]
     fn the_board_is_drawn_rank_8_first() {

@@ -354,7 +354,7 @@ mod tests {
             clock_connected,
             speed,
             draw_board: false,
-            status_line: false,
+            status_line: None,
             online: false,
         };
         let kept = Kept::default();
@@ -426,7 +426,7 @@ mod tests {
             clock_connected: true,
             speed,
             draw_board: false,
-            status_line: false,
+            status_line: None,
             online: false,
         };
         let player = |name: &str| tactus_trace::Player {

@@ -251,8 +251,8 @@ impl GameTask {
                         }
                     }
                     if now >= next_tick {
-                        if self.state.setup.status_line && matches!(self.phase, Phase::Playing)
-                            && let Some(line) = clock_line(self.state.session(), self.state.t(now))
+                        if let Some(lang) = self.state.setup.status_line && matches!(self.phase, Phase::Playing)
+                            && let Some(line) = clock_line(self.state.session(), self.state.t(now), lang)
                         {
                             terminal::set_status(&line);
                         }
@@ -269,7 +269,7 @@ impl GameTask {
     /// Stops the game's parts, all at once, until `deadline` at most
     /// ([`GameState::stop`]).
     pub async fn stop(self, deadline: Instant) -> anyhow::Result<()> {
-        if self.state.setup.status_line {
+        if self.state.setup.status_line.is_some() {
             terminal::clear_status();
         }
         notify::stopping();
