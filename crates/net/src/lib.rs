@@ -54,7 +54,7 @@ pub use http::{AppState, Limits, MAX_HEAD, TOKEN_ENV, arbiter_token, serve};
 pub use lichess::{LichessPush, push_to_lichess};
 pub use lichess_view::{LichessBoard, LichessView, board_number};
 pub use mqtt::{BoardPublisher, Broker, HallLink, LinkSettings, Login, MqttError, PASSWORD_ENV, SYSTEM_CA_FILE};
-pub use pair::{FromPartner, PairMessage, PartnerLink, UNACKED_KEPT};
+pub use pair::{FromPartner, PairGame, PairMessage, PartnerLink, Seat, UNACKED_KEPT};
 pub use players::{MAX_ELO, MAX_FIDE_ID, Title};
 pub use relay::{Changed, MAX_BOARDS, Relay, RelayOptions, RelayStats, UNTRUSTED, relay};
 pub use sse::{SharedHall, Update, UpdateKind};

@@ -17,7 +17,7 @@ use common::{Events, get, played, request};
 use shakmaty::{Color, File, Piece, Rank, Role, Square};
 use tactus_core::{
     Article, Attempt, CastleSide, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, Fix, Irregularity,
-    MoveInfo, NotNow, OnBoard, Online, Placed, Reason, Slip, ToControl,
+    MoveInfo, NotNow, OnBoard, Online, Pair, Placed, Reason, Slip, ToControl,
 };
 use tactus_net::{
     AppState, BoardFeed, Hall, HomeAway, LichessBoard, LichessView, Paired, SharedHall, Tags, Team, TeamMatch, Title,
@@ -74,6 +74,7 @@ fn kind_name(k: &EventKind) -> &'static str {
         EventKind::DeviceLost { .. } => "device_lost",
         EventKind::DeviceBack { .. } => "device_back",
         EventKind::Online(_) => "online",
+        EventKind::Pair(_) => "pair",
         EventKind::DrawDeclined { .. } => "draw_declined",
         EventKind::PromotionChoice { .. } => "promotion_choice",
         EventKind::NotNow { .. } => "not_now",
@@ -252,6 +253,21 @@ fn every_kind() -> Vec<Event> {
                 why: "the board is playing another game".into(),
             }),
             EventKind::Online(Online::Failed { why: "This game can no longer be aborted".into() }),
+            EventKind::Pair(Pair::SameSide { partner: "B".into(), side: Color::White }),
+            EventKind::Pair(Pair::TimeControl {
+                partner: "B".into(),
+                ours: full.then(|| "300+2".into()),
+                theirs: full.then(|| "600+5".into()),
+            }),
+            EventKind::Pair(Pair::TableClock {
+                partner: "B".into(),
+                ours: full.then_some(tactus_trace::TableClock::Here),
+                theirs: full.then_some(tactus_trace::TableClock::Partner),
+            }),
+            EventKind::Pair(Pair::OtherGame { partner: "B".into() }),
+            EventKind::Pair(Pair::Twin { board: "A".into() }),
+            EventKind::Pair(Pair::Agreed { partner: "B".into() }),
+            EventKind::Pair(Pair::GoesOn { to_move: Color::Black, carrying: full, clocks_run: !full }),
             EventKind::DrawDeclined { side: Color::White },
             EventKind::TakeBackAsked { ply: 5 },
             EventKind::TakeBack {

@@ -34,6 +34,8 @@ pub(crate) struct Scene {
     /// The opponent far away (an online game's), by name: their moves are
     /// said as theirs, not an engine's.
     pub online: Option<String>,
+    /// The clocks were stopped (6.11, a restart) and not started since.
+    pub clocks_stopped: bool,
 }
 
 impl Scene {
@@ -49,6 +51,7 @@ impl Scene {
             control: None,
             moves: [0; 2],
             online: None,
+            clocks_stopped: false,
         }
     }
 
@@ -71,6 +74,8 @@ impl Scene {
                 self.control = time_control.as_deref().and_then(|tc| TimeControl::parse(tc).ok().flatten());
             }
             EventKind::Online(Online::Playing { opponent, .. }) => self.online = Some(opponent.clone()),
+            EventKind::Paused => self.clocks_stopped = true,
+            EventKind::Resumed | EventKind::GameOver { .. } => self.clocks_stopped = false,
             EventKind::Move { mv, .. } => self.announced = Some(mv.clone()),
             EventKind::Withdrawn { .. } => self.announced = None,
             EventKind::Complete { ply, side, .. } => {

@@ -17,7 +17,7 @@ use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Rank, Role, Square};
 use tactus_core::pgn::{Commentary, MateVerdict, Settled};
 use tactus_core::{
     Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, MoveInfo, NotNow, OnBoard,
-    Online, Placed, Reason, Slip, ToControl,
+    Online, Pair, Placed, Reason, Slip, ToControl,
 };
 
 use crate::lang::{Case, Lexicon, Persons, fill, gender_index, lexicon, side_index};
@@ -198,6 +198,8 @@ impl Words {
                 let mut out = fill(lex.time_readout, &[("times", &self.times(*white_ms, *black_ms, scene)), ("n", &n)]);
                 if let Some(side) = running {
                     out = format!("{out}, {}", self.person(&lex.to_play, *side, scene, &[]));
+                } else if scene.clocks_stopped {
+                    out = format!("{out}; {}", lex.time_stopped);
                 }
                 one(sentence(&format!("{out}.")))
             }
@@ -236,6 +238,7 @@ impl Words {
             EventKind::DeviceLost { device, .. } => one(lex.device_lost[device_index(*device)].to_owned()),
             EventKind::DeviceBack { device } => one(lex.device_back[device_index(*device)].to_owned()),
             EventKind::Online(online) => self.online(online),
+            EventKind::Pair(pair) => one(self.pair(pair, scene)),
             EventKind::DrawOffer { side, irregular: false } => one(self.said(&lex.draw_offer, *side, scene, &[])),
             EventKind::DrawOffer { side, irregular: true } => {
                 one(self.said(&lex.draw_offer_irregular, *side, scene, &[]))
@@ -255,8 +258,38 @@ impl Words {
                 let blanks = self.piece_blanks(role.of(Color::White), false, None);
                 one(fill(lex.promotion_choice, &pairs(&blanks)))
             }
+            // On a paired board the move awaited is a player's, not an engine's.
+            EventKind::NotNow { why: NotNow::CarryOutFirst } if self.opponent == Opponent::Partner => {
+                one(lex.pair.not_now[0].to_owned())
+            }
+            EventKind::NotNow { why: NotNow::EngineThinking } if self.opponent == Opponent::Partner => {
+                one(lex.pair.not_now[1].to_owned())
+            }
             EventKind::NotNow { why } => one(lex.not_now[not_now_index(*why)].to_owned()),
             EventKind::NotUnderstood { typed } => one(fill(lex.not_understood, &[("typed", typed)])),
+        }
+    }
+
+    /// What the partner board's link says besides the game's messages.
+    fn pair(&self, pair: &Pair, scene: &Scene) -> String {
+        let lex = &self.lex.pair;
+        let tc = |tc: &Option<String>| tc.clone().unwrap_or_else(|| lex.no_clock.to_owned());
+        match pair {
+            Pair::SameSide { partner, side } => {
+                fill(lex.same_side, &[("partner", partner), ("side", lex.sides[usize::from(*side == Color::Black)])])
+            }
+            Pair::TimeControl { partner, ours, theirs } => {
+                fill(lex.time_control, &[("partner", partner), ("ours", &tc(ours)), ("theirs", &tc(theirs))])
+            }
+            Pair::TableClock { partner, .. } => fill(lex.table_clock, &[("partner", partner)]),
+            Pair::OtherGame { partner } => fill(lex.other_game, &[("partner", partner)]),
+            Pair::Twin { board } => fill(lex.twin, &[("board", board)]),
+            Pair::Agreed { partner } => fill(lex.agreed, &[("partner", partner)]),
+            Pair::GoesOn { to_move, carrying, clocks_run } => {
+                let how = if *carrying { &lex.goes_on_carrying } else { &lex.goes_on };
+                let clocks = lex.clocks[usize::from(!clocks_run)];
+                format!("{} {clocks}", self.said(how, *to_move, scene, &[]))
+            }
         }
     }
 

@@ -701,6 +701,7 @@ mod tests {
             speed,
             draw_board: false,
             status_line: false,
+            stops_clocks_on_recovery: true,
         };
         let kept = Kept::default();
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();

@@ -216,6 +216,7 @@ async fn start(cfg: &Config, opts: &Options, running: &mut Running) -> anyhow::R
         speed,
         draw_board: opts.terminal,
         status_line: opts.terminal && !typed_at_terminal,
+        stops_clocks_on_recovery: cfg.pair.side().is_none() || cfg.pair.table_clock().is_some(),
     };
     setup.start_occupancy().context("the game's start position")?;
 
@@ -245,7 +246,7 @@ async fn start(cfg: &Config, opts: &Options, running: &mut Running) -> anyhow::R
     if let Some(path) = &cfg.engine.path {
         task.seat(Opponent::Engine(engine::EngineHost::start(&cfg.engine, path, chess960).await?));
     }
-    if let Some(partner) = partner::PartnerHost::start(cfg)? {
+    if let Some(partner) = partner::PartnerHost::start(cfg, &running.stop, recovered.is_some())? {
         task.seat(Opponent::Partner(partner));
     }
     if let Some(token_file) = &cfg.lichess.token_file {

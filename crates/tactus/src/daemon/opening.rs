@@ -33,6 +33,12 @@ pub struct Setup {
     /// Show both clocks on a status line at the bottom, rewritten each
     /// second (not while moves are typed there: the typing would run into it).
     pub status_line: bool,
+    /// A recovered game's clocks stay stopped until a player resumes
+    /// (6.11, as after a power cut). Not on a board paired with its partner
+    /// where each keeps its own player's clock: the partner's never
+    /// stopped, and the player goes on as before the restart — the time
+    /// the daemon was away is charged to no one.
+    pub stops_clocks_on_recovery: bool,
 }
 
 impl Setup {
@@ -119,13 +125,15 @@ pub async fn open(setup: &Setup, shows: Option<Bitboard>, out: &mut Outputs) -> 
             out.restore(&past);
             let journal = JournalThread::start(r.journal)?;
             let mut opened = Opened { session, journal, last_t, header: r.header, recovered: Some(r.entries) };
-            // The clocks stay stopped until a player resumes.
-            let pause = Entry { t: last_t, record: Record::Input(Input::Pause) };
-            opened.journal.append(pause).await?;
-            opened.session.handle(pause);
-            let events: Vec<Event> = opened.session.drain().collect();
-            opened.journal.sync().await?;
-            out.publish(&events).await;
+            if setup.stops_clocks_on_recovery {
+                // The clocks stay stopped until a player resumes.
+                let pause = Entry { t: last_t, record: Record::Input(Input::Pause) };
+                opened.journal.append(pause).await?;
+                opened.session.handle(pause);
+                let events: Vec<Event> = opened.session.drain().collect();
+                opened.journal.sync().await?;
+                out.publish(&events).await;
+            }
             return Ok(opened);
         }
     }
@@ -161,6 +169,7 @@ mod tests {
             speed: Speed::REAL_TIME,
             draw_board: false,
             status_line: false,
+            stops_clocks_on_recovery: true,
         };
         // 1. e4, journaled, then the power went.
         let mut old = Journal::create(&dir, &header, &setup.source, "old").unwrap();
