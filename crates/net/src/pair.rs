@@ -831,11 +831,15 @@ impl Side {
              with board {}. Give each board its own name ([mqtt] board_id, --board-id) and start it again",
             self.hall_link.broker, self.board, self.hall, self.partner
         );
-        // The partner hears this run is gone, once; then the link stops.
+        // The other daemon is answered, so that it finds this one too; the
+        // partner hears this run is gone, once; then the link stops.
+        let answer = Frame::beacon(run, frame.run, None);
         let gone = Frame { gone: true, ..Frame::beacon(run, 0, None) };
-        if let Ok(body) = serde_json::to_vec(&gone) {
-            let payload = self.key.seal(&self.out_topic, "", &body);
-            let _ = self.client.try_publish(self.out_topic.clone(), QoS::AtLeastOnce, false, payload);
+        for frame in [answer, gone] {
+            if let Ok(body) = serde_json::to_vec(&frame) {
+                let payload = self.key.seal(&self.out_topic, "", &body);
+                let _ = self.client.try_publish(self.out_topic.clone(), QoS::AtLeastOnce, false, payload);
+            }
         }
         let _ = self.tx.try_send(FromPartner::Twin);
         self.stop.cancel();
