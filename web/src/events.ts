@@ -436,7 +436,7 @@ export type Pair =
   | { what: 'other_game'; partner: string }
   | { what: 'twin'; board: string }
   | { what: 'agreed'; partner: string }
-  | { what: 'goes_on'; to_move: Side; carrying?: boolean; clocks_run: boolean };
+  | { what: 'goes_on'; to_move: Side; carrying?: boolean; clocks?: 'run' | 'stopped' | 'at_table' };
 
 export type PairEvent = At & {
   event: 'pair';

@@ -466,14 +466,27 @@ pub enum Pair {
     Agreed { partner: String },
     /// The board restarted in the middle of the game: how it goes on —
     /// `to_move` is on move, this board's player `carrying` out the
-    /// partner's move first; whether the clocks run.
+    /// partner's move first; the clocks (none: a game without).
     GoesOn {
         #[serde(with = "serde_chess::color")]
         to_move: Color,
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         carrying: bool,
-        clocks_run: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clocks: Option<Restarted>,
     },
+}
+
+/// The clocks of a game on two boards after a restart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Restarted {
+    /// They run on (each board keeps its own player's clock).
+    Run,
+    /// They stay stopped (6.11): the arbiter's pause stands.
+    Stopped,
+    /// The table's one clock waits for its next press.
+    AtTable,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -17,7 +17,7 @@ mod session;
 
 pub use event::{
     Article, Attempt, CastleSide, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, Fix, GameResult,
-    Irregularity, MoveInfo, Ms, NotNow, OnBoard, Online, Pair, Placed, Reason, Slip, ToControl,
+    Irregularity, MoveInfo, Ms, NotNow, OnBoard, Online, Pair, Placed, Reason, Restarted, Slip, ToControl,
 };
 pub use policy::{MateSearch, Policy, Supervision};
 pub use session::{MateQuestion, Session, StartError, search_mate};

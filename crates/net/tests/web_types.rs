@@ -17,7 +17,7 @@ use common::{Events, get, played, request};
 use shakmaty::{Color, File, Piece, Rank, Role, Square};
 use tactus_core::{
     Article, Attempt, CastleSide, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, Fix, Irregularity,
-    MoveInfo, NotNow, OnBoard, Online, Pair, Placed, Reason, Slip, ToControl,
+    MoveInfo, NotNow, OnBoard, Online, Pair, Placed, Reason, Restarted, Slip, ToControl,
 };
 use tactus_net::{
     AppState, BoardFeed, Hall, HomeAway, LichessBoard, LichessView, Paired, SharedHall, Tags, Team, TeamMatch, Title,
@@ -267,7 +267,11 @@ fn every_kind() -> Vec<Event> {
             EventKind::Pair(Pair::OtherGame { partner: "B".into() }),
             EventKind::Pair(Pair::Twin { board: "A".into() }),
             EventKind::Pair(Pair::Agreed { partner: "B".into() }),
-            EventKind::Pair(Pair::GoesOn { to_move: Color::Black, carrying: full, clocks_run: !full }),
+            EventKind::Pair(Pair::GoesOn {
+                to_move: Color::Black,
+                carrying: full,
+                clocks: full.then_some(Restarted::Run),
+            }),
             EventKind::DrawDeclined { side: Color::White },
             EventKind::TakeBackAsked { ply: 5 },
             EventKind::TakeBack {

@@ -17,7 +17,7 @@ use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Rank, Role, Square};
 use tactus_core::pgn::{Commentary, MateVerdict, Settled};
 use tactus_core::{
     Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, MoveInfo, NotNow, OnBoard,
-    Online, Pair, Placed, Reason, Slip, ToControl,
+    Online, Pair, Placed, Reason, Restarted, Slip, ToControl,
 };
 
 use crate::lang::{Case, Lexicon, Persons, fill, gender_index, lexicon, side_index};
@@ -285,10 +285,20 @@ impl Words {
             Pair::OtherGame { partner } => fill(lex.other_game, &[("partner", partner)]),
             Pair::Twin { board } => fill(lex.twin, &[("board", board)]),
             Pair::Agreed { partner } => fill(lex.agreed, &[("partner", partner)]),
-            Pair::GoesOn { to_move, carrying, clocks_run } => {
+            Pair::GoesOn { to_move, carrying, clocks } => {
                 let how = if *carrying { &lex.goes_on_carrying } else { &lex.goes_on };
-                let clocks = lex.clocks[usize::from(!clocks_run)];
-                format!("{} {clocks}", self.said(how, *to_move, scene, &[]))
+                let said = self.said(how, *to_move, scene, &[]);
+                match clocks {
+                    Some(clocks) => {
+                        let i = match clocks {
+                            Restarted::Run => 0,
+                            Restarted::Stopped => 1,
+                            Restarted::AtTable => 2,
+                        };
+                        format!("{said} {}", lex.clocks[i])
+                    }
+                    None => said,
+                }
             }
         }
     }

@@ -6,7 +6,7 @@
 //! tactus-speech --test pair -- --nocapture` prints every line.
 
 use shakmaty::Color;
-use tactus_core::{CastleSide, Event, EventKind, MoveInfo, NotNow, Pair};
+use tactus_core::{CastleSide, Event, EventKind, MoveInfo, NotNow, Pair, Restarted};
 use tactus_speech::{Announcer, Choice, Lang, Opponent, SpeechPolicy, Words};
 
 /// An announcer at Black's board of a pair, Black listening.
@@ -75,13 +75,19 @@ fn scenes(lang: Lang) -> Vec<(&'static str, String)> {
     say("the partner in another game", &mut a, EventKind::Pair(Pair::OtherGame { partner: partner() }));
     say("a second daemon by this board's name", &mut a, EventKind::Pair(Pair::Twin { board: "B".into() }));
     say("the partner fits again", &mut a, EventKind::Pair(Pair::Agreed { partner: partner() }));
-    let goes_on = |to_move, carrying, clocks_run| EventKind::Pair(Pair::GoesOn { to_move, carrying, clocks_run });
+    let goes_on = |to_move, carrying, clocks| EventKind::Pair(Pair::GoesOn { to_move, carrying, clocks });
     let repeated = EventKind::OpponentMove { mv: e4(), steps: Vec::new(), eval: None, left: None, website: false };
     say("restarted: the partner's move again", &mut a, repeated);
-    say("restarted: carry it out first", &mut a, goes_on(Color::White, true, true));
-    say("restarted on the player's own move", &mut a, goes_on(Color::Black, false, true));
-    say("restarted on the partner's move", &mut a, goes_on(Color::White, false, true));
-    say("restarted at one table", &mut a, goes_on(Color::Black, false, false));
+    say("restarted: carry it out first", &mut a, goes_on(Color::White, true, Some(Restarted::Run)));
+    say("restarted on the player's own move", &mut a, goes_on(Color::Black, false, Some(Restarted::Run)));
+    say("restarted on the partner's move", &mut a, goes_on(Color::White, false, Some(Restarted::Run)));
+    say("restarted at one table", &mut a, goes_on(Color::Black, false, Some(Restarted::AtTable)));
+    say(
+        "restarted with the clocks stopped by the arbiter",
+        &mut a,
+        goes_on(Color::Black, false, Some(Restarted::Stopped)),
+    );
+    say("restarted in a game without a clock", &mut a, goes_on(Color::Black, false, None));
     say("the partner's move declines the offer", &mut a, EventKind::DrawDeclined { side: Color::White });
     let time =
         |running| EventKind::Time { white_ms: 287_000, black_ms: 295_000, white_moves: 5, black_moves: 4, running };
@@ -130,6 +136,8 @@ fn a_paired_board_says_each_scene_in_every_language() {
             "restarted on the player's own move",
             "restarted on the partner's move",
             "restarted at one table",
+            "restarted with the clocks stopped by the arbiter",
+            "restarted in a game without a clock",
         ]
         .iter()
         .map(|s| line(s))

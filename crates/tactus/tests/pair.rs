@@ -1332,9 +1332,9 @@ fn a_board_restarted_with_a_move_pending_says_it_again_and_how_to_go_on() {
             goes_on["what"].as_str(),
             goes_on["to_move"].as_str(),
             goes_on["carrying"].as_bool(),
-            goes_on["clocks_run"].as_bool()
+            goes_on["clocks"].as_str()
         ),
-        (Some("goes_on"), Some("white"), Some(true), Some(true)),
+        (Some("goes_on"), Some("white"), Some(true), Some("run")),
         "{goes_on}"
     );
     // What the restarted board says, as said (its log follows the last start).

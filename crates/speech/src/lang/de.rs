@@ -214,7 +214,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
             "Die Partie geht weiter: zuerst wird Ihr Zug auf dem anderen Brett ausgeführt.",
             "Die Partie geht weiter: führen Sie zuerst den Zug Ihres Gegners aus.",
         ],
-        clocks: ["Die Uhren laufen.", "Die Uhren stehen bis zum nächsten Drücken am Tisch."],
+        clocks: ["Die Uhren laufen.", "Die Uhren stehen.", "Die Uhren stehen bis zum nächsten Drücken am Tisch."],
         not_now: ["Führen Sie zuerst den Zug Ihres Gegners aus.", "Ihr Gegner hat noch nicht gezogen."],
     },
     draw_offer: ["{side} bietet Remis an.", "Sie bieten Remis an.", "Ihr Gegner bietet Remis an."],

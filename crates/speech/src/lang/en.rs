@@ -200,7 +200,11 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
             "The game goes on: your move is carried out on the other board first.",
             "The game goes on: first carry out your opponent's move.",
         ],
-        clocks: ["The clocks run.", "The clocks are stopped until the next press at the table."],
+        clocks: [
+            "The clocks run.",
+            "The clocks are stopped.",
+            "The clocks are stopped until the next press at the table.",
+        ],
         not_now: ["First carry out your opponent's move.", "Your opponent has not moved yet."],
     },
     draw_offer: ["{side} offers a draw.", "You offer a draw.", "Your opponent offers a draw."],

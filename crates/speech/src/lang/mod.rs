@@ -169,8 +169,9 @@ pub(crate) struct PairWords {
     /// After a restart, the partner's move to carry out first; about the
     /// side whose move it is.
     pub goes_on_carrying: Persons,
-    /// After a restart: the clocks run, or wait for the next press at the table.
-    pub clocks: [&'static str; 2],
+    /// After a restart: the clocks run, stay stopped (6.11), or wait for
+    /// the next press at the table.
+    pub clocks: [&'static str; 3],
     /// A press that changes nothing on a paired board: carry out the
     /// partner's move first; the partner has not moved yet.
     pub not_now: [&'static str; 2],

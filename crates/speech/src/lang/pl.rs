@@ -226,7 +226,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
             "Partia toczy się dalej: najpierw twoje posunięcie wykonuje się na drugiej szachownicy.",
             "Partia toczy się dalej: najpierw wykonaj posunięcie przeciwnika.",
         ],
-        clocks: ["Zegary chodzą.", "Zegary stoją do następnego naciśnięcia przy stole."],
+        clocks: ["Zegary chodzą.", "Zegary stoją.", "Zegary stoją do następnego naciśnięcia przy stole."],
         not_now: ["Najpierw wykonaj posunięcie przeciwnika.", "Przeciwnik jeszcze nie wykonał posunięcia."],
     },
     draw_offer: ["{side} proponują remis.", "Proponujesz remis.", "Przeciwnik proponuje remis."],

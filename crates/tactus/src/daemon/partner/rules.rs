@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use shakmaty::Color;
 use shakmaty::uci::UciMove;
-use tactus_core::{Article, Device, EndReason, EventKind, Irregularity, Pair, Session};
+use tactus_core::{Article, Device, EndReason, EventKind, Irregularity, Pair, Restarted, Session};
 use tactus_net::{FromPartner, PairGame, PairMessage, Seat};
 use tactus_trace::{Claim, Entry, Input, OffBoardReason, Record, Request, TableClock};
 
@@ -270,11 +270,15 @@ impl PartnerRules {
             self.said.push_back(Said::Inputs(vec![Input::Request(Request::LastMove)]));
         }
         // Each board's own clock runs on after a restart (while the move is
-        // carried out, once it stands); the table's waits for its next press.
-        let runs = session.clock().is_some_and(|c| c.running().is_some());
-        let clocks_run = runs || (self.table == Table::Own && carrying);
+        // carried out, once it stands), unless the arbiter had stopped it;
+        // the table's waits for its next press.
+        let clocks = session.clock().map(|c| match self.table {
+            Table::Own if carrying || c.running().is_some() => Restarted::Run,
+            Table::Own => Restarted::Stopped,
+            Table::Here { .. } | Table::Partner(_) => Restarted::AtTable,
+        });
         let to_move = session.game().turn();
-        self.said.push_back(Said::Notice(EventKind::Pair(Pair::GoesOn { to_move, carrying, clocks_run })));
+        self.said.push_back(Said::Notice(EventKind::Pair(Pair::GoesOn { to_move, carrying, clocks })));
     }
 
     /// What goes to the partner now.

@@ -372,7 +372,7 @@ fn a_board_recovered_mid_game_says_how_it_goes_on() {
     assert!(repeated, "the move asked for again: {:?}", b.journal.last());
     assert_eq!(
         b.pairs(),
-        [Pair::GoesOn { to_move: Color::White, carrying: true, clocks_run: true }],
+        [Pair::GoesOn { to_move: Color::White, carrying: true, clocks: Some(Restarted::Run) }],
         "{:?}",
         b.notices
     );
@@ -382,11 +382,11 @@ fn a_board_recovered_mid_game_says_how_it_goes_on() {
     b.play("e7", "e5");
     pump(&mut a, &mut b);
     a.restart();
-    assert_eq!(a.pairs(), [Pair::GoesOn { to_move: Color::Black, carrying: true, clocks_run: true }]);
+    assert_eq!(a.pairs(), [Pair::GoesOn { to_move: Color::Black, carrying: true, clocks: Some(Restarted::Run) }]);
     pump(&mut a, &mut b);
     a.carry("e7", "e5");
     a.restart();
-    assert_eq!(a.pairs(), [Pair::GoesOn { to_move: Color::White, carrying: false, clocks_run: true }]);
+    assert_eq!(a.pairs(), [Pair::GoesOn { to_move: Color::White, carrying: false, clocks: Some(Restarted::Run) }]);
 }
 
 /// A message of the partner's for a later ply waits its turn; the queue
