@@ -2,6 +2,7 @@
 //! decided here, not by conditions spread through the interpreter.
 
 use crate::Ms;
+use tactus_trace::range;
 pub use tactus_trace::{MateSearch, Supervision, TableClock};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,9 +96,9 @@ impl Policy {
 impl Default for Policy {
     fn default() -> Self {
         Policy {
-            debounce_ms: 10,
-            settle_ms: 100,
-            press_grace_ms: 250,
+            debounce_ms: range::DEFAULT_DEBOUNCE_MS,
+            settle_ms: range::DEFAULT_SETTLE_MS,
+            press_grace_ms: range::DEFAULT_PRESS_GRACE_MS,
             mismatch_ms: 4000,
             stuck_ms: 3000,
             supervision: Supervision::Arbiter,

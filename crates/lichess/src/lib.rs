@@ -14,6 +14,7 @@
 //! | [`ndjson`] | lines from bytes in any pieces, keep-alives, a cap on a line |
 //! | [`follower`] | the pure heart of a game: the server's stream and the board's moves in, what to do out; a move the server has is never sent again |
 //! | [`play`] | the actor the daemon runs: the event stream, the game followed, requests one at a time, challenges, seeks; failures said once |
+//! | [`clock`] | the real-time clocks Lichess plays: whole minutes (or 15 to 90 s) and increments up to 180 s; a seek rapid or slower |
 //! | [`broadcast`] | the pusher the relay runs: rounds by board range, a push a second at most, changed games, a whole re-push now and then, each game's error its board's |
 //! | [`retry`] | back-off with jitter; a link said lost once |
 //!
@@ -80,6 +81,7 @@
 
 pub mod api;
 pub mod broadcast;
+pub mod clock;
 pub mod follower;
 pub mod http;
 pub mod ndjson;

@@ -59,4 +59,4 @@ pub use players::{MAX_ELO, MAX_FIDE_ID, Title};
 pub use relay::{Changed, MAX_BOARDS, Relay, RelayOptions, RelayStats, UNTRUSTED, relay};
 pub use sse::{SharedHall, Update, UpdateKind};
 pub use teams::{BoardScore, BoardTeams, Games, HomeAway, MatchScore, Team, TeamMatch, TeamScore};
-pub use wire::{BadName, Control, check_arbiter_input};
+pub use wire::{BadName, Control, check_arbiter_input, check_name};

@@ -27,7 +27,7 @@ pub struct BadName {
 /// Checks one level of a topic: a hall or board name. Names are plain
 /// (letters, digits, `-`, `_`) so that they read the same in a topic, a URL
 /// and a file name.
-pub(crate) fn check_name(what: &'static str, name: &str) -> Result<(), BadName> {
+pub fn check_name(what: &'static str, name: &str) -> Result<(), BadName> {
     let ok = !name.is_empty()
         && name.len() <= 64
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');

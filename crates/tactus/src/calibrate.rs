@@ -226,6 +226,6 @@ mod tests {
         assert_eq!(cfg.voice.say.to_string(), "de:annex-d");
         let cfg = config::parse(Path::new("t.toml"), &with_squares("[voice]\nrate = 150\n", &map)).unwrap();
         assert_eq!(cfg.board.squares, Some(map));
-        assert_eq!(cfg.voice.rate, 150);
+        assert_eq!(cfg.voice.rate.get(), 150);
     }
 }

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use tactus_core::{Policy, pgn, replay};
 
-use crate::config::{BoardKind, Config, Speed};
+use crate::config::{BoardKind, Config, Draft, Speed};
 use crate::daemon::{Options, run_with};
 use crate::sink::{self, VoiceSink};
 use crate::terminal;
@@ -90,13 +90,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         header.time_control.as_deref().unwrap_or("no clock"),
         args.speed
     );
-    let opts = Options {
-        events: args.events,
-        terminal: terminal::can_show_status(),
-        config_file: None,
-        longest_quiet: Some(LONGEST_QUIET),
-    };
-    let code = run_with(cfg, opts)?;
+    let opts =
+        Options { events: args.events, terminal: terminal::can_show_status(), longest_quiet: Some(LONGEST_QUIET) };
+    let code = run_with(Draft::of(cfg).plan()?, opts)?;
     // The journal is the game: show it as the record a broadcast would get.
     let games = dir.join("state/games");
     let journal = std::fs::read_dir(&games)?

@@ -34,11 +34,8 @@ fn check(what: impl Into<String>, ok: bool, detail: impl Into<String>, fix: Opti
 }
 
 /// Whether this process may read and write a device file.
-fn accessible(path: &Path) -> Result<(), String> {
-    match std::fs::OpenOptions::new().read(true).write(true).open(path) {
-        Ok(_) => Ok(()),
-        Err(e) => Err(e.to_string()),
-    }
+fn accessible(path: &Path) -> std::io::Result<()> {
+    std::fs::OpenOptions::new().read(true).write(true).open(path).map(drop)
 }
 
 fn device_check(what: &str, paths: &[String], group: &str, enable: &str) -> Check {
@@ -59,15 +56,27 @@ fn device_check(what: &str, paths: &[String], group: &str, enable: &str) -> Chec
     }
 }
 
+/// Why a host's port cannot be reached.
+#[derive(Debug, thiserror::Error)]
+enum Unreachable {
+    #[error("cannot resolve {host}: {source}")]
+    Unresolved { host: String, source: std::io::Error },
+    #[error("{0} has no address")]
+    NoAddress(String),
+    #[error("{addr}: {source}")]
+    Refused { addr: std::net::SocketAddr, source: std::io::Error },
+}
+
 /// Whether a TCP connection to `host:port` opens within two seconds.
-fn reachable(host: &str, port: u16) -> Result<(), String> {
+fn reachable(host: &str, port: u16) -> Result<(), Unreachable> {
     use std::net::ToSocketAddrs;
-    let addrs: Vec<_> = (host, port).to_socket_addrs().map_err(|e| format!("cannot resolve {host}: {e}"))?.collect();
-    let mut last = format!("{host} has no address");
+    let addrs =
+        (host, port).to_socket_addrs().map_err(|source| Unreachable::Unresolved { host: host.into(), source })?;
+    let mut last = Unreachable::NoAddress(host.into());
     for addr in addrs {
         match std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)) {
             Ok(_) => return Ok(()),
-            Err(e) => last = format!("{addr}: {e}"),
+            Err(source) => last = Unreachable::Refused { addr, source },
         }
     }
     Err(last)
@@ -182,12 +191,12 @@ fn checks(cfg: &Config, cfg_note: &str) -> Vec<Check> {
         });
     }
     if let Some(broker) = &cfg.mqtt.broker {
-        out.push(match reachable(&broker.0.host, broker.0.port) {
+        out.push(match reachable(&broker.host, broker.port) {
             Ok(()) => check("MQTT broker", true, format!("{broker} answers"), None),
             Err(e) => check(
                 "MQTT broker",
                 false,
-                e,
+                e.to_string(),
                 Some(format!("is the broker running and reachable? check [mqtt] broker ({broker})")),
             ),
         });
@@ -223,7 +232,7 @@ fn lichess_check(cfg: &Config) -> Option<Check> {
     let Some(file) = &l.token_file else {
         let wants = if broadcast {
             Some("[lichess] broadcast names rounds")
-        } else if l.challenge.is_some() || l.seek || !l.accept_from.is_empty() {
+        } else if l.asking().is_some() {
             Some("[lichess] challenge, seek or accept_from asks for online games")
         } else {
             None
@@ -235,7 +244,7 @@ fn lichess_check(cfg: &Config) -> Option<Check> {
         Ok(token) => token,
         Err(e) => return Some(check(what, false, e.to_string(), Some(new_token()))),
     };
-    let settings = Settings { url: l.url.clone(), timeout: Duration::from_secs(10), ..Settings::default() };
+    let settings = Settings { url: l.url.to_string(), timeout: Duration::from_secs(10), ..Settings::default() };
     let asked = Client::new(token, settings).map_err(|e| e.to_string()).and_then(|client| {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
         runtime.block_on(client.token_check()).map_err(|e| e.to_string())
@@ -277,7 +286,7 @@ fn writable(what: &str, dir: &Path, fix: &str) -> Check {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (cfg, file) = config::load_default(args.config.as_deref())?;
+    let (cfg, file) = config::Draft::read(args.config.as_deref())?.checked()?;
     let found = checks(&cfg, &config::origin(file.as_deref()));
     let mut out = std::io::stdout().lock();
     let mut problems = 0;

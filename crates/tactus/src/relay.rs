@@ -114,7 +114,7 @@ fn broadcast(args: &Args) -> anyhow::Result<Option<Broadcast>> {
         )
     })?;
     let token = Token::read(&token_file)?;
-    let url = args.lichess_url.clone().unwrap_or(file.url);
+    let url = args.lichess_url.clone().unwrap_or_else(|| file.url.to_string());
     let client = Client::new(token, Settings { url, ..Settings::default() })?;
     Ok(Some(Broadcast { client, options }))
 }

@@ -73,6 +73,15 @@ pub mod range {
     /// never 0 (not known yet), and within what any JSON reader reads exactly.
     pub const PAIR_GAME: Range<u64> = Range { values: 1..=(1 << 53) - 1, means: "a game's number, 1 to 2^53 - 1" };
 
+    /// How a board rules in time when nothing says otherwise: a header
+    /// without `debounce_ms`, `settle_ms` or `press_grace_ms` means these
+    /// (`docs/trace-format.md`), and so does a configuration without them.
+    pub const DEFAULT_DEBOUNCE_MS: Ms = 10;
+    /// See [`DEFAULT_DEBOUNCE_MS`].
+    pub const DEFAULT_SETTLE_MS: Ms = 100;
+    /// See [`DEFAULT_DEBOUNCE_MS`].
+    pub const DEFAULT_PRESS_GRACE_MS: Ms = 250;
+
     impl<T: PartialOrd + Copy + std::fmt::Display> Range<T> {
         /// The value if it is in the range, else what is wrong with it.
         pub fn check(&self, field: &str, v: T) -> Result<T, String> {

@@ -145,6 +145,26 @@ fn numbers_out_of_range_are_errors_that_name_the_line() {
     assert_eq!((h.settle_ms, h.debounce_ms), (Some(10_000), Some(0)));
 }
 
+/// The defaults a header leaves to the reader are the ones the format's
+/// documents state.
+#[test]
+fn the_timing_defaults_are_the_documented_ones() {
+    use range::{DEFAULT_DEBOUNCE_MS, DEFAULT_PRESS_GRACE_MS, DEFAULT_SETTLE_MS};
+    let docs =
+        |name: &str| std::fs::read_to_string(format!("{}/../../docs/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let said =
+        format!("Absent: the defaults ({DEFAULT_DEBOUNCE_MS}, {DEFAULT_SETTLE_MS}, {DEFAULT_PRESS_GRACE_MS} ms)");
+    assert!(docs("trace-format.md").contains(&said), "{said}");
+    assert!(docs("events.md").contains(&format!("`press_grace_ms`, {DEFAULT_PRESS_GRACE_MS} ms by default")));
+    for (default, range) in [
+        (DEFAULT_DEBOUNCE_MS, range::DEBOUNCE_MS),
+        (DEFAULT_SETTLE_MS, range::SETTLE_MS),
+        (DEFAULT_PRESS_GRACE_MS, range::PRESS_GRACE_MS),
+    ] {
+        assert!(range.values.contains(&default), "{default} in {range:?}");
+    }
+}
+
 #[test]
 fn repeated_edges_are_legal() {
     let text =

@@ -75,7 +75,7 @@ impl OpenBoard {
 /// is not there is a [`NoBoard`] error.
 pub fn matrix(cfg: &Config, map: SquareMap, config_file: Option<&Path>) -> anyhow::Result<Box<dyn Matrix>> {
     let b = &cfg.board;
-    let settle = Duration::from_micros(b.settle_us);
+    let settle = Duration::from_micros(b.settle_us.get());
     let opened: Result<Box<dyn Matrix>, BoardError> = match b.kind {
         BoardKind::GpioMatrix => {
             GpioMatrix::new(GpioConfig { rows: b.rows, cols: b.cols, settle, map }).map(|m| Box::new(m) as _)
@@ -83,7 +83,7 @@ pub fn matrix(cfg: &Config, map: SquareMap, config_file: Option<&Path>) -> anyho
         BoardKind::Mcp23017 | BoardKind::Hall => {
             let wiring = match b.kind {
                 BoardKind::Hall => Mcp23017Wiring::Direct { addresses: b.hall_addresses },
-                _ => Mcp23017Wiring::Matrix { address: b.i2c_address },
+                _ => Mcp23017Wiring::Matrix { address: b.i2c_address.get() },
             };
             let config = Mcp23017Config { bus: b.i2c_bus, wiring, settle, map, ..Mcp23017Config::default() };
             Mcp23017Matrix::new(config).map(|m| Box::new(m) as _)
@@ -211,7 +211,7 @@ pub fn start(
             return Ok(BoardThreads { threads: vec![thread] });
         }
         OpenBoard::Matrix { matrix, .. } => {
-            let scan = ScanConfig { rate_hz: cfg.board.scan_hz, ..ScanConfig::default() };
+            let scan = ScanConfig { rate_hz: cfg.board.scan_hz.get(), ..ScanConfig::default() };
             (Box::new(Scanner::new(matrix, scan)?.assuming(assume)), None)
         }
     };

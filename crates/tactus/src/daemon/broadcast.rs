@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use tactus_core::Event;
-use tactus_net::{AppState, BoardPublisher, Control, Hall, HallLink, LinkSettings, Paired, SharedHall, Tags};
+use tactus_net::{AppState, BoardPublisher, Control, Hall, Paired, SharedHall, Tags};
 use tactus_speech::Scribe;
 use tactus_trace::Header;
 use tokio::sync::mpsc;
@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::shutdown;
 use super::voice::OnSaid;
-use crate::config::{BrokerAddr, Config, GameConfig};
+use crate::config::{GameConfig, Plan};
 
 /// A game's tags as this board publishes them.
 fn board_tags(game: &GameConfig, pair: Option<&Paired>, header: &Header) -> Tags {
@@ -40,20 +40,6 @@ pub struct Broadcast {
     server: Option<tokio::task::JoinHandle<()>>,
 }
 
-/// The link to the hall's broker that `[mqtt]` describes (its login, its
-/// CA, the hall key): the board's publisher and a partner board use one.
-pub fn hall_link(cfg: &Config, broker: &BrokerAddr) -> Result<HallLink, String> {
-    let broker = broker.to_string();
-    HallLink::from_settings(&LinkSettings {
-        broker: &broker,
-        username: cfg.mqtt.username.as_deref(),
-        password_file: cfg.mqtt.password_file.as_deref(),
-        ca_file: cfg.mqtt.ca_file.as_deref(),
-        hall_key_file: cfg.mqtt.hall_key_file.as_deref(),
-    })
-    .map_err(|e| e.to_string())
-}
-
 /// Where the built page is: the config, a checkout's `web/dist`, or the
 /// installed copy.
 pub fn web_dir(configured: Option<&PathBuf>) -> PathBuf {
@@ -68,15 +54,17 @@ pub fn web_dir(configured: Option<&PathBuf>) -> PathBuf {
 
 impl Broadcast {
     /// Starts what the config asks for; `None` when it asks for nothing.
-    pub async fn start(cfg: &Config, header: &Header, controls: mpsc::Sender<Control>) -> anyhow::Result<Option<Self>> {
-        if cfg.http.listen.is_none() && cfg.mqtt.broker.is_none() {
+    pub async fn start(plan: &Plan, header: &Header, controls: mpsc::Sender<Control>) -> anyhow::Result<Option<Self>> {
+        let cfg = &plan.config;
+        let access = cfg.mqtt.access();
+        if cfg.http.listen.is_none() && access.is_none() {
             return Ok(None);
         }
-        let board = if cfg.mqtt.board_id.is_empty() { "board".to_string() } else { cfg.mqtt.board_id.clone() };
+        let board = cfg.mqtt.board_id.name().to_string();
         let mut server = None;
-        let hall_name = if cfg.mqtt.hall.is_empty() { "tactus".to_string() } else { cfg.mqtt.hall.clone() };
+        let hall_name = cfg.mqtt.hall_name();
         let hall = SharedHall::new(Hall::new(&hall_name));
-        let pair = cfg.pair.with.clone().zip(cfg.pair.side()).map(|(with, plays)| Paired { with, plays });
+        let pair = plan.opponent.partner().map(|p| Paired { with: p.partner.to_string(), plays: p.side });
         let tags = board_tags(&cfg.game, pair.as_ref(), header);
         hall.set_tags(&board, tags.clone());
         let stop = CancellationToken::new();
@@ -107,10 +95,10 @@ impl Broadcast {
                 }
             }));
         }
-        let publisher = match &cfg.mqtt.broker {
+        let publisher = match access {
             None => None,
-            Some(broker) => {
-                let link = hall_link(cfg, broker).map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
+            Some(access) => {
+                let link = access.link().map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
                 let p = BoardPublisher::start(&link, &hall_name, &board, Some(controls), &stop)
                     .map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
                 p.set_tags(tags);

@@ -19,7 +19,6 @@
 use std::any::Any;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::path::Path;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,7 +37,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::percentile;
-use crate::config::{EngineSettings, EngineSide};
+use crate::config::EnginePlan;
 
 /// After a request the engine could not answer it is asked again after
 /// this, doubled at each failure up to [`RETRY_MAX`]: an engine that cannot
@@ -165,14 +164,13 @@ const KEPT: usize = 10_000;
 impl EngineHost {
     /// Starts the engine: a bad path, or a program that does not speak UCI,
     /// is reported now, naming it.
-    pub async fn start(settings: &EngineSettings, path: &Path, chess960: bool) -> anyhow::Result<EngineHost> {
-        let level = Level::new(settings.level)
-            .ok_or_else(|| anyhow::anyhow!("engine.level {} is not a level (0 to 10)", settings.level))?;
+    pub async fn start(plan: &EnginePlan, chess960: bool) -> anyhow::Result<EngineHost> {
+        let (path, level) = (&plan.path, plan.level);
         let mut config = OpponentConfig::new(EngineConfig::new(path), level);
-        config.book = settings.book.clone();
-        config.book_plies = settings.book_plies;
-        config.syzygy = settings.syzygy.clone();
-        config.think_ms = settings.think_ms;
+        config.book = plan.book.clone();
+        config.book_plies = plan.book_plies;
+        config.syzygy = plan.syzygy.clone();
+        config.think_ms = plan.think_ms;
         let mut opponent = Opponent::start(config.clone())
             .await
             .with_context(|| format!("the engine {} did not start", path.display()))?;
@@ -180,7 +178,7 @@ impl EngineHost {
         tracing::info!(
             "the engine {} plays {} at level {}",
             opponent.engine_id().name,
-            side_name(settings.plays),
+            side_name(plan.side),
             level.get()
         );
         let accepts_draw = Arc::new(AtomicBool::new(false));
@@ -197,7 +195,7 @@ impl EngineHost {
         };
         let task = tokio::spawn(host.run(rx));
         Ok(EngineHost {
-            side: settings.plays.color(),
+            side: plan.side,
             requests,
             replies: Some(replies),
             asked: None,
@@ -731,10 +729,10 @@ fn line_of(session: &Session) -> Option<Line> {
     Some(line)
 }
 
-fn side_name(side: EngineSide) -> &'static str {
+fn side_name(side: Color) -> &'static str {
     match side {
-        EngineSide::White => "White",
-        EngineSide::Black => "Black",
+        Color::White => "White",
+        Color::Black => "Black",
     }
 }
 

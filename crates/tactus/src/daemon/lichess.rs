@@ -19,13 +19,12 @@
 //! the server only once the journal has them on disk: they are queued when
 //! the game commits them and sent when the game task next listens.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use shakmaty::Color;
 use tactus_core::{Device, EventKind, Online, Session};
-use tactus_lichess::api::{ChallengeClock, ChallengeSpec, DeclineReason, EndRequest, SeekSpec};
+use tactus_lichess::api::{ChallengeSpec, DeclineReason, EndRequest};
 use tactus_lichess::follower::{Action, Clocks, EndReason, Ending, OfferKind, Refusal, Started};
 use tactus_lichess::http::{Client, Error, Settings};
 use tactus_lichess::play::{Command, GameCommand, Play, PlayOptions, Resume, Update};
@@ -37,7 +36,7 @@ use tokio::sync::mpsc;
 
 use super::opponent::{FromOpponent, NewGame, Now};
 use super::percentile;
-use crate::config::{Config, LichessConfig};
+use crate::config::LichessPlan;
 
 /// How long the account is asked for at start; the game does not wait on
 /// a network that is down (the actor retries on its own).
@@ -121,10 +120,10 @@ impl LichessHost {
     /// account, and starts following it; `resume` is the game the journal
     /// holds. A token Lichess refuses stops the daemon with what to fix; a
     /// network that is down does not (the actor retries).
-    pub async fn start(cfg: &Config, token_file: &Path, resume: Option<Resume>) -> anyhow::Result<LichessHost> {
-        let l = &cfg.lichess;
+    pub async fn start(l: &LichessPlan, resume: Option<Resume>) -> anyhow::Result<LichessHost> {
+        let token_file = &l.token_file;
         let token = Token::read(token_file)?;
-        let client = Client::new(token, Settings { url: l.url.clone(), ..Settings::default() })
+        let client = Client::new(token, Settings { url: l.url.to_string(), ..Settings::default() })
             .with_context(|| format!("[lichess] url {}", l.url))?;
         match tokio::time::timeout(ACCOUNT_WAIT, client.account()).await {
             Ok(Ok(me)) => tracing::info!("playing on Lichess ({}) as {}", l.url, me.username),
@@ -146,7 +145,7 @@ impl LichessHost {
         let host = LichessHost {
             play,
             updates: Some(updates),
-            url: l.url.trim_end_matches('/').to_owned(),
+            url: l.url.as_str().trim_end_matches('/').to_owned(),
             journaled,
             game: None,
             said: Default::default(),
@@ -159,21 +158,19 @@ impl LichessHost {
         };
         // A game under way goes on: no new one is asked for.
         if !resuming {
-            host.ask_for_a_game(l, &cfg.game.time_control.0);
+            host.ask_for_a_game(l);
         }
         Ok(host)
     }
 
     /// The challenge or the seek the configuration asks for.
-    fn ask_for_a_game(&self, l: &LichessConfig, time_control: &str) {
-        let Ok((limit_s, increment_s)) = LichessConfig::clock(time_control) else { return };
-        if let Some(username) = &l.challenge {
-            let spec =
-                ChallengeSpec { clock: ChallengeClock::RealTime { limit_s, increment_s }, rated: false, color: None };
+    fn ask_for_a_game(&self, l: &LichessPlan) {
+        if let Some((username, clock)) = &l.challenge {
+            let spec = ChallengeSpec { clock: clock.challenge(), rated: false, color: None };
             self.command(Command::Challenge { username: username.clone(), spec });
         }
-        if l.seek {
-            self.command(Command::Seek(SeekSpec { minutes: limit_s / 60, increment_s, rated: false }));
+        if let Some(seek) = l.seek {
+            self.command(Command::Seek(seek));
         }
     }
 

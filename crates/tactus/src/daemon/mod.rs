@@ -45,7 +45,7 @@ use tactus_core::{MateSearch, Policy};
 use tactus_trace::{Header, Ms, Variant};
 use tokio::sync::mpsc;
 
-use crate::config::{BoardKind, ClockKind, Config, Speed};
+use crate::config::{BoardKind, ClockKind, Config, OpponentPlan, Plan, Speed};
 use crate::notify;
 use crate::sink::VoiceSink;
 use event_log::EventLog;
@@ -57,9 +57,9 @@ use running::Running;
 use time::GameTime;
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (cfg, file) = args.config()?;
+    let plan = args.plan()?;
     let terminal = crate::terminal::can_show_status();
-    run_with(cfg, Options { events: args.events, terminal, config_file: file, ..Options::default() })
+    run_with(plan, Options { events: args.events, terminal, ..Options::default() })
 }
 
 /// What a caller adds to the configuration.
@@ -70,54 +70,45 @@ pub struct Options {
     /// Show both clocks on the terminal, updated every second, and draw the
     /// board when asked.
     pub terminal: bool,
-    /// The configuration file, for messages.
-    pub config_file: Option<PathBuf>,
     /// A recording's quiets longer than this (game milliseconds) are
     /// shortened to it, its clocks still charged the whole time (the demo).
     pub longest_quiet: Option<Ms>,
 }
 
-pub fn run_with(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
-    let l = &cfg.lichess;
-    if (l.challenge.is_some() || l.seek || !l.accept_from.is_empty()) && l.token_file.is_none() {
-        anyhow::bail!(
-            "[lichess] challenge, seek and accept_from need a token: [lichess] token_file or --lichess-token-file (scope board:play)"
-        );
-    }
-    if l.token_file.is_some() && cfg.engine.path.is_some() {
-        anyhow::bail!("the board plays one opponent: [engine] path or [lichess] token_file (online), not both");
-    }
+pub fn run_with(plan: Plan, opts: Options) -> anyhow::Result<ExitCode> {
     // Standard output and error are peers too: the game never waits for them.
     crate::terminal::queue()?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let ran = runtime.block_on(daemon(cfg, opts));
+    let ran = runtime.block_on(daemon(plan, opts));
     // Every task has ended or been left behind at the shutdown's deadline.
     runtime.shutdown_timeout(std::time::Duration::from_millis(50));
     ran
 }
 
 /// How the board rules, for the core and for the journal's header.
-fn policy_of(cfg: &Config) -> Policy {
+fn policy_of(plan: &Plan) -> Policy {
+    let cfg = &plan.config;
     let dgt = cfg.board.kind == BoardKind::Dgt;
+    let (debounce_ms, settle_ms) = (cfg.game.debounce_ms.get(), cfg.game.settle_ms.get());
     Policy {
         // A DGT board's own timing (tactus-dgt's `follow`).
-        debounce_ms: if dgt { tactus_dgt::follow::DEBOUNCE_MS } else { cfg.game.debounce_ms },
-        settle_ms: if dgt { cfg.game.settle_ms.max(tactus_dgt::follow::SETTLE_MS) } else { cfg.game.settle_ms },
-        press_grace_ms: cfg.game.press_grace_ms,
+        debounce_ms: if dgt { tactus_dgt::follow::DEBOUNCE_MS } else { debounce_ms },
+        settle_ms: if dgt { settle_ms.max(tactus_dgt::follow::SETTLE_MS) } else { settle_ms },
+        press_grace_ms: cfg.game.press_grace_ms.get(),
         supervision: cfg.game.supervision,
         // Given while a player thinks, never muted for low time.
         time_warnings: if cfg.voice.sink == VoiceSink::None {
             Vec::new()
         } else {
-            cfg.voice.time_warnings.iter().map(|s| s * 1000).collect()
+            cfg.voice.time_warnings.seconds().map(|s| s * 1000).collect()
         },
         // Who can still mate is searched off the game loop (mate.rs).
         mate_search: MateSearch::Asked,
         // The partner board's side is guided onto this board as an engine's is.
-        engine: cfg.engine.side().or(cfg.pair.side().map(|side| !side)),
-        partner: cfg.pair.side().is_some(),
-        table_clock: cfg.pair.table_clock(),
-        engine_override: cfg.engine.accept_other_moves,
+        engine: plan.opponent.guided_side(),
+        partner: plan.opponent.partner().is_some(),
+        table_clock: plan.opponent.table_clock(),
+        engine_override: plan.opponent.takes_other_moves(),
         ..Policy::default()
     }
 }
@@ -129,11 +120,11 @@ fn header_of(cfg: &Config, trace: Option<&Header>) -> Header {
     if let Some(header) = trace {
         return header.clone();
     }
-    let tc = &cfg.game.time_control.0;
+    let tc = &cfg.game.time_control;
     Header {
         variant: cfg.game.variant,
         start_fen: cfg.game.start_fen.clone(),
-        time_control: (!matches!(tc.as_str(), "" | "-" | "?")).then(|| tc.clone()),
+        time_control: tc.clock().map(|_| tc.text().to_owned()),
         white: cfg.game.white.clone(),
         black: cfg.game.black.clone(),
         event: cfg.game.event.clone(),
@@ -165,9 +156,9 @@ fn events_log(path: Option<&PathBuf>, lang: tactus_speech::Lang) -> anyhow::Resu
     })
 }
 
-async fn daemon(cfg: Config, opts: Options) -> anyhow::Result<ExitCode> {
+async fn daemon(plan: Plan, opts: Options) -> anyhow::Result<ExitCode> {
     let mut running = Running::new();
-    let played = match start(&cfg, &opts, &mut running).await {
+    let played = match start(&plan, &opts, &mut running).await {
         Ok(started) => play(&mut running, started).await,
         Err(e) => Err(e),
     };
@@ -187,11 +178,12 @@ struct Started {
 }
 
 /// Starts every part in order, each pushed into `running` as it starts.
-async fn start(cfg: &Config, opts: &Options, running: &mut Running) -> anyhow::Result<Started> {
+async fn start(plan: &Plan, opts: &Options, running: &mut Running) -> anyhow::Result<Started> {
+    let cfg = &plan.config;
     // The board first: a daemon without one writes nothing.
-    let (board, source) = board::open(cfg, opts.config_file.as_deref())?;
+    let (board, source) = board::open(cfg, plan.file.as_deref())?;
     let mut header = header_of(cfg, board.header());
-    let policy = policy_of(cfg);
+    let policy = policy_of(plan);
     // The journal records how this board rules, so that a replay rules the same.
     policy.record(&mut header);
     std::fs::create_dir_all(&cfg.state.dir).with_context(|| format!("cannot create {}", cfg.state.dir.display()))?;
@@ -212,20 +204,20 @@ async fn start(cfg: &Config, opts: &Options, running: &mut Running) -> anyhow::R
         // table's clock's come from the partner board.
         clock_connected: sim
             || cfg.clock.device != ClockKind::None
-            || cfg.pair.table_clock() == Some(tactus_trace::TableClock::Partner),
+            || plan.opponent.table_clock() == Some(tactus_trace::TableClock::Partner),
         speed,
         draw_board: opts.terminal,
         status_line: opts.terminal && !typed_at_terminal,
-        stops_clocks_on_recovery: cfg.pair.side().is_none() || cfg.pair.table_clock().is_some(),
+        stops_clocks_on_recovery: plan.opponent.partner().is_none_or(|pair| pair.table_clock.is_some()),
     };
     setup.start_occupancy().context("the game's start position")?;
 
     running.outputs.events = events_log(opts.events.as_ref(), cfg.voice.say.lang)?;
     let (control_tx, controls) = mpsc::channel::<tactus_net::Control>(64);
-    running.outputs.broadcast = broadcast::Broadcast::start(cfg, &setup.header, control_tx).await?;
+    running.outputs.broadcast = broadcast::Broadcast::start(plan, &setup.header, control_tx).await?;
     let said = running.outputs.broadcast.as_ref().map(|b| b.said());
     // Text goes to standard error when the events have standard output.
-    running.outputs.voice = voice::VoiceThread::start(cfg, events_to_stdout, said)?;
+    running.outputs.voice = voice::VoiceThread::start(plan, events_to_stdout, said)?;
     let opened = opening::open(&setup, board.shows(), &mut running.outputs).await?;
     let recovered = opened.recovered.clone();
     let assume = opened.occupancy();
@@ -243,15 +235,19 @@ async fn start(cfg: &Config, opts: &Options, running: &mut Running) -> anyhow::R
     if let Some(clock) = chess_clock::ChessClock::start(cfg, tx)? {
         task.link_clock(clock);
     }
-    if let Some(path) = &cfg.engine.path {
-        task.seat(Opponent::Engine(engine::EngineHost::start(&cfg.engine, path, chess960).await?));
-    }
-    if let Some(partner) = partner::PartnerHost::start(cfg, &running.stop, recovered.is_some())? {
-        task.seat(Opponent::Partner(partner));
-    }
-    if let Some(token_file) = &cfg.lichess.token_file {
-        let resume = recovered.as_ref().and_then(|_| task.online_resume(&cfg.lichess.url));
-        task.seat(Opponent::Lichess(lichess::LichessHost::start(cfg, token_file, resume).await?));
+    match &plan.opponent {
+        OpponentPlan::None => {}
+        OpponentPlan::Engine(engine) => {
+            task.seat(Opponent::Engine(engine::EngineHost::start(engine, chess960).await?));
+        }
+        OpponentPlan::Partner(pair) => {
+            let partner = partner::PartnerHost::start(pair, &running.stop, recovered.is_some())?;
+            task.seat(Opponent::Partner(partner));
+        }
+        OpponentPlan::Lichess(online) => {
+            let resume = recovered.as_ref().and_then(|_| task.online_resume(online.url.as_str()));
+            task.seat(Opponent::Lichess(lichess::LichessHost::start(online, resume).await?));
+        }
     }
     // From here on Ctrl-C and SIGTERM stop the daemon the orderly way.
     crate::signals::cancel_on_signals(&running.stop, &running.tasks)?;

@@ -21,15 +21,11 @@ pub struct TraceFile {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Origin {
     pub board: BoardKind,
-    /// The board's name in the hall (`mqtt.board_id`), else the host's name.
+    /// The board's name (`[mqtt] board_id`: given, or the host's).
     pub id: String,
     /// A simulated board playing a trace; absent: typed, or a real board.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceFile>,
-}
-
-fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname").map_or_else(|_| "localhost".into(), |h| h.trim().to_string())
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -39,10 +35,9 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 impl Origin {
     /// This run's source; `trace` holds the sim trace's bytes when there is one.
     pub fn of(cfg: &Config, trace: Option<(&Path, &[u8])>) -> Origin {
-        let id = if cfg.mqtt.board_id.is_empty() { host_name() } else { cfg.mqtt.board_id.clone() };
         Origin {
             board: cfg.board.kind,
-            id,
+            id: cfg.mqtt.board_id.name().to_string(),
             trace: trace.map(|(path, bytes)| TraceFile {
                 path: std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
                 sha256: sha256_hex(bytes),
@@ -94,7 +89,7 @@ mod tests {
     fn sim(trace: Option<&[u8]>) -> Origin {
         let mut cfg = Config::default();
         cfg.board.kind = BoardKind::Sim;
-        cfg.mqtt.board_id = "b1".into();
+        cfg.mqtt.board_id = crate::config::BoardId::Named("b1".parse().unwrap());
         Origin::of(&cfg, trace.map(|t| (Path::new("/tmp/g.trace.jsonl"), t)))
     }
 

@@ -8,7 +8,7 @@ use shakmaty::Color;
 use tactus_core::Event;
 use tactus_speech::{Announcer, Narrator, Opponent, SpeechError, SpeechPolicy, VoiceSettings, Words};
 
-use crate::config::{Config, Listener};
+use crate::config::{Listener, Plan};
 use crate::sink::{VoiceSink, speaker};
 use crate::terminal::{LineWriter, Stream};
 
@@ -26,14 +26,16 @@ impl VoiceThread {
     /// events have standard output). `said` hears every utterance once it
     /// has been said (the page shows them). Stale readouts give way; a move
     /// or a ruling is never dropped.
-    pub fn start(cfg: &Config, text_to_stderr: bool, said: Option<OnSaid>) -> anyhow::Result<Option<VoiceThread>> {
+    pub fn start(plan: &Plan, text_to_stderr: bool, said: Option<OnSaid>) -> anyhow::Result<Option<VoiceThread>> {
+        let cfg = &plan.config;
+        let paired = plan.opponent.partner().map(|pair| pair.side);
         let sink = cfg.voice.sink.clone();
         if sink == VoiceSink::None {
             return Ok(None);
         }
         let choice = cfg.voice.say;
         let settings =
-            VoiceSettings { speed: cfg.voice.rate, voice: cfg.voice.espeak_voice.clone(), ..Default::default() };
+            VoiceSettings { speed: cfg.voice.rate.get(), voice: cfg.voice.espeak_voice.clone(), ..Default::default() };
         let policy = SpeechPolicy {
             touches: cfg.voice.touches,
             // At a board paired with another, its own player listens.
@@ -44,10 +46,10 @@ impl VoiceThread {
                     Listener::White => Color::White,
                     Listener::Black => Color::Black,
                 })
-                .or(cfg.pair.side()),
+                .or(paired),
             observations: false,
         };
-        let opponent = if cfg.pair.side().is_some() { Opponent::Partner } else { Opponent::Engine };
+        let opponent = if paired.is_some() { Opponent::Partner } else { Opponent::Engine };
         let words = Words::new(choice.lang, choice.style).with_readout(cfg.voice.readout).with_opponent(opponent);
         let announcer = Announcer::new(words, policy);
         let opened = sink.clone();

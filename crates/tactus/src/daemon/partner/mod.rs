@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::opponent::{FromOpponent, Now};
 use super::percentile;
-use crate::config::Config;
+use crate::config::PartnerPlan;
 use rules::{PartnerRules, Said, Setup};
 
 pub struct PartnerHost {
@@ -42,21 +42,23 @@ pub struct PartnerHost {
 }
 
 impl PartnerHost {
-    /// Links with the partner board the config names; `None` when it names
-    /// none. `recovered`: the game goes on from the journal.
-    pub fn start(cfg: &Config, stop: &CancellationToken, recovered: bool) -> anyhow::Result<Option<PartnerHost>> {
-        let (Some(partner), Some(side), Some(broker)) = (&cfg.pair.with, cfg.pair.side(), &cfg.mqtt.broker) else {
-            return Ok(None);
-        };
-        let link = super::broadcast::hall_link(cfg, broker).map_err(|e| anyhow::anyhow!("pair: {e}"))?;
+    /// Links with the partner board of the plan. `recovered`: the game
+    /// goes on from the journal.
+    pub fn start(plan: &PartnerPlan, stop: &CancellationToken, recovered: bool) -> anyhow::Result<PartnerHost> {
+        let (partner, side) = (plan.partner.as_str(), plan.side);
+        let link = plan.hall.link().map_err(|e| anyhow::anyhow!("pair: {e}"))?;
         let stop = stop.child_token();
-        let link = PartnerLink::start(&link, &cfg.mqtt.hall, &cfg.mqtt.board_id, partner, &stop)
+        let link = PartnerLink::start(&link, &plan.hall.hall, plan.board.as_str(), partner, &stop)
             .map_err(|e| anyhow::anyhow!("pair: {e}"))?;
         let name = if side == Color::White { "White" } else { "Black" };
         tracing::info!("this board plays {name} against board {partner}");
-        let setup =
-            Setup { board: cfg.mqtt.board_id.clone(), partner: partner.clone(), side, table: cfg.pair.table_clock() };
-        Ok(Some(PartnerHost { link, rules: PartnerRules::new(setup), recovered, stop }))
+        let setup = Setup {
+            board: plan.board.as_str().to_string(),
+            partner: partner.to_string(),
+            side,
+            table: plan.table_clock,
+        };
+        Ok(PartnerHost { link, rules: PartnerRules::new(setup), recovered, stop })
     }
 
     /// The side the partner board's player has.
