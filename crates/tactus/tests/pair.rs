@@ -1303,7 +1303,8 @@ fn two_boards_that_do_not_fit_are_refused_at_the_handshake_until_one_changes() {
 /// Started again, within 5 s it says the move again and how the game goes
 /// on; the player's own press then completes their move, which reaches the
 /// partner. Words as said, in English (the other languages: the speech
-/// crate's tests).
+/// crate's tests); a press while the partner is to move is answered with
+/// the partner's words, not an engine's.
 #[test]
 fn a_board_restarted_with_a_move_pending_says_it_again_and_how_to_go_on() {
     let hall = Hall::new("pending", "300+2");
@@ -1313,6 +1314,12 @@ fn a_board_restarted_with_a_move_pending_says_it_again_and_how_to_go_on() {
     b.spawn();
     a.events.next("start");
     b.events.next("start");
+    // A press at Black's board while White is to move: no engine's words
+    // (issue 29, item 9).
+    b.act(&["b".to_string()]);
+    assert_eq!(b.events.next("not_now")["why"], "engine_thinking");
+    wait_for("the partner's words", WAIT, || b.log().contains("Your opponent has not moved yet."));
+    assert!(!b.log().contains("The engine"), "{}", b.log());
     let pos = Chess::default();
     let mv = next_move(&pos, "e4");
     a.act(&hands(&pos, mv));
