@@ -1,10 +1,9 @@
 // What the server sends, exactly as crates/net/API.md describes it and the
 // Rust side serialises it; crates/net/tests/web_types.rs type-checks real
 // replies of a real server against these types.
-import type { CoreEvent, EndReason, EngineEval, GameResult, Ruling, Side } from './events';
+import type { CoreEvent, EndReason, EngineEval, GameResult, Ruling, Side, Title } from './events';
 
-/** A title FIDE awards. */
-export type Title = 'GM' | 'IM' | 'FM' | 'CM' | 'WGM' | 'WIM' | 'WFM' | 'WCM';
+export type { Title };
 
 /** The game's tags; each left out when unknown. */
 export interface Tags {
@@ -22,6 +21,11 @@ export interface Tags {
   black_fide_id?: number;
   black_title?: Title;
   black_elo?: number;
+  /** From the round's pairing: each player's federation (FIDE's three letters). */
+  white_federation?: string;
+  black_federation?: string;
+  /** From the round's pairing: the board's number in the round. */
+  board?: number;
   /**
    * One game on two boards: this board's side and its partner board. The
    * hall shows a pair whose boards name each other as one game, `W+B`.
@@ -201,6 +205,50 @@ export interface LichessData {
   /** Why pushing fails now (it is retried). */
   failing: string | null;
   boards: LichessBoard[];
+}
+
+/** A board's result as a round's file holds it; `+-`, `-+`, `--` are forfeits (TRF-26's spelling). */
+export type BoardResult = '1-0' | '1/2-1/2' | '0-1' | '+-' | '-+' | '--';
+
+/** A player of a round's pairing. */
+export interface RoundPlayer {
+  name: string;
+  title?: Title;
+  elo?: number;
+  fide_id?: number;
+  federation?: string;
+}
+
+/** One board of the round, in FIDE's order. */
+export interface RoundBoard {
+  number: number;
+  white: RoundPlayer;
+  black: RoundPlayer;
+  /** The hall's board whose id ends in the number, once heard from. */
+  id: string | null;
+  /** Why the board is not told its pairing (two boards' ids end in the number). */
+  problem: string | null;
+  /** The board shows the pairing. */
+  shown: boolean;
+  /** The result the board's game ended with. */
+  game: BoardResult | null;
+  /** The result the arbiter set or corrected. */
+  arbiter: BoardResult | null;
+  /** What `/round.trf` holds. */
+  result: BoardResult | null;
+}
+
+/** `GET /api/round`: the round a relay plays from the pairing program's file (204 when none). */
+export interface RoundData {
+  file: string;
+  round: number | null;
+  tournament: string | null;
+  /** `TRF-16` or `TRF-26`. */
+  layout: string | null;
+  /** Why the last reading of the file failed; the relay keeps the round it had. */
+  error: string | null;
+  boards: RoundBoard[];
+  unpaired: { name: string; rank: number; code: string | null }[];
 }
 
 /** The body of an error reply. */

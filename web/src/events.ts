@@ -6,6 +6,8 @@
 // beside them from the server (`text` in api.ts), never from here.
 
 export type Side = 'white' | 'black';
+/** A title FIDE awards. */
+export type Title = 'GM' | 'IM' | 'FM' | 'CM' | 'WGM' | 'WIM' | 'WFM' | 'WCM';
 /** `"e4"`. */
 export type Square = string;
 /** A FEN letter: `"N"` a white knight, `"p"` a black pawn. */
@@ -251,6 +253,8 @@ export interface TimeEvent extends At {
 export interface PositionEvent extends At {
   event: 'position';
   fen: string;
+  /** A move announced and not yet carried out on the board: the position is the one before it. */
+  pending?: MoveInfo;
 }
 
 export interface LastMoveEvent extends At, MoveInfo {
@@ -299,6 +303,8 @@ export interface SquareEvent extends At {
   sq: Square;
   piece?: Piece;
   board?: OnBoard;
+  /** A move announced and not yet carried out on the board that changes this square. */
+  pending?: MoveInfo;
 }
 
 /** One side's way to the next time control. */
@@ -465,7 +471,8 @@ export type NotNow =
   | 'engine_thinking'
   | 'no_engine'
   | 'nothing_to_claim'
-  | 'game_over';
+  | 'game_over'
+  | 'no_opponent';
 
 /** An input or a question that changes nothing now, and why. */
 export interface NotNowEvent extends At {
@@ -477,6 +484,31 @@ export interface NotNowEvent extends At {
 export interface NotUnderstoodEvent extends At {
   event: 'not_understood';
   typed: string;
+}
+
+/** A player of a round's pairing, as the pairing program names them. */
+export interface PairedPlayer {
+  /** "Lastname, Firstname". */
+  name: string;
+  title?: Title;
+  elo?: number;
+  fide_id?: number;
+  /** FIDE's three letters: "POL". */
+  federation?: string;
+}
+
+/**
+ * The round's pairing for this board, from the hall: the tournament, the
+ * round, the board's number and who plays. It decides over the board's own
+ * players, event and round.
+ */
+export interface PairingEvent extends At {
+  event: 'pairing';
+  tournament?: string;
+  round: number;
+  board: number;
+  white: PairedPlayer;
+  black: PairedPlayer;
 }
 
 /** The side offered a draw declined it by making its move (9.1.2.3). */
@@ -528,7 +560,8 @@ export type CoreEvent =
   | EngineLevelEvent
   | PromotionChoiceEvent
   | NotNowEvent
-  | NotUnderstoodEvent;
+  | NotUnderstoodEvent
+  | PairingEvent;
 
 /** The rulings a board's record keeps for the arbiter. */
 export type Ruling = IrregularityEvent | PenaltyEvent | ClaimableEvent | ObservationEvent;

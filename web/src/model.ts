@@ -227,6 +227,10 @@ export class Game {
       case 'take_back':
         // The server's feed has played the kept moves again: fetch it.
         return changed.add('resync');
+      case 'pairing':
+        // The round's pairing names the players, the round and the board:
+        // the server's feed has them.
+        return changed.add('resync');
       case 'withdrawn':
         if (this.tentative && this.tentative.ply === ev.ply) {
           this.tentative = null;

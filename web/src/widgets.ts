@@ -187,8 +187,8 @@ export function playersHeading(g: Game, level: 'h1' | 'h2' | 'h3'): HTMLElement 
 /** Event, round, the team match and board, the variant. */
 export function eventLine(g: Game): string {
   const t = g.data.tags;
-  const parts = [t.event, t.round && `Round ${t.round}`];
   const team = g.data.team;
+  const parts = [t.event, t.round && `Round ${t.round}`, !team && t.board && `Board ${t.board}`];
   if (team) parts.push(`${team.match}, board ${team.board}: ${team.white_team} (White) – ${team.black_team} (Black)`);
   if (g.data.chess960) parts.push('Chess960');
   return parts.filter(Boolean).join(' · ');

@@ -301,8 +301,9 @@ fn play(
             Record::Clock(side) => Sense::Clock(side),
             Record::Input(input) => Sense::Input(input),
             // A journal played as a trace: where its game's timers had run
-            // is no sensing; the daemon's own timers run.
-            Record::Timers => continue,
+            // is no sensing; the daemon's own timers run. Its pairing came
+            // from the hall, not the board: the hall sends one again.
+            Record::Timers | Record::Pairing(_) => continue,
             Record::End => Sense::End,
         };
         let end = what == Sense::End;

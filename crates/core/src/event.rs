@@ -259,6 +259,10 @@ pub enum NotNow {
     NothingToClaim,
     /// The game is over: only questions are answered, until a new game.
     GameOver,
+    /// A player's draw or resign button on a board that hosts no opponent
+    /// (an engine, an online or a partner player): the players at the
+    /// board offer a draw and resign to each other (5.1.2, 9.1.2).
+    NoOpponent,
 }
 
 /// Why a ruling was made, as data a voice can phrase.
@@ -492,6 +496,12 @@ pub enum Restarted {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum EventKind {
+    /// The round's pairing for this board, from the hall (a relay given the
+    /// pairing program's file): the tournament, the round, the board's
+    /// number, and each side's player, their name as the file writes it
+    /// ("Lastname, Firstname"), title, rating, FIDE ID and federation. It
+    /// decides over the header's players, event and round.
+    Pairing(Box<tactus_trace::Pairing>),
     /// The game begins (or resumes after recovery) from this position.
     Start {
         fen: String,
@@ -720,9 +730,14 @@ pub enum EventKind {
         #[serde(with = "serde_chess::opt_color", default, skip_serializing_if = "Option::is_none")]
         running: Option<Color>,
     },
-    /// On request: the position, for a readout.
+    /// On request: the position, for a readout. `pending`: a move
+    /// announced and not yet carried out on the board (the opponent's, or
+    /// the player's own made on the online server's website): the position
+    /// is the one before it.
     Position {
         fen: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pending: Option<MoveInfo>,
     },
     /// On request: the last move again.
     LastMove {
@@ -773,6 +788,10 @@ pub enum EventKind {
         /// What the board shows there, when it differs from the game.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         board: Option<OnBoard>,
+        /// A move announced and not yet carried out on the board that
+        /// changes this square (see `Position`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pending: Option<MoveInfo>,
     },
     /// On request: each side's way to the next time control.
     MovesToControl {

@@ -76,6 +76,9 @@ pub struct Game {
     /// Rulings at the ply being made, until its move is played.
     notes: Vec<Note>,
     pub ending: Option<Ending>,
+    /// The round's pairing, when the hall sent one: the record's players,
+    /// event and round, over the header's.
+    pub pairing: Option<tactus_trace::Pairing>,
     /// The move last described in this position: a move is described when
     /// it is announced and again when it is completed.
     described: RefCell<Option<(Move, MoveInfo)>>,
@@ -326,6 +329,7 @@ impl Game {
             options: Vec::new(),
             notes: Vec::new(),
             ending: None,
+            pairing: None,
             described: RefCell::default(),
         };
         game.keys.push(game.key());

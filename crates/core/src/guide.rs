@@ -8,8 +8,10 @@
 //! for a capture, castling king then rook, en passant's captured pawn, the
 //! piece to put on for a promotion; or what went wrong (a piece lifted that
 //! is not part of the move, a piece put on a wrong square, a different legal
-//! move). It is pure: no I/O, no clock, no words — the speech crate phrases
-//! the [`Guidance`].
+//! move), and how to put it right ([`Execution::repair`]): each piece from
+//! the square the hands put it on — never from where the move expected it
+//! (issue 30: "move the pawn from b1" with the pawn on c3). It is pure: no
+//! I/O, no clock, no words — the speech crate phrases the [`Guidance`].
 //!
 //! Why it follows the edges rather than looking at one occupancy frame:
 //! after a capture, "the captured piece still stands on d5 and the knight is
@@ -17,6 +19,8 @@
 //! of lifts and placements tells them apart.
 
 use shakmaty::{Bitboard, Board, Chess, Move, Piece, Position, Role, Square};
+
+use crate::event::Fix;
 
 /// One thing to do on the board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -316,6 +320,17 @@ impl Execution {
         }
     }
 
+    /// Whether the move changes what stands on `sq`.
+    pub fn changes(&self, sq: Square) -> bool {
+        self.before.board().piece_at(sq) != self.after.piece_at(sq)
+    }
+
+    /// Whether the board, as followed here, has left the position before
+    /// the move: part of it, or something else, is done.
+    pub fn begun(&self) -> bool {
+        self.occupancy() != self.before.board().occupied()
+    }
+
     /// Whether the board shows the position after the engine's move.
     pub fn is_done(&self) -> bool {
         self.wrong_squares().is_empty()
@@ -340,7 +355,7 @@ impl Execution {
                     Dest::On(d) => Some(d),
                     Dest::Off => None,
                 };
-                faults.push(Fault::Misplaced { sq, piece: t.piece, belongs });
+                faults.push(Fault::Misplaced { sq, piece: self.named(id), belongs });
             }
         }
         faults
@@ -369,6 +384,93 @@ impl Execution {
                 (!right).then_some(WrongSquare { sq, expected, found })
             })
             .collect()
+    }
+
+    /// Every piece to move, in an order a player can follow, to bring the
+    /// board from what it shows (as followed here) to the position after the
+    /// move: each from where it stands (`from`; none: in the hand) to where
+    /// it goes (`to`; none: off the board). Pieces in the hand go down
+    /// first, then pieces that are not part of the move go back, then the
+    /// move's own pieces in the order told, the new piece of a promotion
+    /// last; a piece goes only to a square already empty, so one in the
+    /// way moves first. Never the move as it was expected to be made: each
+    /// piece from where the lifts and placements put it.
+    pub fn repair(&self) -> Vec<Fix> {
+        #[derive(Clone, Copy)]
+        struct Task {
+            id: Option<u8>,
+            fix: Fix,
+        }
+        let rank = |id: u8| -> usize {
+            let t = self.pieces[usize::from(id)];
+            if self.hand.contains(&id) {
+                0
+            } else if matches!(t.part, Part::Bystander | Part::Stranger) {
+                1
+            } else {
+                // The move's pieces in the order told; the others of the
+                // move (a piece put back off its square) after them.
+                2 + self.tasks.iter().position(|&task| task == id).unwrap_or(self.tasks.len())
+            }
+        };
+        let mut ids: Vec<u8> = (0..self.pieces.len()).filter_map(|i| u8::try_from(i).ok()).collect();
+        ids.sort_by_key(|&id| rank(id));
+        let mut todo: Vec<Task> = ids
+            .into_iter()
+            .filter_map(|id| {
+                let from = self.square_of(id);
+                if from.is_none() && !self.hand.contains(&id) {
+                    return None;
+                }
+                let to = match self.dest(id) {
+                    Dest::On(sq) => Some(sq),
+                    Dest::Off => None,
+                };
+                (from != to).then_some(Task { id: Some(id), fix: Fix { piece: self.named(id), from, to } })
+            })
+            .collect();
+        if self.mv.is_promotion() && self.promoted().is_none() {
+            let fix = Fix { piece: Some(self.promote_piece()), from: None, to: Some(self.mv.to()) };
+            todo.push(Task { id: None, fix });
+        }
+        let mut on = self.on;
+        let mut plan = Vec::with_capacity(todo.len());
+        while !todo.is_empty() {
+            let free = |t: &Task| t.fix.to.is_none_or(|sq| on[sq as usize].is_none());
+            let task = match (todo.iter().position(free), todo.iter().position(|t| t.fix.from.is_some())) {
+                (Some(i), _) => todo.remove(i),
+                // Pieces in each other's way (two swapped): the first comes
+                // off into the hand, and goes down later.
+                (None, Some(i)) => {
+                    let lifted = Task { fix: Fix { to: None, ..todo[i].fix }, ..todo[i] };
+                    todo[i].fix.from = None;
+                    lifted
+                }
+                // Only pieces in the hand, each for a square taken by a
+                // piece where it belongs: no order helps.
+                (None, None) => {
+                    plan.extend(todo.drain(..).map(|t| t.fix));
+                    break;
+                }
+            };
+            if let Some(from) = task.fix.from {
+                on[from as usize] = None;
+            }
+            if let Some(to) = task.fix.to {
+                on[to as usize] = task.id.or(Some(u8::MAX));
+            }
+            plan.push(task.fix);
+        }
+        plan
+    }
+
+    /// The piece followed as `id`, as it may be named: not the promoting
+    /// pawn once it is off its square, since a piece put down while it is
+    /// in the hand may as well be the new piece.
+    fn named(&self, id: u8) -> Option<Piece> {
+        let t = self.pieces[usize::from(id)];
+        let promoting = t.part == Part::Mover && self.mv.is_promotion();
+        if promoting && self.square_of(id).is_some_and(|sq| Some(sq) != t.home) { None } else { t.piece }
     }
 
     /// The legal move other than the engine's that the board shows, if

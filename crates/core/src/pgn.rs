@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use shakmaty::{Color, Position};
-use tactus_trace::Header;
 pub use tactus_trace::MateVerdict;
+use tactus_trace::{Federation, Header, Pairing, Player, Title};
 
 use crate::event::{Article, EndReason, Irregularity};
 use crate::game::Game;
@@ -212,20 +212,54 @@ pub fn write_movetext<'a>(
     wrap(out, &tokens);
 }
 
-/// Writes one game, its remarks in `words`.
+/// A player's `…Title`, `…Elo`, `…FideId` and `…Federation` tags, each
+/// only when known (broadcasts read them: Lichess finds a player by FIDE ID).
+pub fn player_tags(
+    side: Color,
+    title: Option<Title>,
+    elo: Option<u16>,
+    fide_id: Option<u32>,
+    federation: Option<Federation>,
+) -> impl Iterator<Item = (&'static str, String)> {
+    let [title_tag, elo_tag, id_tag, federation_tag] = match side {
+        Color::White => ["WhiteTitle", "WhiteElo", "WhiteFideId", "WhiteFederation"],
+        Color::Black => ["BlackTitle", "BlackElo", "BlackFideId", "BlackFederation"],
+    };
+    [
+        title.map(|t| (title_tag, t.as_str().to_string())),
+        elo.map(|e| (elo_tag, e.to_string())),
+        fide_id.map(|id| (id_tag, id.to_string())),
+        federation.map(|f| (federation_tag, f.to_string())),
+    ]
+    .into_iter()
+    .flatten()
+}
+
+/// The tags a round's pairing adds: each player's, then `Board`.
+pub fn pairing_tags(pairing: &Pairing) -> Vec<(&'static str, String)> {
+    let player = |side, p: &Player| player_tags(side, p.title, p.elo, p.fide_id, p.federation);
+    let mut tags: Vec<_> = player(Color::White, &pairing.white).chain(player(Color::Black, &pairing.black)).collect();
+    tags.push(("Board", pairing.board.to_string()));
+    tags
+}
+
+/// Writes one game, its remarks in `words`: the header's tags, or the
+/// round's pairing's where the hall sent one.
 pub fn write(header: &Header, game: &Game, words: &dyn Commentary) -> String {
     let mut out = String::new();
     let result = game.ending.map_or("*", |e| e.result.as_str());
     let chess960 = game.mode == shakmaty::CastlingMode::Chess960;
+    let pairing = game.pairing.as_ref();
+    let round = pairing.map(|p| p.round.to_string());
     let tags = Tags {
-        event: header.event.as_deref(),
+        event: pairing.and_then(|p| p.tournament.as_deref()).or(header.event.as_deref()),
         site: header.site.as_deref(),
         date: header.date.as_deref(),
-        round: header.round.as_deref(),
-        white: header.white.as_deref(),
-        black: header.black.as_deref(),
+        round: round.as_deref().or(header.round.as_deref()),
+        white: pairing.map(|p| p.white.name.as_str()).or(header.white.as_deref()),
+        black: pairing.map(|p| p.black.name.as_str()).or(header.black.as_deref()),
         result,
-        extra: Vec::new(),
+        extra: pairing.map(pairing_tags).unwrap_or_default(),
         chess960,
         setup_fen: (chess960 || !game.standard_start()).then(|| game.start_fen()),
         time_control: header.time_control.as_deref(),

@@ -41,7 +41,9 @@ pub fn answer(pos: &Chess, last: Option<&MoveInfo>, clocks: &Clocks<'_>, questio
             black_moves: clocks.black_moves,
             running: clocks.running,
         },
-        Request::Position => EventKind::Position { fen: Fen::from_position(pos, EnPassantMode::Legal).to_string() },
+        Request::Position => {
+            EventKind::Position { fen: Fen::from_position(pos, EnPassantMode::Legal).to_string(), pending: None }
+        }
         Request::LastMove => EventKind::LastMove { mv: last?.clone() },
         // The engine answers it, through an `Input::Hint`.
         Request::Hint => return None,
@@ -52,7 +54,7 @@ pub fn answer(pos: &Chess, last: Option<&MoveInfo>, clocks: &Clocks<'_>, questio
         }
         Request::Rank(rank) => EventKind::OnRank { rank, pieces: placed(board.occupied() & Bitboard::from_rank(rank)) },
         Request::File(file) => EventKind::OnFile { file, pieces: placed(board.occupied() & Bitboard::from_file(file)) },
-        Request::Square(sq) => EventKind::OnSquare { sq, piece: board.piece_at(sq), board: None },
+        Request::Square(sq) => EventKind::OnSquare { sq, piece: board.piece_at(sq), board: None, pending: None },
         Request::MovesToControl => EventKind::MovesToControl {
             white: to_control(clocks.control, clocks.white_moves),
             black: to_control(clocks.control, clocks.black_moves),
@@ -137,16 +139,19 @@ mod tests {
         assert_eq!(said, [(sq("e1"), 'K'), (sq("e4"), 'P'), (sq("e5"), 'p'), (sq("e8"), 'k')]);
         assert_eq!(
             ask(Request::Square(sq("c6"))),
-            EventKind::OnSquare { sq: sq("c6"), piece: Piece::from_char('n'), board: None }
+            EventKind::OnSquare { sq: sq("c6"), piece: Piece::from_char('n'), board: None, pending: None }
         );
-        assert_eq!(ask(Request::Square(sq("d5"))), EventKind::OnSquare { sq: sq("d5"), piece: None, board: None });
+        assert_eq!(
+            ask(Request::Square(sq("d5"))),
+            EventKind::OnSquare { sq: sq("d5"), piece: None, board: None, pending: None }
+        );
         let EventKind::OnRank { pieces, .. } = ask(Request::Rank(Rank::Third)) else { panic!() };
         assert_eq!(squares(&pieces), [sq("f3")]);
     }
 
     #[test]
     fn the_position_and_the_times() {
-        assert_eq!(ask(Request::Position), EventKind::Position { fen: RUY.to_owned() });
+        assert_eq!(ask(Request::Position), EventKind::Position { fen: RUY.to_owned(), pending: None });
         assert_eq!(
             ask(Request::Time),
             EventKind::Time { white_ms: 5_000_000, black_ms: 4_000_000, white_moves: 3, black_moves: 3, running: None }

@@ -205,3 +205,68 @@ fn after_the_end_questions_are_answered_and_presses_told_the_game_is_over() {
     g.input(Input::DrawOffer { side: Color::White });
     assert_eq!(not_now(&g, mark), [NotNow::GameOver; 3]);
 }
+
+/// While the opponent's move is announced and not yet carried out, the
+/// game's position is the one before it: a question about the board is
+/// answered at once with that move as still to be carried out (issue 30,
+/// 4) — the whole board always, a square when the move changes it — for
+/// an engine, an online player and a partner board alike.
+#[test]
+fn questions_while_the_opponents_move_is_carried_out_say_it_is_still_to_go() {
+    use tactus_trace::Header;
+    for (online, partner) in [(false, false), (true, false), (false, true)] {
+        let header = Header {
+            time_control: Some("300+2".into()),
+            engine: Some(Color::Black),
+            online,
+            partner,
+            ..Header::default()
+        };
+        let mut g = Game::with(header, |p| p);
+        g.press(Color::Black);
+        g.carry("e2", "e4");
+        g.press(Color::White);
+        g.choose("b8c6");
+        let pending = |kind: &EventKind| match kind {
+            EventKind::Position { pending, .. } | EventKind::OnSquare { pending, .. } => {
+                pending.as_ref().map(|mv| mv.san.clone())
+            }
+            _ => None,
+        };
+        for (what, still) in [
+            (Request::Position, Some("Nc6")),
+            (Request::Square(sq("c6")), Some("Nc6")),
+            (Request::Square(sq("b8")), Some("Nc6")),
+            (Request::Square(sq("e4")), None),
+        ] {
+            let mark = ask(&mut g, what);
+            let answers: Vec<Option<String>> = g.events[mark..].iter().map(|e| pending(&e.kind)).collect();
+            assert_eq!(answers, [still.map(str::to_owned)], "{what:?} (online {online}, partner {partner})");
+            assert_eq!(g.events[mark].t, g.events.last().unwrap().t, "answered at once");
+        }
+        // Half done: the knight in the hand. Still to go.
+        g.feed(200, tactus_trace::Record::Edge { sq: sq("b8"), on: false, piece: None });
+        g.wait(500);
+        let mark = ask(&mut g, Request::Position);
+        assert_eq!(g.events[mark..].iter().map(|e| pending(&e.kind)).collect::<Vec<_>>(), [Some("Nc6".to_owned())]);
+        g.feed(200, tactus_trace::Record::Edge { sq: sq("c6"), on: true, piece: None });
+        g.wait(500);
+        assert_eq!(g.sans(), ["e4", "Nc6"]);
+        // Carried out: the position after it, nothing pending.
+        let mark = ask(&mut g, Request::Position);
+        assert!(matches!(&g.events[mark].kind, EventKind::Position { pending: None, fen } if fen.contains("r1bqkbnr")));
+    }
+}
+
+/// No hint comes from a player far away, online or on the partner board:
+/// asked for, the answer is at once that no engine plays.
+#[test]
+fn a_hint_against_a_player_far_away_is_answered_that_no_engine_plays() {
+    use tactus_trace::Header;
+    for (online, partner) in [(true, false), (false, true)] {
+        let header = Header { engine: Some(Color::Black), online, partner, ..Header::default() };
+        let mut g = Game::with(header, |p| p);
+        let mark = ask(&mut g, Request::Hint);
+        assert_eq!(not_now(&g, mark), [NotNow::NoEngine], "online {online}, partner {partner}");
+    }
+}

@@ -131,7 +131,7 @@ fn every_pgn_time_control_replays_to_the_rules_arithmetic() {
             if let Record::Clock(side) = e.record {
                 presses.push((e.t, side));
             }
-            session.handle(*e);
+            session.handle(e.clone());
             for ev in session.drain() {
                 if let EventKind::Complete { clock_ms, .. } = ev.kind {
                     clocks.push(clock_ms.expect("a clock"));

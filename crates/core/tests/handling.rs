@@ -21,7 +21,7 @@ fn check(seed: u64, profile: Profile, chess960: bool) -> Result<(), TestCaseErro
     }
     let mut session = Session::new(&header, Policy::default()).expect("valid start");
     let mut events = Vec::new();
-    for entry in entries.iter().copied() {
+    for entry in entries.iter().cloned() {
         session.handle(entry);
         events.extend(session.drain());
     }

@@ -68,9 +68,9 @@ fn every_question_is_answered_from_the_game_being_played() {
     let EventKind::OnFile { file: File::E, pieces } = got[2] else { panic!("{got:?}") };
     assert_eq!(pieces.len(), 4);
     assert!(
-        matches!(got[3], EventKind::OnSquare { sq: Square::F3, piece: Some(p), board: None } if p.role == Role::Knight)
+        matches!(got[3], EventKind::OnSquare { sq: Square::F3, piece: Some(p), board: None, pending: None } if p.role == Role::Knight)
     );
-    assert!(matches!(got[4], EventKind::OnSquare { sq: Square::D5, piece: None, board: None }));
+    assert!(matches!(got[4], EventKind::OnSquare { sq: Square::D5, piece: None, board: None, pending: None }));
     assert!(matches!(got[5], EventKind::LastMove { mv } if mv.san == "Nf3"));
 }
 

@@ -503,12 +503,12 @@ mod tests {
         let mut out = Vec::new();
         follow.event(report(false, false, false), &mut out);
         let plugged_in = Record::Input(Input::ClockConnected(true));
-        assert_eq!(records(&mut out), [plugged_in], "a stopped clock, plugged in");
+        assert_eq!(records(&mut out), std::slice::from_ref(&plugged_in), "a stopped clock, plugged in");
         follow.event(report(true, false, false), &mut out);
         let left_white = Record::Input(Input::SetClock { white_ms: 182_000, black_ms: 187_000 });
         assert_eq!(
             records(&mut out),
-            [left_white, Record::Input(Input::Resume)],
+            [left_white.clone(), Record::Input(Input::Resume)],
             "started: the game's clocks take its times, White's face runs"
         );
         follow.event(report(true, true, false), &mut out);
@@ -522,7 +522,7 @@ mod tests {
         let blank = ClockFaces { right: Face::default(), left: Face::default(), status: running };
         let mut blank_follow = Follow::new(Bitboard::EMPTY, WHITE_LEFT);
         blank_follow.event(ReaderEvent::Clock { times: blank, at: Instant::now() }, &mut out);
-        assert_eq!(records(&mut out), [plugged_in, Record::Input(Input::Resume)]);
+        assert_eq!(records(&mut out), [plugged_in.clone(), Record::Input(Input::Resume)]);
         // Black's flag fell and the clock stopped itself: the game rules it.
         follow.event(report(false, true, true), &mut out);
         assert_eq!(records(&mut out), []);
@@ -548,13 +548,13 @@ mod tests {
         // A running clock plugged in: its times, and it runs the game's.
         follow.event(report(true, false, false), &mut out);
         let times = Record::Input(Input::SetClock { white_ms: 182_000, black_ms: 187_000 });
-        assert_eq!(records(&mut out), [connected(true), times, Record::Input(Input::Resume)]);
+        assert_eq!(records(&mut out), [connected(true), times.clone(), Record::Input(Input::Resume)]);
         // Its battery dead, then back with the other lever up: no press is
         // made of a lever read afresh.
         follow.event(no_clock(), &mut out);
         assert_eq!(records(&mut out), [connected(false)]);
         follow.event(report(true, true, false), &mut out);
-        assert_eq!(records(&mut out), [connected(true), times, Record::Input(Input::Resume)]);
+        assert_eq!(records(&mut out), [connected(true), times.clone(), Record::Input(Input::Resume)]);
         // With a clock device besides, a clock on the board decides nothing.
         let mut follow = Follow::new(Bitboard::EMPTY, ClockOnBoard { white: ClockSide::Left, sole: false });
         follow.event(no_clock(), &mut out);

@@ -288,7 +288,7 @@ impl GameLoop {
 
     fn take_entry(&mut self, entry: Entry) {
         self.last_t = entry.t;
-        self.journal.push(entry);
+        self.journal.push(entry.clone());
         self.session.handle(entry);
         self.events.extend(self.session.drain());
         self.answer_mate_question();
@@ -512,9 +512,9 @@ fn check(name: &str) -> (Played, Said, Vec<String>) {
     let mut w = tactus_trace::TraceWriter::new(Vec::new());
     w.write_header(&played.game.header).unwrap();
     for e in &played.game.journal {
-        let record = match e.record {
-            Record::Edge { sq, on, .. } => Record::Edge { sq, on, piece: None },
-            other => other,
+        let record = match &e.record {
+            &Record::Edge { sq, on, .. } => Record::Edge { sq, on, piece: None },
+            other => other.clone(),
         };
         w.write_entry(&Entry { t: e.t, record }).unwrap();
     }

@@ -15,7 +15,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 use tactus_core::pgn;
 use tactus_core::{Article, EndReason, EngineEval, Event, EventKind, serde_chess};
-use tactus_trace::{GameResult, Header, Ms};
+use tactus_trace::{Federation, GameResult, Header, Ms, Pairing};
 
 use crate::players::{self, Title};
 use crate::teams::{BoardTeams, Games, MatchScore, TeamMatch};
@@ -57,10 +57,42 @@ pub struct Tags {
     pub black_title: Option<Title>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub black_elo: Option<u16>,
+    /// Each player's federation, from the round's pairing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_federation: Option<Federation>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black_federation: Option<Federation>,
+    /// The board's number in the round, from the round's pairing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<u32>,
     /// The game is played on two boards (two boards, one game): this
     /// board's side and its partner board, for the relay to show one game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pair: Option<Paired>,
+}
+
+impl Tags {
+    /// The round's pairing decides who plays, in which round and on which
+    /// board, over what the board's config and trace said; the event too,
+    /// where the pairing names one.
+    pub fn paired(self, p: &Pairing) -> Tags {
+        Tags {
+            white: Some(p.white.name.clone()),
+            black: Some(p.black.name.clone()),
+            event: p.tournament.clone().or(self.event),
+            round: Some(p.round.to_string()),
+            board: Some(p.board),
+            white_fide_id: p.white.fide_id,
+            white_title: p.white.title,
+            white_elo: p.white.elo,
+            white_federation: p.white.federation,
+            black_fide_id: p.black.fide_id,
+            black_title: p.black.title,
+            black_elo: p.black.elo,
+            black_federation: p.black.federation,
+            ..self
+        }
+    }
 }
 
 /// A board's place in a game played on two boards.
@@ -263,6 +295,7 @@ pub fn changes_feed(kind: &EventKind) -> bool {
             | EventKind::TimeWarning { .. }
             | EventKind::OpponentMove { .. }
             | EventKind::TakeBack { .. }
+            | EventKind::Pairing(_)
     )
 }
 
@@ -275,6 +308,7 @@ fn changes_pgn(kind: &EventKind) -> bool {
             | EventKind::GameOver { .. }
             | EventKind::Irregularity(_)
             | EventKind::TakeBack { .. }
+            | EventKind::Pairing(_)
     ) || matches!(kind, EventKind::Penalty { article: Article::A7_5_5, .. })
 }
 
@@ -463,6 +497,7 @@ impl BoardFeed {
                     self.clocks.running = Some(self.turn());
                 }
             }
+            EventKind::Pairing(p) => self.tags = std::mem::take(&mut self.tags).paired(p),
             EventKind::OpponentMove { mv, eval, .. } => {
                 self.engine =
                     eval.as_ref().map(|eval| EngineView { ply: mv.ply, san: mv.san.clone(), eval: eval.clone() });
@@ -546,16 +581,17 @@ impl BoardFeed {
         let result = self.result.map_or("*", GameResult::as_str);
         let t = &self.tags;
         let mut extra: Vec<(&str, String)> =
-            players::pgn_tags(Color::White, t.white_title, t.white_elo, t.white_fide_id)
-                .chain(players::pgn_tags(Color::Black, t.black_title, t.black_elo, t.black_fide_id))
+            players::pgn_tags(Color::White, t.white_title, t.white_elo, t.white_fide_id, t.white_federation)
+                .chain(players::pgn_tags(Color::Black, t.black_title, t.black_elo, t.black_fide_id, t.black_federation))
                 .collect();
-        if let Some(team) = team {
-            extra.extend([
+        match team {
+            Some(team) => extra.extend([
                 ("WhiteTeam", team.white_team.clone()),
                 ("BlackTeam", team.black_team.clone()),
                 ("Board", team.board.to_string()),
                 ("MatchScore", team.score_text.clone()),
-            ]);
+            ]),
+            None => extra.extend(t.board.map(|n| ("Board", n.to_string()))),
         }
         let tags = pgn::Tags {
             event: self.tags.event.as_deref(),

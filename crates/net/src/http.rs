@@ -36,6 +36,10 @@ use crate::sse::{self, SharedHall};
 use crate::teams::{BoardTeams, MatchScore};
 use crate::wire::{Control, MAX_ADDED_MS, MAX_CLOCK_SET_MS, check_arbiter_input, opt_spelled, spelled, unix_ms};
 
+mod round;
+
+pub use round::{BoardResult, RoundBoard, RoundDesk, RoundUnpaired, RoundView};
+
 /// The environment variable that may hold the arbiter's token.
 pub const TOKEN_ENV: &str = "TACTUS_TOKEN";
 
@@ -114,6 +118,8 @@ pub struct AppState {
     viewers: Arc<AtomicUsize>,
     /// The pushing to a Lichess broadcast, when the hall is pushed to one.
     lichess: Option<watch::Receiver<LichessView>>,
+    /// A round from the pairing program's file, at a relay given one.
+    round: Option<Arc<dyn RoundDesk>>,
 }
 
 impl AppState {
@@ -137,6 +143,7 @@ impl AppState {
             limits: Limits::default(),
             viewers: Arc::new(AtomicUsize::new(0)),
             lichess: None,
+            round: None,
         }
     }
 
@@ -144,6 +151,13 @@ impl AppState {
     /// that goes.
     pub fn with_lichess(mut self, status: watch::Receiver<LichessView>) -> AppState {
         self.lichess = Some(status);
+        self
+    }
+
+    /// A round from the pairing program's file: `/api/round`, `/round.trf`
+    /// and the arbiter's actions on it.
+    pub fn with_round(mut self, round: Arc<dyn RoundDesk>) -> AppState {
+        self.round = Some(round);
         self
     }
 
@@ -176,6 +190,10 @@ impl AppState {
             .route("/api/hall", get(api_hall))
             .route("/api/game/{id}", get(api_game))
             .route("/api/lichess", get(api_lichess))
+            .route("/api/round", get(round::api_round))
+            .route("/round.trf", get(round::round_trf))
+            .route("/api/round/result", post(round::set_round_result))
+            .route("/api/round/reload", post(round::reload_round))
             .route("/api/game/{id}/result", post(set_result))
             .route("/api/game/{id}/clock", post(set_clock))
             .route("/api/game/{id}/penalty", post(penalty))

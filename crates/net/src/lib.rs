@@ -18,7 +18,7 @@
 //! | 5 | `auth` | the hall key's seals, secrets read from files, refusals counted |
 //! | 6 | `sse` | the hall shared live, and `/events` (given the hall, not the server) |
 //! | 7 | `http`, `mqtt` | the server; a board's publisher and the broker's client |
-//! | 8 | `relay`, `pair` | a hall's boards gathered from the broker; two boards of one game linked |
+//! | 8 | `relay`, `pair`, `pairings` | a hall's boards gathered from the broker; two boards of one game linked; a round's pairings sent to its boards |
 //! | 9 | `lichess` | a relay's hall pushed to a Lichess broadcast |
 //!
 //! One stop for all it starts: [`serve`], [`relay`] and
@@ -38,6 +38,7 @@ mod lichess;
 mod lichess_view;
 mod mqtt;
 mod pair;
+mod pairings;
 mod players;
 mod relay;
 mod sse;
@@ -50,11 +51,17 @@ pub use feed::{
     Applied, ArbiterNote, BoardFeed, Change, Clocks, EngineView, FeedMove, Hall, Paired, SPOKEN_KEPT, Spoken, Tags,
     Told, Trust,
 };
-pub use http::{AppState, Limits, MAX_HEAD, TOKEN_ENV, arbiter_token, serve};
+pub use http::{
+    AppState, BoardResult, Limits, MAX_HEAD, RoundBoard, RoundDesk, RoundUnpaired, RoundView, TOKEN_ENV, arbiter_token,
+    serve,
+};
 pub use lichess::{LichessPush, push_to_lichess};
 pub use lichess_view::{LichessBoard, LichessView, board_number};
-pub use mqtt::{BoardPublisher, Broker, HallLink, LinkSettings, Login, MqttError, PASSWORD_ENV, SYSTEM_CA_FILE};
+pub use mqtt::{
+    BoardPublisher, Broker, HallLink, LinkSettings, Login, MqttError, PASSWORD_ENV, SYSTEM_CA_FILE, SentPairing,
+};
 pub use pair::{FromPartner, PairGame, PairMessage, PartnerLink, Seat, UNACKED_KEPT};
+pub use pairings::PairingSender;
 pub use players::{MAX_ELO, MAX_FIDE_ID, Title};
 pub use relay::{Changed, MAX_BOARDS, Relay, RelayOptions, RelayStats, UNTRUSTED, relay};
 pub use sse::{SharedHall, Update, UpdateKind};

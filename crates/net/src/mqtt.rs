@@ -36,7 +36,7 @@ use crate::wire::BadName;
 
 mod publisher;
 
-pub use publisher::BoardPublisher;
+pub use publisher::{BoardPublisher, SentPairing};
 
 /// Large enough for the retained state of a long game with its rulings.
 /// The broker is told (MQTT 5's Maximum Packet Size) and passes over
@@ -439,9 +439,12 @@ impl Connection {
                     link = LinkState::Up;
                     let filters = peer.connected();
                     // On a task of its own: the client's queue may be full,
-                    // and only this loop empties it.
-                    let (client, over) = (self.client.clone(), self.over.clone());
-                    self.tasks.spawn(async move { over.run_until_cancelled(client.subscribe_many(filters)).await });
+                    // and only this loop empties it. A client that only
+                    // sends subscribes to nothing (MQTT has no empty SUBSCRIBE).
+                    if !filters.is_empty() {
+                        let (client, over) = (self.client.clone(), self.over.clone());
+                        self.tasks.spawn(async move { over.run_until_cancelled(client.subscribe_many(filters)).await });
+                    }
                 }
                 Ok(MqttEvent::Incoming(Packet::Publish(p))) => peer.received(&p),
                 Ok(MqttEvent::Incoming(Packet::SubAck(_))) => peer.subscribed(),

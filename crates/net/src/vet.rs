@@ -61,6 +61,9 @@ fn tags(t: Tags) -> Tags {
         black_fide_id: t.black_fide_id.filter(|&id| (1..=MAX_FIDE_ID).contains(&id)),
         black_title: t.black_title,
         black_elo: t.black_elo.filter(|&elo| (1..=MAX_ELO).contains(&elo)),
+        white_federation: t.white_federation,
+        black_federation: t.black_federation,
+        board: t.board.filter(|&n| (1..=tactus_trace::MAX_BOARD).contains(&n)),
         pair: t.pair.filter(|p| check_name("partner board", &p.with).is_ok()),
     }
 }
@@ -85,6 +88,16 @@ fn fen(f: &str, chess960: bool) -> Result<String, String> {
 
 fn uci(u: &str) -> Result<(), String> {
     u.parse::<shakmaty::uci::UciMove>().map(|_| ()).map_err(|_| format!("{:?} is not a move in UCI", clean(u, 16)))
+}
+
+/// A move an answer says is still to be carried out, checked as a move.
+fn pending(mv: Option<tactus_core::MoveInfo>) -> Result<Option<tactus_core::MoveInfo>, String> {
+    mv.map(|mut mv| {
+        uci(&mv.uci)?;
+        mv.san = clean(&mv.san, 32);
+        Ok(mv)
+    })
+    .transpose()
 }
 
 /// One core event from a board: text cleaned, numbers bounded, positions
@@ -121,6 +134,10 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
             }
         }
         kind @ EventKind::Irregularity(_) => kind,
+        EventKind::Pairing(p) => {
+            p.check()?;
+            EventKind::Pairing(p)
+        }
         EventKind::Penalty { article, side, ms } => EventKind::Penalty { article, side, ms: clock("penalty", ms)? },
         EventKind::Observation { article, side, ply, first, then } => {
             EventKind::Observation { article, side, ply, first: clean(&first, 32), then: clean(&then, 32) }
@@ -196,7 +213,12 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
         EventKind::TimeWarning { side, remaining_ms } => {
             EventKind::TimeWarning { side, remaining_ms: clock("remaining_ms", remaining_ms)? }
         }
-        EventKind::Position { fen: f } => EventKind::Position { fen: fen(&f, chess960)? },
+        EventKind::Position { fen: f, pending: p } => {
+            EventKind::Position { fen: fen(&f, chess960)?, pending: pending(p)? }
+        }
+        EventKind::OnSquare { sq, piece, board, pending: p } => {
+            EventKind::OnSquare { sq, piece, board, pending: pending(p)? }
+        }
         EventKind::Pieces { pieces, .. } | EventKind::OnRank { pieces, .. } | EventKind::OnFile { pieces, .. }
             if pieces.len() > 64 =>
         {
@@ -205,7 +227,6 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
         kind @ (EventKind::Pieces { .. }
         | EventKind::OnRank { .. }
         | EventKind::OnFile { .. }
-        | EventKind::OnSquare { .. }
         | EventKind::MovesToControl { .. }
         | EventKind::EngineLevel { .. }
         | EventKind::GameOver { .. }

@@ -43,6 +43,8 @@ pub(crate) enum Leaf {
     State,
     /// The arbiter's controls for it, one trace input line a message.
     Control,
+    /// The round's pairing for it, from a relay given the round's file.
+    Pairing,
 }
 
 impl Leaf {
@@ -51,11 +53,12 @@ impl Leaf {
             Leaf::Events => "events",
             Leaf::State => "state",
             Leaf::Control => "control",
+            Leaf::Pairing => "pairing",
         }
     }
 
     fn parse(text: &str) -> Option<Leaf> {
-        [Leaf::Events, Leaf::State, Leaf::Control].into_iter().find(|l| l.as_str() == text)
+        [Leaf::Events, Leaf::State, Leaf::Control, Leaf::Pairing].into_iter().find(|l| l.as_str() == text)
     }
 }
 

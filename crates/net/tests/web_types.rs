@@ -20,8 +20,8 @@ use tactus_core::{
     MoveInfo, NotNow, OnBoard, Online, Pair, Placed, Reason, Restarted, Slip, ToControl,
 };
 use tactus_net::{
-    AppState, BoardFeed, Hall, HomeAway, LichessBoard, LichessView, Paired, SharedHall, Tags, Team, TeamMatch, Title,
-    serve,
+    AppState, BoardFeed, BoardResult, Hall, HomeAway, LichessBoard, LichessView, Paired, RoundBoard, RoundDesk,
+    RoundUnpaired, RoundView, SharedHall, Tags, Team, TeamMatch, Title, serve,
 };
 use tactus_sim::Profile;
 use tactus_speech::{Lang, Scribe, Style, Words};
@@ -75,6 +75,7 @@ fn kind_name(k: &EventKind) -> &'static str {
         EventKind::DeviceBack { .. } => "device_back",
         EventKind::Online(_) => "online",
         EventKind::Pair(_) => "pair",
+        EventKind::Pairing(_) => "pairing",
         EventKind::DrawDeclined { .. } => "draw_declined",
         EventKind::PromotionChoice { .. } => "promotion_choice",
         EventKind::NotNow { .. } => "not_now",
@@ -178,7 +179,7 @@ fn every_kind() -> Vec<Event> {
                 black_moves: 9,
                 running: full.then_some(Color::Black),
             },
-            EventKind::Position { fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into() },
+            EventKind::Position { fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into(), pending: full.then(|| mv(full)) },
             EventKind::LastMove { mv: mv(full) },
             EventKind::TimeWarning { side: Color::White, remaining_ms: 60_000 },
             EventKind::Pieces {
@@ -193,9 +194,15 @@ fn every_kind() -> Vec<Event> {
                 sq: Square::E4,
                 piece: full.then_some(placed.piece),
                 board: full.then_some(OnBoard::Piece(placed.piece)),
+                pending: full.then(|| mv(false)),
             },
-            EventKind::OnSquare { sq: Square::E5, piece: None, board: Some(OnBoard::Unknown) },
-            EventKind::OnSquare { sq: Square::E6, piece: full.then_some(placed.piece), board: Some(OnBoard::Empty) },
+            EventKind::OnSquare { sq: Square::E5, piece: None, board: Some(OnBoard::Unknown), pending: None },
+            EventKind::OnSquare {
+                sq: Square::E6,
+                piece: full.then_some(placed.piece),
+                board: Some(OnBoard::Empty),
+                pending: None,
+            },
             EventKind::MovesToControl {
                 white: ToControl { moves: 20, left: full.then_some(20), added_ms: full.then_some(1_800_000) },
                 black: ToControl { moves: 19, left: None, added_ms: None },
@@ -219,6 +226,7 @@ fn every_kind() -> Vec<Event> {
             EventKind::DrawOffer { side: Color::Black, irregular: full },
             EventKind::PromotionChoice { role: Role::Knight },
             EventKind::NotNow { why: if full { NotNow::CarryOutFirst } else { NotNow::GameOver } },
+            EventKind::NotNow { why: NotNow::NoOpponent },
             EventKind::NotUnderstood { typed: "z9".into() },
             EventKind::DeviceLost { device: Device::Board, detail: "/dev/rfcomm0: no answer within 2 s".into() },
             EventKind::DeviceBack { device: Device::Clock },
@@ -273,6 +281,25 @@ fn every_kind() -> Vec<Event> {
                 clocks: full.then_some(Restarted::Run),
             }),
             EventKind::DrawDeclined { side: Color::White },
+            EventKind::Pairing(Box::new(tactus_trace::Pairing {
+                tournament: full.then(|| "Hall Open 2025".into()),
+                round: 3,
+                board: 12,
+                white: tactus_trace::Player {
+                    name: "Kowalczyk, Irina".into(),
+                    title: full.then_some(tactus_trace::Title::Wgm),
+                    elo: full.then_some(2312),
+                    fide_id: full.then_some(1_120_000),
+                    federation: full.then(|| "POL".parse().unwrap()),
+                },
+                black: tactus_trace::Player {
+                    name: "Volkov, Dmitri".into(),
+                    title: None,
+                    elo: None,
+                    fide_id: None,
+                    federation: None,
+                },
+            })),
             EventKind::TakeBackAsked { ply: 5 },
             EventKind::TakeBack {
                 ply: 5,
@@ -350,7 +377,7 @@ fn typecheck(dir: &Path, body: &str) -> Result<(), String> {
     let src = web().join("src");
     let file = format!(
         "import type {{ CoreEvent }} from '{0}/events';\n\
-         import type {{ ArbiterUpdate, BoardData, BoardUpdate, ErrorReply, HallData, LichessData, ResetUpdate, SpokenUpdate }} from '{0}/api';\n\
+         import type {{ ArbiterUpdate, BoardData, BoardUpdate, ErrorReply, HallData, LichessData, ResetUpdate, RoundData, SpokenUpdate }} from '{0}/api';\n\
          {body}\n",
         src.display()
     );
@@ -420,6 +447,57 @@ fn school() -> TeamMatch {
     }
 }
 
+/// A round as a relay's (`tactus relay --round-trf`, which reads the file)
+/// shows it: every field of a board filled on one, none on the other.
+struct Round;
+
+impl RoundDesk for Round {
+    fn view(&self) -> RoundView {
+        let player = |name: &str, full: bool| tactus_trace::Player {
+            name: name.into(),
+            title: full.then_some(Title::Gm),
+            elo: full.then_some(2601),
+            fide_id: full.then_some(4_100_018),
+            federation: full.then(|| "RUS".parse().unwrap()),
+        };
+        let board = |number: u32, full: bool| RoundBoard {
+            number,
+            white: player("Volkov, Dmitri", full),
+            black: player("Smith, John", false),
+            id: full.then(|| format!("b{number}")),
+            problem: (!full).then(|| "the ids of boards b2, x2 all end in 2: give them others".into()),
+            shown: full,
+            game: full.then_some(BoardResult::BlackWins),
+            arbiter: full.then_some(BoardResult::BlackWinsByForfeit),
+            result: full.then_some(BoardResult::BlackWinsByForfeit),
+        };
+        RoundView {
+            file: "open.trf".into(),
+            round: Some(1),
+            tournament: Some("Hall Open 2025".into()),
+            layout: Some("TRF-16".into()),
+            error: Some("open.trf: line 17, column 48: the name runs past its field".into()),
+            boards: vec![board(1, true), board(2, false)],
+            unpaired: vec![
+                RoundUnpaired { name: "Ivanova, Anna".into(), rank: 5, code: Some("H".into()) },
+                RoundUnpaired { name: "Tan, Wei".into(), rank: 10, code: None },
+            ],
+        }
+    }
+
+    fn trf(&self) -> Result<(String, Vec<u8>), String> {
+        Err("not served here".into())
+    }
+
+    fn set_result(&self, _: u32, _: Option<BoardResult>) -> Result<(), String> {
+        Err("not here".into())
+    }
+
+    fn reload(&self, _: Option<u32>) -> Result<(), String> {
+        Err("not here".into())
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_server_s_replies_and_updates_are_what_the_page_s_types_say() {
     let hall = SharedHall::new(Hall::new("club").with_matches(vec![school()]));
@@ -446,7 +524,10 @@ async fn the_server_s_replies_and_updates_are_what_the_page_s_types_say() {
             LichessBoard { board: "alpha".into(), number: None, round: None, error: Some("no number".into()) },
         ],
     };
-    let state = AppState::new(hall.clone(), tx).with_token("tok").with_lichess(watch::channel(lichess).1);
+    let state = AppState::new(hall.clone(), tx)
+        .with_token("tok")
+        .with_lichess(watch::channel(lichess).1)
+        .with_round(std::sync::Arc::new(Round));
     tokio::spawn(serve(listener, state, &CancellationToken::new()));
     let mut live = Events::open(addr).await;
 
@@ -506,6 +587,9 @@ async fn the_server_s_replies_and_updates_are_what_the_page_s_types_say() {
     let lichess_json = reply("/api/lichess").await;
     assert_eq!(lichess_json["boards"][2]["number"], serde_json::Value::Null);
     body.push_str(&typed("lichess", "LichessData", &lichess_json));
+    let round_json = reply("/api/round").await;
+    assert_eq!(round_json["boards"][0]["result"], "-+");
+    body.push_str(&typed("round", "RoundData", &round_json));
     body.push_str(&typed("board", "BoardUpdate[]", &of("board")));
     body.push_str(&typed("spoken", "SpokenUpdate[]", &of("spoken")));
     body.push_str(&typed("arbiter", "ArbiterUpdate[]", &of("arbiter")));

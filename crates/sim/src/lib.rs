@@ -16,7 +16,7 @@
 //! let spec = random_game(7, 60, false);
 //! let (trace, expect) = simulate(&spec, Profile::Realistic, 7);
 //! assert_eq!(expect.moves_san.len(), spec.moves.len());
-//! assert_eq!(trace.last().map(|e| e.record), Some(tactus_trace::Record::End));
+//! assert_eq!(trace.last().map(|e| &e.record), Some(&tactus_trace::Record::End));
 //! ```
 
 mod game;

@@ -33,7 +33,7 @@ fn check_physics(start: Bitboard, trace: &[Entry]) {
 /// bounce, transients, holds.
 fn check_squares(start: Bitboard, trace: &[Entry]) {
     assert!(trace.windows(2).all(|w| w[0].t <= w[1].t), "time goes backwards");
-    assert_eq!(trace.last().map(|e| e.record), Some(Record::End));
+    assert_eq!(trace.last().map(|e| &e.record), Some(&Record::End));
     assert_eq!(trace.iter().filter(|e| e.record == Record::End).count(), 1);
     let end = trace.last().expect("not empty").t;
     let last_press = trace.iter().rev().find(|e| matches!(e.record, Record::Clock(_))).expect("a press").t;

@@ -143,7 +143,7 @@ impl Announcer {
 
     /// The kind an event is said as, or `None` when the policy keeps it quiet.
     fn kind_for(&self, ev: &Event) -> Option<Kind> {
-        let own = |side: Color| self.policy.listener == Some(side);
+        let own = |side: Color| self.scene.listener == Some(side);
         let own_move = match self.own_moves {
             OwnMoves::Echo => Some(Kind::Echo),
             OwnMoves::Tone => Some(Kind::Tone),

@@ -14,7 +14,8 @@ use crate::lang::side_index;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Scene {
-    /// The player who listens, if one does: phrases say "you".
+    /// The player who listens, if one does: phrases say "you". An online
+    /// game's player is the side the server gave the board.
     pub listener: Option<Color>,
     /// The side to move: the one whose flag can fall, who may claim a draw.
     pub turn: Color,
@@ -73,7 +74,13 @@ impl Scene {
                 }
                 self.control = time_control.as_deref().and_then(|tc| TimeControl::parse(tc).ok().flatten());
             }
-            EventKind::Online(Online::Playing { opponent, .. }) => self.online = Some(opponent.clone()),
+            // The player at the board plays the side the server gave it,
+            // and was told so: from now on sides are "you" and "your
+            // opponent", results what they mean to the player.
+            EventKind::Online(Online::Playing { opponent, side, .. }) => {
+                self.online = Some(opponent.clone());
+                self.listener = Some(*side);
+            }
             EventKind::Paused => self.clocks_stopped = true,
             EventKind::Resumed | EventKind::GameOver { .. } => self.clocks_stopped = false,
             EventKind::Move { mv, .. } => self.announced = Some(mv.clone()),

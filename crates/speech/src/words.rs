@@ -45,6 +45,9 @@ pub enum Opponent {
     /// The player on the partner board of one game on two boards:
     /// "Opponent: knight g8 to f6."
     Partner,
+    /// A player on an online server (Lichess), said by name once the
+    /// server names them: "Magnus plays knight g8 to f6."
+    Online,
 }
 
 /// The phrase book of one language in one style.
@@ -130,6 +133,16 @@ impl Words {
         let lex = self.lex;
         let one = |s: String| vec![s];
         match &ev.kind {
+            // The names last: nothing in them is taken for a blank.
+            EventKind::Pairing(p) => one(fill(
+                lex.pairing,
+                &[
+                    ("board", &p.board.to_string()),
+                    ("round", &p.round.to_string()),
+                    ("white", &p.white.name),
+                    ("black", &p.black.name),
+                ],
+            )),
             EventKind::Start { fen, chess960, white_ms, black_ms, .. } => {
                 let mut out = vec![lex.new_game.to_owned()];
                 if let Some(listener) = scene.listener {
@@ -203,7 +216,15 @@ impl Words {
                 }
                 one(sentence(&format!("{out}.")))
             }
-            EventKind::Position { fen } => self.position(fen, scene),
+            EventKind::Position { fen, pending: None } => self.position(fen, scene),
+            // The move still to be carried out first: the position read out
+            // is the one before it, and nobody is to play until it stands.
+            EventKind::Position { fen, pending: Some(mv) } => {
+                let mut chunks = vec![self.pending(mv, scene)];
+                chunks.extend(self.position(fen, scene));
+                chunks.pop();
+                chunks
+            }
             EventKind::LastMove { mv } => {
                 one(self.said(&lex.last_move, mv.side, scene, &[("move", &self.long_move(mv))]))
             }
@@ -224,7 +245,13 @@ impl Words {
             EventKind::Pieces { side, role: None, pieces, .. } => self.army(*side, pieces, scene),
             EventKind::OnRank { rank, pieces } => self.line(Line::Rank(*rank), pieces, scene),
             EventKind::OnFile { file, pieces } => self.line(Line::File(*file), pieces, scene),
-            EventKind::OnSquare { sq, piece, board } => one(self.on_square(*sq, *piece, *board, scene)),
+            EventKind::OnSquare { sq, piece, board, pending } => {
+                let said = self.on_square(*sq, *piece, *board, scene);
+                one(match pending {
+                    Some(mv) => format!("{said} {}", self.pending(mv, scene)),
+                    None => said,
+                })
+            }
             EventKind::MovesToControl { white, black } => one(self.moves_to_control(*white, *black, scene)),
             EventKind::OpponentMove { mv, steps, left, website: true, .. } => {
                 one(self.website_move(mv, steps, left.as_deref()))
@@ -258,12 +285,11 @@ impl Words {
                 let blanks = self.piece_blanks(role.of(Color::White), false, None);
                 one(fill(lex.promotion_choice, &pairs(&blanks)))
             }
-            // On a paired board the move awaited is a player's, not an engine's.
-            EventKind::NotNow { why: NotNow::CarryOutFirst } if self.opponent == Opponent::Partner => {
-                one(lex.pair.not_now[0].to_owned())
-            }
-            EventKind::NotNow { why: NotNow::EngineThinking } if self.opponent == Opponent::Partner => {
-                one(lex.pair.not_now[1].to_owned())
+            // What waits on a player far away is theirs, not an engine's.
+            EventKind::NotNow { why: why @ (NotNow::CarryOutFirst | NotNow::EngineThinking) }
+                if self.opponent_in(scene) != Opponent::Engine =>
+            {
+                one(lex.not_now_opponent[usize::from(*why == NotNow::EngineThinking)].to_owned())
             }
             EventKind::NotNow { why } => one(lex.not_now[not_now_index(*why)].to_owned()),
             EventKind::NotUnderstood { typed } => one(fill(lex.not_understood, &[("typed", typed)])),
@@ -357,11 +383,19 @@ impl Words {
     fn opponent_move(&self, mv: &MoveInfo, steps: &[Fix], left: Option<&[Fix]>, online: Option<&str>) -> String {
         let lex = self.lex;
         let said = match online {
+            // "Magnus castles short", not "plays short castling"; Annex D
+            // names castling by its own words, as any move.
+            Some(name) if mv.castle.is_some() && self.style != Style::AnnexD => {
+                let side = usize::from(mv.castle == Some(tactus_core::CastleSide::Queen));
+                let body = fill(lex.online.castles[side], &[("name", name)]);
+                format!("{}.", with_suffix(lex, body, suffix_of(mv)))
+            }
             Some(name) => fill(lex.online.opponent_move, &[("name", name), ("move", &self.long_move(mv))]),
             None => {
                 let said_as = match self.opponent {
                     Opponent::Engine => lex.engine_move,
-                    Opponent::Partner => lex.partner_move,
+                    // Online before the server named the opponent.
+                    Opponent::Partner | Opponent::Online => lex.partner_move,
                 };
                 fill(said_as, &[("move", &self.long_move(mv))])
             }
@@ -462,24 +496,23 @@ impl Words {
             Slip::Misplaced { sq, piece, belongs: None } => with(lex.misplaced_off, *piece, &[("sq", *sq)]),
             Slip::Missing { sq, piece } => with(lex.missing_piece, Some(*piece), &[("sq", *sq)]),
             Slip::OtherMove { san, uci } => {
+                let (from, to) = uci_squares(uci);
                 // Said without its check: the move does not stand.
                 let played = SanPlus::from_ascii(san.as_bytes())
-                    .map(|sp| self.san_words(&sp.san, None, false))
+                    .map(|sp| self.san_from(&sp.san, from, None, false))
                     .unwrap_or_else(|_| san.clone());
-                let other_move = match self.opponent {
+                let other_move = match self.opponent_in(scene) {
                     Opponent::Engine => lex.other_move,
-                    Opponent::Partner => lex.partner_other_move,
+                    Opponent::Partner | Opponent::Online => lex.partner_other_move,
                 };
                 let out = fill(other_move, &[("move", &played)]);
-                // The piece moved goes back where it came from; the rest
-                // are the engine's move, carried forward.
-                let (from, to) = uci_squares(uci);
-                let steps: Vec<String> = fix
-                    .iter()
-                    .filter_map(|f| {
-                        if f.from.is_some() && f.from == to && f.to == from { self.fix(f, scene) } else { self.step(f) }
-                    })
-                    .collect();
+                // Each piece from where it stands: the piece moved goes back
+                // where it came from, a piece it took back on its square;
+                // the rest are the opponent's move, carried forward.
+                let back =
+                    |f: &Fix| (f.from.is_some() && f.from == to && f.to == from) || (f.from.is_none() && f.to == to);
+                let steps: Vec<String> =
+                    fix.iter().filter_map(|f| if back(f) { self.fix(f, scene) } else { self.step(f) }).collect();
                 if steps.is_empty() { out } else { format!("{out} {}.", sentence(&steps.join(lex.then))) }
             }
             Slip::Halfway { next } => match self.step(next) {
@@ -487,6 +520,18 @@ impl Words {
                 None => String::new(),
             },
         }
+    }
+
+    /// Who makes the moves the board guides onto it, in the game heard so
+    /// far: an online game's opponent once the server has named them.
+    fn opponent_in(&self, scene: &Scene) -> Opponent {
+        if scene.online.is_some() { Opponent::Online } else { self.opponent }
+    }
+
+    /// A move announced and not yet carried out on the board: "Your
+    /// opponent's move is still to be carried out: knight b1 to c3."
+    fn pending(&self, mv: &MoveInfo, scene: &Scene) -> String {
+        self.said(&self.lex.pending, mv.side, scene, &[("move", &self.long_move(mv))])
     }
 
     /// The blanks for a piece, or for "the piece" when it is not known.
@@ -546,13 +591,33 @@ impl Words {
     fn move_text(&self, mv: &MoveInfo) -> String {
         let suffix = suffix_of(mv);
         match SanPlus::from_ascii(mv.san.as_bytes()) {
-            Ok(sp) => self.san_words(&sp.san, suffix, mv.en_passant),
+            Ok(sp) => self.san_from(&sp.san, Some(mv.from), suffix, mv.en_passant),
             // No SAN (a malformed record): say piece, from, to.
             Err(_) => with_suffix(
                 self.lex,
                 format!("{} {} {}", self.piece(mv.piece.role, Case::Nom), self.square(mv.from), self.square(mv.to)),
                 suffix,
             ),
+        }
+    }
+
+    /// A move as the record writes it, but a piece that two of its kind
+    /// could have moved said from its square ("knight from e4 to c5", not
+    /// "knight e c5") — except in Annex D, which names the record's
+    /// letters (D.2.1: the names stand for the letters of the notation).
+    fn san_from(&self, san: &San, from: Option<Square>, suffix: Option<Suffix>, en_passant: bool) -> String {
+        match (*san, from) {
+            (San::Normal { role, file, rank, capture, to, promotion: None }, Some(from))
+                if role != Role::Pawn && (file.is_some() || rank.is_some()) && self.style != Style::AnnexD =>
+            {
+                let blanks = [
+                    ("piece", self.piece(role, Case::Nom).to_owned()),
+                    ("from", self.square(from)),
+                    ("to", self.square(to)),
+                ];
+                with_suffix(self.lex, fill(self.lex.from_to[usize::from(capture)], &pairs(&blanks)), suffix)
+            }
+            _ => self.san_words(san, suffix, en_passant),
         }
     }
 
@@ -1263,6 +1328,7 @@ fn not_now_index(why: NotNow) -> usize {
         NotNow::NoEngine => 3,
         NotNow::NothingToClaim => 4,
         NotNow::GameOver => 5,
+        NotNow::NoOpponent => 6,
     }
 }
 

@@ -85,7 +85,7 @@ impl Rig {
 const RUY: &str = "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 0 4";
 
 fn position() -> EventKind {
-    EventKind::Position { fen: RUY.into() }
+    EventKind::Position { fen: RUY.into(), pending: None }
 }
 
 fn castle() -> EventKind {
@@ -113,7 +113,7 @@ fn a_new_question_replaces_the_answer_being_read() {
     rig.hear(position());
     let (first, _) = rig.begins();
     assert_eq!(first, "White: king e1.");
-    rig.hear(EventKind::OnSquare { sq: "d5".parse().unwrap(), piece: None, board: None });
+    rig.hear(EventKind::OnSquare { sq: "d5".parse().unwrap(), piece: None, board: None, pending: None });
     assert_eq!(rig.said.recv().unwrap().1, Played::Cut);
     assert_eq!(rig.ends(), ("d5: empty.".to_owned(), Played::Whole));
     assert!(rig.finish().is_empty());

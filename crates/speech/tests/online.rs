@@ -2,7 +2,7 @@
 //! online opponent's moves, in every language and style.
 
 use shakmaty::{Color, Piece, Role, Square};
-use tactus_core::{Device, Event, EventKind, Fix, MoveInfo, Online};
+use tactus_core::{CastleSide, Device, Event, EventKind, Fix, MoveInfo, Online};
 use tactus_speech::{Announcer, Choice, SpeechPolicy, Words};
 
 const CHOICES: [&str; 4] = ["annex-d", "natural", "nato", "literate"];
@@ -148,4 +148,87 @@ fn the_players_own_move_made_on_the_website_is_said_as_theirs() {
         }
     }
     assert_eq!(said(&mut announcer("en:natural"), kind(true)), "Played for you on the website: bishop f1 to b5.");
+}
+
+/// The online opponent castles: "Magnus castles short", not "plays short
+/// castling" (issue 30, 6); in Annex D castling keeps its names.
+#[test]
+fn the_online_opponent_castles_in_words() {
+    let king = Piece { color: Color::Black, role: Role::King };
+    let castles = |side, check| MoveInfo {
+        ply: 10,
+        side: Color::Black,
+        san: "O-O".into(),
+        uci: "e8g8".into(),
+        piece: king,
+        from: Square::E8,
+        to: if side == CastleSide::King { Square::G8 } else { Square::C8 },
+        capture: None,
+        promotion: None,
+        castle: Some(side),
+        en_passant: false,
+        check,
+        mate: false,
+    };
+    let heard = |choice: &str, mv: MoveInfo| {
+        let mut a = announcer(choice);
+        said(
+            &mut a,
+            EventKind::Online(Online::Playing { game: "g".into(), opponent: "Magnus".into(), side: Color::White }),
+        );
+        said(&mut a, EventKind::OpponentMove { mv, steps: vec![], eval: None, left: None, website: false })
+    };
+    let short = || castles(CastleSide::King, false);
+    let long = || castles(CastleSide::Queen, true);
+    assert_eq!(heard("en:natural", short()), "Magnus castles short.");
+    assert_eq!(heard("en:natural", long()), "Magnus castles long, check.");
+    assert_eq!(heard("de:natural", short()), "Magnus rochiert kurz.");
+    assert_eq!(heard("de:nato", long()), "Magnus rochiert lang, Schach.");
+    assert_eq!(heard("ru:natural", short()), "Magnus: короткая рокировка.");
+    assert_eq!(heard("pl:literate", long()), "Magnus: długa roszada, szach.");
+    assert_eq!(heard("en:annex-d", short()), "Magnus plays Kurze Rochade.");
+}
+
+/// Told "you play White" by the server's game, the player hears the result
+/// by what it means to them, in every language (issue 30, 6).
+#[test]
+fn after_you_play_white_the_result_is_what_it_means_to_the_player() {
+    use tactus_core::{Article, EndReason, GameResult};
+    let over = |result, reason| EventKind::GameOver { result, reason, article: Article::A5_1_1, undetermined: false };
+    let wants = [
+        (
+            "en",
+            "Playing on Lichess against Magnus; you play White.",
+            "Game over. Checkmate: you win.",
+            "Game over. You resign: your opponent wins.",
+        ),
+        (
+            "de",
+            "Partie auf Lichess gegen Magnus; Sie spielen Weiß.",
+            "Partie beendet. Schachmatt: Sie gewinnen.",
+            "Partie beendet. Sie geben auf: Ihr Gegner gewinnt.",
+        ),
+        (
+            "ru",
+            "Партия на Lichess против Magnus; вы играете белыми.",
+            "Партия окончена. Мат: вы выиграли.",
+            "Партия окончена. Вы сдались: выиграл соперник.",
+        ),
+        (
+            "pl",
+            "Partia na Lichess z Magnus; grasz białymi.",
+            "Koniec partii. Mat: wygrywasz.",
+            "Koniec partii. Poddajesz partię: wygrywa przeciwnik.",
+        ),
+    ];
+    for (lang, playing, win, resign) in wants {
+        let c: Choice = format!("{lang}:natural").parse().unwrap();
+        // Nobody configured to listen: the server's game says who plays.
+        let mut a = Announcer::new(Words::new(c.lang, c.style), SpeechPolicy::everything());
+        assert_ne!(said(&mut a, over(GameResult::WhiteWins, EndReason::Checkmate)), win, "{lang}: said by colour");
+        let game = Online::Playing { game: "g".into(), opponent: "Magnus".into(), side: Color::White };
+        assert_eq!(said(&mut a, EventKind::Online(game)), playing);
+        assert_eq!(said(&mut a, over(GameResult::WhiteWins, EndReason::Checkmate)), win, "{lang}");
+        assert_eq!(said(&mut a, over(GameResult::BlackWins, EndReason::Resignation)), resign, "{lang}");
+    }
 }

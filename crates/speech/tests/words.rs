@@ -159,3 +159,30 @@ fn the_golden_game_is_the_real_game() {
     // begun with the rook.
     assert_eq!(moves, 48);
 }
+
+/// A piece two of its kind could have moved is said from its square, not
+/// by the record's letter ("knight e c5", issue 30, 6) — except in Annex D,
+/// whose names stand for the notation's letters (D.2.1).
+#[test]
+fn a_piece_two_could_have_moved_is_said_from_its_square() {
+    // Knights on e4 and a4 can both go to c5; rooks on a1 and h1 to d1.
+    let fen = Some("4k3/8/8/8/N3N3/8/8/R3KR2 w - - 0 1");
+    let nec5 = || mv(fen, "Nec5");
+    assert_eq!(nec5().san, "Nec5");
+    assert_eq!(said_move("en:natural", nec5()), "knight from e4 to c5");
+    assert_eq!(said_move("de:natural", nec5()), "Springer von e4 nach c5");
+    assert_eq!(said_move("ru:natural", nec5()), "конь с e4 на c5");
+    assert_eq!(said_move("pl:natural", nec5()), "skoczek z e4 na c5");
+    assert_eq!(said_move("en:nato", nec5()), "knight from Echo 4 to Charlie 5");
+    assert_eq!(said_move("en:literate", nec5()), "knight from e four to c five");
+    assert_eq!(said_move("de:annex-d", nec5()), "Springer Eva Cesar fünf");
+    let rook = Some("4k3/8/8/8/8/8/4K3/R2n3R w - - 0 1");
+    let rhxd1 = || mv(rook, "Rhxd1");
+    assert_eq!(rhxd1().san, "Rhxd1");
+    assert_eq!(said_move("en:natural", rhxd1()), "rook on h1 takes d1");
+    assert_eq!(said_move("de:natural", rhxd1()), "Turm auf h1 schlägt d1");
+    assert_eq!(said_move("ru:natural", rhxd1()), "ладья с h1 бьёт d1");
+    assert_eq!(said_move("pl:natural", rhxd1()), "wieża z h1 bije d1");
+    // One that only one could make: as the record writes it.
+    assert_eq!(said_move("en:natural", mv(None, "Nf3")), "knight f3");
+}

@@ -164,8 +164,9 @@ fn mate_searches(out: &mut impl Write, texts: &[String]) -> anyhow::Result<()> {
         };
         answer(&mut session, 0);
         for entry in entries {
+            let t = entry.t;
             session.handle(entry);
-            answer(&mut session, entry.t);
+            answer(&mut session, t);
         }
     }
     times.sort_unstable();

@@ -10,6 +10,7 @@ mod log;
 mod notify;
 mod relay;
 mod replay_cmd;
+mod round;
 mod say;
 mod signals;
 mod sink;

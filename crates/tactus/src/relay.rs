@@ -8,6 +8,10 @@
 //!
 //! With `--lichess-broadcast` it pushes every board's game to Lichess
 //! broadcast rounds as well (see `tactus_net::push_to_lichess`).
+//!
+//! With `--round-trf FILE --round N` it plays a round from the pairing
+//! program: each board told its players, the results written back
+//! (`crate::round`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -89,6 +93,29 @@ pub struct Args {
     /// Lichess's address (default https://lichess.org).
     #[arg(long, value_name = "URL")]
     lichess_url: Option<String>,
+    /// A round of a tournament: the pairing program's Tournament Report
+    /// File (FIDE's TRF-16 or TRF-26), exported with the round paired. Each
+    /// board is told its players; `/round.trf` gives the file back with the
+    /// results. SIGHUP reads it again for the next round. Needs the hall key.
+    #[arg(long, value_name = "FILE")]
+    round_trf: Option<PathBuf>,
+    /// The round the file pairs, to play now.
+    #[arg(long, value_name = "N")]
+    round: Option<config::RoundNumber>,
+}
+
+/// The round to play: the flags, else the config's `[round]`.
+fn round_args(args: &Args) -> anyhow::Result<Option<(PathBuf, u32)>> {
+    let file = match &args.config {
+        Some(path) => config::load(path)?.round,
+        None => config::RoundConfig::default(),
+    };
+    match (args.round_trf.clone().or(file.trf), args.round.or(file.number)) {
+        (Some(trf), Some(n)) => Ok(Some((trf, n.get()))),
+        (None, None) => Ok(None),
+        (Some(_), None) => anyhow::bail!("a round's file needs the round it plays: --round N (or [round] number)"),
+        (None, Some(_)) => anyhow::bail!("--round needs the round's file: --round-trf FILE (or [round] trf)"),
+    }
 }
 
 /// What the relay needs to push the hall to Lichess: checked before it starts.
@@ -176,6 +203,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         hall = hall.with_matches(matches);
     }
     let broadcast = broadcast(&args)?;
+    let round = round_args(&args)?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
         let options = RelayOptions { max_boards };
@@ -200,6 +228,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let mut state = state.with_web_dir(web);
         if let Some(token) = token {
             state = state.with_token(token);
+        }
+        let round = match &round {
+            Some((file, n)) => Some(crate::round::start(file, *n, &link, &relay.hall, max_boards, &stop)?),
+            None => None,
+        };
+        if let Some(round) = &round {
+            state = state.with_round(round.round.clone());
         }
         let lichess = broadcast.map(|b| {
             let rounds: Vec<String> = b.options.rounds.iter().map(ToString::to_string).collect();
@@ -238,6 +273,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         relay.stopped().await;
         if let Some(lichess) = lichess {
             lichess.stopped().await;
+        }
+        if let Some(round) = round {
+            round.stopped().await;
         }
         crate::log::summarise(true);
         Ok(ExitCode::SUCCESS)

@@ -1,7 +1,9 @@
 //! `tactus bench --speech`: what a blind player hears, measured in words
 //! and in seconds of espeak-ng at the configured rate — the engine's
-//! capture, castling and promotion as announced, the fix for a castling
-//! begun with the rook, and the answers to questions — in every language.
+//! capture, castling and promotion as announced, the fixes for a castling
+//! begun with the rook and for another piece carried onto the engine's
+//! target, and the answers to questions (the board and a square among them
+//! while the engine's move is still to go) — in every language.
 //! The events come from the core itself, playing scripted games against an
 //! engine that plays Black for a listener who plays White, so the figures
 //! are what the daemon says.
@@ -134,6 +136,21 @@ fn items() -> anyhow::Result<Vec<Item>> {
     g.hands("h8- f8+")?;
     items.push(item("fix", said_to_the_hands(g.since(mark)), Readout::BySide));
 
+    // The engine's knight to c6; the player carries the c7 pawn there
+    // instead, and asks about the board and the square meanwhile.
+    let mut g = Script::new(None)?;
+    g.hands("e2- e4+")?;
+    g.press();
+    g.engine("b8c6")?;
+    let mark = g.events.len();
+    g.hands("c7- c6+")?;
+    items.push(item("wrong piece", said_to_the_hands(g.since(mark)), Readout::BySide));
+    for (name, request) in [("board, pending", Request::Position), ("square, pending", Request::Square(Square::C6))] {
+        let mark = g.events.len();
+        g.ask(request);
+        items.push(item(name, g.since(mark).to_vec(), Readout::BySide));
+    }
+
     // The engine promotes.
     let mut g = Script::new(Some("4k3/8/8/8/8/8/p5K1/8 w - - 0 1"))?;
     g.hands("g2- f2+")?;
@@ -166,7 +183,7 @@ pub fn run(out: &mut impl Write, style: Style, settings: &VoiceSettings) -> anyh
                 said.iter().map(|s| voice.render(s).map(|a| a.duration().as_secs_f64())).sum::<Result<f64, _>>()?;
             writeln!(
                 out,
-                "{}\t{:<14}\t{:>3}\t{:>5.1}\t{text}",
+                "{}\t{:<15}\t{:>3}\t{:>5.1}\t{text}",
                 Choice { lang, style },
                 item.name,
                 words(&text),

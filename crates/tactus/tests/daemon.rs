@@ -254,8 +254,61 @@ fn the_players_draw_and_resign_buttons_against_an_engine() {
     sim.button(&Button::Resign);
     let over = events.next("game_over");
     assert_eq!((over["result"].as_str(), over["reason"].as_str()), (Some("1-0"), Some("resignation")), "{over}");
+    // After the end, the button is answered that the game is over.
+    sim.button(&Button::Draw);
+    assert_eq!(events.next("not_now")["why"], "game_over");
     drop(child.stdin.take());
     assert!(child.wait().unwrap().success());
+}
+
+/// On a board that hosts no opponent, the open clock's `DRAW` and `RESIGN`
+/// are answered at once that they have no use there (issue 30, 7): the
+/// players at the board offer a draw and resign to each other. Said in
+/// the board's language.
+#[test]
+fn the_draw_and_resign_buttons_without_an_opponent_say_they_have_no_use_here() {
+    use tactus_clockdev::sim::{Saw, SimClock};
+    use tactus_clockdev::{Button, DeviceKind};
+
+    let state = tempdir("no-opponent-buttons");
+    let path = state.join("tactus-clock");
+    let sim = SimClock::plug(DeviceKind::Open, &path).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
+        .arg("run")
+        .arg("--config")
+        .arg(empty_config())
+        .arg("--state-dir")
+        .arg(&state)
+        .args(["--board", "sim", "--clock", "open", "--clock-path"])
+        .arg(&path)
+        .args(["--voice", "text", "--say", "de:natural", "--events", "-"])
+        .env("TACTUS_LOG", "error")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let events = EventStream::of(&mut child);
+    let said = common::lines(child.stderr.take().unwrap());
+    assert!(
+        sim.wait_for(Duration::from_secs(30), |s| matches!(s, Saw::Hello)).is_some(),
+        "the daemon greets the clock"
+    );
+    let no_use = "Diese Taste gilt nur in Partien gegen eine Engine, auf Lichess oder gegen ein Partnerbrett.";
+    for button in [Button::Draw, Button::Resign] {
+        sim.button(&button);
+        assert_eq!(events.next_of(&["not_now", "draw_offer", "game_over"])["why"], "no_opponent", "{button:?}");
+        common::line_with(&said, no_use, Duration::from_secs(60));
+    }
+    // The game goes on: nothing was offered or resigned.
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), b"e2e4\n").unwrap();
+    assert_eq!(events.next("move")["san"], "e4");
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+    assert!(
+        !events.seen.borrow().iter().any(|e| e["event"] == "draw_offer" || e["event"] == "game_over"),
+        "a button with no use changes nothing"
+    );
 }
 
 /// SAN per ply of a trace, as a replay reads it.

@@ -69,7 +69,7 @@ fn others(mv: &MoveInfo, t: u64) -> Vec<Event> {
         EventKind::Touch { sq: Square::G8, piece: p('n'), ply: 2, binding: None },
         EventKind::Displaced { sq: Square::F7, piece: p('p'), ply: 2 },
         EventKind::Pieces { side: Color::White, role: Some(Role::Knight), pieces: vec![], board: None },
-        EventKind::OnSquare { sq: Square::E4, piece: Some(p('P')), board: None },
+        EventKind::OnSquare { sq: Square::E4, piece: Some(p('P')), board: None, pending: None },
         EventKind::LastMove { mv: mv.clone() },
         EventKind::Hint { mv: mv.clone() },
         EventKind::EngineLevel { level: 3 },

@@ -50,6 +50,11 @@ impl Fields {
         self.map.get(key).filter(|v| !v.is_null())
     }
 
+    /// How many keys the line has.
+    pub(crate) fn len(&self) -> usize {
+        self.map.len()
+    }
+
     pub(crate) fn has(&self, key: &str) -> bool {
         self.get(key).is_some()
     }

@@ -12,10 +12,14 @@ use serde::Deserialize;
 use shakmaty::{Color, Piece, Role, Square};
 
 mod input;
+mod pairing;
 mod words;
 
 pub use input::{Eval, Input, PV_MAX, Request, Score};
 use input::{Fields, side_of, side_str};
+pub use pairing::{
+    Federation, MAX_BOARD, MAX_ELO, MAX_FIDE_ID, MAX_NAME, MAX_ROUND, MAX_TOURNAMENT, Pairing, Player, Title,
+};
 pub use words::{
     BoardKind, Claim, GameResult, MateSearch, MateVerdict, OffBoardReason, OnlineAsk, Supervision, TableClock, Variant,
     Word,
@@ -156,7 +160,7 @@ impl Header {
 }
 
 /// What happened at one instant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Record {
     /// A raw sensor edge: the square now reads occupied (`on`) or empty.
     /// A board that knows its pieces says which was put down (`piece`,
@@ -167,6 +171,10 @@ pub enum Record {
     Clock(Color),
     /// A button, selector or arbiter input.
     Input(Input),
+    /// The round's pairing for this board, from the hall (a relay given the
+    /// pairing program's file): it decides over the header's players,
+    /// event and round from here on.
+    Pairing(Box<Pairing>),
     /// The game's timers due by `t` ran here, and what they led to was
     /// announced (a move once the board held still, the engine's move
     /// completed by the board holding still): the journal says how far the
@@ -177,7 +185,7 @@ pub enum Record {
 }
 
 /// One line after the header.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
     pub t: Ms,
     pub record: Record,
@@ -383,17 +391,27 @@ fn parse_json_entry(version: u32, line: usize, text: &str) -> Result<Entry, Trac
     // `sq` names the square of a sensor edge, or of a question about a
     // square (`"input": "request", "what": "square"`).
     let edge = fields.has("sq") && (!fields.has("input") || fields.has("on"));
-    let kinds = [edge, fields.has("clock"), fields.has("input"), fields.has("timers"), fields.has("end")];
+    let kinds = [
+        edge,
+        fields.has("clock"),
+        fields.has("input"),
+        fields.has("timers"),
+        fields.has("end"),
+        fields.has("pairing"),
+    ];
     match kinds.iter().filter(|k| **k).count() {
         0 => {
             return err(
                 line,
-                "unknown kind of line: expected one of \"sq\", \"clock\", \"input\", \"timers\" or \"end\"",
+                "unknown kind of line: expected one of \"sq\", \"clock\", \"input\", \"timers\", \"end\" or \"pairing\"",
             );
         }
         1 => {}
         _ => {
-            return err(line, "a line has exactly one of \"sq\", \"clock\", \"input\", \"timers\" or \"end\"");
+            return err(
+                line,
+                "a line has exactly one of \"sq\", \"clock\", \"input\", \"timers\", \"end\" or \"pairing\"",
+            );
         }
     }
     let record = if edge {
@@ -422,6 +440,11 @@ fn parse_json_entry(version: u32, line: usize, text: &str) -> Result<Entry, Trac
         Record::Edge { sq, on, piece }
     } else if let Some(side) = fields.str("clock").map_err(at)? {
         Record::Clock(side_of("clock", side).map_err(at)?)
+    } else if let Some(pairing) = fields.get("pairing") {
+        if fields.len() > 2 {
+            return err(line, "a pairing line has \"t\" and \"pairing\" only");
+        }
+        Record::Pairing(Box::new(Pairing::read(pairing).map_err(at)?))
     } else if fields.has("end") {
         if fields.bool("end").map_err(at)? != Some(true) {
             return err(line, "\"end\" can only be true");
@@ -643,18 +666,22 @@ impl<W: Write> TraceWriter<W> {
 pub fn format_entry(s: &mut String, e: &Entry) {
     use std::fmt::Write as _;
     let t = e.t;
-    let _ = match e.record {
+    let _ = match &e.record {
         Record::Edge { sq, on: true, piece: Some(piece) } => {
             write!(s, r#"{{"t": {t}, "sq": "{sq}", "on": true, "piece": "{}"}}"#, piece.char())
         }
         Record::Edge { sq, on, .. } => write!(s, r#"{{"t": {t}, "sq": "{sq}", "on": {on}}}"#),
-        Record::Clock(c) => write!(s, r#"{{"t": {t}, "clock": "{}"}}"#, side_str(c)),
+        Record::Clock(c) => write!(s, r#"{{"t": {t}, "clock": "{}"}}"#, side_str(*c)),
         Record::Timers => write!(s, r#"{{"t": {t}, "timers": true}}"#),
         Record::End => write!(s, r#"{{"t": {t}, "end": true}}"#),
         Record::Input(input) => {
             let _ = write!(s, r#"{{"t": {t}, "input": "{}""#, input.as_str());
             input.write_fields(s);
             write!(s, "}}")
+        }
+        Record::Pairing(pairing) => {
+            pairing.write(t, s);
+            Ok(())
         }
     };
 }

@@ -573,3 +573,50 @@ fn a_piece_that_is_not_one_or_on_an_edge_that_empties_is_an_error_naming_the_lin
     let e = error_of("{\"tactus_trace\": 7, \"board\": \"dgt\"}\n");
     assert_eq!(e.to_string(), "line 1: trace format version 7 is not supported (this build reads versions 1 to 2)");
 }
+
+/// A pairing line as `docs/trace-format.md` shows it.
+const PAIRING: &str = r#"{"t": 1200, "pairing": {"tournament": "Hall Open 2025", "round": 1, "board": 3, "white": {"name": "Kowalczyk, Irina", "title": "IM", "elo": 2488, "fide_id": 1120000, "federation": "POL"}, "black": {"name": "Volkov, Dmitri"}}}"#;
+
+#[test]
+fn a_pairing_line_is_read_and_written_back() {
+    let entry = parse_entry(2, PAIRING).unwrap();
+    let Record::Pairing(p) = &entry.record else { panic!("{entry:?}") };
+    assert_eq!((entry.t, p.round, p.board, p.tournament.as_deref()), (1200, 1, 3, Some("Hall Open 2025")));
+    assert_eq!((p.white.name.as_str(), p.white.title, p.white.elo), ("Kowalczyk, Irina", Some(Title::Im), Some(2488)));
+    assert_eq!((p.white.fide_id, p.white.federation.map(|f| f.to_string())), (Some(1_120_000), Some("POL".into())));
+    assert_eq!((p.black.name.as_str(), p.black.title, p.black.fide_id), ("Volkov, Dmitri", None, None));
+    let mut line = String::new();
+    format_entry(&mut line, &entry);
+    assert_eq!(line, PAIRING);
+    // A name with quotes and a backslash survives the round trip.
+    let mut odd = entry.clone();
+    if let Record::Pairing(p) = &mut odd.record {
+        p.black.name = r#"O"Brien\, Seán"#.into();
+    }
+    let mut line = String::new();
+    format_entry(&mut line, &odd);
+    assert_eq!(parse_entry(2, &line).unwrap(), odd);
+}
+
+#[test]
+fn a_pairing_out_of_range_is_an_error_naming_the_line() {
+    for (from, to, says) in [
+        (r#""round": 1"#, r#""round": 0"#, "round 0 is out of range"),
+        (r#""board": 3"#, r#""board": 10000"#, "board 10000 is out of range"),
+        (r#""elo": 2488"#, r#""elo": 4000"#, "rating 4000 is out of range"),
+        (r#""fide_id": 1120000"#, r#""fide_id": 1234567890"#, "FIDE ID 1234567890 is out of range"),
+        (r#""federation": "POL""#, r#""federation": "PL""#, "is not a federation"),
+        (r#""title": "IM""#, r#""title": "XM""#, "unknown variant"),
+        (r#""name": "Volkov, Dmitri""#, r#""name": " ""#, "black's name is empty"),
+        (r#""name": "Volkov, Dmitri""#, r#""name": "Volkov,\nDmitri""#, "control character"),
+        (r#""name": "Volkov, Dmitri""#, r#""nick": "Dima""#, "unknown field `nick`"),
+        (r#""t": 1200, "#, r#""t": 1200, "clock": "white", "#, "exactly one of"),
+    ] {
+        let e = parse_entry(7, &PAIRING.replace(from, to)).unwrap_err();
+        assert_eq!(e.line, 7);
+        assert!(e.message.contains(says), "{from} → {to}: {e}");
+    }
+    let long = "x".repeat(MAX_NAME + 1);
+    let e = parse_entry(7, &PAIRING.replace("Volkov, Dmitri", &long)).unwrap_err();
+    assert!(e.message.contains("65 characters"), "{e}");
+}

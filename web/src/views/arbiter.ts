@@ -6,26 +6,9 @@ import { type Changed, fmtDuration, type Game, parseClock, resultText, sideName 
 import type { Alert, View } from '../store';
 import { store } from '../store';
 import { ClockWidget, boardLink, fmtGameTime, lastMoveText, statusText } from '../widgets';
+import { getToken, setToken } from '../token';
 import { LichessPanel } from './lichess';
-
-const TOKEN_KEY = 'tactus.arbiterToken';
-
-function getToken(): string {
-  try {
-    return sessionStorage.getItem(TOKEN_KEY) ?? '';
-  } catch {
-    return '';
-  }
-}
-
-function setToken(t: string): void {
-  try {
-    if (t) sessionStorage.setItem(TOKEN_KEY, t);
-    else sessionStorage.removeItem(TOKEN_KEY);
-  } catch {
-    /* not kept */
-  }
-}
+import { RoundPanel } from './round';
 
 /** Sends an action; what to tell the arbiter about how it went. */
 async function postAction(id: string, action: string, body: unknown): Promise<{ ok: boolean; message: string }> {
@@ -68,6 +51,7 @@ export class ArbiterView implements View {
   private showAck = false;
   private panels = new Map<string, Panel>();
   private lichess = new LichessPanel();
+  private round = new RoundPanel();
 
   render(): void {
     const main = $('#main')!;
@@ -91,6 +75,7 @@ export class ArbiterView implements View {
     main.replaceChildren(
       h('h1', {}, 'Arbiter'),
       this.tokenForm(),
+      this.round.el,
       this.lichess.el,
       h(
         'div',
@@ -107,6 +92,7 @@ export class ArbiterView implements View {
     );
     this.renderAlerts();
     this.lichess.start();
+    this.round.start();
     main.dataset.ready = '1';
   }
 

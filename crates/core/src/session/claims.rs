@@ -127,9 +127,11 @@ impl Session {
         let last = self.game.played.last().map(|p| &p.info);
         if let Some(mut kind) = crate::query::answer(self.game.position(), last, &clocks, what) {
             match &mut kind {
-                EventKind::OnSquare { sq, board, .. } => {
+                EventKind::OnSquare { sq, board, pending, .. } => {
                     *board = self.board_differs().into_iter().find(|(at, _)| at == sq).map(|(_, shows)| shows);
+                    *pending = self.pending_move(Some(*sq));
                 }
+                EventKind::Position { pending, .. } => *pending = self.pending_move(None),
                 EventKind::Pieces { side, role: Some(role), pieces, board } => {
                     *board = self.kind_on_board(role.of(*side), pieces);
                 }
@@ -162,7 +164,8 @@ impl Session {
     fn no_hint(&self) -> Option<NotNow> {
         if self.finished() {
             Some(NotNow::GameOver)
-        } else if self.policy.engine.is_none() {
+        } else if self.policy.engine.is_none() || self.policy.partner || self.policy.online {
+            // A player far away gives no hints.
             Some(NotNow::NoEngine)
         } else if self.carrying() {
             Some(NotNow::CarryOutFirst)

@@ -378,18 +378,12 @@ impl Session {
             self.pair_game = Some(ByColor { white, black });
             return;
         }
-        if self.finished() {
-            if let Record::Input(input) = entry.record {
-                self.after_the_end(entry.t, input);
-            }
-            return;
-        }
         let t = entry.t;
-        if matches!(self.phase, Phase::Judging) {
-            self.while_judging(t, entry.record);
-            return;
-        }
         match entry.record {
+            Record::Pairing(pairing) => self.on_pairing(t, pairing),
+            Record::Input(input) if self.finished() => self.after_the_end(t, input),
+            _ if self.finished() => {}
+            record if matches!(self.phase, Phase::Judging) => self.while_judging(t, record),
             Record::Edge { sq, on, .. } => self.on_edge(t, sq, on),
             Record::Clock(side) => {
                 self.on_press(t, side);
@@ -422,6 +416,13 @@ impl Session {
 
     fn emit(&mut self, t: Ms, kind: EventKind) {
         self.out.push(Event { t, kind });
+    }
+
+    /// Who plays, in which round, on which board: the record's from now on,
+    /// in any phase; nothing on the board or the clock changes.
+    fn on_pairing(&mut self, t: Ms, pairing: Box<tactus_trace::Pairing>) {
+        self.game.pairing = Some((*pairing).clone());
+        self.emit(t, EventKind::Pairing(pairing));
     }
 
     /// The recording stops: what the sensors read stands, a waiting press is

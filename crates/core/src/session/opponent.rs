@@ -20,7 +20,6 @@ use tactus_trace::{Eval, Input, Score};
 use crate::event::{Attempt, EngineEval, EventKind, Fix, Ms, Slip};
 use crate::guide::{Execution, Fault, Guidance, Step};
 use crate::policy::Supervision;
-use crate::recognise;
 
 /// Why what the board shows is told now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,6 +185,14 @@ impl Session {
         forced.and_then(|a| self.game.clone().force(a)).unwrap_or_else(|| self.game.describe(mv))
     }
 
+    /// The move being carried out, while it is: what a question about the
+    /// board (about `sq`, when it changes that square) is answered with,
+    /// since the game's position is still the one before it.
+    pub(super) fn pending_move(&self, sq: Option<shakmaty::Square>) -> Option<crate::event::MoveInfo> {
+        let Phase::Carrying(c) = &self.phase else { return None };
+        sq.is_none_or(|sq| c.exec.changes(sq)).then(|| self.describe_carried(c.mv, c.forced))
+    }
+
     /// The partner's move that is not legal here: under A.5.2 (no arbiter)
     /// it stood on the partner's board, and is carried out here as made
     /// there — a piece from one square to another. Anything else (an
@@ -241,14 +248,25 @@ impl Session {
             Shown::Moves(moves) if still && moves[0] != chosen => Some(moves[0]),
             _ => None,
         };
+        // Part of the move done and the board left so a while (a capture's
+        // victim still on the board, en passant's pawn, the promoting
+        // pawn): the next step is told.
+        let stuck = telling == Telling::Waited && c.exec.begun();
+        let repair = c.exec.repair();
         let slip = match guidance {
             // The board shows another legal move although the hands' order
             // was not followed (a piece slid): still a different move.
             Guidance::Done => other_shown.map(|played| self.other_move(played)),
-            Guidance::Next(_) => {
-                other_shown.and_then(|_| fixes(&c.exec.steps()).first().map(|&next| Slip::Halfway { next }))
+            Guidance::Next(_) if other_shown.is_some() || stuck => {
+                fixes(&c.exec.steps()).first().map(|&next| Slip::Halfway { next })
             }
-            Guidance::Fix(fault) => Some(slip_of(fault, &c.steps)),
+            Guidance::Next(_) => {
+                if still && telling == Telling::Settled && c.exec.begun() {
+                    self.check.due = Some(t + self.policy.mismatch_ms);
+                }
+                None
+            }
+            Guidance::Fix(fault) => Some(slip_of(fault, &repair)),
             Guidance::OtherMove { played } => Some(self.other_move(played)),
         };
         let engine = self.game.turn();
@@ -273,16 +291,8 @@ impl Session {
             return;
         }
         c.told = Some(slip.clone());
-        let fix = match &slip {
-            Slip::Halfway { .. } => fixes(&c.exec.steps()),
-            _ => {
-                let mut after = self.game.position().clone();
-                after.play_unchecked(chosen);
-                recognise::board_fix(after.board(), self.board()).2
-            }
-        };
         let ply = self.game.ply();
-        self.emit(t, EventKind::OpponentFix { ply, slip, fix });
+        self.emit(t, EventKind::OpponentFix { ply, slip, fix: repair });
     }
 
     fn other_move(&self, played: Move) -> Slip {
@@ -362,15 +372,19 @@ impl Session {
 }
 
 /// A fault as told; "not that one" names the step of the move whose piece
-/// the guide expected instead.
-fn slip_of(fault: Fault, steps: &[Fix]) -> Slip {
+/// the guide expected instead, from where that piece is now (`repair`).
+fn slip_of(fault: Fault, repair: &[Fix]) -> Slip {
     match fault {
         Fault::NotThatOne { sq, piece, instead } => {
-            let from = instead.map(|step| match step {
-                Step::TakeOff { sq, .. } | Step::Lift { sq, .. } => Some(sq),
-                Step::Place { .. } | Step::Promote { .. } => None,
+            let instead = instead.map(|step| {
+                let found = match step {
+                    Step::TakeOff { sq, .. } | Step::Lift { sq, .. } => repair.iter().find(|f| f.from == Some(sq)),
+                    Step::Place { sq, .. } | Step::Promote { sq, .. } => {
+                        repair.iter().find(|f| f.from.is_none() && f.to == Some(sq))
+                    }
+                };
+                found.copied().unwrap_or_else(|| fixes(&[step])[0])
             });
-            let instead = steps.iter().find(|s| s.from == from.flatten()).or(steps.first()).copied();
             Slip::NotThatOne { sq, piece, instead }
         }
         Fault::Misplaced { sq, piece, belongs } => Slip::Misplaced { sq, piece, belongs },

@@ -1,6 +1,7 @@
 //! A board's publisher: its changes on `events`, its feed retained on
-//! `state`, the arbiter's controls taken from `control`, and its own state
-//! topic watched and put back when anyone else writes there.
+//! `state`, the arbiter's controls taken from `control`, the round's
+//! pairing taken from `pairing`, and its own state topic watched and put
+//! back when anyone else writes there.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -13,7 +14,7 @@ use rumqttc::v5::{AsyncClient, ConnectionError, EventLoop, Request};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use tactus_core::Event;
-use tactus_trace::{Input, Ms};
+use tactus_trace::{Input, Ms, Pairing};
 use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -41,6 +42,21 @@ const UNECHOED_KEPT: usize = 256;
 
 /// A board puts its state back at most this often when others overwrite it.
 const HEAL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Pairings taken and not yet read by the daemon; more wait for the
+/// relay's next sending (it sends until the board shows the pairing).
+const PAIRINGS_WAITING: usize = 4;
+
+/// A round's pairing a relay sent this board, sealed with the hall key for
+/// this run of the board: who sent it (`from`, the sender's run) and its
+/// number (`n`, the sender's wall clock in µs, only growing), for the board
+/// to tell a newer pairing from a replayed one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SentPairing {
+    pub from: u64,
+    pub n: u64,
+    pub pairing: Pairing,
+}
 
 /// How long a board stopped by its owner's token (rather than by
 /// [`BoardPublisher::shutdown`]) goes on handing the broker what it holds.
@@ -129,6 +145,8 @@ impl Shared {
 /// [`stopped`]: BoardPublisher::stopped
 pub struct BoardPublisher {
     shared: Arc<Shared>,
+    /// The round's pairings taken, until the daemon takes the receiver.
+    pairings: Mutex<Option<mpsc::Receiver<SentPairing>>>,
     stop: CancellationToken,
     tasks: TaskTracker,
 }
@@ -164,6 +182,14 @@ impl BoardPublisher {
         if link.key.is_none() {
             warn!(board, "no hall key: what this board publishes is not sealed, and a relay with one will refuse it");
         }
+        // Pairings, as controls, only with the hall key.
+        let (pairings_tx, pairings) = match &controls {
+            Some(_) => {
+                let (tx, rx) = mpsc::channel(PAIRINGS_WAITING);
+                (Some(tx), Some(rx))
+            }
+            None => (None, None),
+        };
         let shared = Arc::new(Shared {
             outbox: Mutex::new(Outbox {
                 link: LinkState::Connecting,
@@ -196,7 +222,9 @@ impl BoardPublisher {
             events: Topic::new(hall, board, Leaf::Events).to_string(),
             state: Topic::new(hall, board, Leaf::State).to_string(),
             control: Topic::new(hall, board, Leaf::Control).to_string(),
+            pairing: Topic::new(hall, board, Leaf::Pairing).to_string(),
             controls,
+            pairings: pairings_tx,
         };
         let publishing = tasks.spawn(link.clone().publish());
         let within = {
@@ -206,7 +234,15 @@ impl BoardPublisher {
         tasks.spawn(connection.drive(eventloop, link, Some(publishing), within));
         // Only its own tasks start more (subscriptions, put-backs).
         tasks.close();
-        Ok(BoardPublisher { shared, stop, tasks })
+        Ok(BoardPublisher { shared, pairings: Mutex::new(pairings), stop, tasks })
+    }
+
+    /// The round's pairings a relay sends this board (with the hall key and
+    /// controls on; `None` otherwise, or once taken): each sealed for this
+    /// run of the board, each taken once. Whether one is newer than the
+    /// pairing the board has is the daemon's to decide.
+    pub fn pairings(&self) -> Option<mpsc::Receiver<SentPairing>> {
+        self.pairings.lock().unwrap_or_else(PoisonError::into_inner).take()
     }
 
     /// Publishes one core event, with the board's words for it if it has
@@ -342,7 +378,9 @@ struct Link {
     events: String,
     state: String,
     control: String,
+    pairing: String,
     controls: Option<mpsc::Sender<Control>>,
+    pairings: Option<mpsc::Sender<SentPairing>>,
 }
 
 impl Link {
@@ -489,26 +527,55 @@ impl Link {
     /// A control, if it carries the hall key's seal for this board's run
     /// and is newer than its sender's last, and is an arbiter's action in range.
     fn take_control(&self, p: &Publish) -> Result<Input, String> {
-        if p.retain {
-            return Err("it was retained by the broker (controls never are)".into());
-        }
-        let key = self.hall_link.key.as_ref().ok_or("no hall key")?;
-        let opened = key.open(&self.control, &p.payload).map_err(|e| e.to_string())?;
-        let Some(ControlSeal { epoch, from, n }) = ControlSeal::read(|name| opened.number(name)) else {
-            return Err("its seal lacks the board's run, the sender or the counter".into());
-        };
-        let own = self.shared.lock().feed.epoch;
-        if epoch != own {
-            return Err(format!("it was sealed for run {epoch} of the board, not this one ({own}): replayed?"));
-        }
-        let input = parse_control(opened.body).inspect_err(|_| {
+        let (seal, body) = self.open_for_this_run(&self.control, p)?;
+        let input = parse_control(body).inspect_err(|_| {
             self.shared.malformed.fetch_add(1, Ordering::Relaxed);
         })?;
         check_arbiter_input(&input)?;
-        if !self.shared.counters.lock().unwrap_or_else(PoisonError::into_inner).take(from, n) {
-            return Err(format!("its sender already sent number {n} or a later one: replayed"));
-        }
+        self.take_number(seal)?;
         Ok(input)
+    }
+
+    /// A round's pairing, if it carries the hall key's seal for this board's
+    /// run, is newer than its sender's last, and its values are in range.
+    fn take_pairing(&self, p: &Publish) -> Result<SentPairing, String> {
+        let (seal, body) = self.open_for_this_run(&self.pairing, p)?;
+        let pairing = serde_json::from_slice::<Pairing>(body)
+            .map_err(|e| e.to_string())
+            .and_then(|pairing| pairing.check().map(|()| pairing))
+            .inspect_err(|_| {
+                self.shared.malformed.fetch_add(1, Ordering::Relaxed);
+            })?;
+        self.take_number(seal)?;
+        Ok(SentPairing { from: seal.from, n: seal.n, pairing })
+    }
+
+    /// A message for `topic` sealed with the hall key for this run of the
+    /// board (never retained: a relay's messages to a board never are).
+    fn open_for_this_run<'p>(&self, topic: &str, p: &'p Publish) -> Result<(ControlSeal, &'p [u8]), String> {
+        if p.retain {
+            return Err("it was retained by the broker (a relay's messages to a board never are)".into());
+        }
+        let key = self.hall_link.key.as_ref().ok_or("no hall key")?;
+        let opened = key.open(topic, &p.payload).map_err(|e| e.to_string())?;
+        let Some(seal) = ControlSeal::read(|name| opened.number(name)) else {
+            return Err("its seal lacks the board's run, the sender or the counter".into());
+        };
+        let own = self.shared.lock().feed.epoch;
+        if seal.epoch != own {
+            return Err(format!("it was sealed for run {} of the board, not this one ({own}): replayed?", seal.epoch));
+        }
+        Ok((seal, opened.body))
+    }
+
+    /// Takes the seal's number: each message once, and after its sender's
+    /// earlier ones.
+    fn take_number(&self, seal: ControlSeal) -> Result<(), String> {
+        if self.shared.counters.lock().unwrap_or_else(PoisonError::into_inner).take(seal.from, seal.n) {
+            Ok(())
+        } else {
+            Err(format!("its sender already sent number {} or a later one: replayed", seal.n))
+        }
     }
 }
 
@@ -525,12 +592,27 @@ impl Peer for Link {
         if self.controls.is_some() {
             topics.push(Filter::new(self.control.clone(), QoS::AtLeastOnce));
         }
+        if self.pairings.is_some() {
+            topics.push(Filter::new(self.pairing.clone(), QoS::AtLeastOnce));
+        }
         topics
     }
 
     fn received(&mut self, p: &Publish) {
         if p.topic == self.state.as_bytes() {
             return self.watch_state(p);
+        }
+        if p.topic == self.pairing.as_bytes() {
+            let Some(pairings) = &self.pairings else { return };
+            match self.take_pairing(p) {
+                Ok(sent) => {
+                    if pairings.try_send(sent).is_err() {
+                        warn!(board = %self.board, "a pairing was dropped: the daemon is not taking them (the relay sends it again)");
+                    }
+                }
+                Err(why) => self.shared.refused.warn(|| format!("board {}: a pairing was refused: {why}", self.board)),
+            }
+            return;
         }
         if p.topic != self.control.as_bytes() {
             return;

@@ -47,6 +47,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     rank_words: ["eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht"],
     annex_ranks: ["eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht"],
     to: "nach",
+    from_to: ["{piece} von {from} nach {to}", "{piece} auf {from} schlägt {to}"],
     run: "{first} bis {last}",
     letters_alone: true,
     rank_runs: true,
@@ -163,6 +164,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     ],
     online: Online {
         opponent_move: "{name} spielt {move}.",
+        castles: ["{name} rochiert kurz", "{name} rochiert lang"],
         playing: "Partie auf Lichess gegen {name}; Sie spielen {side}.",
         sides: ["Weiß", "Schwarz"],
         challenge: ["{name} fordert Sie heraus: {clock}.", "Herausforderung an {name} gesendet: {clock}."],
@@ -215,7 +217,6 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
             "Die Partie geht weiter: führen Sie zuerst den Zug Ihres Gegners aus.",
         ],
         clocks: ["Die Uhren laufen.", "Die Uhren stehen.", "Die Uhren stehen bis zum nächsten Drücken am Tisch."],
-        not_now: ["Führen Sie zuerst den Zug Ihres Gegners aus.", "Ihr Gegner hat noch nicht gezogen."],
     },
     draw_offer: ["{side} bietet Remis an.", "Sie bieten Remis an.", "Ihr Gegner bietet Remis an."],
     draw_offer_irregular: [
@@ -232,12 +233,20 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "In dieser Partie spielt keine Engine.",
         "Es gibt keinen regelwidrigen Zug zu reklamieren.",
         "Die Partie ist beendet; Fragen werden weiter beantwortet.",
+        "Diese Taste gilt nur in Partien gegen eine Engine, auf Lichess oder gegen ein Partnerbrett.",
+    ],
+    not_now_opponent: ["Führen Sie zuerst den Zug Ihres Gegners aus.", "Ihr Gegner hat noch nicht gezogen."],
+    pending: [
+        "Der Zug von {side} ist noch auszuführen: {move}.",
+        "Ihr Zug ist noch auf dem Brett auszuführen: {move}.",
+        "Der Zug Ihres Gegners ist noch auszuführen: {move}.",
     ],
     not_understood: "Nicht verstanden: {typed}.",
     sensor_fault: "Der Sensor auf {square} scheint zu klemmen; die Partie geht ohne ihn weiter, bis er sich wieder ändert.",
     sensor_ok: "Der Sensor auf {square} arbeitet wieder.",
 
     new_game: "Neue Partie.",
+    pairing: "Brett {board}, Runde {round}: Weiß {white}; Schwarz {black}.",
     chess960: "Schach960, Grundreihe: {list}.",
     gets_time: [
         "{side} erhält {time} zusätzlich.",

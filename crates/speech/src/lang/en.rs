@@ -36,6 +36,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     rank_words: ["one", "two", "three", "four", "five", "six", "seven", "eight"],
     annex_ranks: ["eins", "zwei", "drei", "vier", "fuenf", "sechs", "sieben", "acht"],
     to: "to",
+    from_to: ["{piece} from {from} to {to}", "{piece} on {from} takes {to}"],
     run: "{first} to {last}",
     letters_alone: true,
     rank_runs: true,
@@ -152,6 +153,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     ],
     online: Online {
         opponent_move: "{name} plays {move}.",
+        castles: ["{name} castles short", "{name} castles long"],
         playing: "Playing on Lichess against {name}; you play {side}.",
         sides: ["White", "Black"],
         challenge: ["{name} challenges you: {clock}.", "Challenge sent to {name}: {clock}."],
@@ -205,7 +207,6 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
             "The clocks are stopped.",
             "The clocks are stopped until the next press at the table.",
         ],
-        not_now: ["First carry out your opponent's move.", "Your opponent has not moved yet."],
     },
     draw_offer: ["{side} offers a draw.", "You offer a draw.", "Your opponent offers a draw."],
     draw_offer_irregular: [
@@ -222,12 +223,20 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "No engine plays in this game.",
         "There is no illegal move to claim.",
         "The game is over; questions are still answered.",
+        "That button is only for a game against an engine, on Lichess or against a partner board.",
+    ],
+    not_now_opponent: ["First carry out your opponent's move.", "Your opponent has not moved yet."],
+    pending: [
+        "{side_gen} move is still to be carried out: {move}.",
+        "Your move is still to be carried out on the board: {move}.",
+        "Your opponent's move is still to be carried out: {move}.",
     ],
     not_understood: "Not understood: {typed}.",
     sensor_fault: "The sensor on {square} seems stuck; the game goes on without it until it changes.",
     sensor_ok: "The sensor on {square} works again.",
 
     new_game: "New game.",
+    pairing: "Board {board}, round {round}: White {white}; Black {black}.",
     chess960: "Chess960, first rank: {list}.",
     gets_time: ["{side} gets {time} more.", "You get {time} more.", "Your opponent gets {time} more."],
     claim_upheld: [

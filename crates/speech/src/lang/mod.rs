@@ -109,6 +109,9 @@ pub(crate) struct WrittenOnly {
 pub(crate) struct Online {
     /// The online opponent's move, to be carried out: `{name}`, `{move}`.
     pub opponent_move: &'static str,
+    /// The online opponent castles, `[short, long]`: `{name}` ("Magnus
+    /// castles short"); a check follows after a comma.
+    pub castles: [&'static str; 2],
     /// The game the board plays: `{name}` (the opponent), `{side}`.
     pub playing: &'static str,
     /// The side the board plays, `[white, black]`, as `{side}` takes it.
@@ -145,8 +148,7 @@ pub(crate) struct Online {
     pub failed: &'static str,
 }
 
-/// Two boards, one game: what the partner board's link says, and the
-/// words that differ from an engine's on a paired board.
+/// Two boards, one game: what the partner board's link says.
 pub(crate) struct PairWords {
     /// The sides as "plays {side}" takes them: White, Black.
     pub sides: [&'static str; 2],
@@ -172,9 +174,6 @@ pub(crate) struct PairWords {
     /// After a restart: the clocks run, stay stopped (6.11), or wait for
     /// the next press at the table.
     pub clocks: [&'static str; 3],
-    /// A press that changes nothing on a paired board: carry out the
-    /// partner's move first; the partner has not moved yet.
-    pub not_now: [&'static str; 2],
 }
 
 pub(crate) struct Lexicon {
@@ -207,6 +206,10 @@ pub(crate) struct Lexicon {
     pub annex_ranks: [&'static str; 8],
     /// Between a move's two squares: "knight g8 to f6".
     pub to: &'static str,
+    /// A piece two of its kind could have moved, said from its square
+    /// (`{piece}`, `{from}`, `{to}`), `[a move, a capture]`: "knight from
+    /// e4 to c5", "knight on e4 takes c5".
+    pub from_to: [&'static str; 2],
     /// Squares or lines in a row, `{first}`, `{last}`: "a2 to d2".
     pub run: &'static str,
     /// Whether a file's letter said alone is heard as one: not where "a" is
@@ -328,7 +331,14 @@ pub(crate) struct Lexicon {
     /// The promotion selector set: `{piece}`, `{piece_acc}`, `{a_piece}`.
     pub promotion_choice: &'static str,
     /// Why an input changes nothing, in the order of `NotNow`.
-    pub not_now: [&'static str; 6],
+    pub not_now: [&'static str; 7],
+    /// `NotNow`'s carry-out-first and not-moved-yet when the opponent is a
+    /// player far away (online, a partner board), not an engine.
+    pub not_now_opponent: [&'static str; 2],
+    /// A move announced and not yet carried out on the board, about the
+    /// side that makes it (a question about the board comes meanwhile):
+    /// `{move}`, from its square to its square.
+    pub pending: Persons,
     /// A typed command not understood: `{typed}`.
     pub not_understood: &'static str,
     /// `{square}`: a sensor taken to be stuck, and believed again.
@@ -336,6 +346,10 @@ pub(crate) struct Lexicon {
     pub sensor_ok: &'static str,
 
     pub new_game: &'static str,
+    /// The round's pairing at set-up: `{board}`, `{round}`, `{white}`,
+    /// `{black}` (the names as the pairing program writes them,
+    /// "Lastname, Firstname").
+    pub pairing: &'static str,
     /// `{list}`: the pieces of White's first rank, a to h.
     pub chess960: &'static str,
     /// Time given to a side, `{time}`: after an illegal move (7.5.5).
@@ -494,12 +508,31 @@ pub(crate) fn plural_slavic(n: u64, one_ends_in_1: bool) -> usize {
     }
 }
 
-/// Fills the named blanks of a template.
+/// Fills the named blanks of a template, in one pass: what a value says
+/// (a name, a chat line with braces in it) is never taken for a blank. A
+/// blank not given stays, for a later fill.
 pub(crate) fn fill(template: &str, blanks: &[(&str, &str)]) -> String {
-    let mut out = template.to_owned();
-    for (name, value) in blanks {
-        out = out.replace(&format!("{{{name}}}"), value);
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let given = after.find('}').and_then(|close| {
+            let name = &after[..close];
+            blanks.iter().find(|(n, _)| *n == name).map(|(_, value)| (*value, close))
+        });
+        match given {
+            Some((value, close)) => {
+                out.push_str(value);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
     }
+    out.push_str(rest);
     out
 }
 
@@ -613,10 +646,11 @@ mod tests {
         for lang in Lang::ALL {
             let lex = lexicon(lang);
             let e = &lex.endings;
-            let all: [&Persons; 37] = [
+            let all: [&Persons; 38] = [
                 &lex.pair.goes_on,
                 &lex.pair.goes_on_carrying,
                 &lex.last_move,
+                &lex.pending,
                 &lex.draw_offer_irregular,
                 &lex.illegal,
                 &lex.no_move,

@@ -54,6 +54,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     rank_words: ["jeden", "dwa", "trzy", "cztery", "pięć", "sześć", "siedem", "osiem"],
     annex_ranks: ["eins", "zwei", "drei", "vier", "fuenf", "sechs", "sieben", "acht"],
     to: "na",
+    from_to: ["{piece} z {from} na {to}", "{piece} z {from} bije {to}"],
     run: "od {first} do {last}",
     letters_alone: false,
     rank_runs: false,
@@ -178,6 +179,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
     ],
     online: Online {
         opponent_move: "{name}: {move}.",
+        castles: ["{name}: krótka roszada", "{name}: długa roszada"],
         playing: "Partia na Lichess z {name}; grasz {side}.",
         sides: ["białymi", "czarnymi"],
         challenge: ["{name} wyzywa cię: {clock}.", "Wyzwanie wysłane do {name}: {clock}."],
@@ -227,7 +229,6 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
             "Partia toczy się dalej: najpierw wykonaj posunięcie przeciwnika.",
         ],
         clocks: ["Zegary chodzą.", "Zegary stoją.", "Zegary stoją do następnego naciśnięcia przy stole."],
-        not_now: ["Najpierw wykonaj posunięcie przeciwnika.", "Przeciwnik jeszcze nie wykonał posunięcia."],
     },
     draw_offer: ["{side} proponują remis.", "Proponujesz remis.", "Przeciwnik proponuje remis."],
     draw_offer_irregular: [
@@ -244,12 +245,20 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
         "W tej partii nie gra komputer.",
         "Nie ma nieprawidłowego posunięcia do zareklamowania.",
         "Partia zakończona; można tylko zadawać pytania.",
+        "Ten przycisk działa tylko w partii z komputerem, na Lichess lub z szachownicą partnera.",
+    ],
+    not_now_opponent: ["Najpierw wykonaj ruch przeciwnika.", "Przeciwnik jeszcze nie wykonał posunięcia."],
+    pending: [
+        "Ruch {side_gen} nie jest jeszcze wykonany na szachownicy: {move}.",
+        "Twój ruch nie jest jeszcze wykonany na szachownicy: {move}.",
+        "Ruch przeciwnika nie jest jeszcze wykonany na szachownicy: {move}.",
     ],
     not_understood: "Nie zrozumiano: {typed}.",
     sensor_fault: "Czujnik na polu {square} chyba się zaciął; partia toczy się dalej bez niego, dopóki się nie zmieni.",
     sensor_ok: "Czujnik na polu {square} znów działa.",
 
     new_game: "Nowa partia.",
+    pairing: "Szachownica {board}, runda {round}: białe — {white}; czarne — {black}.",
     chess960: "Szachy 960, pierwsza linia pozioma: {list}.",
     gets_time: [
         "{side} otrzymują dodatkowy czas: {time}.",

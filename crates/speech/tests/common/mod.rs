@@ -245,7 +245,7 @@ fn game() -> Vec<Event> {
                     running: Some(Color::White),
                 });
                 let pos = position_after(None, &sans[..i + 1]);
-                b.push(EventKind::Position { fen: fen_after(None, &sans[..i + 1]) });
+                b.push(EventKind::Position { fen: fen_after(None, &sans[..i + 1]), pending: None });
                 b.push(EventKind::LastMove { mv: mv.clone() });
                 let moves = (11, 11);
                 for q in [
@@ -309,7 +309,7 @@ fn ending() -> Vec<Event> {
     for mv in moves_from_san(Some(ENDING_FEN), &ending).unwrap() {
         e.mv(&mv);
     }
-    e.push(EventKind::Position { fen: fen_after(Some(ENDING_FEN), &ending) });
+    e.push(EventKind::Position { fen: fen_after(Some(ENDING_FEN), &ending), pending: None });
     e.push(EventKind::GameOver {
         result: "1-0".parse().unwrap(),
         reason: EndReason::Resignation,
@@ -393,7 +393,7 @@ fn heard_by_black() -> Vec<Event> {
     ] {
         b.push(answer(&pos, Some(&moves[4]), (3, 2), Some(LISTENER_TC), q));
     }
-    b.push(EventKind::Position { fen: fen_after(None, &sans[..5]) });
+    b.push(EventKind::Position { fen: fen_after(None, &sans[..5]), pending: None });
     b.push(EventKind::LastMove { mv: moves[4].clone() });
     b.push(EventKind::Irregularity(irregularity(Color::Black, 6, Article::A7_5_3, Reason::NoMove)));
     b.push(EventKind::Penalty { article: Article::A7_5_5, side: Color::White, ms: 60_000 });

@@ -113,6 +113,7 @@ fn case_read(g: &Play, name: &'static str, from: usize, readout: Readout) -> Cas
 pub fn cases() -> Vec<Case> {
     let mut out = Vec::new();
     against_the_engine(&mut out);
+    carrying_out(&mut out);
     engine_moves(&mut out);
     rulings(&mut out);
     out
@@ -250,6 +251,61 @@ fn against_the_engine(out: &mut Vec<Case>) {
     out.push(case(&g, "take-back of two moves", m));
 }
 
+/// The engine's move carried out wrongly, every kind of slip, each told
+/// from where the pieces really stand (issue 30, 2); and the questions
+/// asked meanwhile (issue 30, 4).
+fn carrying_out(out: &mut Vec<Case>) {
+    let after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    let mut g = against(Some(after_e4), Color::Black);
+    g.engine("b8c6");
+    let m = g.mark();
+    g.ask(Request::Position);
+    out.push(case(&g, "board, the engine's move still to carry out", m));
+    let m = g.mark();
+    g.ask(Request::Square(Square::C6));
+    out.push(case(&g, "square, the engine's move still to carry out", m));
+    let m = g.mark();
+    g.hands("c7- c6+");
+    out.push(case(&g, "fix: another piece onto the target", m));
+
+    let mut g = against(Some(after_e4), Color::Black);
+    g.engine("b8c6");
+    let m = g.mark();
+    g.hands("b8- a5+");
+    out.push(case(&g, "fix: the knight to a square it cannot reach", m));
+
+    let scenes: [(&'static str, &str, &str, &str); 5] = [
+        (
+            "fix: a capture's victim set down on the board",
+            "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2",
+            "d5e4",
+            "e4- c4+",
+        ),
+        (
+            "fix: en passant's victim left on the board",
+            "rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPP2PPP/RNBQKBNR b KQkq e3 0 3",
+            "d4e3",
+            "d4- e3+",
+        ),
+        (
+            "fix: castling begun with the wrong rook",
+            "r3k2r/pppqbppp/2np1n2/4p3/4P3/2NP1N2/PPPQBPPP/R3K2R b KQkq - 0 8",
+            "e8g8",
+            "a8- d8+",
+        ),
+        ("fix: the promoting pawn to a wrong square", "8/6k1/8/8/8/8/4p1K1/8 b - - 0 1", "e2e1q", "e2- d1+"),
+        ("fix: the new piece on, the pawn left", "8/6k1/8/8/8/8/4p1K1/8 b - - 0 1", "e2e1q", "e1+"),
+    ];
+    for (name, fen, uci, hands) in scenes {
+        let mut g = against(Some(fen), Color::Black);
+        g.engine(uci);
+        let m = g.mark();
+        g.hands(hands);
+        g.wait(5000);
+        out.push(case(&g, name, m));
+    }
+}
+
 /// The engine's moves of every kind, each from a position of its own.
 fn engine_moves(out: &mut Vec<Case>) {
     let cases: [(&'static str, &str, Color, &str); 9] = [
@@ -309,6 +365,11 @@ fn rulings(out: &mut Vec<Case>) {
     let m = g.mark();
     g.input(Input::DrawOffer { side: Color::White });
     out.push(case(&g, "a button after the end", m));
+    // What the daemon says of a draw or resign button where it hosts no
+    // opponent.
+    let m = g.mark();
+    g.events.push(Event { t: g.t, kind: EventKind::NotNow { why: tactus_core::NotNow::NoOpponent } });
+    out.push(case(&g, "draw button, no opponent hosted", m));
 
     let mut g = game(None, None, Variant::Standard);
     g.feed(300, Record::Clock(Color::Black));

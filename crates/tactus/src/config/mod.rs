@@ -16,6 +16,7 @@
 //! | `game.rs` | `[game]`, `[voice]`, `[state]` |
 //! | `hall.rs` | `[http]`, `[mqtt]`, `HallAccess` (the way to the hall's broker) |
 //! | `opponent.rs` | `[engine]`, `[pair]`, `[lichess]`, [`OpponentPlan`] |
+//! | `round.rs` | `[round]`: the relay's round from the pairing program's file |
 //! | `ranged.rs` | the numbers, each with its range |
 //! | `values.rs` | the words: time control, names, Lichess's address |
 //! | `check.rs` | what only the whole shows |
@@ -52,6 +53,7 @@ mod hall;
 pub mod keys;
 mod opponent;
 mod ranged;
+mod round;
 mod values;
 
 #[cfg(test)]
@@ -67,7 +69,8 @@ pub(crate) use keys::key;
 pub use opponent::{
     EnginePlan, EngineSettings, LichessConfig, LichessPlan, OpponentPlan, PairClock, PairConfig, PartnerPlan, Side,
 };
-pub use ranged::{EngineLevel, Speed};
+pub use ranged::{EngineLevel, RoundNumber, Speed};
+pub use round::RoundConfig;
 pub use values::{BoardId, LichessUrl, PlainName, TimeControlText};
 
 /// The installed configuration, read when no `--config` is given.
@@ -86,6 +89,7 @@ pub struct Config {
     pub mqtt: MqttConfig,
     pub pair: PairConfig,
     pub lichess: LichessConfig,
+    pub round: RoundConfig,
     pub state: StateConfig,
 }
 

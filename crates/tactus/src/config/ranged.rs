@@ -170,6 +170,8 @@ ranged! {
     BookPlies(u32) in Range { values: 0..=200, means: "plies (no book goes deeper)" };
     /// `[engine] think_ms`: thinking time a move at full strength without a clock.
     ThinkMs(u64) in Range { values: 1..=600_000, means: "ms a move, ten minutes at most" };
+    /// `[round] number`, the relay's `--round`: a round of a TRF's columns.
+    RoundNumber(u32) in Range { values: 1..=tactus_trace::MAX_ROUND as u64, means: "(a round of the TRF's columns)" };
 }
 
 impl DebounceMs {

@@ -47,7 +47,10 @@ fn the_keys_are_the_tables_fields() {
     let keys = keys::all();
     let mut tables: Vec<&str> = keys.iter().map(|k| k.table).collect();
     tables.dedup();
-    assert_eq!(tables, ["board", "game", "voice", "clock", "engine", "http", "mqtt", "pair", "lichess", "state"]);
+    assert_eq!(
+        tables,
+        ["board", "game", "voice", "clock", "engine", "http", "mqtt", "pair", "lichess", "round", "state"]
+    );
     assert!(keys.len() > 70, "{keys:?}");
     for key in [key!(pair.clock), key!(game.press_grace_ms), key!(lichess.seek), key!(state.dir)] {
         assert!(keys.contains(&key), "{key}");

@@ -118,6 +118,11 @@ impl Broadcast {
         }
     }
 
+    /// The round's pairings the hall sends this board (with the hall key).
+    pub fn pairings(&self) -> Option<mpsc::Receiver<tactus_net::SentPairing>> {
+        self.publisher.as_ref().and_then(|p| p.pairings())
+    }
+
     /// Whether the page and feeds are served over HTTP.
     pub fn serves_http(&self) -> bool {
         self.server.is_some()

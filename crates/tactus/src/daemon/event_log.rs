@@ -120,7 +120,7 @@ mod tests {
     }
 
     fn event(t: u64) -> Event {
-        Event { t, kind: EventKind::Position { fen: "8/8/8/8/8/8/8/8 w - - 0 1".into() } }
+        Event { t, kind: EventKind::Position { fen: "8/8/8/8/8/8/8/8 w - - 0 1".into(), pending: None } }
     }
 
     #[test]

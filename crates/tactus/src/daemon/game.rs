@@ -22,6 +22,7 @@ use super::mate::MateSearches;
 use super::opening::{Opened, Setup, create_journal};
 use super::opponent::{FromOpponent, NewGame, Now, Opponent};
 use super::outputs::Outputs;
+use super::pairing::{Offer, Seating};
 use super::time::{BoardTime, GameTime};
 use super::view::{clock_line, diagram};
 use super::watchdog::Watchdog;
@@ -76,12 +77,28 @@ pub struct GameTask {
     board_time: BoardTime,
     /// The board said it has nothing more to say (a simulated board's `end`).
     board_done: bool,
+    /// The round's pairings the hall sends, and which the board takes.
+    pairings: Option<mpsc::Receiver<tactus_net::SentPairing>>,
+    seating: Seating,
+    /// A pairing taken for the next game (the last is over, or this one is
+    /// an earlier round's): journaled and said when the next game begins.
+    next_pairing: Option<tactus_trace::Pairing>,
 }
 
 /// What the opponent says next; never, without one.
 async fn next_said(opponent: &mut Option<Opponent>, now: Now<'_>) -> FromOpponent {
     match opponent {
         Some(opponent) => opponent.next(now).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The next pairing the hall sends; never, without the hall.
+async fn next_pairing(
+    pairings: &mut Option<mpsc::Receiver<tactus_net::SentPairing>>,
+) -> Option<tactus_net::SentPairing> {
+    match pairings {
+        Some(rx) => rx.recv().await,
         None => std::future::pending().await,
     }
 }
@@ -96,6 +113,8 @@ enum Step {
 
 impl GameTask {
     pub fn new(setup: Setup, opened: Opened, out: Outputs, time: GameTime) -> Self {
+        // A recovered game's round is the board's.
+        let seating = Seating::holding(opened.session.game().pairing.as_ref());
         GameTask {
             session: opened.session,
             mate: MateSearches::new(),
@@ -113,10 +132,50 @@ impl GameTask {
                 Some(_) => BoardTime::Recorded { quiet_before: opened.last_t },
                 None => BoardTime::Live,
             },
+            seating,
             setup,
             phase: Phase::Playing,
             games: 1,
             board_done: false,
+            pairings: None,
+            next_pairing: None,
+        }
+    }
+
+    /// The round's pairings the hall sends are taken from now on.
+    pub fn take_pairings(&mut self, pairings: mpsc::Receiver<tactus_net::SentPairing>) {
+        self.pairings = Some(pairings);
+    }
+
+    /// A pairing the hall sent: taken if it is newer than the board's
+    /// (`pairing.rs`), for the game being played when that is the round's
+    /// game — not begun, or begun before any pairing came, or the same
+    /// round corrected — else for the next game.
+    async fn pairing(&mut self, sent: tactus_net::SentPairing) -> anyhow::Result<()> {
+        let pairing = match self.seating.offer(sent) {
+            Offer::Take(pairing) => pairing,
+            Offer::Same => return Ok(()),
+            Offer::Stale(why) => {
+                tracing::warn!("a pairing from the hall was refused: {why}");
+                return Ok(());
+            }
+        };
+        let game = self.session.game();
+        let this_game = matches!(self.phase, Phase::Playing)
+            && !self.session.finished()
+            && (game.played.is_empty() || game.pairing.as_ref().is_none_or(|p| p.round == pairing.round));
+        if this_game {
+            self.next_pairing = None;
+            let t = self.time.t(Instant::now()).max(self.last_t);
+            self.commit(Step::Input(Entry { t, record: Record::Pairing(Box::new(pairing)) })).await
+        } else {
+            tracing::info!(
+                "the pairing of round {}, board {}, is for the next game on this board",
+                pairing.round,
+                pairing.board
+            );
+            self.next_pairing = Some(pairing);
+            Ok(())
         }
     }
 
@@ -297,11 +356,26 @@ impl GameTask {
             self.out.publish(std::slice::from_ref(&event)).await;
             return Ok(());
         }
+        // A player's draw or resign button where no opponent is hosted: the
+        // players at the board offer and resign to each other; said so.
+        if let (Incoming::PlayerButton(at, button), None) = (&msg, &self.opponent) {
+            tracing::info!("the {button:?} button is for a player against an opponent the daemon hosts: none here");
+            let why = tactus_core::NotNow::NoOpponent;
+            let event = Event { t: self.time.t(*at).max(self.last_t), kind: EventKind::NotNow { why } };
+            self.out.publish(std::slice::from_ref(&event)).await;
+            return Ok(());
+        }
+        let player = self.opponent.as_ref().map(|o| !o.side());
         if let Phase::Between { shows, clock } = &mut self.phase {
             let (t, record) = match msg {
                 Incoming::At(at, record) => (self.time.t(at).max(self.last_t), record),
                 Incoming::Exact(Entry { t, record }) => (t.max(self.last_t), record),
-                Incoming::PauseButton(_) | Incoming::PlayerButton(..) | Incoming::Notice(..) | Incoming::Quiet(_) => {
+                // The game that ended answers it changes nothing now.
+                Incoming::PlayerButton(at, button) => match player {
+                    Some(side) => (self.time.t(at).max(self.last_t), Record::Input(button.input(side))),
+                    None => return Ok(()),
+                },
+                Incoming::PauseButton(_) | Incoming::Notice(..) | Incoming::Quiet(_) => {
                     return Ok(());
                 }
             };
@@ -336,12 +410,15 @@ impl GameTask {
             | Incoming::Notice(at, _) => at,
             Incoming::Exact(_) | Incoming::Quiet(_) => Instant::now(),
         };
-        let player = self.opponent.as_ref().map(|o| !o.side());
         let Some(entry) = stamp(msg, &self.session, &self.time, self.last_t, player) else { return Ok(()) };
+        let offered = match entry.record {
+            Record::Input(Input::DrawOffer { side }) => Some(side),
+            _ => None,
+        };
         self.commit(Step::Input(entry)).await?;
         // The opponent answers a player's draw offer at once: it accepts
         // with an offer of its own, or declines by its next move.
-        if let Record::Input(Input::DrawOffer { side }) = entry.record
+        if let Some(side) = offered
             && let Some(opponent) = &self.opponent
             && side != opponent.side()
             && let Some(accept) = opponent.answer_offer(&self.session)
@@ -375,8 +452,8 @@ impl GameTask {
                 if let Record::Input(Input::ClockConnected(connected)) = entry.record {
                     self.clock_connected = connected;
                 }
-                self.journal()?.append(entry).await?;
-                self.session.handle(entry);
+                self.journal()?.append(entry.clone()).await?;
+                self.session.handle(entry.clone());
                 Some(entry)
             }
             Step::Timers(due) => {
@@ -428,7 +505,7 @@ impl GameTask {
         if !events.is_empty() {
             if self.setup.draw_board {
                 for e in &events {
-                    if let EventKind::Position { fen } = &e.kind
+                    if let EventKind::Position { fen, .. } = &e.kind
                         && let Some(board) = diagram(fen)
                     {
                         let _ = terminal::print_lines(terminal::Stream::Stderr, &board);
@@ -481,7 +558,13 @@ impl GameTask {
         }
         tracing::info!("the board shows the starting position: a new game");
         self.announce(false).await?;
-        self.begin(false).await
+        self.begin(false).await?;
+        // Said at set-up, before the first move.
+        if let Some(pairing) = self.next_pairing.take() {
+            let entry = Entry { t: self.last_t, record: Record::Pairing(Box::new(pairing)) };
+            self.commit(Step::Input(entry)).await?;
+        }
+        Ok(())
     }
 
     /// Plays until the daemon is stopped, or a simulated board ends.
@@ -527,6 +610,7 @@ impl GameTask {
                     None => return Ok(Ended::InputClosed),
                 },
                 Some(control) = controls.recv() => self.control(control).await?,
+                Some(sent) = next_pairing(&mut self.pairings) => self.pairing(sent).await?,
                 said = next_said(&mut self.opponent, Self::now(&self.session, self.games, self.last_t, self.input_at)) => {
                     self.opponent_said(said).await?;
                 }
@@ -752,6 +836,102 @@ mod tests {
         .unwrap();
         assert_eq!(r.session.game().played.len(), 4, "the first journal holds the finished game");
         assert!(r.session.finished());
+    }
+
+    /// The hall sends the next round's pairing while the last game is over
+    /// and its pieces not yet back: it is the next game's, journaled and
+    /// said when the board shows the starting position, and not the last's.
+    #[test]
+    fn a_pairing_that_comes_between_games_is_the_next_games() {
+        let dir = std::env::temp_dir().join(format!("tactus-pairing-between-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cfg = crate::config::Config::default();
+        let speed = Speed::try_from(1000.0).unwrap();
+        let setup = Setup {
+            header: Header { time_control: Some("180+2".into()), ..Header::default() },
+            policy: Policy::default(),
+            source: Origin::of(&cfg, None),
+            state_dir: dir.clone(),
+            real_board: true,
+            clock_connected: true,
+            speed,
+            draw_board: false,
+            status_line: false,
+            stops_clocks_on_recovery: true,
+        };
+        let player = |name: &str| tactus_trace::Player {
+            name: name.into(),
+            title: None,
+            elo: None,
+            fide_id: None,
+            federation: None,
+        };
+        let pairing = tactus_trace::Pairing {
+            tournament: None,
+            round: 2,
+            board: 1,
+            white: player("García, Lucía"),
+            black: player("Volkov, Dmitri"),
+        };
+        let mut inputs = fools_mate_then_set_up_again(true, Vec::new());
+        // Up to the mate; then the pieces go back.
+        let setting_up = inputs.split_off(13);
+        let kept = Kept::default();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let log = EventLog::start(Box::new(kept.clone()), "test".into(), tactus_speech::Lang::En).unwrap();
+            let mut out = Outputs { events: Some(log), voice: None, broadcast: None, dgt: None };
+            let start = setup.start_occupancy().unwrap();
+            let opened = open(&setup, Some(start), &mut out).await.unwrap();
+            let mut task = GameTask::new(setup, opened, out, GameTime::new(0, speed));
+            task.begin(false).await.unwrap();
+            let (tx, rx) = mpsc::channel(64);
+            let (pairings_tx, pairings) = mpsc::channel(4);
+            task.take_pairings(pairings);
+            let (_controls_tx, controls) = mpsc::channel(1);
+            let stop = CancellationToken::new();
+            let said = |what: &str| String::from_utf8_lossy(&kept.0.lock().unwrap()).contains(what);
+            let feed = async {
+                for input in inputs {
+                    tx.send(input).await.unwrap();
+                }
+                while !said("game_over") {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                let sent = tactus_net::SentPairing { from: 1, n: 1, pairing: pairing.clone() };
+                pairings_tx.send(sent).await.unwrap();
+                // Taken by the game task, between the games.
+                while pairings_tx.capacity() < pairings_tx.max_capacity() {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                assert!(!said("pairing"), "not said until the next game");
+                for input in setting_up {
+                    tx.send(input).await.unwrap();
+                }
+                drop(tx);
+            };
+            let (ended, ()) = tokio::join!(task.run(rx, controls, &stop), feed);
+            assert_eq!(ended.unwrap(), Ended::InputClosed);
+            task.stop(Instant::now() + Duration::from_secs(10)).await.unwrap();
+        });
+        let text = String::from_utf8(kept.0.lock().unwrap().clone()).unwrap();
+        let kinds: Vec<String> = text
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["event"].as_str().unwrap().to_string())
+            .collect();
+        let second = kinds.iter().rposition(|k| k == "start").unwrap();
+        assert_eq!(
+            kinds.iter().position(|k| k == "pairing"),
+            kinds[second..].iter().position(|k| k == "pairing").map(|i| i + second),
+            "{kinds:?}"
+        );
+        assert!(kinds[second..].contains(&"pairing".to_string()), "{kinds:?}");
+        let current = std::fs::read_to_string(dir.join("current")).unwrap();
+        for path in std::fs::read_dir(dir.join("games")).unwrap().map(|e| e.unwrap().path()) {
+            let journal = std::fs::read_to_string(&path).unwrap();
+            let next = current.contains(&*path.file_name().unwrap().to_string_lossy());
+            assert_eq!(journal.contains(r#""pairing": {"round": 2"#), next, "{}:\n{journal}", path.display());
+        }
     }
 
     /// On a DGT board the players start the clock for the next game (Follow

@@ -38,7 +38,7 @@ pub enum PlayerButton {
 
 impl PlayerButton {
     /// The input it is for the player of `side`.
-    fn input(self, side: Color) -> Input {
+    pub fn input(self, side: Color) -> Input {
         match self {
             PlayerButton::Draw => Input::DrawOffer { side },
             PlayerButton::Resign => {

@@ -474,11 +474,11 @@ impl LichessHost {
             g.asked_back = true;
             self.outbox.push(GameCommand::Takeback(true));
         }
-        match entry.map(|e| e.record) {
-            Some(Record::Input(Input::DrawOffer { side })) if side == g.color => {
+        match entry.map(|e| &e.record) {
+            Some(&Record::Input(Input::DrawOffer { side })) if side == g.color => {
                 self.outbox.push(GameCommand::Draw(true));
             }
-            Some(Record::Input(Input::Result { result, reason: OffBoardReason::Resignation }))
+            Some(&Record::Input(Input::Result { result, reason: OffBoardReason::Resignation }))
                 if result.winner() == Some(!g.color) =>
             {
                 self.outbox.push(GameCommand::End(EndRequest::Resign));

@@ -27,6 +27,7 @@ mod mate;
 mod opening;
 mod opponent;
 mod outputs;
+mod pairing;
 mod partner;
 mod running;
 mod shutdown;
@@ -224,8 +225,12 @@ async fn start(plan: &Plan, opts: &Options, running: &mut Running) -> anyhow::Re
     let warp = board.warp(opened.last_t(), opts.longest_quiet);
     let time = GameTime { warp, ..GameTime::new(opened.last_t(), speed) };
     let chess960 = setup.header.variant == Variant::Chess960;
+    let pairings = running.outputs.broadcast.as_ref().and_then(|b| b.pairings());
     let outputs = std::mem::take(&mut running.outputs);
     let task = running.game.insert(GameTask::new(setup, opened, outputs, time.clone()));
+    if let Some(pairings) = pairings {
+        task.take_pairings(pairings);
+    }
     if let Some(path) = &cfg.board.dgt_emulate {
         task.emulate_dgt(dgt::DgtEmulation::start(path, task.session(), cfg.clock.white)?);
     }

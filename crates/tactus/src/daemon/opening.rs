@@ -90,7 +90,7 @@ pub async fn open(setup: &Setup, shows: Option<Bitboard>, out: &mut Outputs) -> 
         let mut session = Session::new(&r.header, setup.policy.clone().with_recorded(&r.header))?;
         let mut past: Vec<Event> = session.drain().collect();
         for entry in &r.entries {
-            session.handle(*entry);
+            session.handle(entry.clone());
             past.extend(session.drain());
         }
         let last_t = journal::last_t(&r.entries);
@@ -128,7 +128,7 @@ pub async fn open(setup: &Setup, shows: Option<Bitboard>, out: &mut Outputs) -> 
             if setup.stops_clocks_on_recovery {
                 // The clocks stay stopped until a player resumes.
                 let pause = Entry { t: last_t, record: Record::Input(Input::Pause) };
-                opened.journal.append(pause).await?;
+                opened.journal.append(pause.clone()).await?;
                 opened.session.handle(pause);
                 let events: Vec<Event> = opened.session.drain().collect();
                 opened.journal.sync().await?;

@@ -157,9 +157,9 @@ impl Opponent {
             Opponent::Engine(engine) => {
                 // The engine thinks while the journal reaches the disk.
                 engine.ask(now.session, now.game, now.t, now.since);
-                match entry.map(|e| e.record) {
+                match entry.map(|e| &e.record) {
                     Some(Record::Input(Input::Request(Request::Hint))) => engine.ask_hint(now.session, now.game),
-                    Some(Record::Input(Input::EngineLevel(level))) => engine.set_level(level),
+                    Some(&Record::Input(Input::EngineLevel(level))) => engine.set_level(level),
                     _ => {}
                 }
             }

@@ -8,7 +8,7 @@ use shakmaty::Color;
 use tactus_core::Event;
 use tactus_speech::{Announcer, Narrator, Opponent, SpeechError, SpeechPolicy, VoiceSettings, Words};
 
-use crate::config::{Listener, Plan};
+use crate::config::{Listener, OpponentPlan, Plan};
 use crate::sink::{VoiceSink, speaker};
 use crate::terminal::{LineWriter, Stream};
 
@@ -28,7 +28,6 @@ impl VoiceThread {
     /// or a ruling is never dropped.
     pub fn start(plan: &Plan, text_to_stderr: bool, said: Option<OnSaid>) -> anyhow::Result<Option<VoiceThread>> {
         let cfg = &plan.config;
-        let paired = plan.opponent.partner().map(|pair| pair.side);
         let sink = cfg.voice.sink.clone();
         if sink == VoiceSink::None {
             return Ok(None);
@@ -38,7 +37,10 @@ impl VoiceThread {
             VoiceSettings { speed: cfg.voice.rate.get(), voice: cfg.voice.espeak_voice.clone(), ..Default::default() };
         let policy = SpeechPolicy {
             touches: cfg.voice.touches,
-            // At a board paired with another, its own player listens.
+            // At a board that hosts the opponent (the partner board, an
+            // engine) its own player listens, and hears "you play White"
+            // and what the result means to them. Online, the side comes
+            // with the game (the announcer hears it).
             listener: cfg
                 .voice
                 .listener
@@ -46,10 +48,16 @@ impl VoiceThread {
                     Listener::White => Color::White,
                     Listener::Black => Color::Black,
                 })
-                .or(paired),
+                // Against an engine, its player; on two boards, this
+                // board's side (the partner's side's other).
+                .or(plan.opponent.guided_side().map(|opponent| !opponent)),
             observations: false,
         };
-        let opponent = if paired.is_some() { Opponent::Partner } else { Opponent::Engine };
+        let opponent = match &plan.opponent {
+            OpponentPlan::Partner(_) => Opponent::Partner,
+            OpponentPlan::Lichess(_) => Opponent::Online,
+            OpponentPlan::Engine(_) | OpponentPlan::None => Opponent::Engine,
+        };
         let words = Words::new(choice.lang, choice.style).with_readout(cfg.voice.readout).with_opponent(opponent);
         let announcer = Announcer::new(words, policy);
         let opened = sink.clone();

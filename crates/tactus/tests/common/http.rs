@@ -29,3 +29,17 @@ fn exchange(port: u16, method: &str, path: &str, headers: &str, body: &str, wait
     let status = head.split(' ').nth(1)?.parse().ok()?;
     Some((status, body.to_string()))
 }
+
+/// As [`request`], the body as bytes (a file that need not be UTF-8).
+pub fn request_bytes(port: u16, method: &str, path: &str, headers: &str, body: &str) -> Option<(u16, Vec<u8>)> {
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(90))).ok()?;
+    write!(s, "{method} {path} HTTP/1.0\r\nHost: localhost\r\n{headers}Content-Length: {}\r\n\r\n{body}", body.len())
+        .ok()?;
+    let mut bytes = Vec::new();
+    s.read_to_end(&mut bytes).ok()?;
+    let end = bytes.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&bytes[..end]);
+    let status = head.split(' ').nth(1)?.parse().ok()?;
+    Some((status, bytes[end + 4..].to_vec()))
+}

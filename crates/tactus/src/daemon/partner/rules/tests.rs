@@ -70,7 +70,7 @@ impl Board {
     fn restart(&mut self) {
         let mut session = Session::new(&self.header, Policy::default().with_recorded(&self.header)).unwrap();
         for entry in &self.journal {
-            session.handle(*entry);
+            session.handle(entry.clone());
         }
         session.drain().for_each(drop);
         self.session = session;
@@ -85,8 +85,8 @@ impl Board {
     fn step(&mut self, dt: u64, record: Record) {
         self.t += dt;
         let entry = Entry { t: self.t, record };
-        self.journal.push(entry);
-        self.session.handle(entry);
+        self.journal.push(entry.clone());
+        self.session.handle(entry.clone());
         self.rules.committed(&self.session, Some(&entry));
         self.events.extend(self.session.drain());
         self.outbox.extend(self.rules.take_sends());
