@@ -408,7 +408,7 @@ export interface DeviceBackEvent extends At {
 
 /** What an online game's server (Lichess) says besides the moves. */
 export type Online =
-  | { what: 'playing'; game: string; opponent: string; side: Side }
+  | { what: 'playing'; game: string; opponent: string; ai_level?: number; side: Side }
   | { what: 'challenge'; id: string; player: string; incoming: boolean; clock?: string }
   | { what: 'challenge_gone'; id: string; declined: boolean }
   | { what: 'takeback_offer'; open: boolean }
@@ -418,9 +418,37 @@ export type Online =
   | { what: 'opponent_gone'; gone: boolean; claim_in_s?: number }
   | { what: 'ended'; status: string }
   | { what: 'rate_limited'; for_s: number }
-  | { what: 'not_played'; game: string; why: string }
+  | { what: 'not_played'; game: string; reason: NotPlayedReason; why: string }
   | { what: 'failed'; why: string }
-  | { what: 'chat'; from: string; text: string };
+  | { what: 'chat'; from: string; text: string }
+  | { what: 'chat_held'; count: number }
+  | { what: 'chat_lines'; lines: { from: string; text: string }[] }
+  | { what: 'token'; state: 'refused' | 'unknown' | 'lacks_scope' | 'accepted' }
+  | { what: 'asked'; ask: OnlineAsk; standing: boolean };
+
+/** Why a game on the online account is not played on the board. */
+export type NotPlayedReason =
+  | 'another_game'
+  | 'not_board_api'
+  | 'variant'
+  | 'no_side'
+  | 'not_a_player'
+  | 'sides_disagree'
+  | 'other_game'
+  | 'illegal_moves'
+  | 'start_position'
+  | 'gone';
+
+/** A player's answer or request to the online server, made at the board. */
+export type OnlineAsk =
+  | 'abort'
+  | 'draw_no'
+  | 'takeback_no'
+  | 'takeback_yes'
+  | 'accept'
+  | 'decline'
+  | 'claim_victory'
+  | 'chat';
 
 export type OnlineEvent = At & {
   event: 'online';

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::{Color, File, Piece, Rank, Role, Square};
 
 use crate::serde_chess;
-pub use tactus_trace::{GameResult, Ms};
+pub use tactus_trace::{GameResult, Ms, OnlineAsk};
 
 /// One event at one instant (ms since the start of the game).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -385,6 +385,10 @@ pub enum Online {
     Playing {
         game: String,
         opponent: String,
+        /// Lichess's own AI, at this level: said in the player's language
+        /// (`opponent` is Lichess's English name for it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ai_level: Option<u8>,
         #[serde(with = "serde_chess::color")]
         side: Color,
     },
@@ -421,13 +425,73 @@ pub enum Online {
     Ended { status: String },
     /// Lichess asked for a pause: nothing is sent for this long.
     RateLimited { for_s: u64 },
-    /// A game on the account that the board does not play, and why.
-    NotPlayed { game: String, why: String },
+    /// A game on the account that the board does not play: the reason, and
+    /// `why` in full (with what to change) as the log says it.
+    NotPlayed { game: String, reason: NotPlayedReason, why: String },
     /// A request the server did not carry out.
     Failed { why: String },
     /// The opponent wrote in the game's chat (the players' room; Lichess
     /// keeps its lines short, and the board cuts them to 140 characters).
     Chat { from: String, text: String },
+    /// More chat lines came than are said at once: `count` held back, read
+    /// with `online chat`.
+    ChatHeld { count: u32 },
+    /// The chat lines held back, as asked for (`online chat`); none: none
+    /// are waiting.
+    ChatLines { lines: Vec<ChatLine> },
+    /// Lichess refuses the board's token, or takes it again.
+    Token { state: TokenState },
+    /// A player's answer or request to the server (`online …`), answered at
+    /// once: sent (`standing`), or nothing stands to answer (no offer, no
+    /// challenge, no game).
+    Asked { ask: OnlineAsk, standing: bool },
+}
+
+/// One line of the online game's chat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatLine {
+    pub from: String,
+    pub text: String,
+}
+
+/// Why a game on the online account is not played on the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotPlayedReason {
+    /// The board plays one game at a time.
+    AnotherGame,
+    /// The server's Board API cannot play it.
+    NotBoardApi,
+    /// A variant the board cannot play.
+    Variant,
+    /// The server did not say which side the account plays.
+    NoSide,
+    /// The account plays neither side.
+    NotAPlayer,
+    /// The game's start and its stream name different sides.
+    SidesDisagree,
+    /// The game's stream gave another game.
+    OtherGame,
+    /// Its moves are not legal from its start.
+    IllegalMoves,
+    /// Its start position cannot be set up.
+    StartPosition,
+    /// The server does not give the game.
+    Gone,
+}
+
+/// The board's token as the online server takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenState {
+    /// Refused (HTTP 401 or 403): the game is kept and tried again.
+    Refused,
+    /// The server does not know the token any more: a new one is needed.
+    Unknown,
+    /// The token lacks the permission to play (`board:play`).
+    LacksScope,
+    /// Taken again after a refusal.
+    Accepted,
 }
 
 /// Two boards, one game: what the link with the partner board says besides

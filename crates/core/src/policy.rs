@@ -43,6 +43,12 @@ pub struct Policy {
     /// (`take_back_asked`), and only the server's `Input::TakeBack` takes
     /// moves back.
     pub online: bool,
+    /// The online server's clock is the game's: its times come as
+    /// `Input::ServerClock` and are shown unsaid; its move hands the clock
+    /// to the player when it comes (the server charges the player from
+    /// then), and completing it on the board adds nothing. While its clock
+    /// stands (Lichess's, before each side has moved), a move costs no time.
+    pub server_clock: bool,
     /// Two boards at one table, one clock between them (`partner` too):
     /// where the clock is. `Here`: a press of the partner's player hands
     /// the clock over before their move arrives, and every flag is ruled
@@ -68,6 +74,7 @@ impl Policy {
         self.engine_override = header.engine_override;
         self.partner = header.partner;
         self.online = header.online;
+        self.server_clock = header.server_clock;
         self.table_clock = header.table_clock;
         if header.mate_search == MateSearch::Asked {
             self.mate_search = MateSearch::Asked;
@@ -88,6 +95,7 @@ impl Policy {
         header.engine_override = self.engine_override;
         header.partner = self.partner;
         header.online = self.online;
+        header.server_clock = self.server_clock;
         header.table_clock = self.table_clock;
         header.supervision = Some(self.supervision);
     }
@@ -108,6 +116,7 @@ impl Default for Policy {
             engine_override: false,
             partner: false,
             online: false,
+            server_clock: false,
             table_clock: None,
         }
     }

@@ -204,3 +204,91 @@ fn a_board_left_set_back_is_told_how_to_restore_the_game() {
     assert_eq!(g.count(from, |k| matches!(k, EventKind::BoardOk)), 1);
     assert_eq!(g.sans(), ["e4", "e5", "Nf3"]);
 }
+
+/// A 300+2 game on a server whose clock is the game's (`server_clock`), the
+/// player White.
+fn on_the_servers_clock() -> Game {
+    let header = Header {
+        time_control: Some("300+2".into()),
+        engine: Some(Color::Black),
+        online: true,
+        server_clock: true,
+        ..Header::default()
+    };
+    Game::with(header, |p| p)
+}
+
+fn server(g: &mut Game, white_ms: u64, black_ms: u64, running: bool) {
+    g.input(Input::ServerClock { white_ms, black_ms, running });
+}
+
+/// The clock each move completed with.
+fn completed(g: &Game) -> Vec<Option<i64>> {
+    g.events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Complete { clock_ms, .. } => Some(*clock_ms),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_servers_clock_is_the_games_the_opponents_move_hands_it_over_as_it_comes() {
+    let mut g = on_the_servers_clock();
+    server(&mut g, 300_000, 300_000, false);
+    // Before each side has moved the server's clock stands: no time
+    // charged, no increment.
+    g.carry("e2", "e4");
+    g.press(Color::White);
+    server(&mut g, 300_000, 300_000, false);
+    g.choose("e7e5");
+    server(&mut g, 300_000, 300_000, true);
+    // The player carries it out on their own time, as the server charges it.
+    g.carry("e7", "e5");
+    g.carry("g1", "f3");
+    g.press(Color::White);
+    // The server's state after Nf3: White charged from when e5 came.
+    let white_after = g.session.clock().unwrap().remaining(Color::White, g.t);
+    server(&mut g, white_after as u64 - 40, 300_000, true);
+    g.choose("b8c6");
+    server(&mut g, white_after as u64 - 40, 299_000, true);
+    g.carry("b8", "c6");
+    let clocks = completed(&g);
+    assert_eq!(clocks[..2], [Some(300_000), Some(300_000)], "the first moves cost nothing");
+    // Nf3: charged from the server's state that came with e5 — while e5
+    // was carried out too — to the press, plus the increment.
+    assert_eq!(clocks[2], Some(300_000 - (1300 + 1300 + 300) + 2000));
+    assert_eq!(clocks[3], Some(299_000), "Nc6 completes with the server's time, no increment added");
+    assert_eq!(g.count(0, |k| matches!(k, EventKind::ClockSet { .. })), 0, "never said");
+}
+
+#[test]
+fn a_servers_clock_far_from_the_boards_is_said() {
+    let mut g = on_the_servers_clock();
+    server(&mut g, 300_000, 300_000, false);
+    server(&mut g, 290_000, 300_000, true);
+    assert_eq!(g.count(0, |k| matches!(k, EventKind::ClockSet { .. })), 0, "within 10 s: unsaid");
+    server(&mut g, 270_000, 300_000, true);
+    assert_eq!(g.count(0, |k| matches!(k, EventKind::ClockSet { .. })), 1, "a restart's 20 s: said");
+}
+
+#[test]
+fn a_draw_declined_at_the_board_is_said_at_once() {
+    let mut g = opening();
+    g.input(Input::DrawOffer { side: Color::Black });
+    let from = g.events.len();
+    g.input(Input::Online(tactus_trace::OnlineAsk::DrawNo));
+    assert_eq!(g.count(from, |k| matches!(k, EventKind::DrawDeclined { side: Color::White })), 1);
+    assert_eq!(g.session.draw_offered(), None);
+    // Declined once: the next move declines nothing more.
+    g.choose("b8c6");
+    g.carry("b8", "c6");
+    g.carry("f1", "b5");
+    g.press(Color::White);
+    assert_eq!(g.count(from, |k| matches!(k, EventKind::DrawDeclined { .. })), 1);
+    // With no offer standing there is nothing to decline.
+    let from = g.events.len();
+    g.input(Input::Online(tactus_trace::OnlineAsk::DrawNo));
+    assert_eq!(g.count(from, |k| matches!(k, EventKind::DrawDeclined { .. })), 0);
+}

@@ -4,7 +4,7 @@
 
 use http::Method;
 
-use crate::http::{Body, Client, Error, Family, Lines, MAX_REPLY, form, segment};
+use crate::http::{Body, Client, Error, Family, Lines, MAX_REPLY, MOVE_TIMEOUT, form, segment};
 use crate::wire::{self, Account, Challenge, PushReply, Side};
 
 /// The largest small reply (`Ok`, an error, a challenge).
@@ -125,15 +125,15 @@ impl Client {
         self.stream(Method::GET, &format!("/api/board/game/stream/{}", segment(game)?), Body::Empty).await
     }
 
-    /// `POST /api/board/game/{gameId}/move/{move}` (`?offeringDraw=true`).
+    /// `POST /api/board/game/{gameId}/move/{move}` (`?offeringDraw=true`),
+    /// its answer waited for [`MOVE_TIMEOUT`]: a slow server's late answer
+    /// is the move's, and nothing is sent again meanwhile.
     pub async fn board_move(&self, game: &str, uci: &str, offering_draw: bool) -> Result<(), Error> {
         let query = if offering_draw { "?offeringDraw=true" } else { "" };
-        self.ok(
-            Family::Board,
-            &format!("/api/board/game/{}/move/{}{query}", segment(game)?, segment(uci)?),
-            Body::Empty,
-        )
-        .await
+        let path = format!("/api/board/game/{}/move/{}{query}", segment(game)?, segment(uci)?);
+        let bytes = self.request_within(Family::Board, Method::POST, &path, Body::Empty, SMALL, MOVE_TIMEOUT).await?;
+        let ok: wire::Ok = json(&bytes)?;
+        if ok.ok { Ok(()) } else { Err(Error::Protocol("the reply said ok: false".into())) }
     }
 
     /// `POST /api/board/game/{gameId}/draw/{yes|no}`: offer or accept; decline.

@@ -421,6 +421,11 @@ impl Follower {
         self.ended
     }
 
+    /// The ply of our move that waits for the server's word, if one does.
+    pub fn pending_ply(&self) -> Option<u32> {
+        self.pending.as_ref().map(|p| p.ply)
+    }
+
     /// The board's game in UCI: every move it holds, ours pending included.
     pub fn line(&self) -> Vec<String> {
         let Some(g) = &self.game else { return Vec::new() };
@@ -643,7 +648,9 @@ impl Follower {
             black_inc_ms: state.binc,
             running: (ongoing && started).then(|| g.pos.turn()),
         };
-        if self.clocks != Some(clocks) {
+        // A stream's first line gives them again, changed or not: the
+        // times after a while away (a reconnection, a restart).
+        if full || self.clocks != Some(clocks) {
             self.clocks = Some(clocks);
             self.out.push(Action::Clocks(clocks));
         }

@@ -30,11 +30,16 @@ pub const LICHESS: &str = "https://lichess.org";
 /// After a 429, this long before the next request ("waiting one minute
 /// before retrying will be sufficient", the API reference says).
 pub const PAUSE_AFTER_429: Duration = Duration::from_secs(60);
-/// A stream with no byte for this long is taken for dead and reopened
-/// (Lichess sends an empty line every 7 s on the event stream).
-pub const SILENCE: Duration = Duration::from_secs(20);
+/// A stream with no byte for this long is taken for dead and reopened at
+/// once (Lichess sends an empty line every 7 s on the event stream: two
+/// missed, and a little more for the network).
+pub const SILENCE: Duration = Duration::from_secs(15);
 /// A request without its reply's head after this long has failed.
 pub const TIMEOUT: Duration = Duration::from_secs(20);
+/// A move's POST is waited for longer: given up, it may still be carried
+/// out by a server that is only slow, and it is sent again only once a
+/// stream opened after it shows that the server lacks it.
+pub const MOVE_TIMEOUT: Duration = Duration::from_secs(90);
 /// The longest stream line kept: a `gameFull` of a long game with its
 /// players is a few kilobytes.
 pub const MAX_LINE: usize = 64 * 1024;
@@ -99,6 +104,12 @@ pub enum Error {
 }
 
 impl Error {
+    /// Lichess refuses the token (401), or what it may do (403): the
+    /// account's trouble, not the network's.
+    pub fn is_token(&self) -> bool {
+        matches!(self, Error::Unauthorized(_) | Error::Forbidden(_))
+    }
+
     /// Whether trying again later may succeed: the network, the server's
     /// own trouble, a 429.
     pub fn is_transient(&self) -> bool {
@@ -337,8 +348,8 @@ impl Client {
         &self,
         idle: &mut Option<Idle>,
         req: Request<Full<Bytes>>,
+        limit: Duration,
     ) -> Result<(http::response::Parts, Incoming, SendRequest<Full<Bytes>>), Error> {
-        let limit = self.inner.settings.timeout;
         let timeout = || Error::Timeout { host: self.host(), after: limit };
         let network = |e: hyper::Error| Error::Network { host: self.host(), why: e.to_string() };
         let mut req = Some(req);
@@ -379,11 +390,24 @@ impl Client {
         body: Body,
         limit: usize,
     ) -> Result<Bytes, Error> {
+        self.request_within(family, method, path, body, limit, self.inner.settings.timeout).await
+    }
+
+    /// [`Client::request`], its reply waited for `wait` at most.
+    pub(crate) async fn request_within(
+        &self,
+        family: Family,
+        method: Method,
+        path: &str,
+        body: Body,
+        limit: usize,
+        wait: Duration,
+    ) -> Result<Bytes, Error> {
         let mut idle = self.inner.families[family.index()].lock().await;
         self.wait_pause().await;
         let req = self.build(method, path, body, "application/json");
-        let (parts, body, sender) = self.send(&mut idle, req).await?;
-        let bytes = self.read_body(body, limit).await?;
+        let (parts, body, sender) = self.send(&mut idle, req, wait).await?;
+        let bytes = self.read_body(body, limit, wait).await?;
         if !sender.is_closed() {
             *idle = Some(Idle { sender, since: Instant::now() });
         }
@@ -391,8 +415,7 @@ impl Client {
         Ok(bytes)
     }
 
-    async fn read_body(&self, mut body: Incoming, limit: usize) -> Result<Bytes, Error> {
-        let after = self.inner.settings.timeout;
+    async fn read_body(&self, mut body: Incoming, limit: usize, after: Duration) -> Result<Bytes, Error> {
         let read = async {
             let mut out = Vec::new();
             while let Some(frame) = body.frame().await {
@@ -439,9 +462,10 @@ impl Client {
     pub(crate) async fn stream(&self, method: Method, path: &str, body: Body) -> Result<Lines, Error> {
         self.wait_pause().await;
         let req = self.build(method, path, body, "application/x-ndjson");
-        let (parts, incoming, sender) = self.send(&mut None, req).await?;
+        let limit = self.inner.settings.timeout;
+        let (parts, incoming, sender) = self.send(&mut None, req, limit).await?;
         if !parts.status.is_success() {
-            let bytes = self.read_body(incoming, 64 * 1024).await.unwrap_or_default();
+            let bytes = self.read_body(incoming, 64 * 1024, limit).await.unwrap_or_default();
             return Err(self.judge(&parts, &bytes).err().unwrap_or(Error::Status(parts.status.as_u16())));
         }
         Ok(Lines {
@@ -580,7 +604,7 @@ mod tests {
         let s = Settings::default();
         assert_eq!(s.url, "https://lichess.org");
         assert_eq!(s.pause_after_429, Duration::from_secs(60));
-        assert_eq!(s.silence, Duration::from_secs(20));
+        assert_eq!(s.silence, Duration::from_secs(15));
     }
 
     #[test]

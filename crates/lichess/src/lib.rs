@@ -8,15 +8,15 @@
 //! | module | what |
 //! |---|---|
 //! | [`token`] | the access token: a file of mode 600, never shown |
-//! | [`http`] | the client: TLS (rustls, ring), one request at a time per [`http::Family`], the 429 pause, bounded replies, NDJSON [`http::Lines`] that fall silent after 20 s |
+//! | [`http`] | the client: TLS (rustls, ring), one request at a time per [`http::Family`], the 429 pause, bounded replies, a move's answer waited for 90 s, NDJSON [`http::Lines`] that fall silent after 15 s |
 //! | [`api`] | the endpoints: account, token check, board moves and offers, challenges, seek, broadcast push |
 //! | [`wire`] | the API's shapes as serde types; unknown line types skipped |
-//! | [`ndjson`] | lines from bytes in any pieces, keep-alives, a cap on a line |
+//! | [`ndjson`] | lines from bytes in any pieces, keep-alives, a cap on a line (a line glued to overlong junk read again) |
 //! | [`follower`] | the pure heart of a game: the server's stream and the board's moves in, what to do out; a move the server has is never sent again |
-//! | [`play`] | the actor the daemon runs: the event stream, the game followed, requests one at a time, challenges, seeks; failures said once |
+//! | [`play`] | the actor the daemon runs: the event stream, the game followed, requests one at a time, challenges, seeks; silence no failure, failures said once, a refused token said as the account's trouble, games that cannot be played right refused loudly |
 //! | [`clock`] | the real-time clocks Lichess plays: whole minutes (or 15 to 90 s) and increments up to 180 s; a seek rapid or slower |
 //! | [`broadcast`] | the pusher the relay runs: rounds by board range, a push a second at most, changed games, a whole re-push now and then, each game's error its board's |
-//! | [`retry`] | back-off with jitter; a link said lost once |
+//! | [`retry`] | back-off with jitter; a link said lost once, a flapping one once too |
 //!
 //! # Using it in the daemon (Board API)
 //!
@@ -27,7 +27,7 @@
 //! // tactus doctor: client.token_check().await? → Some(check) with check.has(api::BOARD_PLAY), else say what to fix
 //! // the journal's game, found by its Site tag (`{url}/{id}`): tactus's daemon/lichess.rs
 //! let resume = journal_site_id.map(|id| Resume { game_id: id, moves: journal_uci_moves });
-//! let (play, mut updates) = Play::start(client, PlayOptions { accept_from, resume });
+//! let (play, mut updates) = Play::start(client, PlayOptions { accept_from, resume, account: Some(me.id) });
 //! // config: play.command(Command::Challenge { username, spec }) or Command::Seek(spec)
 //! ```
 //!
@@ -43,16 +43,20 @@
 //!     website) — the board carries it out;
 //!   - `Action::Refused { ply, why, .. }`: say it, take the session back to
 //!     `ply` and guide the board back; `Action::TakenBack { ply }` likewise;
-//!   - `Action::Clocks(c)`: the game's clocks (time warnings, a clock attached);
+//!   - `Action::Clocks(c)`: the game's clocks, from every state (and every
+//!     `gameFull`): the server's clock is the game's;
 //!   - `Action::Offer { kind, by, open }`, `Action::OpponentGone { .. }`:
 //!     say them (a claim of victory when `claim_win_in_s == Some(0)`);
 //!   - `Action::Ended(e)`: `game_over` with `e.result()` and `e.reason()`;
 //!   - `Action::Confirmed`, `Action::Chat`: nothing to do, or say it.
 //! - `Update::Link(Link::Lost { why })` / `Link::Restored`: "connection lost,
 //!   retrying" / "connected again" — each said once.
+//! - `Update::Token(TokenState)`: the token refused (the game kept, tried
+//!   again), refused for good (a new token is needed), taken again.
 //! - `Update::RateLimited { for_s }`, `Update::Failed { command, why }`,
 //!   `Update::Challenge { .. }`, `Update::ChallengeGone { .. }`,
-//!   `Update::NotPlayed { .. }`, `Update::SeekEnded { .. }`: say them.
+//!   `Update::NotPlayed { id, why }` (a typed reason; its `Display` says what
+//!   to change), `Update::SeekEnded { .. }`: say them.
 //!
 //! When the board completes the player's move (the press, or the board
 //! holding still), `play.command(Command::Game { id, what:

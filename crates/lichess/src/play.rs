@@ -5,22 +5,36 @@
 //!
 //! The owner (the daemon's game task) is never held: [`Play::command`]
 //! never waits (a full queue is an error it can say), and the actor
-//! reports through a bounded channel. Streams that drop or fall silent are
-//! reopened with back-off; a loss of the link is reported once
-//! ([`Update::Link`]), and so is each 429.
+//! reports through a bounded channel.
+//!
+//! Silence is not failure: a stream that stood and then fell silent or
+//! was dropped is reopened at once; only a stream or a request the server
+//! refuses, or that cannot connect, waits out a back-off. A loss of the
+//! link is reported once ([`Update::Link`], a [`SteadyLink`]: a link that
+//! flaps is said lost and back once), and so is each 429. A token Lichess
+//! refuses (401, 403) is the account's trouble, not the network's
+//! ([`Update::Token`]): said once, the game kept, everything tried again;
+//! and asked of Lichess's token check whether it can come back at all.
+//!
+//! A game the board cannot play right — a `gameFull` of another game, a
+//! move list that is not legal, an account that plays neither side — is
+//! refused loudly ([`Update::NotPlayed`], with the reason and what to
+//! change), never followed half-way. A game the actor stopped following
+//! (its stream refused) and that starts again is resumed with the moves
+//! the board has: the same game, nothing sent twice.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use shakmaty::Color;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::api::{ChallengeSpec, DeclineReason, EndRequest, SeekSpec};
+use crate::api::{BOARD_PLAY, ChallengeSpec, DeclineReason, EndRequest, SeekSpec};
 use crate::follower::{Action, FollowError, Follower, Sent};
 use crate::http::{Client, Error, Lines, StreamEnd};
-use crate::retry::{Backoff, Link, LinkWatch};
-use crate::wire::{AccountEvent, Challenge, GameEvent, GameInfo};
+use crate::retry::{Backoff, Link, SteadyLink};
+use crate::wire::{AccountEvent, Challenge, GameEvent, GameFull, GameInfo};
 
 /// Commands the owner may have queued at once.
 const COMMANDS: usize = 32;
@@ -35,6 +49,12 @@ const ATTEMPTS: u32 = 5;
 /// Games on the account not played on the board, remembered so that each
 /// is said once.
 const OTHER_GAMES: usize = 64;
+/// A stream that stood this long and then ended (dropped, closed) is
+/// reopened at once: it worked. One that ends sooner waits out the back-off.
+const STOOD: Duration = Duration::from_secs(10);
+/// The same reason not to play a game is said once in this long: a flood
+/// of games the board cannot play is one sentence, the rest logged.
+const SAID_AGAIN_AFTER: Duration = Duration::from_secs(600);
 
 /// How the actor plays.
 #[derive(Debug, Clone, Default)]
@@ -43,6 +63,9 @@ pub struct PlayOptions {
     pub accept_from: Vec<String>,
     /// The game the board was playing when the daemon stopped.
     pub resume: Option<Resume>,
+    /// The account's id, if the owner asked for it already; else the actor
+    /// asks before it follows anything (a game is checked against it).
+    pub account: Option<String>,
 }
 
 /// The board's game as the daemon's journal holds it.
@@ -96,6 +119,8 @@ pub enum GameCommand {
 pub enum Update {
     /// The link to Lichess was lost (said once), or is back.
     Link(Link),
+    /// Lichess refuses the board's token, or takes it again.
+    Token(TokenState),
     /// Lichess answered 429: nothing is sent for this long.
     RateLimited { for_s: u64 },
     /// A challenge to the account (`incoming`), or by it.
@@ -105,13 +130,99 @@ pub enum Update {
     /// What the game's follower says: the game and everything in it.
     Game { id: String, action: Action },
     /// A game on the account that the board does not play (it plays one
-    /// at a time, and only what the Board API allows), or can no longer
-    /// follow (Lichess does not know it).
-    NotPlayed { id: String, why: String },
+    /// at a time, and only what the Board API allows), cannot play right,
+    /// or can no longer follow (Lichess does not know it).
+    NotPlayed { id: String, why: NotPlayed },
     /// The seek ended: a game started, it expired, or it failed.
     SeekEnded { why: String },
     /// A command that could not be carried out.
     Failed { command: Command, why: String },
+}
+
+/// The board's token as Lichess takes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenState {
+    /// Refused (HTTP 401, or 403 for what it may do): the game is kept and
+    /// everything tried again, in case the refusal passes.
+    Refused { why: String },
+    /// Lichess's token check says it will not pass: a new token is needed.
+    ForGood(TokenFault),
+    /// Taken again after a refusal.
+    Accepted,
+}
+
+/// Why a token cannot come back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenFault {
+    /// Lichess does not know it: revoked, expired, or never made.
+    Unknown,
+    /// It lacks `board:play`.
+    LacksScope,
+}
+
+/// Why a game on the account is not played on the board: said to the
+/// player, and logged with what to change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotPlayed {
+    /// The board plays one game at a time.
+    AnotherGame,
+    /// Lichess's `compat.board` says the Board API cannot play it.
+    NotBoardApi,
+    Variant(String),
+    /// Lichess did not say which side the account plays.
+    NoSide,
+    /// The account (its id) plays neither side of the game.
+    NotAPlayer {
+        account: String,
+    },
+    /// The account plays the other side than the game's start said.
+    SidesDisagree,
+    /// The game's stream gave another game.
+    OtherGame {
+        id: String,
+    },
+    /// The move list at the start is not legal from the start position.
+    IllegalMoves {
+        ply: u32,
+        uci: String,
+    },
+    /// The start position cannot be set up.
+    Fen(String),
+    /// Lichess refuses the game's stream (it does not know the game).
+    Gone(String),
+}
+
+impl std::fmt::Display for NotPlayed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotPlayed::AnotherGame => f.write_str("the board is playing another game; play this one on the website"),
+            NotPlayed::NotBoardApi => f.write_str("Lichess's Board API cannot play it (a bullet or blitz pairing?)"),
+            NotPlayed::Variant(v) => write!(f, "the variant {v} cannot be played on the board"),
+            NotPlayed::NoSide => f.write_str("Lichess did not say which side the account plays"),
+            NotPlayed::NotAPlayer { account } => write!(
+                f,
+                "the account {account} plays neither White nor Black in it: is the token the board's player's own?"
+            ),
+            NotPlayed::SidesDisagree => {
+                f.write_str("the game's start and its stream name different sides for the account: not played")
+            }
+            NotPlayed::OtherGame { id } => {
+                write!(f, "its stream gave game {id} instead: the server does not follow Lichess's API ([lichess] url)")
+            }
+            NotPlayed::IllegalMoves { ply, uci } => {
+                write!(f, "its move list is not legal at ply {ply} ({uci:?}): it cannot be set up on the board")
+            }
+            NotPlayed::Fen(fen) => write!(f, "the start position {fen:?} cannot be set up on the board"),
+            NotPlayed::Gone(why) => write!(f, "Lichess does not give its stream: {why}"),
+        }
+    }
+}
+
+impl NotPlayed {
+    /// The reason, without its details: the same reason is said once.
+    fn kind(&self) -> std::mem::Discriminant<NotPlayed> {
+        std::mem::discriminant(self)
+    }
 }
 
 /// The command could not be queued.
@@ -138,16 +249,20 @@ impl Play {
         let actor = Actor {
             client,
             accept_from: options.accept_from.iter().map(|s| s.to_lowercase()).collect(),
+            me: options.account.map(|a| a.to_lowercase()),
             resume: options.resume,
             updates,
             internal,
-            link: LinkWatch::default(),
+            link: SteadyLink::default(),
+            token: TokenWatch::default(),
             events: Stream::default(),
             game: None,
             challenge_jobs: Jobs::default(),
             seek: None,
             events_open: false,
             other_games: HashSet::new(),
+            refused: HashSet::new(),
+            said_not_played: HashMap::new(),
         };
         let task = tokio::spawn(actor.run(command_rx, internal_rx));
         (Play { commands, task }, update_rx)
@@ -168,8 +283,37 @@ impl Drop for Play {
     }
 }
 
+/// How a stream ended.
+#[derive(Debug)]
+enum Ended {
+    /// It could not be opened: the server's answer, or the network's.
+    Refused(Error),
+    /// It was open, then fell silent (`silent`), or was dropped, closed or
+    /// cut short.
+    Stood { why: String, silent: bool },
+}
+
+impl Ended {
+    fn of(end: StreamEnd) -> Ended {
+        Ended::Stood { silent: matches!(end, StreamEnd::Silent(_)), why: end.to_string() }
+    }
+}
+
+impl std::fmt::Display for Ended {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ended::Refused(e) => e.fmt(f),
+            Ended::Stood { why, .. } => f.write_str(why),
+        }
+    }
+}
+
 /// What the actor's own tasks report.
 enum Internal {
+    /// Who the token plays as.
+    Me {
+        id: String,
+    },
     /// The event stream is open: the link stands, events or not.
     AccountOpened {
         generation: u64,
@@ -180,16 +324,15 @@ enum Internal {
     },
     AccountEnded {
         generation: u64,
-        why: String,
+        end: Ended,
     },
     GameLine {
         generation: u64,
-        event: GameEvent,
+        event: Box<GameEvent>,
     },
     GameEnded {
         generation: u64,
-        why: String,
-        transient: bool,
+        end: Ended,
     },
     GameJobDone {
         id: String,
@@ -203,6 +346,8 @@ enum Internal {
     SeekEnded {
         why: String,
     },
+    /// Lichess's token check, asked while the token is refused.
+    TokenChecked(Result<Option<crate::api::TokenCheck>, Error>),
 }
 
 /// A task of the actor's that ends with it.
@@ -251,14 +396,24 @@ impl Stream {
         self.task = None;
     }
 
-    /// The stream ended: when to try again. One that stood a minute
-    /// starts the back-off afresh.
-    fn ended(&mut self, now: Instant) {
+    /// The stream ended: when to open it again. Silence, or an end after
+    /// it stood a while, is no failure: at once, the back-off afresh. A
+    /// stream refused, or one that ends as soon as it opens, waits out the
+    /// back-off. Returns whether the end counts as a failure.
+    fn ended(&mut self, now: Instant, end: &Ended) -> bool {
         self.task = None;
-        if now.duration_since(self.opened_at) >= Duration::from_secs(60) {
+        let stood = match end {
+            Ended::Stood { silent: true, .. } => true,
+            Ended::Stood { .. } => now.duration_since(self.opened_at) >= STOOD,
+            Ended::Refused(_) => false,
+        };
+        if stood {
             self.backoff.reset();
+            self.retry_at = Some(now);
+        } else {
+            self.retry_at = Some(now + self.backoff.next_wait());
         }
-        self.retry_at = Some(now + self.backoff.next_wait());
+        !stood
     }
 }
 
@@ -281,6 +436,12 @@ struct Jobs {
     backoff: Option<Backoff>,
 }
 
+/// Whether a request that failed so is worth trying again: the network, the
+/// server's trouble, a 429 — or a token refused, which may pass.
+fn worth_again(e: &Error) -> bool {
+    e.is_transient() || e.is_token()
+}
+
 impl Jobs {
     /// The next request, if none runs and none waits out a back-off.
     fn start(&mut self, now: Instant) -> Option<Job> {
@@ -293,10 +454,10 @@ impl Jobs {
         Some(job)
     }
 
-    /// The request ended: a transient failure delays the next one.
-    fn done(&mut self, failed_transiently: bool, now: Instant) {
+    /// The request ended: a failure worth trying again delays the next one.
+    fn done(&mut self, failed_for_now: bool, now: Instant) {
         self.running = false;
-        if failed_transiently {
+        if failed_for_now {
             let wait = self.backoff.get_or_insert_with(Backoff::default).next_wait();
             self.not_before = Some(now + wait);
         } else {
@@ -307,13 +468,24 @@ impl Jobs {
     /// Tried again first, unless it was tried enough; a 429 is no attempt.
     fn again(&mut self, job: Job, e: &Error) -> Option<Job> {
         let attempts = job.attempts + u32::from(!matches!(e, Error::RateLimited(_)));
-        if e.is_transient() && attempts < ATTEMPTS {
+        if worth_again(e) && attempts < ATTEMPTS {
             self.queue.push_front(Job { attempts, ..job });
             None
         } else {
             Some(job)
         }
     }
+}
+
+/// The token as the actor heard it last.
+#[derive(Default)]
+struct TokenWatch {
+    /// Refused since the last success: said once.
+    refused: bool,
+    /// Lichess's token check is being asked.
+    checking: bool,
+    /// Said to be refused for good (once).
+    for_good: bool,
 }
 
 struct GameRun {
@@ -328,10 +500,13 @@ struct GameRun {
 struct Actor {
     client: Client,
     accept_from: HashSet<String>,
+    /// The account's id, lower case: known before any game is followed.
+    me: Option<String>,
     resume: Option<Resume>,
     updates: mpsc::Sender<Update>,
     internal: mpsc::Sender<Internal>,
-    link: LinkWatch,
+    link: SteadyLink,
+    token: TokenWatch,
     events: Stream,
     game: Option<GameRun>,
     challenge_jobs: Jobs,
@@ -339,33 +514,46 @@ struct Actor {
     /// Whether the event stream is open now.
     events_open: bool,
     other_games: HashSet<String>,
+    /// Games refused once they were seen whole: not followed again.
+    refused: HashSet<String>,
+    /// When each reason not to play a game was said last.
+    said_not_played: HashMap<std::mem::Discriminant<NotPlayed>, Instant>,
 }
 
 /// Reads a stream's lines into the actor as typed events until it ends
 /// (then `ended` says why). Lines that are not what the API describes are
-/// skipped; the first of a stream is logged.
+/// skipped; the first of a stream is logged. A line too long to keep may
+/// have taken one of Lichess's with it: the stream ends, to be opened
+/// again and give the whole state.
 async fn pump<T: serde::de::DeserializeOwned>(
     mut lines: Lines,
     tx: mpsc::Sender<Internal>,
     wrap: impl Fn(T) -> Internal,
-    ended: impl FnOnce(String) -> Internal,
+    ended: impl FnOnce(Ended) -> Internal,
 ) {
     let mut said = false;
     loop {
         match lines.next().await {
-            Ok(text) => match serde_json::from_str::<T>(&text) {
-                Ok(event) => {
-                    if tx.send(wrap(event)).await.is_err() {
-                        return;
+            Ok(text) => {
+                match serde_json::from_str::<T>(&text) {
+                    Ok(event) => {
+                        if tx.send(wrap(event)).await.is_err() {
+                            return;
+                        }
                     }
+                    Err(e) if !std::mem::replace(&mut said, true) => {
+                        tracing::warn!("a Lichess stream line was not what the API describes, skipped: {e}")
+                    }
+                    Err(e) => tracing::debug!("a Lichess stream line skipped: {e}"),
                 }
-                Err(e) if !std::mem::replace(&mut said, true) => {
-                    tracing::warn!("a Lichess stream line was not what the API describes, skipped: {e}")
+                if lines.dropped() > 0 {
+                    let why = "a line too long to keep: opened again for the whole state".to_string();
+                    let _ = tx.send(ended(Ended::Stood { why, silent: false })).await;
+                    return;
                 }
-                Err(e) => tracing::debug!("a Lichess stream line skipped: {e}"),
-            },
+            }
             Err(end) => {
-                let _ = tx.send(ended(end.to_string())).await;
+                let _ = tx.send(ended(Ended::of(end))).await;
                 return;
             }
         }
@@ -376,6 +564,10 @@ impl Actor {
     async fn run(mut self, mut commands: mpsc::Receiver<Command>, mut internal: mpsc::Receiver<Internal>) {
         loop {
             let now = Instant::now();
+            if let Some(link) = self.link.tick(now) {
+                tracing::warn!("Lichess: still not answering");
+                self.say(Update::Link(link)).await;
+            }
             self.start_due(now);
             let wake = self.next_wake();
             tokio::select! {
@@ -396,16 +588,26 @@ impl Actor {
     }
 
     async fn failed(&mut self, why: &str) {
-        if let Some(link) = self.link.failed(why) {
-            tracing::warn!("Lichess: {why}; retrying");
-            self.say(Update::Link(link)).await;
+        match self.link.failed(Instant::now(), why) {
+            Some(link) => {
+                tracing::warn!("Lichess: {why}; retrying");
+                self.say(Update::Link(link)).await;
+            }
+            None => tracing::info!("Lichess: {why}; retrying"),
         }
     }
 
+    /// Something the token was needed for worked: the link stands, and the
+    /// token is taken.
     async fn worked(&mut self) {
-        if let Some(link) = self.link.worked() {
+        if let Some(link) = self.link.worked(Instant::now()) {
             tracing::info!("Lichess: connected again");
             self.say(Update::Link(link)).await;
+        }
+        if std::mem::take(&mut self.token.refused) {
+            tracing::info!("Lichess takes the board's token again");
+            self.token.for_good = false;
+            self.say(Update::Token(TokenState::Accepted)).await;
         }
     }
 
@@ -413,14 +615,71 @@ impl Actor {
         if let Error::RateLimited(pause) = e {
             tracing::warn!("Lichess answered 429: no request for {} s", pause.as_secs());
             self.say(Update::RateLimited { for_s: pause.as_secs() }).await;
+        } else if e.is_token() {
+            self.token_refused(e).await;
         } else if e.is_transient() {
             self.failed(&e.to_string()).await;
         }
     }
 
+    /// Lichess refused the token: said once, and its token check asked
+    /// whether the refusal can pass. The network answered: the link stands.
+    async fn token_refused(&mut self, e: &Error) {
+        if let Some(link) = self.link.worked(Instant::now()) {
+            self.say(Update::Link(link)).await;
+        }
+        if std::mem::replace(&mut self.token.refused, true) {
+            return;
+        }
+        tracing::error!("Lichess refuses the board's token: {e}; the game is kept and tried again");
+        self.say(Update::Token(TokenState::Refused { why: e.to_string() })).await;
+        if !std::mem::replace(&mut self.token.checking, true) {
+            let client = self.client.clone();
+            let tx = self.internal.clone();
+            tokio::spawn(async move {
+                let _ = tx.send(Internal::TokenChecked(client.token_check().await)).await;
+            });
+        }
+    }
+
+    async fn token_checked(&mut self, check: Result<Option<crate::api::TokenCheck>, Error>) {
+        self.token.checking = false;
+        let fault = match check {
+            Ok(None) => Some(TokenFault::Unknown),
+            Ok(Some(c)) if !c.has(BOARD_PLAY) => Some(TokenFault::LacksScope),
+            Ok(Some(_)) => None,
+            Err(e) => {
+                tracing::info!("Lichess's token check did not answer: {e}");
+                None
+            }
+        };
+        if let Some(fault) = fault
+            && self.token.refused
+            && !std::mem::replace(&mut self.token.for_good, true)
+        {
+            tracing::error!(
+                "Lichess refuses the board's token for good ({fault:?}): make a token with board:play, save it in the token file and restart tactus"
+            );
+            self.say(Update::Token(TokenState::ForGood(fault))).await;
+        }
+    }
+
+    /// A game not played, said once per game and once per reason in
+    /// [`SAID_AGAIN_AFTER`]; always logged.
+    async fn not_played(&mut self, id: String, why: NotPlayed) {
+        tracing::warn!("the Lichess game {id} is not played on the board: {why}");
+        let now = Instant::now();
+        let last = self.said_not_played.insert(why.kind(), now);
+        if last.is_some_and(|t| now.duration_since(t) < SAID_AGAIN_AFTER) {
+            return;
+        }
+        self.say(Update::NotPlayed { id, why }).await;
+    }
+
     /// The earliest instant something is due.
     fn next_wake(&self) -> Option<Instant> {
-        let mut due = [self.events.retry_at, self.challenge_jobs.not_before].into_iter().flatten().min();
+        let mut due =
+            [self.events.retry_at, self.challenge_jobs.not_before, self.link.due()].into_iter().flatten().min();
         if let Some(g) = &self.game {
             for t in [g.stream.retry_at, g.jobs.not_before].into_iter().flatten() {
                 due = Some(due.map_or(t, |d| d.min(t)));
@@ -495,6 +754,8 @@ impl Actor {
         }
     }
 
+    /// Opens the event stream — once who the token plays as is known: a
+    /// game is checked against it.
     fn open_events(&mut self, now: Instant) {
         self.events.stop();
         self.events.generation += 1;
@@ -503,7 +764,21 @@ impl Actor {
         let generation = self.events.generation;
         let client = self.client.clone();
         let tx = self.internal.clone();
+        let known = self.me.is_some();
         self.events.task = Some(Owned(tokio::spawn(async move {
+            if !known {
+                match client.account().await {
+                    Ok(me) => {
+                        if tx.send(Internal::Me { id: me.id.to_lowercase() }).await.is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Internal::AccountEnded { generation, end: Ended::Refused(e) }).await;
+                        return;
+                    }
+                }
+            }
             match client.event_stream().await {
                 Ok(lines) => {
                     if tx.send(Internal::AccountOpened { generation }).await.is_err() {
@@ -513,12 +788,12 @@ impl Actor {
                         lines,
                         tx,
                         move |event| Internal::AccountLine { generation, event: Box::new(event) },
-                        move |why| Internal::AccountEnded { generation, why },
+                        move |end| Internal::AccountEnded { generation, end },
                     )
                     .await
                 }
                 Err(e) => {
-                    let _ = tx.send(Internal::AccountEnded { generation, why: e.to_string() }).await;
+                    let _ = tx.send(Internal::AccountEnded { generation, end: Ended::Refused(e) }).await;
                 }
             }
         })));
@@ -541,14 +816,13 @@ impl Actor {
                     pump(
                         lines,
                         tx,
-                        move |event| Internal::GameLine { generation, event },
-                        move |why| Internal::GameEnded { generation, why, transient: true },
+                        move |event| Internal::GameLine { generation, event: Box::new(event) },
+                        move |end| Internal::GameEnded { generation, end },
                     )
                     .await
                 }
                 Err(e) => {
-                    let transient = e.is_transient();
-                    let _ = tx.send(Internal::GameEnded { generation, why: e.to_string(), transient }).await;
+                    let _ = tx.send(Internal::GameEnded { generation, end: Ended::Refused(e) }).await;
                 }
             }
         })));
@@ -593,6 +867,10 @@ impl Actor {
     async fn internal(&mut self, msg: Internal) {
         let now = Instant::now();
         match msg {
+            Internal::Me { id } => {
+                tracing::info!("Lichess: the token plays as {id}");
+                self.me = Some(id);
+            }
             Internal::AccountOpened { generation } if generation == self.events.generation => {
                 self.events_open = true;
                 self.worked().await
@@ -601,39 +879,49 @@ impl Actor {
                 self.worked().await;
                 self.account_event(*event).await;
             }
-            Internal::AccountEnded { generation, why } if generation == self.events.generation => {
+            Internal::AccountEnded { generation, end } if generation == self.events.generation => {
                 self.events_open = false;
-                // Even a token refused is tried again, after the back-off:
-                // said once all the same.
-                self.events.ended(now);
-                self.failed(&format!("the event stream: {why}")).await;
+                let failure = self.events.ended(now, &end);
+                self.stream_failed("the event stream", &end, failure).await;
             }
             Internal::GameLine { generation, event } => {
-                let Some(g) = self.game.as_mut().filter(|g| g.stream.generation == generation) else { return };
-                let result = g.follower.server(event);
+                let Some(g) = self.game.as_ref().filter(|g| g.stream.generation == generation) else { return };
+                let fresh = g.follower.id().is_none();
+                if fresh
+                    && let GameEvent::GameFull(full) = &*event
+                    && let Some(why) = self.unplayable(full)
+                {
+                    self.worked().await;
+                    return self.refuse_game(why).await;
+                }
+                let g = self.game.as_mut().expect("checked above");
+                let started = g.follower.id().is_some();
+                let result = g.follower.server(*event);
                 self.worked().await;
                 if let Err(e) = result {
-                    self.follow_error(e).await;
+                    self.follow_error(e, started).await;
                 }
                 self.follow().await;
             }
-            Internal::GameEnded { generation, why, transient } => {
+            Internal::GameEnded { generation, end } => {
                 let Some(g) = self.game.as_mut().filter(|g| g.stream.generation == generation) else { return };
                 if g.follower.ending().is_some() {
                     return self.end_game();
                 }
-                g.stream.ended(now);
-                if transient {
-                    self.failed(&format!("the game stream: {why}")).await;
-                } else {
-                    let id = g.id.clone();
-                    self.say(Update::NotPlayed { id, why }).await;
-                    self.end_game();
+                let failure = g.stream.ended(now, &end);
+                match end {
+                    // Lichess does not know the game (404): nothing more to follow.
+                    Ended::Refused(e) if !worth_again(&e) => {
+                        let id = g.id.clone();
+                        self.end_game();
+                        self.not_played(id, NotPlayed::Gone(e.to_string())).await;
+                    }
+                    end => self.stream_failed("the game stream", &end, failure).await,
                 }
             }
             Internal::GameJobDone { id, job, result } => self.game_job_done(id, job, result, now).await,
             Internal::ChallengeJobDone { job, result } => {
-                self.challenge_jobs.done(result.as_ref().is_err_and(Error::is_transient), now);
+                self.challenge_jobs.done(result.as_ref().is_err_and(worth_again), now);
                 match result {
                     Ok(()) => self.worked().await,
                     Err(e) => {
@@ -648,15 +936,58 @@ impl Actor {
                 self.seek = None;
                 self.say(Update::SeekEnded { why }).await;
             }
+            Internal::TokenChecked(check) => self.token_checked(check).await,
             // Lines of streams replaced since.
             Internal::AccountOpened { .. } | Internal::AccountLine { .. } | Internal::AccountEnded { .. } => {}
         }
     }
 
+    /// A stream ended (`failure`: not after standing): a refusal of the
+    /// token, a 429, or the link failing is said as such; an end after it
+    /// stood, or a silence, only logged.
+    async fn stream_failed(&mut self, what: &str, end: &Ended, failure: bool) {
+        match end {
+            Ended::Refused(e) if e.is_token() || matches!(e, Error::RateLimited(_)) => self.error(e).await,
+            _ if failure => self.failed(&format!("{what}: {end}")).await,
+            _ => tracing::info!("Lichess: {what}: {end}; opened again"),
+        }
+    }
+
+    /// Why the board cannot play the game the first `gameFull` describes,
+    /// if it cannot: another game's, an account that plays neither side (or
+    /// not the side the game's start said).
+    fn unplayable(&self, full: &GameFull) -> Option<NotPlayed> {
+        let g = self.game.as_ref()?;
+        if full.id != g.id {
+            return Some(NotPlayed::OtherGame { id: full.id.chars().take(16).collect() });
+        }
+        let me = self.me.as_deref()?;
+        let plays = |p: &crate::wire::Player| p.id.as_deref().is_some_and(|id| id.eq_ignore_ascii_case(me));
+        let side = match (plays(&full.white), plays(&full.black)) {
+            (true, _) => Color::White,
+            (_, true) => Color::Black,
+            _ => return Some(NotPlayed::NotAPlayer { account: me.to_string() }),
+        };
+        (side != g.follower.color()).then_some(NotPlayed::SidesDisagree)
+    }
+
+    /// The game followed cannot be played: said and logged, and not
+    /// followed again.
+    async fn refuse_game(&mut self, why: NotPlayed) {
+        let Some(g) = self.game.take() else { return };
+        if self.refused.len() >= OTHER_GAMES {
+            self.refused.clear();
+        }
+        self.refused.insert(g.id.clone());
+        self.not_played(g.id, why).await;
+    }
+
     async fn game_job_done(&mut self, id: String, job: Job, result: Result<(), Error>, now: Instant) {
         let Some(g) = self.game.as_mut().filter(|g| g.id == id) else { return };
-        g.jobs.done(result.as_ref().is_err_and(Error::is_transient), now);
-        let is_move = job.ply.is_some();
+        g.jobs.done(result.as_ref().is_err_and(worth_again), now);
+        // A move the server's list already showed (taken, or refused):
+        // what became of its request is old news, said to no one.
+        let stale = job.ply.is_some_and(|ply| g.follower.pending_ply() != Some(ply));
         if let Some(ply) = job.ply {
             // The follower decides what a failed move needs (see its diagram).
             let outcome = match &result {
@@ -669,11 +1000,12 @@ impl Actor {
         }
         match result {
             Ok(()) => self.worked().await,
+            Err(e) if stale => tracing::info!("Lichess: the answer to a move it has since shown: {e}"),
             Err(e) => {
                 self.error(&e).await;
                 // A move is the follower's to try again (by its rule).
                 let g = self.game.as_mut().expect("checked above");
-                if let Some(job) = (!is_move).then(|| g.jobs.again(job, &e)).flatten() {
+                if let Some(job) = job.ply.is_none().then(|| g.jobs.again(job, &e)).flatten() {
                     self.say(Update::Failed { command: job.command, why: e.to_string() }).await;
                 }
             }
@@ -681,17 +1013,18 @@ impl Actor {
         self.follow().await;
     }
 
-    async fn follow_error(&mut self, e: FollowError) {
+    /// What the server sent cannot be followed: a game that cannot even
+    /// start is refused; a move list gone wrong mid-game is logged once
+    /// (the next line may mend it).
+    async fn follow_error(&mut self, e: FollowError, started: bool) {
         let Some(g) = &mut self.game else { return };
-        let id = g.id.clone();
         match e {
-            FollowError::Variant(_) | FollowError::Fen(_) => {
-                self.say(Update::NotPlayed { id, why: e.to_string() }).await;
-                self.end_game();
-            }
+            FollowError::Variant(v) => self.refuse_game(NotPlayed::Variant(v)).await,
+            FollowError::Fen(fen) => self.refuse_game(NotPlayed::Fen(fen)).await,
+            FollowError::Moves { ply, uci } if !started => self.refuse_game(NotPlayed::IllegalMoves { ply, uci }).await,
             FollowError::Moves { .. } => {
                 if !std::mem::replace(&mut g.said_error, true) {
-                    tracing::warn!("Lichess game {id}: {e}");
+                    tracing::warn!("Lichess game {}: {e}", g.id);
                 }
             }
         }
@@ -733,9 +1066,13 @@ impl Actor {
         }
     }
 
+    /// Stops following the game. One the server has not ended is resumed
+    /// with the moves the board has, if it starts again.
     fn end_game(&mut self) {
-        if let Some(mut g) = self.game.take() {
-            g.stream.stop();
+        let Some(mut g) = self.game.take() else { return };
+        g.stream.stop();
+        if g.follower.ending().is_none() && g.follower.id().is_some() {
+            self.resume = Some(Resume { game_id: g.id, moves: g.follower.line() });
         }
     }
 
@@ -763,21 +1100,19 @@ impl Actor {
 
     async fn game_start(&mut self, info: GameInfo) {
         let id = info.game_id.clone();
-        if self.game.as_ref().is_some_and(|g| g.id == id) {
+        if self.game.as_ref().is_some_and(|g| g.id == id) || self.refused.contains(&id) {
             return; // the event stream, reopened, lists the current games again
         }
         let why = if self.game.is_some() {
-            Some("the board is playing another game".to_string())
+            Some(NotPlayed::AnotherGame)
         } else if info.compat.and_then(|c| c.board) == Some(false) {
-            Some("the Board API cannot play it".to_string())
-        } else if info
-            .variant
-            .as_ref()
-            .is_some_and(|v| !matches!(v.key.as_str(), "standard" | "chess960" | "fromPosition"))
+            Some(NotPlayed::NotBoardApi)
+        } else if let Some(v) =
+            info.variant.as_ref().filter(|v| !matches!(v.key.as_str(), "standard" | "chess960" | "fromPosition"))
         {
-            Some(format!("the variant {} cannot be played on the board", info.variant.as_ref().map_or("", |v| &v.key)))
+            Some(NotPlayed::Variant(v.key.chars().take(32).collect()))
         } else if info.color.is_none() {
-            Some("Lichess did not say which side the account plays".to_string())
+            Some(NotPlayed::NoSide)
         } else {
             None
         };
@@ -786,7 +1121,7 @@ impl Actor {
                 self.other_games.clear();
             }
             if self.other_games.insert(id.clone()) {
-                self.say(Update::NotPlayed { id, why }).await;
+                self.not_played(id, why).await;
             }
             return;
         }

@@ -1,7 +1,7 @@
 //! Trying again: a jittered back-off, and a link that is said to be lost
 //! once, not at every failed attempt.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Waits that double from `first` up to `max`, each spread ±20 % so that
 /// many clients do not come back in step.
@@ -68,6 +68,70 @@ impl LinkWatch {
     }
 }
 
+/// How long a link that came back must stand before a new loss is said at
+/// once; and how long an unsaid loss lasts before it is said all the same.
+pub const QUIET: Duration = Duration::from_secs(30);
+
+/// A [`LinkWatch`] for a link that may flap (a server that drops its
+/// streams, answers, drops them again): lost and back are said once, not
+/// at every cycle. A loss within [`QUIET`] of the link coming back is said
+/// only if it lasts [`QUIET`] ([`SteadyLink::due`], [`SteadyLink::tick`]);
+/// its end is said only if it was.
+#[derive(Debug, Clone)]
+pub struct SteadyLink {
+    state: LinkState,
+}
+
+#[derive(Debug, Clone)]
+enum LinkState {
+    Up { back_at: Option<Instant> },
+    Down { since: Instant, why: String, said: bool },
+}
+
+impl Default for SteadyLink {
+    fn default() -> SteadyLink {
+        SteadyLink { state: LinkState::Up { back_at: None } }
+    }
+}
+
+impl SteadyLink {
+    pub fn failed(&mut self, now: Instant, why: impl std::fmt::Display) -> Option<Link> {
+        let LinkState::Up { back_at } = self.state else { return None };
+        let said = back_at.is_none_or(|back| now.duration_since(back) >= QUIET);
+        self.state = LinkState::Down { since: now, why: why.to_string(), said };
+        said.then(|| Link::Lost { why: why.to_string() })
+    }
+
+    pub fn worked(&mut self, now: Instant) -> Option<Link> {
+        let LinkState::Down { said, .. } = self.state else { return None };
+        self.state = LinkState::Up { back_at: Some(now) };
+        said.then_some(Link::Restored)
+    }
+
+    /// When an unsaid loss is to be said, if one is.
+    pub fn due(&self) -> Option<Instant> {
+        match &self.state {
+            LinkState::Down { since, said: false, .. } => Some(*since + QUIET),
+            _ => None,
+        }
+    }
+
+    /// An unsaid loss that has lasted [`QUIET`]: said now.
+    pub fn tick(&mut self, now: Instant) -> Option<Link> {
+        match &mut self.state {
+            LinkState::Down { since, why, said } if !*said && now.duration_since(*since) >= QUIET => {
+                *said = true;
+                Some(Link::Lost { why: why.clone() })
+            }
+            _ => None,
+        }
+    }
+
+    pub fn is_down(&self) -> bool {
+        matches!(self.state, LinkState::Down { .. })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +156,30 @@ mod tests {
         assert_eq!(l.failed("timeout"), None);
         assert_eq!(l.worked(), Some(Link::Restored));
         assert_eq!(l.worked(), None);
+    }
+
+    #[test]
+    fn a_flapping_link_is_said_lost_and_back_once() {
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        let mut l = SteadyLink::default();
+        assert!(matches!(l.failed(at(0), "refused"), Some(Link::Lost { .. })));
+        assert_eq!(l.worked(at(2)), Some(Link::Restored));
+        // Down and up every few seconds: nothing more is said.
+        for cycle in 0..10 {
+            let s = 3 + cycle * 2;
+            assert_eq!(l.failed(at(s), "refused"), None);
+            assert_eq!(l.due(), Some(at(s) + QUIET));
+            assert_eq!(l.tick(at(s + 1)), None);
+            assert_eq!(l.worked(at(s + 1)), None);
+        }
+        // A loss that lasts is said all the same, and its end.
+        assert_eq!(l.failed(at(30), "refused"), None);
+        assert_eq!(l.tick(at(30) + QUIET), Some(Link::Lost { why: "refused".into() }));
+        assert_eq!(l.tick(at(100)), None);
+        assert_eq!(l.worked(at(101)), Some(Link::Restored));
+        // Long up: the next loss is said at once.
+        assert!(l.failed(at(101) + QUIET, "timeout").is_some());
+        assert!(l.is_down());
     }
 }

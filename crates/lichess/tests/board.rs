@@ -13,7 +13,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};
 use tactus_lichess::api::{ChallengeClock, ChallengeSpec, EndRequest, SeekSpec};
 use tactus_lichess::follower::{Action, EndReason, OfferKind, Refusal};
-use tactus_lichess::play::{Command, GameCommand, Play, PlayOptions, Resume, Update};
+use tactus_lichess::play::{Command, GameCommand, Play, PlayOptions, Resume, TokenFault, TokenState, Update};
 use tactus_lichess::retry::Link;
 use tactus_lichess::wire::{Side, Status};
 use tokio::sync::mpsc;
@@ -321,7 +321,7 @@ async fn games_aborted_by_us_and_by_the_opponent() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn games_start_from_challenges_ours_and_theirs() {
     let server = Server::start(0.5);
-    let options = PlayOptions { accept_from: vec!["Friend".into()], resume: None };
+    let options = PlayOptions { accept_from: vec!["Friend".into()], ..PlayOptions::default() };
     let mut owner = Owner::start(&server, options);
     let spec = ChallengeSpec {
         clock: ChallengeClock::RealTime { limit_s: 1800, increment_s: 10 },
@@ -419,7 +419,7 @@ async fn a_restart_mid_game_never_sends_a_move_twice() {
     // Restarted with its journal: the server has the move; nothing is sent.
     let journal = vec!["e2e4".to_string(), "e7e5".into(), "g1f3".into()];
     let resume = Resume { game_id: id.clone(), moves: journal.clone() };
-    let mut owner = Owner::start(&server, PlayOptions { accept_from: Vec::new(), resume: Some(resume) });
+    let mut owner = Owner::start(&server, PlayOptions { resume: Some(resume), ..PlayOptions::default() });
     owner.started().await;
     opponent(&server, &id, "move/b8c6").await;
     owner.action("Nc6", |a| matches!(a, Action::Move(m) if m.san == "Nc6")).await;
@@ -430,7 +430,7 @@ async fn a_restart_mid_game_never_sends_a_move_twice() {
     let mut journal = journal;
     journal.extend(["b8c6".to_string(), "f1b5".into()]);
     let resume = Resume { game_id: id.clone(), moves: journal.clone() };
-    let mut owner = Owner::start(&server, PlayOptions { accept_from: Vec::new(), resume: Some(resume) });
+    let mut owner = Owner::start(&server, PlayOptions { resume: Some(resume), ..PlayOptions::default() });
     owner.started().await;
     owner.confirmed(5).await;
     assert_eq!(server_moves(&server, &id).await, journal);
@@ -442,17 +442,21 @@ async fn a_restart_mid_game_never_sends_a_move_twice() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refused_token_is_said_once_while_it_is_retried() {
+async fn a_refused_token_is_said_once_while_it_is_retried_and_for_good_as_lichess_says() {
     let server = Server::start(0.5);
     let (play, mut updates) = Play::start(server.client("lip_unknown", PAUSE, SILENCE), PlayOptions::default());
-    server.wait_requests("GET /api/stream/event", 3).await;
+    // Who the token plays as is asked first, again and again.
+    server.wait_requests("GET /api/account", 3).await;
     drop(play);
     let mut seen = Vec::new();
     while let Some(u) = updates.recv().await {
         seen.push(u);
     }
-    assert_eq!(seen.len(), 1, "{seen:?}");
-    let Update::Link(Link::Lost { why }) = &seen[0] else { panic!("{seen:?}") };
+    let [Update::Token(TokenState::Refused { why }), Update::Token(TokenState::ForGood(TokenFault::Unknown))] =
+        &seen[..]
+    else {
+        panic!("refused once, and for good once Lichess's token check says so: {seen:?}")
+    };
     assert!(why.contains("401") && !why.contains("lip_unknown"), "{why}");
 }
 

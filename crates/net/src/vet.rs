@@ -252,8 +252,8 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, String> {
 fn vet_online(online: Online) -> Result<Online, String> {
     let short = |s: &str| clean(s, 64);
     Ok(match online {
-        Online::Playing { game, opponent, side } => {
-            Online::Playing { game: short(&game), opponent: short(&opponent), side }
+        Online::Playing { game, opponent, ai_level, side } => {
+            Online::Playing { game: short(&game), opponent: short(&opponent), ai_level, side }
         }
         Online::Challenge { id, player, incoming, clock } => {
             Online::Challenge { id: short(&id), player: short(&player), incoming, clock: clock.map(|c| short(&c)) }
@@ -264,10 +264,22 @@ fn vet_online(online: Online) -> Result<Online, String> {
             Online::Refused { ply, uci: u, san: clean(&san, 32), why: clean(&why, MAX_TEXT) }
         }
         Online::Ended { status } => Online::Ended { status: short(&status) },
-        Online::NotPlayed { game, why } => Online::NotPlayed { game: short(&game), why: clean(&why, MAX_TEXT) },
+        Online::NotPlayed { game, reason, why } => {
+            Online::NotPlayed { game: short(&game), reason, why: clean(&why, MAX_TEXT) }
+        }
         Online::Failed { why } => Online::Failed { why: clean(&why, MAX_TEXT) },
         Online::Chat { from, text } => Online::Chat { from: short(&from), text: clean(&text, MAX_TEXT) },
+        Online::ChatLines { lines } => Online::ChatLines {
+            lines: lines
+                .into_iter()
+                .take(64)
+                .map(|l| tactus_core::ChatLine { from: short(&l.from), text: clean(&l.text, MAX_TEXT) })
+                .collect(),
+        },
         online @ (Online::TakebackOffer { .. }
+        | Online::ChatHeld { .. }
+        | Online::Token { .. }
+        | Online::Asked { .. }
         | Online::TakebackDeclined
         | Online::TakenBack { .. }
         | Online::OpponentGone { .. }

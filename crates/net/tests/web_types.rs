@@ -16,8 +16,9 @@ use std::time::Duration;
 use common::{Events, get, played, request};
 use shakmaty::{Color, File, Piece, Rank, Role, Square};
 use tactus_core::{
-    Article, Attempt, CastleSide, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, Fix, Irregularity,
-    MoveInfo, NotNow, OnBoard, Online, Pair, Placed, Reason, Restarted, Slip, ToControl,
+    Article, Attempt, CastleSide, ChatLine, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, Fix,
+    Irregularity, MoveInfo, NotNow, NotPlayedReason, OnBoard, Online, OnlineAsk, Pair, Placed, Reason, Restarted, Slip,
+    ToControl, TokenState,
 };
 use tactus_net::{
     AppState, BoardFeed, BoardResult, Hall, HomeAway, LichessBoard, LichessView, Paired, RoundBoard, RoundDesk,
@@ -234,6 +235,7 @@ fn every_kind() -> Vec<Event> {
             EventKind::Online(Online::Playing {
                 game: "AbCd1234".into(),
                 opponent: "Friend".into(),
+                ai_level: full.then_some(3),
                 side: Color::Black,
             }),
             EventKind::Online(Online::Challenge {
@@ -258,8 +260,15 @@ fn every_kind() -> Vec<Event> {
             EventKind::Online(Online::RateLimited { for_s: 60 }),
             EventKind::Online(Online::NotPlayed {
                 game: "QwEr5678".into(),
+                reason: if full { NotPlayedReason::NotAPlayer } else { NotPlayedReason::AnotherGame },
                 why: "the board is playing another game".into(),
             }),
+            EventKind::Online(Online::ChatHeld { count: 18 }),
+            EventKind::Online(Online::ChatLines {
+                lines: if full { vec![ChatLine { from: "Magnus".into(), text: "3: hi".into() }] } else { vec![] },
+            }),
+            EventKind::Online(Online::Token { state: if full { TokenState::LacksScope } else { TokenState::Refused } }),
+            EventKind::Online(Online::Asked { ask: OnlineAsk::TakebackNo, standing: full }),
             EventKind::Online(Online::Failed { why: "This game can no longer be aborted".into() }),
             EventKind::Pair(Pair::SameSide { partner: "B".into(), side: Color::White }),
             EventKind::Pair(Pair::TimeControl {

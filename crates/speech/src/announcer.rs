@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use shakmaty::Color;
-use tactus_core::{Event, EventKind, Ms};
+use tactus_core::{Device, Event, EventKind, Ms, Online};
 
 use crate::policy::{SpeechPolicy, Touches};
 use crate::scene::Scene;
@@ -24,6 +24,10 @@ pub enum Kind {
     Touch,
     /// A board that differs from the game, or matches again.
     Board,
+    /// What the online server says besides the game (a chat line, a game
+    /// not played, the link or the token): said after anything else that
+    /// waits, so that no move, clock or ruling waits behind it.
+    Note,
     /// A time readout on request.
     Clock,
     /// A time warning for one side.
@@ -52,7 +56,20 @@ impl Kind {
             | EventKind::Hint { .. }
             | EventKind::PromotionChoice { .. }
             | EventKind::NotNow { .. }
-            | EventKind::NotUnderstood { .. } => Kind::Readout,
+            | EventKind::NotUnderstood { .. }
+            | EventKind::Online(Online::ChatLines { .. } | Online::Asked { .. }) => Kind::Readout,
+            EventKind::Online(
+                Online::Chat { .. }
+                | Online::ChatHeld { .. }
+                | Online::NotPlayed { .. }
+                | Online::Challenge { .. }
+                | Online::ChallengeGone { .. }
+                | Online::RateLimited { .. }
+                | Online::Failed { .. }
+                | Online::Token { .. },
+            )
+            | EventKind::DeviceLost { device: Device::Online, .. }
+            | EventKind::DeviceBack { device: Device::Online } => Kind::Note,
             _ => Kind::Ruling,
         }
     }

@@ -2,6 +2,8 @@
 //! phrase that is only information may be dropped while it waits, or cut
 //! off while it is said, when a newer one makes it stale: a move, a ruling
 //! or a new question ends a long readout. Time trouble mutes nothing.
+//! What the online server says besides the game (`Kind::Note`: chat, its
+//! notices) gives way: anything else waiting is said before it.
 
 use std::collections::VecDeque;
 
@@ -22,7 +24,7 @@ pub fn supersedes(new: Kind, old: Kind) -> bool {
     let a_move = matches!(new, Kind::Move | Kind::Echo | Kind::Tone);
     let a_question = matches!(new, Kind::Readout | Kind::Clock);
     match old {
-        Kind::Move | Kind::Echo | Kind::Tone | Kind::Ruling => false,
+        Kind::Move | Kind::Echo | Kind::Tone | Kind::Ruling | Kind::Note => false,
         // The touch led to a move, or to another touch.
         Kind::Touch => new == Kind::Touch || a_move,
         Kind::Board => new == old,
@@ -70,9 +72,11 @@ impl SpeechQueue {
         dropped
     }
 
-    /// The next utterance to say.
+    /// The next utterance to say: the oldest, but a note only once
+    /// nothing else waits.
     pub fn pop(&mut self) -> Option<Utterance> {
-        self.waiting.pop_front()
+        let first = self.waiting.iter().position(|u| u.kind != Kind::Note).unwrap_or(0);
+        self.waiting.remove(first)
     }
 
     pub fn len(&self) -> usize {
@@ -169,6 +173,20 @@ mod tests {
         q.push(u(3, Kind::Board));
         assert_eq!(drain(&mut q), [2, 3]);
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn notes_give_way_to_anything_else() {
+        let mut q = SpeechQueue::new();
+        for t in 1..=20 {
+            q.push(u(t, Kind::Note));
+        }
+        q.push(u(21, Kind::Move));
+        q.push(u(22, Kind::Clock));
+        q.push(u(23, Kind::Ruling));
+        let order = drain(&mut q);
+        assert_eq!(order[..4], [21, 22, 23, 1], "the move, the clock and the ruling first: {order:?}");
+        assert_eq!(order[4..], (2..=20).collect::<Vec<_>>()[..], "the notes in their order");
     }
 
     #[test]

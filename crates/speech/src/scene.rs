@@ -32,9 +32,9 @@ pub(crate) struct Scene {
     pub control: Option<TimeControl>,
     /// Moves each side has completed, as the clock counts them.
     pub moves: [u32; 2],
-    /// The opponent far away (an online game's), by name: their moves are
-    /// said as theirs, not an engine's.
-    pub online: Option<String>,
+    /// The opponent far away (an online game's), by name, or Lichess's AI
+    /// by its level: their moves are said as theirs, not an engine's.
+    pub online: Option<(String, Option<u8>)>,
     /// The clocks were stopped (6.11, a restart) and not started since.
     pub clocks_stopped: bool,
 }
@@ -77,8 +77,8 @@ impl Scene {
             // The player at the board plays the side the server gave it,
             // and was told so: from now on sides are "you" and "your
             // opponent", results what they mean to the player.
-            EventKind::Online(Online::Playing { opponent, side, .. }) => {
-                self.online = Some(opponent.clone());
+            EventKind::Online(Online::Playing { opponent, ai_level, side, .. }) => {
+                self.online = Some((opponent.clone(), *ai_level));
                 self.listener = Some(*side);
             }
             EventKind::Paused => self.clocks_stopped = true,

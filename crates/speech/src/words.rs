@@ -257,7 +257,8 @@ impl Words {
                 one(self.website_move(mv, steps, left.as_deref()))
             }
             EventKind::OpponentMove { mv, steps, left, .. } => {
-                one(self.opponent_move(mv, steps, left.as_deref(), scene.online.as_deref()))
+                let name = scene.online.as_ref().map(|(name, ai)| self.online_name(name, *ai));
+                one(self.opponent_move(mv, steps, left.as_deref(), name.as_deref()))
             }
             EventKind::OpponentFix { slip, fix, .. } => one(self.slip(slip, fix, scene)),
             EventKind::Hint { mv } => one(fill(lex.hint, &[("move", &self.long_move(mv))])),
@@ -335,9 +336,9 @@ impl Words {
         let lex = &self.lex.online;
         let one = |s: String| vec![s];
         match online {
-            Online::Playing { opponent, side, .. } => {
+            Online::Playing { opponent, ai_level, side, .. } => {
                 let side = lex.sides[usize::from(*side == Color::Black)];
-                one(fill(lex.playing, &[("name", opponent), ("side", side)]))
+                one(fill(lex.playing, &[("name", &self.online_name(opponent, *ai_level)), ("side", side)]))
             }
             Online::Challenge { player, incoming, clock, .. } => {
                 let clock = clock.as_deref().unwrap_or(lex.correspondence);
@@ -365,8 +366,44 @@ impl Words {
                 one(fill(lex.ended, &[("status", lex.statuses[i])]))
             }
             Online::RateLimited { for_s } => one(fill(lex.rate_limited, &[("seconds", &for_s.to_string())])),
-            Online::NotPlayed { .. } => one(lex.not_played.to_owned()),
+            Online::NotPlayed { reason, .. } => one(lex.not_played_why[*reason as usize].to_owned()),
             Online::Failed { .. } => one(lex.failed.to_owned()),
+            Online::ChatHeld { count } => {
+                let count = self.lex.count(u64::from(*count), &lex.chat_lines);
+                one(fill(lex.chat_held, &[("count", &count)]))
+            }
+            Online::ChatLines { lines } if lines.is_empty() => one(lex.no_chat.to_owned()),
+            // One chunk a line: a move cuts in between.
+            Online::ChatLines { lines } => {
+                lines.iter().map(|l| fill(lex.chat, &[("name", &l.from), ("text", &l.text)])).collect()
+            }
+            Online::Token { state } => one(lex.token[*state as usize].to_owned()),
+            Online::Asked { ask, standing } => {
+                use tactus_core::OnlineAsk as Ask;
+                let said = match (ask, standing) {
+                    (Ask::Abort, true) => lex.asked[0],
+                    (Ask::TakebackNo, true) => lex.asked[1],
+                    (Ask::TakebackYes, true) => lex.asked[2],
+                    (Ask::Accept, true) => lex.asked[3],
+                    (Ask::Decline, true) => lex.asked[4],
+                    (Ask::ClaimVictory, true) => lex.asked[5],
+                    (Ask::Abort | Ask::ClaimVictory, false) => lex.nothing_to_answer[0],
+                    (Ask::DrawNo, _) => lex.nothing_to_answer[1],
+                    (Ask::TakebackNo | Ask::TakebackYes, false) => lex.nothing_to_answer[2],
+                    (Ask::Accept | Ask::Decline, false) => lex.nothing_to_answer[3],
+                    (Ask::Chat, _) => lex.no_chat,
+                };
+                one(said.to_owned())
+            }
+        }
+    }
+
+    /// The online opponent's name as said: Lichess's AI in the player's
+    /// language, a player by their name.
+    fn online_name(&self, name: &str, ai_level: Option<u8>) -> String {
+        match ai_level {
+            Some(level) => fill(self.lex.online.ai_name, &[("level", &level.to_string())]),
+            None => name.to_owned(),
         }
     }
 

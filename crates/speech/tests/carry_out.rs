@@ -58,7 +58,8 @@ fn heard(g: &Play, from: usize, kind: Kind, lang: Lang) -> String {
         }
         // The server names the game after the board begins it.
         if i == 0 && kind == Kind::Online {
-            let playing = Online::Playing { game: "AbCd1234".into(), opponent: "Magnus".into(), side: !opponent };
+            let playing =
+                Online::Playing { game: "AbCd1234".into(), opponent: "Magnus".into(), ai_level: None, side: !opponent };
             a.hear(&Event { t: 0, kind: EventKind::Online(playing) });
         }
     }

@@ -2,7 +2,9 @@
 //! online opponent's moves, in every language and style.
 
 use shakmaty::{Color, Piece, Role, Square};
-use tactus_core::{CastleSide, Device, Event, EventKind, Fix, MoveInfo, Online};
+use tactus_core::{
+    CastleSide, ChatLine, Device, Event, EventKind, Fix, MoveInfo, NotPlayedReason, Online, OnlineAsk, TokenState,
+};
 use tactus_speech::{Announcer, Choice, SpeechPolicy, Words};
 
 const CHOICES: [&str; 4] = ["annex-d", "natural", "nato", "literate"];
@@ -19,7 +21,7 @@ fn said(a: &mut Announcer, kind: EventKind) -> String {
 
 fn every() -> Vec<Online> {
     vec![
-        Online::Playing { game: "AbCd1234".into(), opponent: "Magnus".into(), side: Color::White },
+        Online::Playing { game: "AbCd1234".into(), opponent: "Magnus".into(), ai_level: None, side: Color::White },
         Online::Challenge { id: "x".into(), player: "Coach".into(), incoming: true, clock: Some("15+10".into()) },
         Online::Challenge { id: "x".into(), player: "Coach".into(), incoming: false, clock: None },
         Online::ChallengeGone { id: "x".into(), declined: false },
@@ -34,7 +36,7 @@ fn every() -> Vec<Online> {
         Online::Ended { status: "aborted".into() },
         Online::Ended { status: "outoftime".into() },
         Online::RateLimited { for_s: 60 },
-        Online::NotPlayed { game: "y".into(), why: "another game".into() },
+        Online::NotPlayed { game: "y".into(), reason: NotPlayedReason::AnotherGame, why: "another game".into() },
         Online::Failed { why: "no".into() },
         Online::TakebackDeclined,
         Online::Chat { from: "Magnus".into(), text: "good luck".into() },
@@ -73,6 +75,122 @@ fn every_online_notice_is_said_in_every_language_and_style() {
     );
 }
 
+/// The notices of issue 29: every reason a game is not played, the token,
+/// the chat held back and read, the answers to `online …` — each its own
+/// sentence in every language, without blanks left.
+#[test]
+fn the_accounts_troubles_the_chats_budget_and_the_answers_are_said_in_every_language() {
+    use NotPlayedReason as R;
+    let reasons = [
+        R::AnotherGame,
+        R::NotBoardApi,
+        R::Variant,
+        R::NoSide,
+        R::NotAPlayer,
+        R::SidesDisagree,
+        R::OtherGame,
+        R::IllegalMoves,
+        R::StartPosition,
+        R::Gone,
+    ];
+    let asks = [
+        OnlineAsk::Abort,
+        OnlineAsk::DrawNo,
+        OnlineAsk::TakebackNo,
+        OnlineAsk::TakebackYes,
+        OnlineAsk::Accept,
+        OnlineAsk::Decline,
+        OnlineAsk::ClaimVictory,
+    ];
+    for lang in ["en", "de", "ru", "pl"] {
+        let choice = format!("{lang}:natural");
+        let mut a = announcer(&choice);
+        let mut say = |o: Online| said(&mut a, EventKind::Online(o));
+        let not_played: Vec<String> = reasons
+            .iter()
+            .map(|&reason| say(Online::NotPlayed { game: "y".into(), reason, why: "x".into() }))
+            .collect();
+        let tokens: Vec<String> =
+            [TokenState::Refused, TokenState::Unknown, TokenState::LacksScope, TokenState::Accepted]
+                .into_iter()
+                .map(|state| say(Online::Token { state }))
+                .collect();
+        let answers: Vec<String> = asks
+            .iter()
+            .flat_map(|&ask| [true, false].map(|standing| (ask, standing)))
+            .filter(|&(ask, standing)| !(ask == OnlineAsk::DrawNo && standing))
+            .map(|(ask, standing)| say(Online::Asked { ask, standing }))
+            .collect();
+        let held = say(Online::ChatHeld { count: 18 });
+        let none = say(Online::ChatLines { lines: Vec::new() });
+        let lines = say(Online::ChatLines {
+            lines: vec![
+                ChatLine { from: "Magnus".into(), text: "3: hi".into() },
+                ChatLine { from: "Magnus".into(), text: "4: gg".into() },
+            ],
+        });
+        for text in not_played.iter().chain(&tokens).chain(&answers).chain([&held, &none, &lines]) {
+            assert!(!text.is_empty() && !text.contains('{'), "{choice}: {text:?}");
+        }
+        let distinct = |v: &[String]| v.iter().collect::<std::collections::HashSet<_>>().len();
+        assert_eq!(distinct(&not_played), reasons.len(), "{choice}: {not_played:#?}");
+        assert_eq!(distinct(&tokens), 4, "{choice}: {tokens:#?}");
+        assert!(tokens[..3].iter().all(|t| t.contains("Lichess") || t.contains("board:play")), "{choice}: {tokens:#?}");
+        assert!(held.contains("18") && held.contains("online chat"), "{choice}: {held}");
+        assert!(lines.contains("3: hi") && lines.contains("4: gg"), "{choice}: {lines}");
+    }
+    let mut a = announcer("en:natural");
+    assert_eq!(
+        said(&mut a, EventKind::Online(Online::ChatHeld { count: 1 })),
+        "More in the chat: 1 line; online chat reads them."
+    );
+}
+
+/// Issue 30, item 6: Lichess's AI is named in the player's language, in
+/// the game's start and in its moves.
+#[test]
+fn lichess_ai_is_named_in_every_language() {
+    let knight = Piece { color: Color::Black, role: Role::Knight };
+    let mv = MoveInfo {
+        ply: 2,
+        side: Color::Black,
+        san: "Nf6".into(),
+        uci: "g8f6".into(),
+        piece: knight,
+        from: Square::G8,
+        to: Square::F6,
+        capture: None,
+        promotion: None,
+        castle: None,
+        en_passant: false,
+        check: false,
+        mate: false,
+    };
+    let steps = vec![Fix { piece: Some(knight), from: Some(Square::G8), to: Some(Square::F6) }];
+    for (lang, name) in [
+        ("en", "Lichess AI level 3"),
+        ("de", "Lichess-KI Stufe 3"),
+        ("ru", "ИИ Lichess уровня 3"),
+        ("pl", "SI Lichess poziomu 3"),
+    ] {
+        let mut a = announcer(&format!("{lang}:natural"));
+        let playing = said(
+            &mut a,
+            EventKind::Online(Online::Playing {
+                game: "g".into(),
+                opponent: "Lichess AI level 3".into(),
+                ai_level: Some(3),
+                side: Color::White,
+            }),
+        );
+        let moved = said(
+            &mut a,
+            EventKind::OpponentMove { mv: mv.clone(), steps: steps.clone(), eval: None, left: None, website: false },
+        );
+        assert!(playing.contains(name) && moved.contains(name), "{lang}: {playing} / {moved}");
+    }
+}
+
 #[test]
 fn the_online_opponents_move_is_said_as_theirs_not_an_engines() {
     let knight = Piece { color: Color::Black, role: Role::Knight };
@@ -99,7 +217,12 @@ fn the_online_opponents_move_is_said_as_theirs_not_an_engines() {
             let choice = format!("{lang}:{style}");
             let mut a = announcer(&choice);
             let engine = said(&mut a, opponent_move());
-            let playing = Online::Playing { game: "AbCd1234".into(), opponent: "Magnus".into(), side: Color::White };
+            let playing = Online::Playing {
+                game: "AbCd1234".into(),
+                opponent: "Magnus".into(),
+                ai_level: None,
+                side: Color::White,
+            };
             said(&mut a, EventKind::Online(playing));
             let online = said(&mut a, opponent_move());
             assert!(online.contains("Magnus") && !engine.contains("Magnus"), "{choice}: {engine} / {online}");
@@ -109,7 +232,12 @@ fn the_online_opponents_move_is_said_as_theirs_not_an_engines() {
     let mut a = announcer("en:natural");
     said(
         &mut a,
-        EventKind::Online(Online::Playing { game: "g".into(), opponent: "Magnus".into(), side: Color::White }),
+        EventKind::Online(Online::Playing {
+            game: "g".into(),
+            opponent: "Magnus".into(),
+            ai_level: None,
+            side: Color::White,
+        }),
     );
     assert_eq!(said(&mut a, opponent_move()), "Magnus plays knight g8 to f6.");
 }
@@ -139,7 +267,12 @@ fn the_players_own_move_made_on_the_website_is_said_as_theirs() {
         for style in CHOICES {
             let choice = format!("{lang}:{style}");
             let mut a = announcer(&choice);
-            let playing = Online::Playing { game: "AbCd1234".into(), opponent: "Magnus".into(), side: Color::White };
+            let playing = Online::Playing {
+                game: "AbCd1234".into(),
+                opponent: "Magnus".into(),
+                ai_level: None,
+                side: Color::White,
+            };
             said(&mut a, EventKind::Online(playing));
             let theirs = said(&mut a, kind(false));
             let ours = said(&mut a, kind(true));
@@ -174,7 +307,12 @@ fn the_online_opponent_castles_in_words() {
         let mut a = announcer(choice);
         said(
             &mut a,
-            EventKind::Online(Online::Playing { game: "g".into(), opponent: "Magnus".into(), side: Color::White }),
+            EventKind::Online(Online::Playing {
+                game: "g".into(),
+                opponent: "Magnus".into(),
+                ai_level: None,
+                side: Color::White,
+            }),
         );
         said(&mut a, EventKind::OpponentMove { mv, steps: vec![], eval: None, left: None, website: false })
     };
@@ -226,7 +364,7 @@ fn after_you_play_white_the_result_is_what_it_means_to_the_player() {
         // Nobody configured to listen: the server's game says who plays.
         let mut a = Announcer::new(Words::new(c.lang, c.style), SpeechPolicy::everything());
         assert_ne!(said(&mut a, over(GameResult::WhiteWins, EndReason::Checkmate)), win, "{lang}: said by colour");
-        let game = Online::Playing { game: "g".into(), opponent: "Magnus".into(), side: Color::White };
+        let game = Online::Playing { game: "g".into(), opponent: "Magnus".into(), ai_level: None, side: Color::White };
         assert_eq!(said(&mut a, EventKind::Online(game)), playing);
         assert_eq!(said(&mut a, over(GameResult::WhiteWins, EndReason::Checkmate)), win, "{lang}");
         assert_eq!(said(&mut a, over(GameResult::BlackWins, EndReason::Resignation)), resign, "{lang}");

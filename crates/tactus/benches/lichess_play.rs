@@ -152,7 +152,9 @@ fn play(server: &LichessServer, d: &mut Daemon, rng: &mut Lcg, s: &mut Samples) 
         d.next("move");
         let pressed = mono();
         d.type_line("w");
-        server.wait_answered(&format!("move/{uci}"), 1);
+        // The move on the server (a count of its POSTs would count the same
+        // move of an earlier game, or ply).
+        server.wait_moves(&id, 2 * ply + 1);
         s.press_to_post.push((logged(server, &format!("/move/{uci}")) - pressed) * 1000.0);
         d.next("complete");
         pos.play_unchecked(mv);

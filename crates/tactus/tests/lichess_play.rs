@@ -7,7 +7,9 @@
 
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{ChildStdin, Stdio};
+use std::process::{ChildStdin, Command, Stdio};
+use std::sync::mpsc::Receiver;
+use std::time::Duration;
 
 use serde_json::json;
 use shakmaty::uci::UciMove;
@@ -16,7 +18,7 @@ use shakmaty::{Chess, Color, Move, Position};
 mod common;
 use common::lichess::LichessServer;
 use common::moves::{carried_out, hands};
-use common::{EventStream, Guard, secret, tactus_run, tempdir};
+use common::{EventStream, Guard, lines, secret, tactus_run, tempdir};
 
 const TOKEN: &str = "lip_board_play";
 /// Lichess's rule after a 429, and the client's.
@@ -44,22 +46,58 @@ struct Daemon {
     child: Guard,
     stdin: ChildStdin,
     events: EventStream,
+    /// Its standard error: the log, and the voice's text lines (`said`).
+    stderr: Option<Receiver<String>>,
 }
 
 impl Daemon {
     fn start(lichess: &LichessServer, state: &Path, config: &str) -> Daemon {
-        let token = secret(state, "lichess.token", &format!("{TOKEN}\n"));
+        let config_file = Daemon::files(state, config);
+        let mut cmd = tactus_run(&config_file, &state.join("state"));
+        Daemon::spawn(lichess, state, &mut cmd)
+    }
+
+    /// The daemon speaking text in `say` (`en`, `de:annex-d`…) on its
+    /// standard error, read with its log.
+    fn speaking(lichess: &LichessServer, state: &Path, config: &str, say: &str) -> Daemon {
+        let config_file = Daemon::files(state, config);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tactus"));
+        cmd.arg("run").arg("--config").arg(&config_file).arg("--state-dir").arg(state.join("state"));
+        cmd.args(["--voice", "text", "--say", say, "--events", "-"]).stdout(Stdio::piped()).stderr(Stdio::piped());
+        Daemon::spawn(lichess, state, &mut cmd)
+    }
+
+    fn files(state: &Path, config: &str) -> PathBuf {
+        secret(state, "lichess.token", &format!("{TOKEN}\n"));
         let config_file = state.join("tactus.toml");
         std::fs::write(&config_file, config).unwrap();
-        let mut child = tactus_run(&config_file, &state.join("state"))
+        config_file
+    }
+
+    fn spawn(lichess: &LichessServer, state: &Path, cmd: &mut Command) -> Daemon {
+        let mut child = cmd
             .args(["--board", "sim", "--lichess-url", &lichess.url, "--lichess-token-file"])
-            .arg(&token)
+            .arg(state.join("lichess.token"))
             .stdin(Stdio::piped())
             .spawn()
             .unwrap();
         let events = EventStream::of(&mut child);
+        let stderr = child.stderr.take().map(lines);
         let stdin = child.stdin.take().unwrap();
-        Daemon { child: Guard(child), stdin, events }
+        Daemon { child: Guard(child), stdin, events, stderr }
+    }
+
+    /// The next line of its standard error holding `needle`.
+    fn said(&self, needle: &str) -> String {
+        let lines = self.stderr.as_ref().expect("started speaking");
+        let mut skipped = Vec::new();
+        loop {
+            match lines.recv_timeout(Duration::from_secs(90)) {
+                Ok(line) if line.contains(needle) => return line,
+                Ok(line) => skipped.push(line),
+                Err(e) => panic!("no line with {needle:?} ({e}); the lines before:\n{}", skipped.join("\n")),
+            }
+        }
     }
 
     fn type_line(&mut self, line: &str) {
@@ -75,9 +113,19 @@ impl Daemon {
 
     /// The game the daemon says it plays.
     fn playing(&self) -> String {
-        let e = self.events.next("online");
-        assert_eq!(e["what"], "playing", "{e}");
+        let e = self.online("playing");
         e["game"].as_str().unwrap().to_string()
+    }
+
+    /// The next `online` event saying `what`, the other `online` events
+    /// (the answers to the player's requests, chat) skipped.
+    fn online(&self, what: &str) -> serde_json::Value {
+        loop {
+            let e = self.events.next("online");
+            if e["what"] == what {
+                return e;
+            }
+        }
     }
 
     /// The player makes `mv` on the board and presses the clock: the move
@@ -248,6 +296,8 @@ fn killed_mid_game_it_goes_on_without_sending_a_move_twice() {
     assert!(taken.values().all(|&n| n == 1), "no move reached the server twice: {taken:?}");
     let refused = log(&lichess).into_iter().filter(|(_, w, s)| w.contains("/move/") && *s == Some(400)).count();
     assert_eq!(refused, 0, "no move was sent that the server already had: {:?}", log(&lichess));
+    assert!(seen(&d, "online", Some("taken_back")).is_empty(), "no take-back is said after the restart");
+    assert!(seen(&d, "take_back", None).is_empty());
 }
 
 /// After a 429 nothing reaches the server for a minute; then the move goes.
@@ -281,6 +331,8 @@ fn draw_and_takeback_offers() {
     lichess.opponent(&id, "offer/draw");
     assert_eq!(d.events.next("draw_offer")["side"], "black");
     d.type_line("online draw_no");
+    // Answered at once, not at the next move.
+    assert_eq!(d.events.next_of(&["draw_declined", "move", "complete"])["event"], "draw_declined");
     lichess.wait_answered("POST /api/board/game/.*/draw/no", 1);
     assert_eq!(lichess.game(&id)["draw"]["black"], false, "the offer is declined");
     lichess.opponent(&id, "offer/takeback");
@@ -337,7 +389,9 @@ fn a_refused_move_is_said_and_taken_back() {
 fn an_abort_from_the_board() {
     let (lichess, _state, id, mut d) = playing("abort", "black");
     d.type_line("online abort");
-    let ended = d.events.next("online");
+    let asked = d.online("asked");
+    assert_eq!((asked["ask"].as_str(), asked["standing"].as_bool()), (Some("abort"), Some(true)), "said at once");
+    let ended = d.online("ended");
     assert_eq!((ended["what"].as_str(), ended["status"].as_str()), (Some("ended"), Some("aborted")), "{ended}");
     assert_eq!(lichess.game(&id)["status"], "aborted");
     d.ends();
@@ -623,4 +677,411 @@ fn the_clocks_draw_and_resign_buttons_reach_the_server() {
     lichess.wait_answered("POST /api/board/game/.*/resign", 1);
     assert_eq!(lichess.game(&id)["status"], "resign");
     d.ends();
+}
+
+/// Every event of the kinds named, seen so far.
+fn seen(d: &Daemon, event: &str, what: Option<&str>) -> Vec<serde_json::Value> {
+    let seen = d.events.seen.borrow();
+    seen.iter().filter(|e| e["event"] == event && what.is_none_or(|w| e["what"] == w)).cloned().collect()
+}
+
+/// Issue 29, item 2: Lichess refuses the board's token for 25 s mid-game
+/// (every request and stream answered 401; the streams it had, dropped).
+/// The player hears it once, during the outage; the move made meanwhile
+/// goes once the token works again, in the same game; board and server
+/// agree; nothing is sent twice, nothing said about games not played.
+#[test]
+fn a_token_refused_for_25_s_mid_game_keeps_the_game() {
+    let (lichess, state, id, mut d) = playing("token-outage", "white");
+    let mut pos = Chess::default();
+    d.our_move(&mut pos, "e2e4");
+    lichess.wait_answered("move/e2e4", 1);
+    lichess.opponent(&id, "move/e7e5");
+    d.carry_out(&mut pos, "e7e5");
+    // The outage: a token check would still know the token.
+    let worked =
+        |l: &LichessServer| log(l).iter().filter(|(_, w, s)| w.starts_with("GET /api/") && *s == Some(200)).count();
+    let before = worked(&lichess);
+    lichess
+        .fault(json!({"path": "^/api/(?!token/test)", "status": 401, "body": {"error": "No such token"}, "for_s": 25}));
+    lichess.control("POST", "/_test/events/drop", &json!({}));
+    lichess.opponent(&id, "drop");
+    let refused = d.online("token");
+    assert_eq!(refused["state"], "refused", "{refused}");
+    // Told during the outage: no stream has opened since it began.
+    assert_eq!(worked(&lichess), before, "said while Lichess still refuses the token");
+    d.our_move(&mut pos, "g1f3");
+    // The token works again: the same game goes on, Nf3 reaches the server once.
+    let back = d.online("token");
+    assert_eq!(back["state"], "accepted", "{back}");
+    lichess.wait_moves(&id, 3);
+    lichess.opponent(&id, "move/b8c6");
+    d.carry_out(&mut pos, "b8c6");
+    d.our_move(&mut pos, "f1c4");
+    lichess.wait_answered("move/f1c4", 1);
+    let played = ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4"];
+    assert_eq!(lichess.game(&id)["moves"], json!(played), "board and server agree");
+    assert!(moves_taken(&lichess, &id).values().all(|&n| n == 1), "each move taken once: {:?}", log(&lichess));
+    assert_eq!(seen(&d, "online", Some("token")).len(), 2, "refused once, back once");
+    assert!(seen(&d, "online", Some("not_played")).is_empty(), "the board's game is not 'another game'");
+    assert_eq!(seen(&d, "online", Some("playing")).len(), 1, "the same game, not started again");
+    d.ends();
+    journal_replays_to(&state, &played);
+}
+
+/// Issue 29, item 2: a token the account revoked is said refused, then for
+/// good (Lichess's token check no longer knows it), each once; known
+/// again, the game goes on.
+#[test]
+fn a_revoked_token_is_said_for_good_once() {
+    let (lichess, _state, id, mut d) = playing("token-revoked", "white");
+    let mut pos = Chess::default();
+    d.our_move(&mut pos, "d2d4");
+    lichess.wait_answered("move/d2d4", 1);
+    lichess.control("POST", "/_test/token", &json!({"token": TOKEN}));
+    lichess.opponent(&id, "drop");
+    assert_eq!(d.online("token")["state"], "refused");
+    assert_eq!(d.online("token")["state"], "unknown", "for good: a new token is needed");
+    lichess.control("POST", "/_test/token", &json!({"token": TOKEN, "revoked": false}));
+    assert_eq!(d.online("token")["state"], "accepted");
+    lichess.opponent(&id, "move/d7d5");
+    d.carry_out(&mut pos, "d7d5");
+    assert_eq!(seen(&d, "online", Some("token")).len(), 3);
+}
+
+/// Issue 29, item 3: a flood of 20 chat lines, then the opponent's move.
+/// Two lines are said as they come; the move is said before any other;
+/// how many more came is said once; `online chat` reads them.
+#[test]
+fn a_chat_flood_does_not_stand_before_the_move() {
+    let lichess = lichess();
+    let state = tempdir("chat-flood");
+    let id = lichess.new_game("black");
+    let d = Daemon::speaking(&lichess, &state, CONFIG, "en");
+    assert_eq!(d.playing(), id);
+    let line = "a".repeat(120);
+    lichess.control("POST", &format!("/_test/game/{id}/chat"), &json!({"text": line, "count": 20}));
+    lichess.opponent(&id, "move/e2e4");
+    // What the voice says, in order, up to the move.
+    let mut said = Vec::new();
+    loop {
+        let l = d.said("");
+        let done = l.contains("Opponent plays");
+        said.push(l);
+        if done {
+            break;
+        }
+    }
+    let chat: Vec<&String> = said.iter().filter(|l| l.contains("Opponent writes")).collect();
+    assert!(chat.len() <= 2, "at most two chat lines before the move: {said:#?}");
+    assert!(!said.iter().any(|l| l.contains("writes: 3:")), "the third line is not before the move: {said:#?}");
+    let held = d.online("chat_held");
+    assert_eq!(held["count"], 18, "{held}");
+    let mut d = d;
+    d.type_line("online chat");
+    let read = d.online("chat_lines");
+    let lines = read["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), 18);
+    assert!(lines[0]["text"].as_str().unwrap().starts_with("3: "), "{read}");
+    assert_eq!(seen(&d, "online", Some("chat")).len(), 2);
+}
+
+/// Issue 29, item 4: a game stream that falls silent, again and again, is
+/// opened again at once each time (no back-off), and nothing is said
+/// about the link; the opponent's move made meanwhile arrives.
+#[test]
+fn a_silent_stream_is_opened_again_at_once_and_nothing_said() {
+    let (lichess, _state, id, mut d) = playing("silence", "white");
+    let mut pos = Chess::default();
+    d.our_move(&mut pos, "e2e4");
+    lichess.wait_answered("move/e2e4", 1);
+    let streams = |l: &LichessServer| -> Vec<f64> {
+        l.log()
+            .iter()
+            .filter(|e| e["path"] == format!("/api/board/game/stream/{id}"))
+            .map(|e| e["mono"].as_f64().unwrap())
+            .collect()
+    };
+    for cycle in 0..3 {
+        let before = streams(&lichess).len();
+        let silent_at = lichess.opponent(&id, "silence")["mono"].as_f64().unwrap();
+        lichess.wait_answered(&format!("stream/{id}"), before + 1);
+        let reopened = *streams(&lichess).last().unwrap();
+        // Silence is 15 s of nothing: opened again then, not after a back-off.
+        assert!(
+            reopened - silent_at < 15.0 + 4.0,
+            "cycle {cycle}: opened again {:.1} s after the silence began",
+            reopened - silent_at
+        );
+    }
+    lichess.opponent(&id, "move/e7e5");
+    d.carry_out(&mut pos, "e7e5");
+    assert!(seen(&d, "device_lost", None).is_empty(), "silence is not failure: {:?}", seen(&d, "device_lost", None));
+    assert!(seen(&d, "device_back", None).is_empty());
+}
+
+/// Issue 29, item 5: ten megabytes without a newline, then the state line
+/// with the opponent's move glued to it: the move arrives.
+#[test]
+fn a_line_of_junk_does_not_swallow_the_next_state() {
+    let (lichess, _state, id, mut d) = playing("junk", "white");
+    let mut pos = Chess::default();
+    d.our_move(&mut pos, "e2e4");
+    lichess.wait_answered("move/e2e4", 1);
+    lichess.control("POST", &format!("/_test/game/{id}/raw"), &json!({"bytes": 10 * 1024 * 1024}));
+    lichess.opponent(&id, "move/c7c5");
+    d.carry_out(&mut pos, "c7c5");
+}
+
+/// Issue 29, item 6: games the board cannot play right are refused loudly
+/// (said, with the reason; logged with what to change), never started: a
+/// game whose stream gives another game, one whose move list is not legal,
+/// one the account does not play.
+#[test]
+fn games_that_cannot_be_played_right_are_refused_loudly() {
+    let lichess = lichess();
+    let state = tempdir("refused-games");
+    let d = Daemon::speaking(&lichess, &state, CONFIG, "en");
+    lichess.wait_answered("GET /api/stream/event", 1);
+    let game = |fault: serde_json::Value| {
+        let mut g = json!({"our_color": "white", "opponent": "Opponent"});
+        g.as_object_mut().unwrap().extend(fault.as_object().unwrap().clone());
+        lichess.control("POST", "/_test/game", &g)["id"].as_str().unwrap().to_string()
+    };
+    for (fault, reason, logged) in [
+        (json!({"stream_id": "Other123"}), "other_game", "[lichess] url"),
+        (json!({"moves": ["e2e4"], "garble": "e1e8"}), "illegal_moves", "not legal at ply 2"),
+        (json!({"players": {"white": "Anna", "black": "Boris"}}), "not_a_player", "plays neither White nor Black"),
+    ] {
+        let id = game(fault);
+        let said = d.online("not_played");
+        assert_eq!((said["game"].as_str(), said["reason"].as_str()), (Some(id.as_str()), Some(reason)), "{said}");
+        d.said(logged);
+        // It ends there: the game is not played, and the next one can be.
+        lichess.opponent(&id, "abort");
+    }
+    assert!(seen(&d, "online", Some("playing")).is_empty(), "none started");
+    let id = lichess.new_game("white");
+    assert_eq!(d.playing(), id, "a good game is played after them");
+}
+
+/// Issue 29, item 9: a challenger's name with espeak-ng's phoneme markup
+/// is said without it.
+#[test]
+fn a_challengers_markup_is_not_said() {
+    let lichess = lichess();
+    let state = tempdir("markup");
+    let d = Daemon::start(&lichess, &state, CONFIG);
+    lichess.wait_answered("GET /api/stream/event", 1);
+    lichess.control("POST", "/_test/challenge", &json!({"from": "[[h@l@U]]Coach", "limit": 900, "increment": 10}));
+    let said = d.online("challenge");
+    assert_eq!(said["player"], "h@l@UCoach", "{said}");
+}
+
+/// Issue 29, items 9 and 10: the server answers the move's POST after
+/// 30 s: it is not sent again, nothing is said to have failed, and the
+/// game goes on.
+#[test]
+fn a_move_answered_after_30_s_is_not_sent_again() {
+    let (lichess, _state, id, mut d) = playing("slow-post", "white");
+    let mut pos = Chess::default();
+    lichess.fault(json!({"method": "POST", "path": "/move/e2e4$", "delay": 30}));
+    d.our_move(&mut pos, "e2e4");
+    lichess.wait_answered("move/e2e4", 1);
+    lichess.opponent(&id, "move/e7e5");
+    d.carry_out(&mut pos, "e7e5");
+    let posts = log(&lichess).iter().filter(|(_, w, _)| w.ends_with("/move/e2e4")).count();
+    assert_eq!(posts, 1, "POSTed once: {:?}", log(&lichess));
+    assert!(seen(&d, "device_lost", None).is_empty(), "nothing failed: {:?}", seen(&d, "device_lost", None));
+    assert!(seen(&d, "online", Some("refused")).is_empty());
+}
+
+/// Also seen in issue 29: a move made as the game starts on the server,
+/// before the board has set it up, is completed and sent — the piece
+/// lifted before, the press after; and the whole move made before.
+#[test]
+fn a_move_made_as_the_game_starts_is_completed() {
+    for whole_before in [false, true] {
+        let lichess = lichess();
+        let state = tempdir(&format!("first-second-{whole_before}"));
+        let mut d = Daemon::start(&lichess, &state, CONFIG);
+        lichess.wait_answered("GET /api/stream/event", 1);
+        // No game yet: nothing is announced of the board's stand-in.
+        d.type_line("e2-");
+        d.events.next("touch");
+        if whole_before {
+            d.type_line("e4+");
+            d.events.next("move");
+            d.type_line("w");
+            d.events.next("complete");
+        }
+        let id = lichess.new_game("white");
+        assert_eq!(d.playing(), id);
+        if !whole_before {
+            d.type_line("e4+");
+            d.events.next("move");
+            d.type_line("w");
+            assert_eq!(d.events.next("complete")["uci"], "e2e4");
+        }
+        lichess.wait_answered("move/e2e4", 1);
+        assert_eq!(lichess.game(&id)["moves"], json!(["e2e4"]));
+        let events = d.events.seen.borrow().clone();
+        let starts: Vec<usize> =
+            events.iter().enumerate().filter(|(_, e)| e["event"] == "start").map(|(i, _)| i).collect();
+        assert_eq!(starts.len(), 1, "only the server's game starts: {events:?}");
+        let completed = events[starts[0]..].iter().filter(|e| e["event"] == "complete").collect::<Vec<_>>();
+        assert_eq!(completed.len(), 1, "completed in the server's game: {events:?}");
+        assert_eq!(completed[0]["clock_ms"], 1_800_000, "Lichess's clock stands before each side has moved");
+        assert!(seen(&d, "irregularity", None).is_empty(), "no press ruled: {events:?}");
+        d.ends();
+        journal_replays_to(&state, &["e2e4"]);
+    }
+}
+
+/// The player thinks before pressing: a scene's time, not a wait for
+/// anything to be ready.
+const THINK: Duration = Duration::from_millis(1500);
+
+/// Issue 30's scene: a whole online game with increment (30 min + 5 s),
+/// the board playing Black. The opponent's knight is carried out wrong (the
+/// c2 pawn to c3), the board is killed (SIGKILL) mid-game and restarted. The
+/// `complete` events' clocks are the server's, within 1.5 s; "Clocks set"
+/// is said at most twice; the fix names the squares where the pieces stand;
+/// the journal replays to the same clocks. What is said is kept in the
+/// test's directory (`said.txt`).
+#[test]
+fn a_whole_online_game_keeps_the_servers_clock() {
+    let lichess = lichess();
+    let state = tempdir("server-clock");
+    let id = lichess.new_game("black");
+    let mut d = Daemon::speaking(&lichess, &state, CONFIG, "en:natural");
+    assert_eq!(d.playing(), id);
+    let mut pos = Chess::default();
+    // 1. Nc3, carried out wrong: the c2 pawn to c3.
+    lichess.opponent(&id, "move/b1c3");
+    let said = d.events.next("opponent_move");
+    assert_eq!(said["uci"], "b1c3");
+    d.type_line("c2- c3+");
+    // Told as the pawn leaves c2, then as it stands on c3 (another move).
+    d.events.next("opponent_fix");
+    let fix = d.events.next("opponent_fix");
+    assert_eq!(fix["slip"]["uci"], "c2c3", "the move the board shows: {fix}");
+    // The pawn from where it stands back to c2, the knight from b1 to c3.
+    let fixes = fix["fix"].as_array().unwrap();
+    let has = |piece: &str, from: &str, to: &str| {
+        fixes.iter().any(|f| f["piece"] == piece && f["from"] == from && f["to"] == to)
+    };
+    assert!(has("P", "c3", "c2") && has("N", "b1", "c3"), "the fix names the real squares: {fix}");
+    // Said as the pawn leaves c2, then as it stands on c3.
+    d.said("c2");
+    let words = d.said("c2");
+    assert!(words.contains("c3") && words.contains("b1") && !words.contains("engine"), "said: {words}");
+    eprintln!("the fix said: {words}");
+    d.type_line("c3- c2+ b1- c3+");
+    assert_eq!(d.events.next("complete")["uci"], "b1c3");
+    pos.play_unchecked(uci_move(&pos, "b1c3"));
+    let think_and_move = |d: &mut Daemon, pos: &mut Chess, uci: &str| {
+        std::thread::sleep(THINK);
+        d.our_move(pos, uci);
+        lichess.wait_answered(&format!("move/{uci}"), 1);
+    };
+    think_and_move(&mut d, &mut pos, "d7d5");
+    for (theirs, ours) in [("d2d4", "g8f6"), ("c1f4", "e7e6")] {
+        std::thread::sleep(THINK);
+        lichess.opponent(&id, &format!("move/{theirs}"));
+        d.carry_out(&mut pos, theirs);
+        think_and_move(&mut d, &mut pos, ours);
+    }
+    let mut completes: Vec<serde_json::Value> = seen(&d, "complete", None);
+    let mut clocks_set = seen(&d, "clock_set", None).len();
+    // Killed; the opponent moves while the board is away.
+    drop(d);
+    lichess.opponent(&id, "move/e2e3");
+    let mut d = Daemon::speaking(&lichess, &state, CONFIG, "en:natural");
+    assert_eq!(d.playing(), id);
+    d.carry_out(&mut pos, "e2e3");
+    think_and_move(&mut d, &mut pos, "f8d6");
+    for (theirs, ours) in [("f4d6", "d8d6"), ("g1f3", "e8g8")] {
+        std::thread::sleep(THINK);
+        lichess.opponent(&id, &format!("move/{theirs}"));
+        d.carry_out(&mut pos, theirs);
+        think_and_move(&mut d, &mut pos, ours);
+    }
+    lichess.opponent(&id, "resign");
+    let over = d.events.next("game_over");
+    assert_eq!(over["result"], "0-1", "{over}");
+    completes.extend(seen(&d, "complete", None));
+    clocks_set += seen(&d, "clock_set", None).len();
+    let server = lichess.game(&id);
+    let server_clocks = server["clocks"].as_array().unwrap();
+    let mut by_ply = std::collections::BTreeMap::new();
+    for c in &completes {
+        by_ply.insert(c["ply"].as_u64().unwrap(), c.clone());
+    }
+    assert_eq!(by_ply.len(), server_clocks.len(), "every move completed: {by_ply:?}");
+    for (ply, c) in &by_ply {
+        let side = c["side"].as_str().unwrap();
+        let server_ms = server_clocks[*ply as usize - 1][side].as_i64().unwrap();
+        let board_ms = c["clock_ms"].as_i64().unwrap();
+        eprintln!("ply {ply} ({side}): the board {board_ms} ms, the server {server_ms} ms");
+        assert!(
+            (board_ms - server_ms).abs() <= 1500,
+            "ply {ply} ({side}): the board {board_ms} ms, the server {server_ms} ms"
+        );
+    }
+    assert!(clocks_set <= 2, "\"Clocks set\" said {clocks_set} times");
+    // The journal replays to the same clocks, as the PGN's [%clk] writes them.
+    let games = state.join("state/games");
+    let trace = std::fs::read_dir(&games)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".trace.jsonl"))
+        .unwrap();
+    let r = tactus_core::replay::replay(
+        BufReader::new(std::fs::File::open(&trace).unwrap()),
+        tactus_core::Policy::default(),
+    )
+    .unwrap();
+    for p in &r.session.game().played {
+        let live = by_ply[&u64::from(p.info.ply)]["clock_ms"].as_i64();
+        assert_eq!(p.clock_ms, live, "ply {}: the replay's clock is the live one", p.info.ply);
+    }
+    d.ends();
+}
+
+/// Issue 30, item 6: Lichess's AI is named in the player's language.
+#[test]
+fn lichess_ai_is_named_in_the_players_language() {
+    let lichess = lichess();
+    let state = tempdir("ai-de");
+    let game = json!({"our_color": "white", "ai": 3, "clock": {"initial": 600_000, "increment": 0}});
+    let id = lichess.control("POST", "/_test/game", &game)["id"].as_str().unwrap().to_string();
+    let mut d = Daemon::speaking(&lichess, &state, CONFIG, "de");
+    let playing = d.online("playing");
+    assert_eq!((playing["game"].as_str(), playing["ai_level"].as_u64()), (Some(id.as_str()), Some(3)), "{playing}");
+    d.said("Partie auf Lichess gegen Lichess-KI Stufe 3");
+    let mut pos = Chess::default();
+    d.our_move(&mut pos, "e2e4");
+    lichess.wait_answered("move/e2e4", 1);
+    lichess.opponent(&id, "move/e7e5");
+    d.said("Lichess-KI Stufe 3 spielt");
+}
+
+/// Issue 29, item 3: fifty games started on the account while the board
+/// plays one: one sentence, not fifty.
+#[test]
+fn fifty_games_the_board_cannot_play_are_said_once() {
+    let (lichess, _state, id, d) = playing("fifty-games", "white");
+    for _ in 0..50 {
+        lichess.new_game("white");
+    }
+    let said = d.online("not_played");
+    assert_eq!(said["reason"], "another_game", "{said}");
+    // A challenge after them on the account's stream: the fifty were heard.
+    lichess.control("POST", "/_test/challenge", &json!({"from": "Coach"}));
+    d.online("challenge");
+    assert_eq!(seen(&d, "online", Some("not_played")).len(), 1, "said once");
+    // The board's own game goes on.
+    lichess.opponent(&id, "offer/draw");
+    d.events.next("draw_offer");
 }

@@ -459,6 +459,11 @@ inputs! {
     /// partner board that keeps that player's clock reported it; this
     /// board's clock shows it from now on (a network delay costs no one time).
     "partner_clock" => PartnerClock { side: Color as WireSide, ms: Ms as WireNumber<ClockMsRange> },
+    /// An online game whose header says `server_clock`: both clocks as the
+    /// server had them when its state came (its `gameState`), and whether
+    /// its clock runs (Lichess's starts once each side has moved). This
+    /// board's clocks show them from now on, unsaid.
+    "server_clock" => ServerClock { white_ms: Ms as WireNumber<ClockMsRange>, black_ms: Ms as WireNumber<ClockMsRange>, running: bool as WireFlag },
     /// Two boards at one table, the clock at the partner board
     /// (`table_clock: partner`): `side` pressed it there, and had `ms` after
     /// the press as that clock kept it. A press as any other (6.2.1): of

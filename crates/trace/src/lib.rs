@@ -142,6 +142,12 @@ pub struct Header {
     /// judges take-backs: the board set back asks for one, and only the
     /// server's `take_back` input takes moves back.
     pub online: bool,
+    /// The online server's clock is the game's (`online` games journaled
+    /// since `server_clock` inputs exist): its times come as `server_clock`
+    /// inputs, its move hands the clock to the player when it comes, and
+    /// the board adds no increment of its own to the opponent's move. A
+    /// journal without it replays as it was recorded.
+    pub server_clock: bool,
     /// Two boards at one table with one clock between them: where the clock
     /// is (`docs/two-boards.md`). `Partner`: no flag is ruled here.
     pub table_clock: Option<TableClock>,
@@ -237,6 +243,7 @@ struct RawHeader {
     engine_override: Option<bool>,
     partner: Option<bool>,
     online: Option<bool>,
+    server_clock: Option<bool>,
     table_clock: Option<TableClock>,
     /// Any value: version 1 does not know the field, and ignores it.
     board: Option<serde_json::Value>,
@@ -296,6 +303,7 @@ fn read_header(text: &str) -> Result<(Header, u32), TraceError> {
         engine_override: raw.engine_override.unwrap_or(false),
         partner: raw.partner.unwrap_or(false),
         online: raw.online.unwrap_or(false),
+        server_clock: raw.server_clock.unwrap_or(false),
         table_clock: raw.table_clock,
         // Version 1 knows no `board`: ignored there, as any unknown field.
         board: match raw.board {
@@ -618,6 +626,9 @@ impl<W: Write> TraceWriter<W> {
         }
         if h.online {
             obj.insert("online".into(), true.into());
+        }
+        if h.server_clock {
+            obj.insert("server_clock".into(), true.into());
         }
         if let Some(table) = h.table_clock {
             obj.insert("table_clock".into(), table.as_str().into());

@@ -224,6 +224,9 @@ fn arb_record() -> impl Strategy<Value = Record> {
             .prop_map(|(white_ms, black_ms)| Record::Input(Input::SetClock { white_ms, black_ms })),
         (side.clone(), range::ADDED_MS.values).prop_map(|(side, ms)| Record::Input(Input::AddTime { side, ms })),
         (side.clone(), range::CLOCK_MS.values).prop_map(|(side, ms)| Record::Input(Input::TablePress { side, ms })),
+        (range::CLOCK_MS.values, range::CLOCK_MS.values, any::<bool>()).prop_map(|(white_ms, black_ms, running)| {
+            Record::Input(Input::ServerClock { white_ms, black_ms, running })
+        }),
         PLIES.prop_map(|ply| Record::Input(Input::PressRuled { ply })),
         (range::PAIR_GAME.values, range::PAIR_GAME.values)
             .prop_map(|(white, black)| Record::Input(Input::PairGame { white, black })),
@@ -320,6 +323,7 @@ proptest! {
             engine_override: fen,
             partner: dgt,
             online: fen,
+            server_clock: fen && dgt,
             table_clock: dgt.then_some(if fen { TableClock::Partner } else { TableClock::Here }),
             board: dgt.then_some(BoardKind::Dgt),
             ..Header::default()

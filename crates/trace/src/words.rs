@@ -139,6 +139,8 @@ spelled!(
         Decline = "decline",
         /// The opponent left: claim the win.
         ClaimVictory = "claim_victory",
+        /// Read the chat lines held back (more came than are said at once).
+        Chat = "chat",
     }
 );
 

@@ -84,6 +84,14 @@ impl Session {
         }
     }
 
+    /// The player declines the opponent's offer that stands (online:
+    /// `draw_no`), as their move would.
+    pub(super) fn decline_offer(&mut self, t: Ms) {
+        let Some(offerer) = self.draw_offer.filter(|&side| self.policy.engine == Some(side)) else { return };
+        self.draw_offer = None;
+        self.emit(t, EventKind::DrawDeclined { side: !offerer });
+    }
+
     pub(super) fn on_result(&mut self, t: Ms, result: GameResult, reason: OffBoardReason) {
         let (reason, article) = match reason {
             OffBoardReason::Resignation => (EndReason::Resignation, Article::A5_1_2),

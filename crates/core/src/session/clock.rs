@@ -9,6 +9,10 @@ use super::watch::Shown;
 use super::{Reported, Session};
 use crate::event::{Article, EndReason, EventKind, Ms};
 
+/// A server's clock that moves the board's by more than this is said: less
+/// is the network's delay.
+const SERVER_CLOCK_SAID_MS: i64 = 10_000;
+
 impl Session {
     /// Both clocks at `t`; `None` for a game without a clock.
     pub(super) fn times(&self, t: Ms) -> Option<ByColor<i64>> {
@@ -122,6 +126,7 @@ impl Session {
                     c.set_times(t, white, black);
                 }
             }
+            Input::ServerClock { white_ms, black_ms, running } => self.on_server_clock(t, white_ms, black_ms, running),
             Input::SetMoves { white_moves, black_moves } => {
                 if let Some(c) = &mut self.clock {
                     c.set_moves(white_moves, black_moves);
@@ -158,6 +163,30 @@ impl Session {
             | Input::TablePress { .. }
             | Input::PressRuled { .. }
             | Input::PairGame { .. } => {}
+        }
+    }
+
+    /// The online server's clocks, as its state gave them: shown from now
+    /// on, unsaid — the server's clock is the game's — unless they moved
+    /// the board's by more than [`SERVER_CLOCK_SAID_MS`] (the board was
+    /// away a while, or time was given there): then said as set. A move of
+    /// the server's being carried out completes with them; while the
+    /// server's clock stands, moves cost nothing (`press_clock`).
+    fn on_server_clock(&mut self, t: Ms, white_ms: Ms, black_ms: Ms, running: bool) {
+        let Some(c) = &mut self.clock else { return };
+        let moved = |side: Color, ms: Ms| (c.remaining(side, t) - ms as i64).abs() > SERVER_CLOCK_SAID_MS;
+        let said = moved(Color::White, white_ms) || moved(Color::Black, black_ms);
+        c.set_times(t, white_ms, black_ms);
+        if said {
+            self.emit(t, EventKind::ClockSet { white_ms: white_ms as i64, black_ms: black_ms as i64 });
+        }
+        self.server_stands = (!running).then_some((white_ms, black_ms));
+        let ply = self.game.ply();
+        let mover = self.game.turn();
+        if let Some(h) = self.handed.as_mut().filter(|h| h.ply == ply && self.policy.server_clock) {
+            let (mine, other) = if mover == Color::White { (white_ms, black_ms) } else { (black_ms, white_ms) };
+            h.clock_ms = Some(mine as i64);
+            h.opponent_ms = Some(other as i64);
         }
     }
 

@@ -169,6 +169,10 @@ pub struct Session {
     /// One clock at a table of two boards: the partner's press that handed
     /// it over before their move arrived (`table`).
     handed: Option<table::Handed>,
+    /// Online, the server's clock stands (from the start, until its state
+    /// says it runs: Lichess's, until each side has moved): its times, which
+    /// a move leaves as they are.
+    server_stands: Option<(Ms, Ms)>,
     /// The presser's time as the table's clock read it, while its press
     /// from the partner board is taken (`table`).
     reading: Option<(shakmaty::Color, u64)>,
@@ -224,6 +228,7 @@ impl Session {
             engine_level: None,
             draw_offer: None,
             handed: None,
+            server_stands: None,
             reading: None,
             reported: None,
             pair_game: None,
@@ -231,6 +236,12 @@ impl Session {
             out: Vec::new(),
         };
         let times = session.times(0);
+        // The server's clock stands until its state says it runs.
+        if session.policy.server_clock
+            && let Some(t) = times
+        {
+            session.server_stands = Some((t.white.max(0) as Ms, t.black.max(0) as Ms));
+        }
         session.emit(
             0,
             EventKind::Start {
@@ -506,12 +517,15 @@ impl Session {
             Input::PressRuled { ply } => self.on_press_ruled(ply),
             // Taken in `handle`, in any phase.
             Input::PairGame { .. } => {}
+            // Declined at the board: said at once, as a move would (9.1.2.3).
+            Input::Online(tactus_trace::OnlineAsk::DrawNo) => self.decline_offer(t),
             // The daemon's to send; the server's answer comes as inputs.
             Input::Online(_) => {}
             Input::Pause
             | Input::Resume
             | Input::SetClock { .. }
             | Input::PartnerClock { .. }
+            | Input::ServerClock { .. }
             | Input::SetMoves { .. }
             | Input::AddTime { .. }
             | Input::Increment { .. } => self.on_clock_input(t, input),

@@ -146,7 +146,10 @@ impl Session {
         };
         // The engine's time stops at its choice; the player's starts when
         // the move stands on the board. A press at the table handed the
-        // clock over already: the player's time runs (`table`).
+        // clock over already: the player's time runs (`table`). Online, the
+        // server's clock is the game's: its move handed the clock over as it
+        // came, and the player carries it out on their own time.
+        self.server_hands_over(t);
         let handed = self.handed_now();
         let clock_ran = !handed && self.clock.as_ref().is_some_and(|c| c.running().is_some());
         if !handed && let Some(clock) = &mut self.clock {
@@ -177,6 +180,23 @@ impl Session {
         self.check.due = None;
         self.reread(t);
         self.carry_on(t, Telling::Settled);
+    }
+
+    /// Online with the server's clock: the move that comes was made on the
+    /// server now, which charges the player from now — the clock is handed
+    /// over at once (a stopped clock stays stopped).
+    fn server_hands_over(&mut self, t: Ms) {
+        let mover = self.game.turn();
+        if !self.policy.server_clock
+            || self.handed_now()
+            || self.clock.as_ref().and_then(|c| c.running()) != Some(mover)
+        {
+            return;
+        }
+        let ply = self.game.ply();
+        let clock_ms = self.press_clock(t, mover);
+        let opponent_ms = self.clock.as_ref().map(|c| c.remaining(!mover, t));
+        self.handed = Some(super::table::Handed::by_server(ply, clock_ms, opponent_ms));
     }
 
     /// The move being carried out as it is said: one that stood on the

@@ -20,7 +20,8 @@ use crate::event::Ms;
 use crate::policy::TableClock;
 
 /// A press of the partner's player that handed the clock over before
-/// their move for ply `ply` arrived.
+/// their move for ply `ply` arrived; or, online, the server's move that
+/// handed it over as it came, before the board shows it.
 #[derive(Debug, Clone)]
 pub(super) struct Handed {
     pub ply: u32,
@@ -29,6 +30,13 @@ pub(super) struct Handed {
     pub opponent_ms: Option<i64>,
     /// The clock before it, for a press the partner board rules as no move.
     before: Option<Clock>,
+}
+
+impl Handed {
+    /// The online server's move of `ply` handed the clock over as it came.
+    pub(super) fn by_server(ply: u32, clock_ms: Option<i64>, opponent_ms: Option<i64>) -> Handed {
+        Handed { ply, clock_ms, opponent_ms, before: None }
+    }
 }
 
 impl Session {
@@ -115,7 +123,16 @@ impl Session {
             Some((_, ms)) => clock.press_as_kept(t, side, ms),
             None => clock.press(t, side),
         };
-        press.ok().map(|p| p.remaining_ms)
+        let remaining = press.ok().map(|p| p.remaining_ms)?;
+        // The online server's clock stands (Lichess's, before each side has
+        // moved): the move cost nothing, and brought no increment.
+        if self.policy.server_clock
+            && let Some((white_ms, black_ms)) = self.server_stands
+        {
+            clock.set_times(t, white_ms, black_ms);
+            return Some(clock.remaining(side, t));
+        }
+        Some(remaining)
     }
 
     /// Whether `side`'s flag is ruled on another board (6.9): the partner

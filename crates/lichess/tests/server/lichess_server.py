@@ -73,6 +73,7 @@ CHANGED = threading.Condition(LOCK)
 
 ARGS = None
 TOKENS = {}  # token -> set of scopes
+REVOKED = set()  # tokens the account revoked (a test's control): unknown from then on
 LOG = []  # {"t", "mono", "method", "path", "status"}
 # For benchmarks: when each gameState line was written (CLOCK_MONOTONIC, the
 # clock a Rust Instant reads too), and how many keep-alive lines were.
@@ -118,13 +119,24 @@ class Stream:
     def drop(self):
         self.q.put("drop")
 
+    def raw(self, data):
+        """Bytes as they are: a faulty server's, with no newline."""
+        self.q.put(data)
+
 
 # ---------------------------------------------------------------- games
 
 
 class Game:
-    def __init__(self, gid, our_color, opponent, clock, moves, random_mover, fen):
+    def __init__(self, gid, our_color, opponent, clock, moves, random_mover, fen, ai=None, players=None, stream_id=None, garble=None):
         self.id = gid
+        # Faults a test asks for: Lichess's own AI as the opponent (its
+        # level), players other than the account, a gameFull naming another
+        # game, a move list with a token that is no legal move.
+        self.ai = ai
+        self.players = players or {}
+        self.stream_id = stream_id or gid
+        self.garble = garble
         self.our_color = our_color
         self.opponent = opponent
         self.clock = clock  # {"initial": ms, "increment": ms} or None
@@ -138,6 +150,9 @@ class Game:
         self.times = {"white": clock["initial"] if clock else 0, "black": clock["initial"] if clock else 0}
         self.last = time.monotonic()
         self.streams = []
+        # Both clocks after each move, as the server kept them (for a test
+        # to compare with the board's).
+        self.history = []
         self.random_mover = random_mover
         self.gone = None
         for uci in moves:
@@ -147,17 +162,37 @@ class Game:
         return "white" if self.board.turn == chess.WHITE else "black"
 
     def player(self, color):
+        if color in self.players:
+            name = self.players[color]
+            return {"id": name.lower(), "name": name, "title": None, "rating": 1500}
         if color == self.our_color:
             return {"id": ARGS.user.lower(), "name": ARGS.user, "title": None, "rating": 1500}
+        if self.ai is not None:
+            # GameEventPlayer of Lichess's AI: its level (aiLevel).
+            return {"aiLevel": self.ai}
         return {"id": self.opponent.lower(), "name": self.opponent, "title": None, "rating": 1500}
+
+    def running(self):
+        """The side whose clock runs: once each side has moved."""
+        if self.clock and self.ongoing() and len(self.moves) >= 2:
+            return self.side_to_move()
+        return None
+
+    def left(self, side):
+        """Milliseconds `side` has left on the clock now (GameStateEvent's
+        wtime, btime): its running move's time counted."""
+        t = self.times[side]
+        if self.running() == side:
+            t -= (time.monotonic() - self.last) * 1000
+        return int(t)
 
     def state(self):
         # GameStateEvent: the flags are sent only when true ("else omitted").
         s = {
             "type": "gameState",
-            "moves": " ".join(self.moves),
-            "wtime": int(self.times["white"]),
-            "btime": int(self.times["black"]),
+            "moves": " ".join(self.moves + ([self.garble] if self.garble else [])),
+            "wtime": self.left("white"),
+            "btime": self.left("black"),
             "winc": self.clock["increment"] if self.clock else 0,
             "binc": self.clock["increment"] if self.clock else 0,
             "status": self.status,
@@ -174,7 +209,7 @@ class Game:
     def full(self):
         full = {
             "type": "gameFull",
-            "id": self.id,
+            "id": self.stream_id,
             "variant": {"key": "standard" if not self.fen else "fromPosition", "name": "Standard"},
             "speed": "rapid",
             "perf": {"name": "Rapid"},
@@ -204,7 +239,8 @@ class Game:
             "perf": "rapid",
             "rated": False,
             "hasMoved": len(self.moves) > 0,
-            "opponent": {"id": self.opponent.lower(), "username": self.opponent, "rating": 1500},
+            "opponent": {"id": None, "username": "Stockfish level %d" % self.ai, "ai": self.ai} if self.ai is not None
+            else {"id": self.opponent.lower(), "username": self.opponent, "rating": 1500},
             "isMyTurn": self.side_to_move() == self.our_color,
             "secondsLeft": int(self.times[self.our_color] / 1000),
             "compat": {"bot": False, "board": True},
@@ -223,6 +259,7 @@ class Game:
         self.last = t
         self.board.push(move)
         self.moves.append(move.uci())
+        self.history.append({"white": int(self.times["white"]), "black": int(self.times["black"])})
         # A move answers the opponent's offers.
         other = "black" if mover == "white" else "white"
         self.draw[other] = False
@@ -258,6 +295,7 @@ class Game:
         for _ in range(min(n, len(self.moves))):
             self.board.pop()
             self.moves.pop()
+            self.history.pop()
         self.takeback = {"white": False, "black": False}
 
     def random_reply(self):
@@ -273,8 +311,8 @@ def event(obj):
         s.line(obj)
 
 
-def new_game(our_color, opponent, clock, moves=(), random_mover=False, gid=None, fen=None):
-    g = Game(gid or new_id(), our_color, opponent, clock, list(moves), random_mover, fen)
+def new_game(our_color, opponent, clock, moves=(), random_mover=False, gid=None, fen=None, **faults):
+    g = Game(gid or new_id(), our_color, opponent, clock, list(moves), random_mover, fen, **faults)
     GAMES[g.id] = g
     event({"type": "gameStart", "game": g.info()})
     CHANGED.notify_all()
@@ -405,7 +443,7 @@ class Handler(BaseHTTPRequestHandler):
     def auth(self, wanted):
         h = self.headers.get("Authorization", "")
         token = h[len("Bearer "):] if h.startswith("Bearer ") else None
-        if token is None or token not in TOKENS:
+        if token is None or token not in TOKENS or token in REVOKED:
             self.error(401, "No such token")
             return False
         if not scopes_ok(TOKENS[token], wanted):
@@ -454,9 +492,21 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
     def fault(self, method, path):
+        """A fault for the request, if one matches: answered with it (True),
+        or held `delay` seconds and then served as usual (False)."""
         for f in FAULTS:
-            if f["count"] > 0 and (f.get("method") in (None, method)) and re.search(f["path"], path):
+            live = f["count"] > 0 and (f.get("until") is None or time.monotonic() < f["until"])
+            if live and (f.get("method") in (None, method)) and re.search(f["path"], path):
                 f["count"] -= 1
+                if f.get("delay"):
+                    delay = f["delay"]
+                    LOCK.release()
+                    try:
+                        time.sleep(delay)
+                    finally:
+                        LOCK.acquire()
+                    if f.get("status") is None:
+                        return False
                 if f.get("drop"):
                     self.answered("dropped")
                     self.close_connection = True
@@ -500,7 +550,8 @@ class Handler(BaseHTTPRequestHandler):
             out = {}
             for t in self.body().split(","):
                 t = t.strip()
-                out[t] = {"userId": ARGS.user.lower(), "scopes": ",".join(sorted(TOKENS[t])), "expires": None} if t in TOKENS else None
+                known = t in TOKENS and t not in REVOKED
+                out[t] = {"userId": ARGS.user.lower(), "scopes": ",".join(sorted(TOKENS[t])), "expires": None} if known else None
             return self.reply(200, out)
         if method == "GET" and path == "/api/stream/event":
             if not self.auth(["challenge:read", "bot:play", "board:play"]):
@@ -759,12 +810,16 @@ class Handler(BaseHTTPRequestHandler):
                     args.get("moves", []),
                     args.get("random", False),
                     fen=args.get("fen"),
+                    ai=args.get("ai"),
+                    players=args.get("players"),
+                    stream_id=args.get("stream_id"),
+                    garble=args.get("garble"),
                 )
                 return self.reply(200, {"id": g.id})
             r = m(r"/_test/game/([^/]+)")
             if r:
                 g = GAMES[r.group(1)]
-                return self.reply(200, {"moves": g.moves, "status": g.status, "winner": g.winner, "draw": g.draw, "takeback": g.takeback})
+                return self.reply(200, {"moves": g.moves, "status": g.status, "winner": g.winner, "draw": g.draw, "takeback": g.takeback, "clocks": g.history})
             r = m(r"/_test/game/([^/]+)/(.*)")
             if r:
                 g = GAMES.get(r.group(1))
@@ -775,7 +830,18 @@ class Handler(BaseHTTPRequestHandler):
                 FAULTS.clear()
                 return self.reply(200, {"ok": True})
             if path == "/_test/fault":
-                FAULTS.append({"method": args.get("method"), "path": args["path"], "status": args.get("status", 429), "body": args.get("body"), "count": args.get("count", 1), "drop": args.get("drop", False)})
+                # `for_s`: the fault lasts so many seconds, for any count;
+                # `delay`: the request is held so long first (then answered
+                # with `status`, or served as usual without one).
+                until = time.monotonic() + args["for_s"] if "for_s" in args else None
+                count = args.get("count", 10**9 if until else 1)
+                status = args.get("status", None if args.get("delay") else 429)
+                FAULTS.append({"method": args.get("method"), "path": args["path"], "status": status, "body": args.get("body"), "count": count, "drop": args.get("drop", False), "delay": args.get("delay"), "until": until})
+                return self.reply(200, {"ok": True})
+            if path == "/_test/token":
+                # The account revokes a token (Lichess forgets it), or it is
+                # known again.
+                (REVOKED.add if args.get("revoked", True) else REVOKED.discard)(args["token"])
                 return self.reply(200, {"ok": True})
             if path == "/_test/challenge-policy":
                 OPPONENTS.update(args)
@@ -849,9 +915,20 @@ class Handler(BaseHTTPRequestHandler):
             g.push(move)
             g.changed()
         elif what == "chat":
-            # ChatLineEvent: a line in the players' room, or the spectators'.
+            # ChatLineEvent: a line in the players' room, or the spectators';
+            # `count` lines at once, numbered, for a flood.
             room = args.get("room", "player")
-            g.send({"type": "chatLine", "room": room, "username": args.get("from", g.opponent), "text": args.get("text", "")})
+            count = args.get("count")
+            for i in range(count or 1):
+                text = args.get("text", "")
+                if count:
+                    text = "%d: %s" % (i + 1, text)
+                g.send({"type": "chatLine", "room": room, "username": args.get("from", g.opponent), "text": text})
+        elif what == "raw":
+            # A faulty server: `bytes` of junk with no newline on the game's
+            # streams, glued to whatever line comes next.
+            for s in g.streams:
+                s.raw(b"x" * args.get("bytes", 0))
         elif what in ("drop", "close", "silence"):
             for s in g.streams:
                 {"drop": s.drop, "close": s.close, "silence": lambda s=s: setattr(s, "silent", True)}[what]()

@@ -144,8 +144,28 @@ pub(crate) struct Online {
     pub statuses: [&'static str; 5],
     /// `{seconds}`.
     pub rate_limited: &'static str,
-    pub not_played: &'static str,
     pub failed: &'static str,
+    /// Lichess's own AI as an opponent's name: `{level}`.
+    pub ai_name: &'static str,
+    /// Why a game is not played, with what to do, in the order of
+    /// `NotPlayedReason`: another game, not the Board API's, a variant, no
+    /// side, neither side the account's, sides that disagree, another
+    /// game's stream, illegal moves, a start position, gone.
+    pub not_played_why: [&'static str; 10],
+    /// The board's token `[refused, unknown, lacks board:play, accepted again]`.
+    pub token: [&'static str; 4],
+    /// More chat lines than are said at once: `{count}` of `chat_lines`.
+    pub chat_held: &'static str,
+    /// The counted chat lines.
+    pub chat_lines: Unit,
+    /// `online chat` with no line held back.
+    pub no_chat: &'static str,
+    /// A player's answer sent to the server, `[abort, takeback no, takeback
+    /// yes, accept, decline, claim the win]`.
+    pub asked: [&'static str; 6],
+    /// Nothing stands to answer: `[no game, no draw offer, no takeback
+    /// request, no challenge]`.
+    pub nothing_to_answer: [&'static str; 4],
 }
 
 /// Two boards, one game: what the partner board's link says.

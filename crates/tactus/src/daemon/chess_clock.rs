@@ -117,7 +117,7 @@ impl ChessClock {
 /// question, the engine's level, a side's draw offer, an answer to the
 /// online server (a builder's button named as the `online` input's word:
 /// `ABORT`, `DRAW_NO`, `TAKEBACK_YES`, `TAKEBACK_NO`, `ACCEPT`, `DECLINE`,
-/// `CLAIM_VICTORY`; docs/lichess.md). Pause or resume depends on the
+/// `CLAIM_VICTORY`, `CHAT`; docs/lichess.md). Pause or resume depends on the
 /// game's clock, and the player's `DRAW` and `RESIGN` on the opponent
 /// hosted, which only the game task knows: `None`, as for a button with no
 /// use.

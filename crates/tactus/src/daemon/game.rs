@@ -77,12 +77,28 @@ pub struct GameTask {
     board_time: BoardTime,
     /// The board said it has nothing more to say (a simulated board's `end`).
     board_done: bool,
+    /// The game is a stand-in until an online server's starts (`Setup::online`).
+    stand_in: bool,
     /// The round's pairings the hall sends, and which the board takes.
     pairings: Option<mpsc::Receiver<tactus_net::SentPairing>>,
     seating: Seating,
     /// A pairing taken for the next game (the last is over, or this one is
     /// an earlier round's): journaled and said when the next game begins.
     next_pairing: Option<tactus_trace::Pairing>,
+}
+
+/// What the board shows of a stand-in game, as inputs for the game `next`
+/// that replaces it: the squares that differ from its start, and a press
+/// for each move the stand-in completed (the player's presses, meant for
+/// the new game).
+fn carried_over(stand_in: &Session, next: &Session) -> Vec<Record> {
+    let shows = stand_in.occupancy();
+    let mut records: Vec<Record> = (next.occupancy() ^ shows)
+        .into_iter()
+        .map(|sq| Record::Edge { sq, on: shows.contains(sq), piece: None })
+        .collect();
+    records.extend(stand_in.game().played.iter().map(|p| Record::Clock(p.info.side)));
+    records
 }
 
 /// What the opponent says next; never, without one.
@@ -113,6 +129,7 @@ enum Step {
 
 impl GameTask {
     pub fn new(setup: Setup, opened: Opened, out: Outputs, time: GameTime) -> Self {
+        let stand_in = setup.online && opened.recovered.is_none();
         // A recovered game's round is the board's.
         let seating = Seating::holding(opened.session.game().pairing.as_ref());
         GameTask {
@@ -137,6 +154,7 @@ impl GameTask {
             phase: Phase::Playing,
             games: 1,
             board_done: false,
+            stand_in,
             pairings: None,
             next_pairing: None,
         }
@@ -222,11 +240,16 @@ impl GameTask {
     /// board and completed when the board shows them.
     async fn opponent_game(&mut self, game: NewGame) -> anyhow::Result<()> {
         let same = self.site.as_deref() == Some(game.site.as_str());
+        let mut carried = Vec::new();
         if !(same && matches!(self.phase, Phase::Playing) && !self.session.finished()) {
+            // What the board shows of the stand-in's (a move made as the
+            // server's game was starting) is the new game's, not lost.
+            let stand_in = std::mem::take(&mut self.stand_in);
             if let Some(journal) = self.journal.take() {
                 let path = journal.close().await?;
-                // A game not begun on the board is no game: nothing is lost.
-                if matches!(self.phase, Phase::Playing) && self.session.game().played.is_empty() {
+                // A game not begun on the board is no game, and a stand-in's
+                // moves go into the new one: nothing is lost.
+                if matches!(self.phase, Phase::Playing) && (stand_in || self.session.game().played.is_empty()) {
                     let _ = std::fs::remove_file(&path);
                 }
             }
@@ -239,10 +262,15 @@ impl GameTask {
             let mut policy = self.setup.policy.clone();
             policy.engine = Some(game.side);
             policy.engine_override = false;
-            // The server judges take-backs.
+            // The server judges take-backs, and its clock is the game's.
             policy.online = true;
+            policy.server_clock = true;
             policy.record(&mut header);
-            self.session = Session::new(&header, policy)?;
+            let next = Session::new(&header, policy)?;
+            if stand_in {
+                carried = carried_over(&self.session, &next);
+            }
+            self.session = next;
             self.mate.new_game();
             self.journal = Some(create_journal(&self.setup, &header, self.games).await?);
             self.games += 1;
@@ -264,6 +292,25 @@ impl GameTask {
         if self.session.clock().is_some_and(|c| c.running().is_none()) {
             let t = self.time.t(Instant::now()).max(self.last_t);
             self.commit(Step::Input(Entry { t, record: Record::Input(Input::Resume) })).await?;
+        }
+        self.carry_in(carried).await
+    }
+
+    /// What the stand-in's board showed, as the new game's inputs: the
+    /// board first, read as a move once it holds still; then the presses,
+    /// which complete it.
+    async fn carry_in(&mut self, carried: Vec<Record>) -> anyhow::Result<()> {
+        let (edges, presses): (Vec<Record>, Vec<Record>) =
+            carried.into_iter().partition(|r| matches!(r, Record::Edge { .. }));
+        for record in edges {
+            self.commit(Step::Input(Entry { t: self.last_t, record })).await?;
+        }
+        if !presses.is_empty() {
+            let policy = &self.setup.policy;
+            self.commit(Step::Timers(self.last_t + policy.debounce_ms + policy.settle_ms)).await?;
+        }
+        for record in presses {
+            self.commit(Step::Input(Entry { t: self.last_t, record })).await?;
         }
         Ok(())
     }
@@ -345,7 +392,7 @@ impl GameTask {
             | Incoming::Exact(Entry { record: Record::Input(Input::Online(ask)), .. }),
         ) = (&mut self.opponent, &msg)
         {
-            online.asked(*ask);
+            online.asked(*ask, &self.session);
         }
         if let Incoming::Notice(at, kind) = msg {
             if let Some(opponent) = &mut self.opponent {
@@ -786,6 +833,7 @@ mod tests {
             draw_board: false,
             status_line: false,
             stops_clocks_on_recovery: true,
+            online: false,
         };
         let kept = Kept::default();
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
@@ -858,6 +906,7 @@ mod tests {
             draw_board: false,
             status_line: false,
             stops_clocks_on_recovery: true,
+            online: false,
         };
         let player = |name: &str| tactus_trace::Player {
             name: name.into(),

@@ -19,15 +19,19 @@
 //! the server only once the journal has them on disk: they are queued when
 //! the game commits them and sent when the game task next listens.
 
+mod chat;
+
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use chat::Chat;
 use shakmaty::Color;
-use tactus_core::{Device, EventKind, Online, Session};
+use tactus_core::{ChatLine, Device, EventKind, NotPlayedReason, Online, Session, TokenState};
 use tactus_lichess::api::{ChallengeSpec, DeclineReason, EndRequest};
 use tactus_lichess::follower::{Action, Clocks, EndReason, Ending, OfferKind, Refusal, Started};
 use tactus_lichess::http::{Client, Error, Settings};
-use tactus_lichess::play::{Command, GameCommand, Play, PlayOptions, Resume, Update};
+use tactus_lichess::play::TokenState as Taken;
+use tactus_lichess::play::{Command, GameCommand, NotPlayed, Play, PlayOptions, Resume, TokenFault, Update};
 use tactus_lichess::retry::Link;
 use tactus_lichess::token::Token;
 use tactus_lichess::wire::{Challenge, TimeControl};
@@ -42,15 +46,13 @@ use crate::config::LichessPlan;
 /// a network that is down (the actor retries on its own).
 const ACCOUNT_WAIT: Duration = Duration::from_secs(10);
 
-/// The server's clocks differ from the board's by more than this: the
-/// board's are set to the server's (journaled, so a replay sets them too).
-const CLOCK_DRIFT_MS: i64 = 2000;
-
 /// How many moves' timings are kept for the summary.
 const KEPT: usize = 10_000;
 
 /// The most of a chat line that is said (Lichess's own limit).
 const CHAT_SAID: usize = 140;
+/// The most of a name that is said (Lichess's are shorter).
+const NAME_SAID: usize = 40;
 
 /// The moves of a game begun elsewhere, which no journal holds (and any
 /// made meanwhile), carried out on the board one at a time: each as the
@@ -77,6 +79,8 @@ struct Playing {
     color: Color,
     /// The opponent's name, as their chat lines give it.
     opponent: String,
+    /// The opponent asks to take back a move: `online takeback_…` answers it.
+    takeback_asked: bool,
     /// The board asked the server for a take-back: its answer is awaited.
     asked_back: bool,
     /// Our move of this ply was made on the website (ply, UCI): the board's
@@ -107,6 +111,8 @@ pub struct LichessHost {
     plies: usize,
     /// The challenge to the account said last: `online accept|decline`.
     challenge: Option<String>,
+    /// The opponent's chat: a line or two said, the rest held.
+    chat: Chat,
     /// When the update being handled came in; per opponent's move, the time
     /// from it to the move announced.
     heard_at: Instant,
@@ -125,8 +131,12 @@ impl LichessHost {
         let token = Token::read(token_file)?;
         let client = Client::new(token, Settings { url: l.url.to_string(), ..Settings::default() })
             .with_context(|| format!("[lichess] url {}", l.url))?;
+        let mut account = None;
         match tokio::time::timeout(ACCOUNT_WAIT, client.account()).await {
-            Ok(Ok(me)) => tracing::info!("playing on Lichess ({}) as {}", l.url, me.username),
+            Ok(Ok(me)) => {
+                tracing::info!("playing on Lichess ({}) as {}", l.url, me.username);
+                account = Some(me.id);
+            }
             Ok(Err(e @ (Error::Unauthorized(_) | Error::Forbidden(_)))) => {
                 return Err(anyhow::anyhow!("{e} ({}); `tactus doctor` checks it", token_file.display()));
             }
@@ -140,7 +150,7 @@ impl LichessHost {
         if let Some(r) = &resume {
             tracing::info!("going on with the Lichess game {} ({} moves journaled)", r.game_id, r.moves.len());
         }
-        let options = PlayOptions { accept_from: l.accept_from.clone(), resume };
+        let options = PlayOptions { accept_from: l.accept_from.clone(), resume, account };
         let (play, updates) = Play::start(client, options);
         let host = LichessHost {
             play,
@@ -152,6 +162,7 @@ impl LichessHost {
             outbox: Vec::new(),
             plies: 0,
             challenge: None,
+            chat: Chat::default(),
             heard_at: Instant::now(),
             timing: false,
             opponent_timings: Default::default(),
@@ -216,8 +227,16 @@ impl LichessHost {
                     matches!(&said, FromOpponent::Inputs(inputs) if matches!(inputs[..], [Input::Opponent { .. }]));
                 return said;
             }
-            let update = self.recv().await;
-            let heard = self.heard(update, now.session, now.t);
+            let due = self.chat.due();
+            let update = tokio::select! {
+                update = self.recv() => update,
+                () = sleep_until(due) => {
+                    let held = self.chat.tick(Instant::now());
+                    self.said.extend(held.map(|o| FromOpponent::Notice(EventKind::Online(o))));
+                    continue;
+                }
+            };
+            let heard = self.heard(update, now.session);
             // What comes after the game's end is for no game.
             let finished = now.session.finished();
             self.said.extend(
@@ -252,7 +271,7 @@ impl LichessHost {
     }
 
     /// What the game does with `update`; `session` is the game as it stands.
-    pub fn heard(&mut self, update: Update, session: &Session, t: tactus_core::Ms) -> Vec<FromOpponent> {
+    pub fn heard(&mut self, update: Update, session: &Session) -> Vec<FromOpponent> {
         let say = |online| vec![FromOpponent::Notice(EventKind::Online(online))];
         match update {
             Update::Link(Link::Lost { why }) => {
@@ -260,6 +279,15 @@ impl LichessHost {
             }
             Update::Link(Link::Restored) => {
                 vec![FromOpponent::Notice(EventKind::DeviceBack { device: Device::Online })]
+            }
+            Update::Token(state) => {
+                let state = match state {
+                    Taken::Refused { .. } => TokenState::Refused,
+                    Taken::ForGood(TokenFault::Unknown) => TokenState::Unknown,
+                    Taken::ForGood(TokenFault::LacksScope) => TokenState::LacksScope,
+                    Taken::Accepted => TokenState::Accepted,
+                };
+                say(Online::Token { state })
             }
             Update::RateLimited { for_s } => say(Online::RateLimited { for_s }),
             Update::Challenge { challenge, incoming } => {
@@ -275,8 +303,8 @@ impl LichessHost {
                 say(Online::ChallengeGone { id, declined: declined.is_some() })
             }
             Update::NotPlayed { id, why } => {
-                tracing::warn!("the Lichess game {id} is not played on the board: {why}");
-                say(Online::NotPlayed { game: id, why })
+                let reason = not_played_reason(&why);
+                say(Online::NotPlayed { game: id, reason, why: why.to_string() })
             }
             Update::SeekEnded { why } => {
                 tracing::info!("Lichess: {why}");
@@ -287,7 +315,7 @@ impl LichessHost {
                 say(Online::Failed { why })
             }
             Update::Game { id, action } => {
-                let heard = self.action(id, action, session, t);
+                let heard = self.action(id, action, session);
                 self.join_next(session);
                 heard
             }
@@ -325,11 +353,12 @@ impl LichessHost {
         }
     }
 
-    fn action(&mut self, id: String, action: Action, session: &Session, t: tactus_core::Ms) -> Vec<FromOpponent> {
+    fn action(&mut self, id: String, action: Action, session: &Session) -> Vec<FromOpponent> {
         if let Action::Started(s) = action {
             return self.started(*s);
         }
         let Some(g) = self.game.as_mut().filter(|g| g.id == id) else { return Vec::new() };
+        let chat = &mut self.chat;
         let say = |online| vec![FromOpponent::Notice(EventKind::Online(online))];
         match action {
             Action::Started(_) => Vec::new(),
@@ -348,7 +377,10 @@ impl LichessHost {
                     tracing::info!("our move {} was made on the website: the board follows it", m.san);
                     g.website = Some((m.ply, m.uci));
                 }
-                vec![FromOpponent::Inputs(vec![input])]
+                // The move first; the chat held since is counted after it.
+                let mut heard = vec![FromOpponent::Inputs(vec![input])];
+                heard.extend(chat.moved().map(|o| FromOpponent::Notice(EventKind::Online(o))));
+                heard
             }
             Action::Send { .. } | Action::Resync => Vec::new(),
             Action::Confirmed { ply, uci } => {
@@ -380,12 +412,13 @@ impl LichessHost {
                 ]
             }
             Action::Clocks(c) => {
-                clocks_set(&c, session, t).into_iter().map(|i| FromOpponent::Inputs(vec![i])).collect()
+                server_clock(&c, session).map_or_else(Vec::new, |i| vec![FromOpponent::Inputs(vec![i])])
             }
             Action::Offer { kind: OfferKind::Draw, by, open: true } if by != g.color && !session.finished() => {
                 vec![FromOpponent::Inputs(vec![Input::DrawOffer { side: by }])]
             }
             Action::Offer { kind: OfferKind::Takeback, by, open } if by != g.color => {
+                g.takeback_asked = open;
                 say(Online::TakebackOffer { open })
             }
             // Our request closed without moves taken back: declined.
@@ -398,7 +431,9 @@ impl LichessHost {
             }
             Action::Chat { room, username, text } => {
                 tracing::info!("Lichess chat ({room}): {username}: {text}");
-                chat_said(&room, username, &text, &g.opponent).map_or_else(Vec::new, say)
+                chat_line(&room, &username, &text, &g.opponent)
+                    .and_then(|line| chat.line(line, Instant::now()))
+                    .map_or_else(Vec::new, say)
             }
             Action::Ended(e) => {
                 g.over = true;
@@ -408,10 +443,16 @@ impl LichessHost {
     }
 
     fn started(&mut self, s: Started) -> Vec<FromOpponent> {
-        let name = |p: &tactus_lichess::wire::Player| {
-            p.name.clone().or_else(|| p.ai_level.map(|l| format!("Lichess AI level {l}"))).unwrap_or_default()
+        // The tags' names; Lichess's AI is said by its level, in the
+        // player's language.
+        let name = |p: &tactus_lichess::wire::Player| match (p.ai_level, &p.name) {
+            (Some(level), _) => format!("Lichess AI level {level}"),
+            (None, Some(name)) => clean(name, NAME_SAID),
+            (None, None) => String::new(),
         };
         let (white, black) = (name(&s.white), name(&s.black));
+        let theirs = if s.color == Color::White { &s.black } else { &s.white };
+        let ai_level = theirs.ai_level;
         let opponent = if s.color == Color::White { black.clone() } else { white.clone() };
         tracing::info!("the Lichess game {} starts: the board plays {:?} against {opponent}", s.id, s.color);
         let start = NewGame {
@@ -425,18 +466,22 @@ impl LichessHost {
             id: s.id.clone(),
             color: s.color,
             opponent: opponent.clone(),
+            takeback_asked: false,
             asked_back: false,
             website: None,
             // Begun elsewhere, and not the journal's: its moves are set up.
             joining: (s.played > 0 && self.journaled.as_deref() != Some(s.id.as_str())).then(Joining::default),
             over: false,
         });
+        // The journal holds it from now on: started again (the token
+        // refused a while), it goes on from the board's moves.
+        self.journaled = Some(s.id.clone());
         if s.played > 0 {
             tracing::info!("the Lichess game {} has {} moves: set up on the board", s.id, s.played);
         }
         vec![
             FromOpponent::NewGame(start),
-            FromOpponent::Notice(EventKind::Online(Online::Playing { game: s.id, opponent, side: s.color })),
+            FromOpponent::Notice(EventKind::Online(Online::Playing { game: s.id, opponent, ai_level, side: s.color })),
         ]
     }
 
@@ -470,6 +515,12 @@ impl LichessHost {
                 None => self.outbox.push(GameCommand::Move { uci: p.info.uci.clone(), offering_draw: false }),
             }
         }
+        // The player moved: the chat held meanwhile is counted after it.
+        if played.iter().skip(before).any(|p| p.info.side == g.color)
+            && let Some(held) = self.chat.moved()
+        {
+            self.said.push_back(FromOpponent::Notice(EventKind::Online(held)));
+        }
         if session.pending().iter().any(|e| matches!(e.kind, EventKind::TakeBackAsked { .. })) {
             g.asked_back = true;
             self.outbox.push(GameCommand::Takeback(true));
@@ -491,24 +542,45 @@ impl LichessHost {
     }
 
     /// A player's answer or request typed or pressed at the board.
-    pub fn asked(&mut self, ask: OnlineAsk) {
-        match ask {
-            OnlineAsk::Abort => self.game_command(GameCommand::End(EndRequest::Abort)),
-            OnlineAsk::DrawNo => self.game_command(GameCommand::Draw(false)),
-            OnlineAsk::TakebackNo => self.game_command(GameCommand::Takeback(false)),
-            OnlineAsk::TakebackYes => self.game_command(GameCommand::Takeback(true)),
-            OnlineAsk::ClaimVictory => self.game_command(GameCommand::End(EndRequest::ClaimVictory)),
-            OnlineAsk::Accept | OnlineAsk::Decline => {
-                let Some(challenge) = self.challenge.take() else {
-                    tracing::info!("no challenge to answer");
-                    return;
-                };
-                self.command(if ask == OnlineAsk::Accept {
-                    Command::Accept { challenge }
-                } else {
-                    Command::Decline { challenge, reason: DeclineReason::Generic }
-                });
+    /// Each is answered at once: sent, and said so (a draw declined the
+    /// game says itself), or said to have nothing to answer.
+    pub fn asked(&mut self, ask: OnlineAsk, session: &Session) {
+        let playing = self.game.as_ref().filter(|g| !g.over);
+        let standing = match ask {
+            OnlineAsk::Abort | OnlineAsk::ClaimVictory => playing.is_some(),
+            OnlineAsk::DrawNo => playing.is_some_and(|g| session.draw_offered() == Some(!g.color)),
+            OnlineAsk::TakebackNo | OnlineAsk::TakebackYes => playing.is_some_and(|g| g.takeback_asked),
+            OnlineAsk::Accept | OnlineAsk::Decline => self.challenge.is_some(),
+            OnlineAsk::Chat => {
+                let lines = self.chat.read();
+                return self.said.push_back(FromOpponent::Notice(EventKind::Online(lines)));
             }
+        };
+        if standing {
+            match ask {
+                OnlineAsk::Abort => self.game_command(GameCommand::End(EndRequest::Abort)),
+                OnlineAsk::DrawNo => self.game_command(GameCommand::Draw(false)),
+                OnlineAsk::TakebackNo | OnlineAsk::TakebackYes => {
+                    self.game_command(GameCommand::Takeback(ask == OnlineAsk::TakebackYes));
+                    if let Some(g) = &mut self.game {
+                        g.takeback_asked = false;
+                    }
+                }
+                OnlineAsk::ClaimVictory => self.game_command(GameCommand::End(EndRequest::ClaimVictory)),
+                OnlineAsk::Accept | OnlineAsk::Decline => {
+                    let challenge = self.challenge.take().expect("checked above");
+                    self.command(if ask == OnlineAsk::Accept {
+                        Command::Accept { challenge }
+                    } else {
+                        Command::Decline { challenge, reason: DeclineReason::Generic }
+                    });
+                }
+                OnlineAsk::Chat => {}
+            }
+        }
+        // A draw declined is the game's own event.
+        if !(standing && ask == OnlineAsk::DrawNo) {
+            self.said.push_back(FromOpponent::Notice(EventKind::Online(Online::Asked { ask, standing })));
         }
     }
 
@@ -530,9 +602,9 @@ impl LichessHost {
 /// A challenge as said: who, and the clock (`minutes+seconds`).
 fn challenge_said(c: &Challenge, incoming: bool) -> Online {
     let player = if incoming {
-        c.challenger.name.clone()
+        clean(&c.challenger.name, NAME_SAID)
     } else {
-        c.dest_user.as_ref().map_or_else(String::new, |u| u.name.clone())
+        c.dest_user.as_ref().map_or_else(String::new, |u| clean(&u.name, NAME_SAID))
     };
     let clock = match c.time_control {
         Some(TimeControl::Clock { limit, increment }) => Some(format!("{}+{increment}", limit / 60)),
@@ -544,13 +616,41 @@ fn challenge_said(c: &Challenge, incoming: bool) -> Online {
 /// A chat line as said: the opponent's in the players' room only (not
 /// Lichess's own notes, nor the spectators'), its first [`CHAT_SAID`]
 /// characters, and nothing the voice could take for markup.
-fn chat_said(room: &str, from: String, text: &str, opponent: &str) -> Option<Online> {
-    if room != "player" || !from.eq_ignore_ascii_case(opponent) {
+fn chat_line(room: &str, from: &str, text: &str, opponent: &str) -> Option<ChatLine> {
+    if room != "player" || !clean(from, NAME_SAID).eq_ignore_ascii_case(opponent) {
         return None;
     }
-    let text =
-        text.chars().filter(|c| !c.is_control() && !matches!(c, '[' | ']' | '{' | '}')).take(CHAT_SAID).collect();
-    Some(Online::Chat { from, text })
+    Some(ChatLine { from: clean(from, NAME_SAID), text: clean(text, CHAT_SAID) })
+}
+
+/// A name or a text from the server as the voice may take it: no control
+/// characters and no brackets (espeak-ng reads `[[…]]` as phonemes), at most
+/// `max` characters.
+fn clean(text: &str, max: usize) -> String {
+    text.chars().filter(|c| !c.is_control() && !matches!(c, '[' | ']' | '{' | '}')).take(max).collect()
+}
+
+/// Why a game is not played, as the player hears it.
+fn not_played_reason(why: &NotPlayed) -> NotPlayedReason {
+    match why {
+        NotPlayed::AnotherGame => NotPlayedReason::AnotherGame,
+        NotPlayed::NotBoardApi => NotPlayedReason::NotBoardApi,
+        NotPlayed::Variant(_) => NotPlayedReason::Variant,
+        NotPlayed::NoSide => NotPlayedReason::NoSide,
+        NotPlayed::NotAPlayer { .. } => NotPlayedReason::NotAPlayer,
+        NotPlayed::SidesDisagree => NotPlayedReason::SidesDisagree,
+        NotPlayed::OtherGame { .. } => NotPlayedReason::OtherGame,
+        NotPlayed::IllegalMoves { .. } => NotPlayedReason::IllegalMoves,
+        NotPlayed::Fen(_) => NotPlayedReason::StartPosition,
+        NotPlayed::Gone(_) => NotPlayedReason::Gone,
+    }
+}
+
+async fn sleep_until(t: Option<Instant>) {
+    match t {
+        Some(t) => tokio::time::sleep_until(t.into()).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// The SAN of the move of `ply` in the game, if it holds it.
@@ -560,15 +660,16 @@ fn san_of(session: &Session, ply: u32) -> Option<String> {
     session.game().played.get(i).map(|p| p.info.san.clone())
 }
 
-/// The server's clocks, when the board's have drifted from them.
-fn clocks_set(c: &Clocks, session: &Session, t: tactus_core::Ms) -> Option<Input> {
-    let clock = session.clock()?;
-    if session.finished() || c.white_ms < 0 || c.black_ms < 0 {
+/// The server's clocks, from every state it sends: the game's clock
+/// (journaled, so a replay shows them too; the core says them only when
+/// they moved the board's by much, after a while away).
+fn server_clock(c: &Clocks, session: &Session) -> Option<Input> {
+    session.clock()?;
+    if session.finished() {
         return None;
     }
-    let drift = |side: Color, server: i64| (clock.remaining(side, t) - server).abs() > CLOCK_DRIFT_MS;
-    (drift(Color::White, c.white_ms) || drift(Color::Black, c.black_ms))
-        .then_some(Input::SetClock { white_ms: c.white_ms as u64, black_ms: c.black_ms as u64 })
+    let ms = |v: i64| v.clamp(0, *tactus_trace::range::CLOCK_MS.values.end() as i64) as u64;
+    Some(Input::ServerClock { white_ms: ms(c.white_ms), black_ms: ms(c.black_ms), running: c.running.is_some() })
 }
 
 /// The server's end of the game, as the game takes it. A mate or a
@@ -670,16 +771,18 @@ mod tests {
 
     #[test]
     fn only_the_opponents_chat_is_said_cut_short_and_without_markup() {
-        let said = |room, from: &str, text: &str| chat_said(room, from.to_owned(), text, "Magnus");
+        let said = |room, from: &str, text: &str| chat_line(room, from, text, "Magnus");
         assert_eq!(
             said("player", "magnus", "gg [[h@]] {x}\n"),
-            Some(Online::Chat { from: "magnus".into(), text: "gg h@ x".into() })
+            Some(ChatLine { from: "magnus".into(), text: "gg h@ x".into() })
         );
         assert_eq!(said("spectator", "Magnus", "hi"), None, "the spectators' room");
         assert_eq!(said("player", "lichess", "Takeback sent"), None, "Lichess's own note");
         let long = "a".repeat(600);
-        let Some(Online::Chat { text, .. }) = said("player", "Magnus", &long) else { panic!("said") };
+        let Some(ChatLine { text, .. }) = said("player", "Magnus", &long) else { panic!("said") };
         assert_eq!(text.chars().count(), CHAT_SAID);
+        // A name with markup is said without it.
+        assert_eq!(clean("[[h@]]Coach", NAME_SAID), "h@Coach");
     }
 
     /// A host following a game as White, its actor pointed at a closed
@@ -697,6 +800,7 @@ mod tests {
                 id: "AbCd1234".into(),
                 color: Color::White,
                 opponent: "Magnus".into(),
+                takeback_asked: false,
                 asked_back: false,
                 website: None,
                 joining: None,
@@ -706,6 +810,7 @@ mod tests {
             outbox: Vec::new(),
             plies: 0,
             challenge: None,
+            chat: Chat::default(),
             heard_at: Instant::now(),
             timing: false,
             opponent_timings: Default::default(),
@@ -733,7 +838,7 @@ mod tests {
         let mut host = host_playing_white();
         let before = session(None);
         let website = ServerMove { ply: 1, side: Color::White, uci: "d2d4".into(), san: "d4".into(), ours: true };
-        let heard = host.heard(Update::Game { id: "AbCd1234".into(), action: Action::Move(website) }, &before, 0);
+        let heard = host.heard(Update::Game { id: "AbCd1234".into(), action: Action::Move(website) }, &before);
         let d4 = Input::WebsiteMove { ply: 1, uci: "d2d4".parse().unwrap() };
         assert!(matches!(&heard[..], [FromOpponent::Inputs(i)] if i[..] == [d4]));
         // The board's e4 is completed before the website's d4 reached it.
@@ -745,7 +850,7 @@ mod tests {
         // The website's move itself, once carried out, is not sent either.
         let mut host = host_playing_white();
         let website = ServerMove { ply: 1, side: Color::White, uci: "e2e4".into(), san: "e4".into(), ours: true };
-        host.heard(Update::Game { id: "AbCd1234".into(), action: Action::Move(website) }, &before, 0);
+        host.heard(Update::Game { id: "AbCd1234".into(), action: Action::Move(website) }, &before);
         host.committed(&played("e2", "e4"), None);
         assert!(host.outbox.is_empty() && host.said.is_empty());
         // Without a website move, the board's is sent.
@@ -755,15 +860,24 @@ mod tests {
     }
 
     #[test]
-    fn the_servers_clocks_are_taken_when_the_boards_drift() {
+    fn the_servers_clocks_are_the_games_from_every_state() {
         let s = session(Some("1800+5"));
-        let clocks =
-            |white_ms, black_ms| Clocks { white_ms, black_ms, white_inc_ms: 5000, black_inc_ms: 5000, running: None };
-        assert_eq!(clocks_set(&clocks(1_800_000, 1_799_000), &s, 0), None, "within 2 s");
+        let clocks = |white_ms, black_ms, running: bool| Clocks {
+            white_ms,
+            black_ms,
+            white_inc_ms: 5000,
+            black_inc_ms: 5000,
+            running: running.then_some(Color::White),
+        };
         assert_eq!(
-            clocks_set(&clocks(1_700_000, 1_800_000), &s, 0),
-            Some(Input::SetClock { white_ms: 1_700_000, black_ms: 1_800_000 })
+            server_clock(&clocks(1_800_000, 1_799_000, true), &s),
+            Some(Input::ServerClock { white_ms: 1_800_000, black_ms: 1_799_000, running: true })
         );
-        assert_eq!(clocks_set(&clocks(1_700_000, 1_800_000), &session(None), 0), None, "a game without a clock");
+        assert_eq!(
+            server_clock(&clocks(-5, 99_999_999, false), &s),
+            Some(Input::ServerClock { white_ms: 0, black_ms: 35_999_000, running: false }),
+            "within what a clock shows"
+        );
+        assert_eq!(server_clock(&clocks(1_700_000, 1_800_000, true), &session(None)), None, "a game without a clock");
     }
 }

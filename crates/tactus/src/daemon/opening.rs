@@ -39,6 +39,10 @@ pub struct Setup {
     /// stopped, and the player goes on as before the restart — the time
     /// the daemon was away is charged to no one.
     pub stops_clocks_on_recovery: bool,
+    /// The games are an online server's: the board's own game before one
+    /// starts is a stand-in, not announced, and what the board shows then
+    /// (a move made as the server's game starts) goes into the server's.
+    pub online: bool,
 }
 
 impl Setup {
@@ -142,7 +146,10 @@ pub async fn open(setup: &Setup, shows: Option<Bitboard>, out: &mut Outputs) -> 
     let mut session = Session::new(&header, setup.policy.clone())?;
     let journal = create_journal(setup, &header, 0).await?;
     let events: Vec<Event> = session.drain().collect();
-    out.publish(&events).await;
+    // An online server's game is announced when it starts.
+    if !setup.online {
+        out.publish(&events).await;
+    }
     Ok(Opened { session, journal, last_t: 0, header, recovered: None })
 }
 
@@ -170,6 +177,7 @@ mod tests {
             draw_board: false,
             status_line: false,
             stops_clocks_on_recovery: true,
+            online: false,
         };
         // 1. e4, journaled, then the power went.
         let mut old = Journal::create(&dir, &header, &setup.source, "old").unwrap();
