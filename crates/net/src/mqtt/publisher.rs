@@ -471,7 +471,8 @@ impl Link {
                 self.shared.yielded.store(true, Ordering::Relaxed);
                 error!(
                     board = %self.board,
-                    "another daemon on the broker {} publishes as board {:?}, started after this one: this one no                      longer puts its state back. Give each board its own name ([mqtt] board_id, --board-id)",
+                    "another daemon on the broker {} publishes as board {:?}, started after this one: this one no \
+                     longer puts its state back. Give each board its own name ([mqtt] board_id, --board-id)",
                     self.hall_link.broker, self.board
                 );
                 return;
