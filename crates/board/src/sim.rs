@@ -44,7 +44,9 @@ use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
 use shakmaty::{Color, Role, Square};
-use tactus_trace::{Entry, GameResult, Header, Input, Ms, OffBoardReason, Record, Request, TraceError, TraceReader};
+use tactus_trace::{
+    Entry, GameResult, Header, Input, Ms, OffBoardReason, Record, Request, TraceError, TraceReader, UnknownWord,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::{Board, BoardError, Sense, Sensed, SystemClock, TimeSource};
@@ -332,16 +334,48 @@ fn square(word: &str) -> Option<Square> {
     Square::from_ascii(word.as_bytes()).ok()
 }
 
-fn side(word: Option<&str>) -> Result<Color, String> {
+/// A typed line that is not a command (`help` lists them): what was wrong
+/// with it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum Untyped {
+    #[error("a side is white or black, not {0:?}")]
+    Side(String),
+    #[error("a piece is k, q, r, b, n or p, not {0:?}")]
+    Piece(String),
+    #[error("request pieces white|black [k|q|r|b|n|p]")]
+    Pieces,
+    #[error("a rank is 1 … 8, not {0:?}")]
+    Rank(String),
+    #[error("a file is a … h, not {0:?}")]
+    File(String),
+    #[error("{0:?} is not a square (a1 … h8)")]
+    Square(String),
+    #[error("request time | board | last | control | hint | pieces white|black [piece] | rank 4 | file e | square d5")]
+    Request,
+    #[error("a pawn promotes to q, r, b or n, not {0:?}")]
+    Promotion(String),
+    #[error("the engine's level is 0 … 10, not {0:?}")]
+    Level(String),
+    #[error(transparent)]
+    Word(#[from] UnknownWord),
+    #[error("the reason is resignation, agreement or arbiter")]
+    Reason,
+    #[error("{0:?}: a move is two squares, like e2e4, e2-e4 or e4xd5")]
+    Move(String),
+    #[error("{0:?}: not understood; type help")]
+    Unknown(String),
+}
+
+fn side(word: Option<&str>) -> Result<Color, Untyped> {
     match word {
         Some("w" | "white") => Ok(Color::White),
         Some("b" | "black") => Ok(Color::Black),
-        other => Err(format!("a side is white or black, not {:?}", other.unwrap_or(""))),
+        other => Err(Untyped::Side(other.unwrap_or("").to_owned())),
     }
 }
 
 /// A question typed after `request` (docs/user-guide.md, "Buttons, typed commands and questions").
-fn typed_request(words: &[&str]) -> Result<Request, String> {
+fn typed_request(words: &[&str]) -> Result<Request, Untyped> {
     Ok(match words {
         [] | ["time"] => Request::Time,
         ["board" | "position"] => Request::Position,
@@ -353,31 +387,26 @@ fn typed_request(words: &[&str]) -> Result<Request, String> {
                 [] => None,
                 [piece] => match Role::from_char(piece.chars().next().unwrap_or(' ')) {
                     Some(role) if piece.len() == 1 => Some(role),
-                    _ => return Err(format!("a piece is k, q, r, b, n or p, not {piece:?}")),
+                    _ => return Err(Untyped::Piece((*piece).to_owned())),
                 },
-                _ => return Err("request pieces white|black [k|q|r|b|n|p]".into()),
+                _ => return Err(Untyped::Pieces),
             };
             Request::Pieces { side: side(Some(who))?, role }
         }
         ["rank", n] => match n.parse::<u32>() {
             Ok(n @ 1..=8) => Request::Rank(shakmaty::Rank::new(n - 1)),
-            _ => return Err(format!("a rank is 1 … 8, not {n:?}")),
+            _ => return Err(Untyped::Rank((*n).to_owned())),
         },
         ["file", f] => match f.as_bytes() {
             [c @ b'a'..=b'h'] => Request::File(shakmaty::File::new(u32::from(c - b'a'))),
-            _ => return Err(format!("a file is a … h, not {f:?}")),
+            _ => return Err(Untyped::File((*f).to_owned())),
         },
-        ["square", sq] => Request::Square(square(sq).ok_or_else(|| format!("{sq:?} is not a square (a1 … h8)"))?),
-        _ => {
-            return Err(
-                "request time | board | last | control | hint | pieces white|black [piece] | rank 4 | file e | square d5"
-                    .into(),
-            );
-        }
+        ["square", sq] => Request::Square(square(sq).ok_or_else(|| Untyped::Square((*sq).to_owned()))?),
+        _ => return Err(Untyped::Request),
     })
 }
 
-fn parse_typed(line: &str) -> Result<Typed, String> {
+fn parse_typed(line: &str) -> Result<Typed, Untyped> {
     let line = line.split('#').next().unwrap_or("").trim().to_ascii_lowercase();
     let words: Vec<&str> = line.split_whitespace().collect();
     let input = |i: Input| Ok(Typed::Senses(vec![Sense::Input(i)]));
@@ -392,7 +421,7 @@ fn parse_typed(line: &str) -> Result<Typed, String> {
             Some(role @ (Role::Queen | Role::Rook | Role::Bishop | Role::Knight)) if piece.len() == 1 => {
                 input(Input::Promote(role))
             }
-            _ => Err(format!("a pawn promotes to q, r, b or n, not {piece:?}")),
+            _ => Err(Untyped::Promotion((*piece).to_owned())),
         },
         ["request", rest @ ..] => input(Input::Request(typed_request(rest)?)),
         // The position, read out (and drawn, on a terminal).
@@ -401,7 +430,7 @@ fn parse_typed(line: &str) -> Result<Typed, String> {
         ["hint"] => input(Input::Request(Request::Hint)),
         ["level", n] => match n.parse::<u8>() {
             Ok(level @ 0..=10) => input(Input::EngineLevel(level)),
-            _ => Err(format!("the engine's level is 0 … 10, not {n:?}")),
+            _ => Err(Untyped::Level((*n).to_owned())),
         },
         ["resume"] => input(Input::Resume),
         ["clock", "off"] => input(Input::ClockConnected(false)),
@@ -418,7 +447,7 @@ fn parse_typed(line: &str) -> Result<Typed, String> {
                 [] => OffBoardReason::Arbiter,
                 ["resigns"] => OffBoardReason::Resignation,
                 [why] => why.parse()?,
-                _ => return Err("the reason is resignation, agreement or arbiter".into()),
+                _ => return Err(Untyped::Reason),
             };
             input(Input::Result { result, reason })
         }
@@ -428,7 +457,7 @@ fn parse_typed(line: &str) -> Result<Typed, String> {
         [one] if one.len() == 4 || (one.len() == 5 && matches!(one.as_bytes()[2], b'-' | b'x')) => {
             let (from, to) = (&one[..2], &one[one.len() - 2..]);
             let (Some(from), Some(to)) = (square(from), square(to)) else {
-                return Err(format!("{one:?}: a move is two squares, like e2e4, e2-e4 or e4xd5"));
+                return Err(Untyped::Move((*one).to_owned()));
             };
             if one.as_bytes()[2] == b'x' {
                 Ok(Typed::Senses(vec![lift(from), lift(to), place(to)]))
@@ -442,10 +471,10 @@ fn parse_typed(line: &str) -> Result<Typed, String> {
                 let (sq, on) = match (w.strip_suffix('-'), w.strip_suffix('+')) {
                     (Some(sq), _) => (sq, false),
                     (_, Some(sq)) => (sq, true),
-                    _ => return Err(format!("{w:?}: not understood; type help")),
+                    _ => return Err(Untyped::Unknown((*w).to_owned())),
                 };
                 let Some(sq) = square(sq) else {
-                    return Err(format!("{sq:?} is not a square (a1 … h8)"));
+                    return Err(Untyped::Square(sq.to_owned()));
                 };
                 senses.push(Sense::Edge { sq, on, piece: None });
             }
@@ -714,7 +743,7 @@ mod tests {
                 other => panic!("{line}: {other:?}"),
             },
             Ok(Typed::Help) => panic!("{line}: help"),
-            Err(e) => Err(e),
+            Err(e) => Err(e.to_string()),
         };
         assert_eq!(asked("request"), Ok(Request::Time));
         assert_eq!(asked("request board"), Ok(Request::Position));
@@ -737,7 +766,7 @@ mod tests {
     fn draw_offers_a_draw_for_a_side() {
         let want = vec![Sense::Input(Input::DrawOffer { side: Color::Black })];
         assert!(matches!(parse_typed("draw black"), Ok(Typed::Senses(s)) if s == want));
-        assert!(matches!(parse_typed("draw grey"), Err(e) if e.contains("white or black")));
+        assert!(matches!(parse_typed("draw grey"), Err(e) if e.to_string().contains("white or black")));
     }
 
     #[test]

@@ -152,6 +152,17 @@ impl TimeControl {
         Parser { s, pos: 0 }.control().map(Some)
     }
 
+    /// One period for the whole game with an increment after each move
+    /// (none when 0): the clock of Lichess and of most online play, written
+    /// `limit+increment` in seconds. `None` without time at the start
+    /// ([`ParseErrorKind::NoTimeAtStart`]: 6.6, the flag would fall before
+    /// the first move).
+    pub fn with_increment(limit_ms: u64, increment_ms: u64) -> Option<TimeControl> {
+        let bonus = if increment_ms == 0 { Bonus::None } else { Bonus::Increment(increment_ms) };
+        let periods = vec![Period { moves: None, time_ms: limit_ms, bonus }];
+        (limit_ms > 0).then_some(TimeControl { system: System::Periods { periods, byoyomi: None } })
+    }
+
     /// The parts of the time control.
     pub fn system(&self) -> &System {
         &self.system
@@ -532,6 +543,18 @@ mod tests {
     fn err(s: &str) -> (usize, ParseErrorKind) {
         let e = TimeControl::parse(s).unwrap_err();
         (e.pos, e.kind)
+    }
+
+    #[test]
+    fn a_limit_and_an_increment_are_the_control_they_are_written_as() {
+        for (limit_ms, increment_ms, text) in
+            [(180_000, 2_000, "180+2"), (600_000, 0, "600"), (15_000, 1_500, "15+1.5")]
+        {
+            let control = TimeControl::with_increment(limit_ms, increment_ms).unwrap();
+            assert_eq!(control.to_string(), text);
+            assert_eq!(tc(text), control);
+        }
+        assert_eq!(TimeControl::with_increment(0, 1_000), None, "as 0+1 is refused");
     }
 
     #[test]

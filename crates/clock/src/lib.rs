@@ -46,6 +46,8 @@
 
 mod clock;
 mod control;
+mod hms;
 
 pub use clock::{Clock, Press, PressError, Reading};
 pub use control::{Bonus, ByoYomi, Category, Control, ParseError, ParseErrorKind, Period, System, TimeControl};
+pub use hms::Hms;

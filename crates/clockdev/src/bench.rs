@@ -69,8 +69,7 @@ pub fn lever_to_display(kind: DeviceKind, path: &Path, presses: usize) -> io::Re
         let seen = sim.wait_for(WAIT, |s| matches!(s, Saw::Display(_))).ok_or_else(|| failed("no display"))?;
         times.push(seen.at.duration_since(pressed));
     }
-    times.sort();
-    let at =
-        |q: usize| times.get((times.len() * q / 100).min(times.len().saturating_sub(1))).copied().unwrap_or_default();
-    Ok(LeverLatency { presses, p50: at(50), p99: at(99), max: times.last().copied().unwrap_or_default() })
+    let times = tactus_stats::Sorted::new(times);
+    let at = |p| times.percentile(p).unwrap_or_default();
+    Ok(LeverLatency { presses, p50: at(50), p99: at(99), max: at(100) })
 }

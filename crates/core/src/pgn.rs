@@ -6,16 +6,15 @@ use std::fmt::Write as _;
 
 use shakmaty::{Color, Position};
 pub use tactus_trace::MateVerdict;
-use tactus_trace::{Federation, Header, Pairing, Player, Title};
+use tactus_trace::{Federation, GameResult, Header, Pairing, Player, Title};
 
 use crate::event::{Article, EndReason, Irregularity};
 use crate::game::Game;
 use crate::serde_chess::color_str;
 
-/// `h:mm:ss`, rounded down (what a clock face shows); never negative.
+/// `h:mm:ss`, rounded down; never negative.
 pub fn clock_text(ms: i64) -> String {
-    let s = ms.max(0) / 1000;
-    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    tactus_clock::Hms::down(ms).to_string()
 }
 
 /// A remark the record keeps at a ply, as data: the words are the writer's
@@ -247,7 +246,7 @@ pub fn pairing_tags(pairing: &Pairing) -> Vec<(&'static str, String)> {
 /// round's pairing's where the hall sent one.
 pub fn write(header: &Header, game: &Game, words: &dyn Commentary) -> String {
     let mut out = String::new();
-    let result = game.ending.map_or("*", |e| e.result.as_str());
+    let result = GameResult::pgn(game.ending.map(|e| e.result));
     let chess960 = game.mode == shakmaty::CastlingMode::Chess960;
     let pairing = game.pairing.as_ref();
     let round = pairing.map(|p| p.round.to_string());

@@ -19,16 +19,16 @@ fn read_exactly(port: &mut dyn Read, n: usize) -> std::io::Result<()> {
     port.read_exact(&mut buf)
 }
 
-fn summary(name: &str, mut v: Vec<Duration>) {
-    v.sort();
-    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+fn summary(name: &str, v: Vec<Duration>) {
+    let v = tactus_stats::Sorted::new(v);
+    let at = |p| v.percentile(p).unwrap_or_default();
     println!(
         "{name}: n={} p50={:.3} ms p90={:.3} ms p99={:.3} ms max={:.3} ms",
         v.len(),
-        at(0.5).as_secs_f64() * 1e3,
-        at(0.9).as_secs_f64() * 1e3,
-        at(0.99).as_secs_f64() * 1e3,
-        at(1.0).as_secs_f64() * 1e3
+        at(50).as_secs_f64() * 1e3,
+        at(90).as_secs_f64() * 1e3,
+        at(99).as_secs_f64() * 1e3,
+        at(100).as_secs_f64() * 1e3
     );
 }
 

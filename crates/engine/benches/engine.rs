@@ -10,13 +10,14 @@ use std::time::{Duration, Instant};
 use shakmaty::{Chess, Position};
 use tactus_engine::protocol::Go;
 use tactus_engine::{Engine, EngineConfig, Level, Line, Opponent, OpponentConfig};
+use tactus_stats::Sorted;
 
 const STOCKFISH: &str = "/usr/games/stockfish";
 
-fn percentiles(name: &str, mut ms: Vec<f64>) {
-    ms.sort_by(f64::total_cmp);
-    let at = |p: f64| ms[((ms.len() - 1) as f64 * p).round() as usize];
-    println!("{name}: n={} p50={:.2} ms p95={:.2} ms max={:.2} ms", ms.len(), at(0.5), at(0.95), at(1.0));
+fn percentiles(name: &str, ms: Vec<f64>) {
+    let ms = Sorted::new(ms);
+    let at = |p| ms.percentile(p).unwrap_or(f64::NAN);
+    println!("{name}: n={} p50={:.2} ms p95={:.2} ms max={:.2} ms", ms.len(), at(50), at(95), at(100));
 }
 
 fn millis(d: Duration) -> f64 {
@@ -89,11 +90,7 @@ async fn main() {
 
     // A killed engine: the request that finds it dead, less an ordinary
     // request of the same kind.
-    let baseline = {
-        let mut v = plain.clone();
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
+    let baseline = Sorted::new(plain.iter().copied()).percentile(50).expect("ordinary requests were timed");
     let mut restarts = Vec::new();
     for line in lines.iter().take(20) {
         let pid = o.engine_pid().expect("running");

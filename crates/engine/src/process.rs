@@ -7,7 +7,7 @@ use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
 use crate::protocol;
 
@@ -104,16 +104,22 @@ pub enum Ended {
 
 /// A running engine: its standard input and output. Dropping it kills the
 /// process.
+///
+/// Its standard error goes to the log, read while its output is read and
+/// while it ends: no task of its own outlives the process, and an engine
+/// that writes to it is never held up while it is asked or searches.
 #[derive(Debug)]
 pub struct EngineProcess {
     program: PathBuf,
     child: Child,
     stdin: ChildStdin,
     stdout: BoundedLines<ChildStdout>,
+    /// Until the engine closes it.
+    stderr: Option<BoundedLines<ChildStderr>>,
 }
 
 impl EngineProcess {
-    /// Starts `program` with `args`. Its standard error goes to the log.
+    /// Starts `program` with `args`.
     pub fn spawn(program: &Path, args: &[String]) -> io::Result<EngineProcess> {
         let mut child = Command::new(program)
             .args(args)
@@ -126,14 +132,26 @@ impl EngineProcess {
         else {
             return Err(io::Error::other("engine pipes missing"));
         };
-        let name = program.display().to_string();
-        tokio::spawn(async move {
-            let mut lines = BoundedLines::new(stderr, MAX_LINE);
-            while let Ok(Some(line)) = lines.next_line().await {
-                tracing::debug!(engine = %name, "stderr: {line}");
+        Ok(EngineProcess {
+            program: program.to_owned(),
+            child,
+            stdin,
+            stdout: BoundedLines::new(stdout, MAX_LINE),
+            stderr: Some(BoundedLines::new(stderr, MAX_LINE)),
+        })
+    }
+
+    /// Waits for the process to exit, reading its standard error meanwhile
+    /// (an engine held up writing it would never exit). Cancel safe.
+    async fn wait(&mut self) -> io::Result<ExitStatus> {
+        let EngineProcess { program, child, stderr, .. } = self;
+        loop {
+            let Some(errors) = stderr else { return child.wait().await };
+            tokio::select! {
+                status = child.wait() => return status,
+                line = errors.next_line() => logged(program, line, stderr),
             }
-        });
-        Ok(EngineProcess { program: program.to_owned(), child, stdin, stdout: BoundedLines::new(stdout, MAX_LINE) })
+        }
     }
 
     pub fn program(&self) -> &Path {
@@ -156,8 +174,16 @@ impl EngineProcess {
     }
 
     /// The engine's next line; `None` when it closed its output (exited).
+    /// Cancel safe.
     pub async fn next_line(&mut self) -> io::Result<Option<String>> {
-        let line = self.stdout.next_line().await?;
+        let EngineProcess { program, stdout, stderr, .. } = self;
+        let line = loop {
+            let Some(errors) = stderr else { break stdout.next_line().await? };
+            tokio::select! {
+                line = stdout.next_line() => break line?,
+                line = errors.next_line() => logged(program, line, stderr),
+            }
+        };
         if let Some(l) = &line {
             tracing::trace!(engine = %self.program.display(), "< {l}");
         }
@@ -177,7 +203,7 @@ impl EngineProcess {
     /// SIGKILL now and reap.
     pub async fn kill(mut self) -> io::Result<ExitStatus> {
         self.child.start_kill().ok();
-        self.child.wait().await
+        self.wait().await
     }
 
     /// `quit`, and waits `grace` for the engine to leave; then SIGTERM and
@@ -189,19 +215,28 @@ impl EngineProcess {
         // A write error means the engine already closed its input: go on.
         let _ = self.send(&protocol::Command::Quit).await;
         let _ = self.stdin.shutdown().await;
-        if let Ok(status) = tokio::time::timeout(grace, self.child.wait()).await {
+        if let Ok(status) = tokio::time::timeout(grace, self.wait()).await {
             return Ok(Ended::Quit(status?));
         }
         if let Some(pid) =
             self.child.id().and_then(|id| i32::try_from(id).ok()).and_then(rustix::process::Pid::from_raw)
         {
             let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
-            if let Ok(status) = tokio::time::timeout(grace, self.child.wait()).await {
+            if let Ok(status) = tokio::time::timeout(grace, self.wait()).await {
                 return Ok(Ended::Terminated(status?));
             }
         }
         self.child.start_kill().ok();
-        Ok(Ended::Killed(self.child.wait().await?))
+        Ok(Ended::Killed(self.wait().await?))
+    }
+}
+
+/// A line of an engine's standard error, logged; at its end (or a failed
+/// read) it is no longer read.
+fn logged(program: &Path, line: io::Result<Option<String>>, stderr: &mut Option<BoundedLines<ChildStderr>>) {
+    match line {
+        Ok(Some(text)) => tracing::debug!(engine = %program.display(), "stderr: {text}"),
+        Ok(None) | Err(_) => *stderr = None,
     }
 }
 
@@ -216,6 +251,23 @@ mod tests {
             out.push(l);
         }
         (out, reader.skipped())
+    }
+
+    /// An engine that writes far more to its standard error than a pipe
+    /// holds (64 KiB) before its first line still gets to it, and then
+    /// leaves on `quit`: its standard error is read as its output is, and
+    /// as it ends, by the process itself — no task of its own that could
+    /// outlive it.
+    #[tokio::test]
+    async fn standard_error_is_read_with_the_output_on_no_task_of_its_own() {
+        let script = "head -c 262144 /dev/zero | tr '\\0' x >&2; echo >&2; echo uciok; \
+                      read quit; head -c 262144 /dev/zero | tr '\\0' y >&2";
+        let mut engine = EngineProcess::spawn(Path::new("sh"), &["-c".into(), script.into()]).unwrap();
+        assert_eq!(tokio::runtime::Handle::current().metrics().num_alive_tasks(), 0, "no task drains it");
+        let first = tokio::time::timeout(Duration::from_secs(20), engine.next_line()).await;
+        assert_eq!(first.expect("its first line, past its standard error").unwrap().as_deref(), Some("uciok"));
+        let ended = engine.shutdown(Duration::from_secs(20)).await.unwrap();
+        assert!(matches!(ended, Ended::Quit(status) if status.success()), "{ended:?}");
     }
 
     #[tokio::test]

@@ -38,26 +38,22 @@ use tactus_lichess::wire::{GameEvent, PushReply, PushedGame};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 fn env_or(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
-fn summary(name: &str, mut samples: Vec<f64>, unit: &str) {
-    samples.sort_by(f64::total_cmp);
+fn summary(name: &str, samples: Vec<f64>, unit: &str) {
+    let samples = tactus_stats::Sorted::new(samples);
+    let at = |p| samples.percentile(p).unwrap_or(f64::NAN);
     println!(
         "{name}: n = {}, p50 = {:.3} {unit}, p95 = {:.3} {unit}, max = {:.3} {unit}",
         samples.len(),
-        percentile(&samples, 0.5),
-        percentile(&samples, 0.95),
-        samples.last().copied().unwrap_or(f64::NAN)
+        at(50),
+        at(95),
+        at(100)
     );
 }
 
@@ -470,7 +466,7 @@ fn push(server: &StubServer, boards: usize, run: Duration) {
     let pusher_thread = std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async move {
-            let pusher = Arc::new(Pusher::start(client, options));
+            let pusher = Arc::new(Pusher::start(client, options, &TaskTracker::new(), &CancellationToken::new()));
             handle_tx.send(pusher.clone()).unwrap();
             let start = thread_cpu_s();
             let _ = stop_rx.await;

@@ -26,7 +26,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, watch};
-use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use crate::http::{Client, Error};
 use crate::retry::{Backoff, LinkWatch};
@@ -45,29 +46,47 @@ pub struct RoundSpec {
     pub boards: RangeInclusive<u32>,
 }
 
-impl FromStr for RoundSpec {
-    type Err = String;
+/// Rounds that cannot be pushed to, as given (`--lichess-broadcast`,
+/// `[lichess] broadcast`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RoundsError {
+    #[error("{0:?}: a Lichess round id is 8 letters and digits (the end of the round's URL)")]
+    NotAnId(String),
+    #[error("{spec:?}: the boards are FIRST-LAST, such as {id}=101-200")]
+    NotBoards { spec: String, id: String },
+    #[error("{0:?}: a round holds at most {ROUND_GAMES} games")]
+    TooManyBoards(String),
+    #[error("no broadcast round to push to")]
+    NoRound,
+    #[error("the round {0} is given twice")]
+    Twice(String),
+    #[error("the rounds {0} and {1} share boards")]
+    SharedBoards(RoundSpec, RoundSpec),
+}
 
-    fn from_str(s: &str) -> Result<RoundSpec, String> {
+impl FromStr for RoundSpec {
+    type Err = RoundsError;
+
+    fn from_str(s: &str) -> Result<RoundSpec, RoundsError> {
         let (id, range) = match s.split_once('=') {
             Some((id, range)) => (id, Some(range)),
             None => (s, None),
         };
         // Round ids are 8 letters and digits (the push endpoint's reference).
         if id.len() != 8 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
-            return Err(format!("{s:?}: a Lichess round id is 8 letters and digits (the end of the round's URL)"));
+            return Err(RoundsError::NotAnId(s.to_owned()));
         }
         let boards = match range {
             None => 1..=ROUND_GAMES,
             Some(range) => {
-                let bad = || format!("{s:?}: the boards are FIRST-LAST, such as {id}=101-200");
+                let bad = || RoundsError::NotBoards { spec: s.to_owned(), id: id.to_owned() };
                 let (a, b) = range.split_once('-').ok_or_else(bad)?;
                 let (a, b): (u32, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
                 if a == 0 || b < a {
                     return Err(bad());
                 }
                 if b - a >= ROUND_GAMES {
-                    return Err(format!("{s:?}: a round holds at most {ROUND_GAMES} games"));
+                    return Err(RoundsError::TooManyBoards(s.to_owned()));
                 }
                 a..=b
             }
@@ -93,17 +112,17 @@ pub struct PushOptions {
 }
 
 impl PushOptions {
-    pub fn new(rounds: Vec<RoundSpec>) -> Result<PushOptions, String> {
+    pub fn new(rounds: Vec<RoundSpec>) -> Result<PushOptions, RoundsError> {
         if rounds.is_empty() {
-            return Err("no broadcast round to push to".into());
+            return Err(RoundsError::NoRound);
         }
         for (i, a) in rounds.iter().enumerate() {
             for b in &rounds[i + 1..] {
                 if a.id == b.id {
-                    return Err(format!("the round {} is given twice", a.id));
+                    return Err(RoundsError::Twice(a.id.clone()));
                 }
                 if a.boards.start() <= b.boards.end() && b.boards.start() <= a.boards.end() {
-                    return Err(format!("the rounds {a} and {b} share boards"));
+                    return Err(RoundsError::SharedBoards(a.clone(), b.clone()));
                 }
             }
         }
@@ -344,23 +363,30 @@ struct Inbox {
     games: HashMap<u32, Arc<str>>,
 }
 
-/// The running pusher; dropping it stops it.
+/// The running pusher. It stops when its owner's token is cancelled, or
+/// when it is dropped: a push under way is cut off (what it held is
+/// pushed whole by the next run's first push of the round).
 pub struct Pusher {
     rounds: Vec<RoundSpec>,
     inbox: Arc<Mutex<Inbox>>,
     wake: Arc<Notify>,
     status: watch::Receiver<PushStatus>,
-    task: JoinHandle<()>,
+    /// A child of the owner's token.
+    stop: CancellationToken,
 }
 
 impl Pusher {
-    pub fn start(client: Client, options: PushOptions) -> Pusher {
+    /// Starts pushing (needs a Tokio runtime), on the owner's `tasks`,
+    /// until `stop` is cancelled.
+    pub fn start(client: Client, options: PushOptions, tasks: &TaskTracker, stop: &CancellationToken) -> Pusher {
         let inbox = Arc::new(Mutex::new(Inbox::default()));
         let wake = Arc::new(Notify::new());
         let (status_tx, status) = watch::channel(PushStatus::default());
         let rounds = options.rounds.clone();
-        let task = tokio::spawn(run(client, Plan::new(&options), inbox.clone(), wake.clone(), status_tx));
-        Pusher { rounds, inbox, wake, status, task }
+        let stop = stop.child_token();
+        let pushing = run(client, Plan::new(&options), inbox.clone(), wake.clone(), status_tx);
+        tasks.spawn(stop.clone().run_until_cancelled_owned(pushing));
+        Pusher { rounds, inbox, wake, status, stop }
     }
 
     /// Hands over a board's game (its whole PGN). Never waits; the newest
@@ -391,7 +417,7 @@ impl Pusher {
 
 impl Drop for Pusher {
     fn drop(&mut self) {
-        self.task.abort();
+        self.stop.cancel();
     }
 }
 

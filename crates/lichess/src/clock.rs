@@ -67,6 +67,21 @@ impl Clock {
     }
 }
 
+impl std::fmt::Display for Clock {
+    /// As Lichess writes a clock: the limit in minutes, its short limits as
+    /// fractions (`¼+0`, `1½+2`), then the increment in seconds (`5+3`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (minutes, quarters) = (self.limit_s / 60, self.limit_s % 60 / 15);
+        let fraction = ["", "¼", "½", "¾"][quarters as usize];
+        match (minutes, fraction) {
+            (0, "") => f.write_str("0")?,
+            (0, fraction) => f.write_str(fraction)?,
+            (minutes, fraction) => write!(f, "{minutes}{fraction}")?,
+        }
+        write!(f, "+{}", self.increment_s)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,5 +101,15 @@ mod tests {
             Ok(SeekSpec { minutes: 10, increment_s: 5, rated: false }),
             "rapid: seekable"
         );
+    }
+
+    #[test]
+    fn a_clock_is_written_as_lichess_writes_it() {
+        let clock = |limit_s: u64, inc_s: u64| Clock::new(limit_s * 1000, inc_s * 1000).unwrap().to_string();
+        assert_eq!(
+            [clock(300, 3), clock(15, 0), clock(30, 1), clock(45, 0), clock(90, 2)],
+            ["5+3", "¼+0", "½+1", "¾+0", "1½+2"]
+        );
+        assert_eq!(clock(10_800, 180), "180+180");
     }
 }

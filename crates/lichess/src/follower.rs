@@ -26,7 +26,7 @@
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
-use shakmaty::{ByColor, CastlingMode, Chess, Color, Move, Position};
+use shakmaty::{ByColor, CastlingMode, Chess, Color, KnownOutcome, Move, Outcome, Position};
 
 use crate::wire::{ClockSetup, GameEvent, GameFull, GameState, OpponentGone, Player, Status};
 
@@ -186,15 +186,19 @@ pub enum EndReason {
 }
 
 impl Ending {
-    /// `1-0`, `0-1`, `1/2-1/2`, or `*` for a game aborted.
-    pub fn result(&self) -> &'static str {
+    /// The game's result; unknown for a game aborted.
+    pub fn outcome(&self) -> Outcome {
         match (self.status, self.winner) {
-            (Status::Aborted, _) | (Status::NoStart, None) => "*",
-            (Status::UnknownFinish | Status::Unknown, None) => "*",
-            (_, Some(Color::White)) => "1-0",
-            (_, Some(Color::Black)) => "0-1",
-            (_, None) => "1/2-1/2",
+            (Status::Aborted, _) | (Status::NoStart, None) => Outcome::Unknown,
+            (Status::UnknownFinish | Status::Unknown, None) => Outcome::Unknown,
+            (_, winner) => Outcome::Known(KnownOutcome::from_winner(winner)),
         }
+    }
+
+    /// The result as PGN spells it: `1-0`, `0-1`, `1/2-1/2`, or `*` for a
+    /// game aborted.
+    pub fn result(&self) -> &'static str {
+        self.outcome().as_str()
     }
 
     pub fn reason(&self) -> EndReason {

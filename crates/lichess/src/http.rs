@@ -21,6 +21,7 @@ use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 use tokio_rustls::rustls::pki_types::ServerName;
 use tokio_rustls::rustls::{ClientConfig, RootCertStore};
+use tokio_util::task::TaskTracker;
 
 use crate::ndjson::{Line, LineReader};
 use crate::token::Token;
@@ -139,26 +140,39 @@ struct Base {
     prefix: String,
 }
 
+/// A Lichess URL that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlError {
+    #[error("{url:?} is not a URL: {why}")]
+    NotAUrl { url: String, why: String },
+    #[error("{0:?}: the Lichess URL must start with https:// (or http:// for a test server)")]
+    Scheme(String),
+    #[error("{0:?} names no host")]
+    NoHost(String),
+    #[error("{0:?}: no user or password in the URL")]
+    UserInfo(String),
+    #[error("{0:?}: no query in the Lichess URL")]
+    Query(String),
+}
+
 impl Base {
-    fn parse(url: &str) -> Result<Base, String> {
-        let uri: http::Uri = url.parse().map_err(|e| format!("{url:?} is not a URL: {e}"))?;
+    fn parse(url: &str) -> Result<Base, UrlError> {
+        let uri: http::Uri = url
+            .parse()
+            .map_err(|e: http::uri::InvalidUri| UrlError::NotAUrl { url: url.into(), why: e.to_string() })?;
         let tls = match uri.scheme_str() {
             Some("https") => true,
             Some("http") => false,
-            _ => {
-                return Err(format!(
-                    "{url:?}: the Lichess URL must start with https:// (or http:// for a test server)"
-                ));
-            }
+            _ => return Err(UrlError::Scheme(url.into())),
         };
-        let authority = uri.authority().ok_or_else(|| format!("{url:?} names no host"))?;
+        let authority = uri.authority().ok_or_else(|| UrlError::NoHost(url.into()))?;
         if authority.as_str().contains('@') {
-            return Err(format!("{url:?}: no user or password in the URL"));
+            return Err(UrlError::UserInfo(url.into()));
         }
         let host = authority.host().trim_start_matches('[').trim_end_matches(']').to_string();
         let port = authority.port_u16().unwrap_or(if tls { 443 } else { 80 });
         if uri.query().is_some() {
-            return Err(format!("{url:?}: no query in the Lichess URL"));
+            return Err(UrlError::Query(url.into()));
         }
         let prefix = uri.path().trim_end_matches('/').to_string();
         Ok(Base { tls, host, port, authority: authority.as_str().to_string(), prefix })
@@ -176,11 +190,22 @@ pub struct Settings {
     pub silence: Duration,
     /// Default [`TIMEOUT`].
     pub timeout: Duration,
+    /// Where the connections' drivers (hyper's connection futures) run: the
+    /// owner's tracker, so that it can wait for them. Each ends with its
+    /// connection: when the server closes it, or once no request, stream
+    /// or idle slot of the client holds it. Default: a tracker of its own.
+    pub tasks: TaskTracker,
 }
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { url: LICHESS.into(), pause_after_429: PAUSE_AFTER_429, silence: SILENCE, timeout: TIMEOUT }
+        Settings {
+            url: LICHESS.into(),
+            pause_after_429: PAUSE_AFTER_429,
+            silence: SILENCE,
+            timeout: TIMEOUT,
+            tasks: TaskTracker::new(),
+        }
     }
 }
 
@@ -216,8 +241,8 @@ impl std::fmt::Debug for Client {
 /// Why a client cannot be made.
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
-    #[error("{0}")]
-    Url(String),
+    #[error(transparent)]
+    Url(#[from] UrlError),
     #[error("no trusted root certificates found on this system (install the ca-certificates package): {0}")]
     Roots(String),
 }
@@ -243,7 +268,7 @@ pub(crate) enum Body {
 
 impl Client {
     pub fn new(token: Token, settings: Settings) -> Result<Client, SetupError> {
-        let base = Base::parse(&settings.url).map_err(SetupError::Url)?;
+        let base = Base::parse(&settings.url)?;
         let tls = if base.tls { Some(tls_connector()?) } else { None };
         Ok(Client {
             inner: Arc::new(Inner {
@@ -304,7 +329,7 @@ impl Client {
             None => {
                 let (sender, conn) =
                     builder.handshake(TokioIo::new(tcp)).await.map_err(|e| connect_error(e.to_string()))?;
-                tokio::spawn(conn);
+                self.inner.settings.tasks.spawn(conn);
                 Ok(sender)
             }
             Some(tls) => {
@@ -315,7 +340,7 @@ impl Client {
                     .map_err(|e| connect_error(format!("TLS: {e}")))?;
                 let (sender, conn) =
                     builder.handshake(TokioIo::new(stream)).await.map_err(|e| connect_error(e.to_string()))?;
-                tokio::spawn(conn);
+                self.inner.settings.tasks.spawn(conn);
                 Ok(sender)
             }
         }

@@ -71,7 +71,7 @@
 //!
 //! ```text
 //! let rounds: Vec<RoundSpec> = args.lichess_broadcast.iter().map(|s| s.parse()).collect::<Result<_, _>>()?; // "ID" or "ID=101-200"
-//! let pusher = Pusher::start(client, PushOptions::new(rounds)?);       // a client of a study:write token
+//! let pusher = Pusher::start(client, PushOptions::new(rounds)?, &tasks, &stop); // a study:write token's client; the owner's tracker and token
 //! // on every change of a board in the SharedHall (its subscribe() updates):
 //! pusher.set_game(board_number, hall.read(|h| h.game_pgn(board_id)))?; // never waits; newest PGN wins
 //! // the arbiter's page: pusher.status().borrow().errors (board → Lichess's error), .failing, .paused_until

@@ -15,6 +15,10 @@ use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, Move, Position};
 use tactus_core::pgn::{Tags, Written, write_movetext, write_tags};
 use tactus_lichess::broadcast::{PushOptions, PushStatus, Pusher, RoundSpec};
+use tactus_lichess::http::{Client, Settings};
+use tactus_lichess::token::Token;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 const PAUSE: Duration = Duration::from_secs(2);
 const LIMIT: Duration = Duration::from_secs(90);
@@ -83,7 +87,7 @@ impl HallGame {
 fn pusher(server: &Server, rounds: &[&str]) -> Pusher {
     let client = server.client(STUDY_TOKEN, PAUSE, Duration::from_secs(20));
     let rounds: Vec<RoundSpec> = rounds.iter().map(|r| r.parse().unwrap()).collect();
-    Pusher::start(client, PushOptions::new(rounds).unwrap())
+    Pusher::start(client, PushOptions::new(rounds).unwrap(), &TaskTracker::new(), &CancellationToken::new())
 }
 
 /// Each board's last pushed game on the server: its tags, moves and clocks, or its error.
@@ -235,7 +239,8 @@ async fn the_first_push_after_a_429_holds_what_changed_during_the_pause() {
     server.post("/_test/fault", json!({"path": "/push$", "status": 429})).await;
     let pause = Duration::from_secs(5);
     let client = server.client(STUDY_TOKEN, pause, Duration::from_secs(20));
-    let pusher = Pusher::start(client, PushOptions::new(vec!["Round001".parse().unwrap()]).unwrap());
+    let options = PushOptions::new(vec!["Round001".parse().unwrap()]).unwrap();
+    let pusher = Pusher::start(client, options, &TaskTracker::new(), &CancellationToken::new());
     let g = HallGame::new(1, 5);
     pusher.set_game(1, g.pgn(4)).unwrap();
     let paused = until_status(&pusher, "the pause", |s| s.paused_until.is_some()).await;
@@ -296,4 +301,26 @@ async fn the_server_reads_every_pushed_game_strictly() {
     let board = server.client(common::BOARD_TOKEN, PAUSE, Duration::from_secs(20));
     let e = board.push_pgn("Round001", good).await.unwrap_err();
     assert!(e.to_string().contains("403"), "{e}");
+}
+
+/// The pusher and its client's connections are its owner's: they run on the
+/// owner's tracker, and once the owner's token is cancelled they all end,
+/// so that the owner can wait for them (hyper's connection drivers used to
+/// be detached tasks nobody could wait for).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pusher_and_its_connections_end_with_their_owner() {
+    let server = Server::start(7.0);
+    let (tasks, stop) = (TaskTracker::new(), CancellationToken::new());
+    let settings = Settings { url: server.url.clone(), tasks: tasks.clone(), ..Settings::default() };
+    let client = Client::new(Token::new(STUDY_TOKEN).unwrap(), settings).unwrap();
+    let options = PushOptions::new(vec!["Round001".parse().unwrap()]).unwrap();
+    let pusher = Pusher::start(client, options, &tasks, &stop);
+    pusher.set_game(1, HallGame::new(1, 3).pgn(4)).unwrap();
+    until_status(&pusher, "a push", |s| s.last_ok.is_some()).await;
+    // The pusher, and the driver of the connection it keeps for the next push.
+    assert_eq!(tasks.len(), 2, "the pusher and its connection run on the owner's tracker");
+    tasks.close();
+    stop.cancel();
+    tokio::time::timeout(LIMIT, tasks.wait()).await.expect("the pusher and its connection end with the token");
+    assert!(pusher.status().has_changed().is_err(), "the pusher has stopped");
 }

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use shakmaty::Color;
 use shakmaty::Position;
 use tactus_mate::{Budget, Deadness, Verdict, can_mate, dead_position, quick_check, quick_dead_position};
+use tactus_stats::Sorted;
 
 struct Sample {
     fen: String,
@@ -103,14 +104,9 @@ fn run(set: &str, budget: Budget, slowest: usize) {
     }
     report("quick check", samples.iter().map(|s| s.quick).collect());
     report("full search", samples.iter().map(|s| s.full).collect());
-    let mut steps: Vec<u64> = samples.iter().map(|s| s.steps).collect();
-    steps.sort_unstable();
-    println!(
-        "  full search steps: p50 {}  p99 {}  max {}",
-        percentile(&steps, 0.50),
-        percentile(&steps, 0.99),
-        steps.last().copied().unwrap_or(0)
-    );
+    let steps = Sorted::new(samples.iter().map(|s| s.steps));
+    let at = |p| steps.percentile(p).unwrap_or(0);
+    println!("  full search steps: p50 {}  p99 {}  max {}", at(50), at(99), at(100));
     // On a shared machine the slowest single timing is often a preemption:
     // time the slowest position again and keep the best of 20 runs.
     if let Some(s) = samples.iter().max_by_key(|s| s.quick) {
@@ -138,24 +134,17 @@ fn run(set: &str, budget: Budget, slowest: usize) {
     }
 }
 
-fn report(name: &str, mut times: Vec<Duration>) {
-    times.sort_unstable();
-    let micros = |d: Duration| d.as_secs_f64() * 1e6;
-    let total: Duration = times.iter().sum();
+fn report(name: &str, times: Vec<Duration>) {
+    let times = Sorted::new(times);
+    let micros = |p| times.percentile(p).unwrap_or_default().as_secs_f64() * 1e6;
+    let total: Duration = times.as_slice().iter().sum();
     println!(
         "  {name}: p50 {:.1} µs  p99 {:.1} µs  max {:.1} µs  mean {:.1} µs",
-        micros(percentile(&times, 0.50)),
-        micros(percentile(&times, 0.99)),
-        micros(times.last().copied().unwrap_or_default()),
-        micros(total) / times.len().max(1) as f64
+        micros(50),
+        micros(99),
+        micros(100),
+        total.as_secs_f64() * 1e6 / times.len().max(1) as f64
     );
-}
-
-fn percentile<T: Copy + Default>(sorted: &[T], p: f64) -> T {
-    if sorted.is_empty() {
-        return T::default();
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
 /// The check the core runs after every move, on every position of real

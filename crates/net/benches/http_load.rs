@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 
 use tactus_net::{AppState, Hall, SharedHall, Tags, serve};
 use tactus_sim::{Profile, random_game, simulate};
+use tactus_stats::Sorted;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
@@ -86,14 +87,9 @@ fn server() {
                     files = files.max(std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count()));
                 }
                 if late.len() % 100 == 0 {
-                    let mut sorted = late.clone();
-                    sorted.sort_by(f64::total_cmp);
-                    println!(
-                        "clock late_ms p50={:.2} p99={:.2} max={:.2} files_max={files}",
-                        percentile(&sorted, 0.5),
-                        percentile(&sorted, 0.99),
-                        sorted.last().unwrap()
-                    );
+                    let sorted = Sorted::new(late.iter().copied());
+                    let at = |p| sorted.percentile(p).unwrap_or(f64::NAN);
+                    println!("clock late_ms p50={:.2} p99={:.2} max={:.2} files_max={files}", at(50), at(99), at(100));
                     std::io::stdout().flush().unwrap();
                 }
             }
@@ -132,13 +128,6 @@ fn slow_clients(port: u16, n: usize) {
         }
         tokio::task::spawn_blocking(|| std::io::stdin().lines().count()).await.unwrap();
     });
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
 fn vm(pid: u32, field: &str) -> String {
@@ -267,15 +256,15 @@ struct Sample {
 
 impl Sample {
     fn summary(&self) -> String {
-        let mut s = self.latencies.clone();
-        s.sort_by(f64::total_cmp);
+        let s = Sorted::new(self.latencies.iter().copied());
+        let at = |p| s.percentile(p).unwrap_or(f64::NAN);
         let first_failure = self.failures.first().map(|f| format!(" (first: {f})")).unwrap_or_default();
         format!(
             "{} requests, latency ms p50 {:.2} p99 {:.2} max {:.2}; {} failed{first_failure}",
             s.len(),
-            percentile(&s, 0.5),
-            percentile(&s, 0.99),
-            s.last().copied().unwrap_or(f64::NAN),
+            at(50),
+            at(99),
+            at(100),
             self.failures.len(),
         )
     }

@@ -28,9 +28,11 @@ use tactus_lichess::http::{Client, Settings};
 use tactus_lichess::token::Token;
 use tactus_net::{Hall, HallLink, RelayOptions, Tags, push_to_lichess, relay};
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 mod support;
-use support::{Killed, env_or, mosquitto, percentile, publishers, sized, two_workers};
+use support::{Killed, env_or, mosquitto, publishers, sized, two_workers};
+use tactus_stats::Sorted;
 
 const CHILD: &str = "TACTUS_LICHESS_BENCH_BROKER_PORT";
 const HALL: &str = "bench";
@@ -68,9 +70,12 @@ fn relay_process(broker_port: u16) {
         let boards = env_or("BOARDS", 100) as usize;
         let stop = CancellationToken::new();
         let relay = relay(&link(broker_port), Hall::new(HALL), RelayOptions { max_boards: boards }, &stop).unwrap();
+        let tasks = TaskTracker::new();
         let _pushing = std::env::var("LICHESS_URL").ok().map(|url| {
-            let client = Client::new(Token::new(TOKEN).unwrap(), Settings { url, ..Settings::default() }).unwrap();
-            push_to_lichess(&relay, Pusher::start(client, PushOptions::new(rounds(boards)).unwrap()), &stop)
+            let settings = Settings { url, tasks: tasks.clone(), ..Settings::default() };
+            let client = Client::new(Token::new(TOKEN).unwrap(), settings).unwrap();
+            let pusher = Pusher::start(client, PushOptions::new(rounds(boards)).unwrap(), &tasks, &stop);
+            push_to_lichess(&relay, pusher, &tasks, &stop)
         });
         println!("ready");
         std::io::stdout().flush().unwrap();
@@ -205,8 +210,7 @@ async fn run(boards: usize, duration: Duration, think: u64, push: bool) {
     let pushes = control(server_port, "/_test/pushes");
     let pushes = pushes.as_array().unwrap();
     let (first, last) = (pushes[0]["wall"].as_f64().unwrap(), pushes.last().unwrap()["wall"].as_f64().unwrap());
-    let mut bytes: Vec<f64> = pushes.iter().map(|p| p["bytes"].as_f64().unwrap()).collect();
-    bytes.sort_by(f64::total_cmp);
+    let bytes = Sorted::new(pushes.iter().map(|p| p["bytes"].as_f64().unwrap()));
     let games: usize = pushes.iter().map(|p| p["games"].as_array().unwrap().len()).sum();
     // Per board, the pushes' walls and plies in order: the first push holding each move.
     let mut held: Vec<Vec<(f64, u64)>> = vec![Vec::new(); boards];
@@ -226,7 +230,8 @@ async fn run(boards: usize, duration: Duration, think: u64, push: bool) {
             }
         }
     }
-    delays.sort_by(f64::total_cmp);
+    let delays = Sorted::new(delays);
+    let at = |s: &Sorted<f64>, p| s.percentile(p).unwrap_or(f64::NAN);
     println!(
         "  {} pushes to {} round(s) ({:.2}/s), {games} games in them ({:.1} a push); server {}",
         pushes.len(),
@@ -237,16 +242,16 @@ async fn run(boards: usize, duration: Duration, think: u64, push: bool) {
     );
     println!(
         "  push size: p50 {:.1} kB, p95 {:.1} kB, max {:.1} kB; {:.1} kB/s",
-        percentile(&bytes, 0.5) / 1e3,
-        percentile(&bytes, 0.95) / 1e3,
-        bytes.last().unwrap() / 1e3,
-        bytes.iter().sum::<f64>() / 1e3 / (last - first).max(1.0)
+        at(&bytes, 50) / 1e3,
+        at(&bytes, 95) / 1e3,
+        at(&bytes, 100) / 1e3,
+        bytes.as_slice().iter().sum::<f64>() / 1e3 / (last - first).max(1.0)
     );
     println!(
         "  move -> first push holding it: p50 {:.3} s, p95 {:.3} s, max {:.3} s ({} moves, {missing} never pushed)",
-        percentile(&delays, 0.5),
-        percentile(&delays, 0.95),
-        delays.last().copied().unwrap_or(f64::NAN),
+        at(&delays, 50),
+        at(&delays, 95),
+        at(&delays, 100),
         delays.len()
     );
 }

@@ -31,7 +31,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
 mod support;
-use support::{env_or, mosquitto, percentile, publishers, sized, two_workers};
+use support::{env_or, mosquitto, publishers, sized, two_workers};
+use tactus_stats::Sorted;
 
 const CHILD: &str = "TACTUS_RELAY_BENCH_BROKER_PORT";
 const HALL: &str = "bench";
@@ -231,7 +232,8 @@ async fn run(boards: usize, duration: Duration, think: u64, poll: Duration) {
     child_out.read_line(&mut stats).unwrap();
     let _ = child.wait();
 
-    latencies.sort_by(f64::total_cmp);
+    let latencies = Sorted::new(latencies);
+    let at = |p| latencies.percentile(p).unwrap_or(f64::NAN);
     let secs = duration.as_secs_f64();
     println!("relay load: {boards} boards through mosquitto into one relay, {secs:.0} s of play");
     if retained_mb > 0 {
@@ -240,10 +242,10 @@ async fn run(boards: usize, duration: Duration, think: u64, poll: Duration) {
     println!("  moves published {total} ({:.0}/s), seen in /games.pgn {}", total as f64 / secs, latencies.len());
     println!(
         "  board complete -> move in the relay's /games.pgn: p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-        percentile(&latencies, 0.50),
-        percentile(&latencies, 0.90),
-        percentile(&latencies, 0.99),
-        latencies.last().copied().unwrap_or(f64::NAN)
+        at(50),
+        at(90),
+        at(99),
+        at(100)
     );
     println!(
         "  polls {polls} (mean {:.1} ms each), last /games.pgn {:.2} MB",

@@ -8,18 +8,18 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, Role, Square};
 use tactus_core::pgn;
 use tactus_core::{Article, EndReason, EngineEval, Event, EventKind, serde_chess};
 use tactus_trace::{Federation, GameResult, Header, Ms, Pairing};
 
 use crate::players::{self, Title};
 use crate::teams::{BoardTeams, Games, MatchScore, TeamMatch};
-use crate::wire::opt_result;
+use crate::wire::{opt_result, uci_text};
 
 /// Spoken lines kept per board: enough for the page, bounded for MQTT.
 pub const SPOKEN_KEPT: usize = 50;
@@ -124,8 +124,12 @@ impl From<&Header> for Tags {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FeedMove {
     pub ply: u32,
-    pub san: String,
-    pub uci: String,
+    /// How the record names it, worked out on the feed's own position.
+    pub san: MoveName,
+    /// As the board made it; a move whose UCI could not be read at all
+    /// (only a daemon's own events get this far with one) is the null move.
+    #[serde(with = "uci_text")]
+    pub uci: UciMove,
     /// The mover's time after the press.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_ms: Option<i64>,
@@ -133,6 +137,71 @@ pub struct FeedMove {
     /// into a PGN comment, as the movetext could not be replayed from the start.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub off_record: bool,
+}
+
+/// How a record names a move (`san` on the wire, in the page and the PGN).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MoveName {
+    /// Legal where it was made: its SAN, check and mate marked.
+    San(SanPlus),
+    /// An illegal move that stood (A.5.2), as the board showed it: the piece
+    /// and its squares (`Ke1-e3`, `Qd1xd7`), as the core writes one.
+    Stood { role: Role, from: Square, to: Square, capture: bool },
+    /// Neither: the name its board gave a move this feed cannot play (its
+    /// UCI unreadable, or its position gone), cleaned and cut.
+    Told(String),
+}
+
+impl MoveName {
+    /// A name read from text (an event's, a board's state): SAN if it is
+    /// SAN, an illegal move that stood if it is one, else the text cleaned.
+    pub fn read(text: &str) -> MoveName {
+        if let Ok(san) = text.parse::<SanPlus>() {
+            return MoveName::San(san);
+        }
+        stood(text).unwrap_or_else(|| MoveName::Told(clean(text, MAX_WORD)))
+    }
+}
+
+/// `Ke1-e3` or `Qd1xd7`: a piece, its square, `-` or `x`, the square it went to.
+fn stood(text: &str) -> Option<MoveName> {
+    let (role, rest) = text.split_at_checked(1)?;
+    let role = Role::from_char(role.chars().next()?).filter(|_| role.chars().all(|c| c.is_ascii_uppercase()))?;
+    let (from, rest) = rest.split_at_checked(2)?;
+    let (sep, to) = rest.split_at_checked(1)?;
+    let from = Square::from_ascii(from.as_bytes()).ok()?;
+    let to = Square::from_ascii(to.as_bytes()).ok()?;
+    let capture = match sep {
+        "-" => false,
+        "x" => true,
+        _ => return None,
+    };
+    Some(MoveName::Stood { role, from, to, capture })
+}
+
+impl std::fmt::Display for MoveName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MoveName::San(san) => write!(f, "{san}"),
+            MoveName::Stood { role, from, to, capture } => {
+                write!(f, "{}{from}{}{to}", role.upper_char(), if *capture { 'x' } else { '-' })
+            }
+            MoveName::Told(text) => f.write_str(text),
+        }
+    }
+}
+
+impl Serialize for MoveName {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Any text: a board's name for a move is worked out again, never trusted.
+impl<'de> Deserialize<'de> for MoveName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(MoveName::read(&Cow::<str>::deserialize(d)?))
+    }
 }
 
 /// The clock readings as of the last event that told them; the page
@@ -271,7 +340,7 @@ pub struct BoardFeed {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineView {
     pub ply: u32,
-    pub san: String,
+    pub san: MoveName,
     #[serde(flatten)]
     pub eval: EngineEval,
 }
@@ -397,8 +466,9 @@ impl BoardFeed {
                 }
                 // The record's SAN is worked out here from the UCI on this
                 // feed's own position, never taken from the event.
-                let (text, off_record) = self.play(uci, san);
-                let mv = FeedMove { ply: *ply, san: text, uci: uci.clone(), clock_ms: *clock_ms, off_record };
+                let uci = uci.parse().unwrap_or(UciMove::Null);
+                let (name, off_record) = self.play(uci, || MoveName::read(san));
+                let mv = FeedMove { ply: *ply, san: name, uci, clock_ms: *clock_ms, off_record };
                 self.moves.push(mv);
                 self.clocks.advance(t);
                 if clock_ms.is_some() {
@@ -476,8 +546,8 @@ impl BoardFeed {
                 self.fen_before_illegal = None;
                 self.moves.clear();
                 for m in kept {
-                    let (text, off_record) = self.play(&m.uci, &m.san);
-                    self.moves.push(FeedMove { san: text, off_record, ..m });
+                    let (name, off_record) = self.play(m.uci, || m.san.clone());
+                    self.moves.push(FeedMove { san: name, off_record, ..m });
                 }
                 // Rulings about the plies taken back go with them.
                 self.irregularities.retain(|told| match &told.event.kind {
@@ -499,34 +569,38 @@ impl BoardFeed {
             }
             EventKind::Pairing(p) => self.tags = std::mem::take(&mut self.tags).paired(p),
             EventKind::OpponentMove { mv, eval, .. } => {
-                self.engine =
-                    eval.as_ref().map(|eval| EngineView { ply: mv.ply, san: mv.san.clone(), eval: eval.clone() });
+                self.engine = eval.as_ref().map(|eval| EngineView {
+                    ply: mv.ply,
+                    san: MoveName::read(&mv.san),
+                    eval: eval.clone(),
+                });
             }
             _ => {}
         }
     }
 
-    /// Plays a completed move on `fen`: its text (SAN when legal there) and
+    /// Plays a completed move on `fen`: its name (SAN when legal there) and
     /// whether it goes off the record: it is not legal there (an illegal move
     /// that stood, put on the board from its UCI as the players go on from
-    /// it), or one such move came before. `fallback` names a move whose UCI
-    /// cannot be read (only a daemon's own events get this far with one).
-    pub(crate) fn play(&mut self, uci: &str, fallback: &str) -> (String, bool) {
+    /// it), or one such move came before. `fallback` names a move that
+    /// cannot be played at all (only a daemon's own events get this far with
+    /// one).
+    pub(crate) fn play(&mut self, uci: UciMove, fallback: impl FnOnce() -> MoveName) -> (MoveName, bool) {
         let Some(pos) = parse_position(&self.fen, self.chess960) else {
             self.fen_before_illegal.get_or_insert_with(|| self.fen.clone());
-            return (clean(fallback, MAX_WORD), true);
+            return (fallback(), true);
         };
         match name_move(&pos, uci) {
-            Some(Named { text, next, legal }) => {
+            Some(Named { name, next, legal }) => {
                 if !legal {
                     self.fen_before_illegal.get_or_insert_with(|| self.fen.clone());
                 }
                 self.fen = fen_of(&next);
-                (text, self.fen_before_illegal.is_some())
+                (name, self.fen_before_illegal.is_some())
             }
             None => {
                 self.fen_before_illegal.get_or_insert_with(|| self.fen.clone());
-                (clean(fallback, MAX_WORD), true)
+                (fallback(), true)
             }
         }
     }
@@ -540,18 +614,22 @@ impl BoardFeed {
         match &mut told.event.kind {
             EventKind::Complete { ply, san, .. } => {
                 if let Some(m) = self.moves.iter().rev().find(|m| m.ply == *ply) {
-                    san.clone_from(&m.san);
+                    *san = m.san.to_string();
                 }
             }
             EventKind::Move { mv, .. } => {
                 // A move made but not completed: on the position now.
-                if let Some(named) = parse_position(&self.fen, self.chess960).and_then(|p| name_move(&p, &mv.uci)) {
-                    mv.san = named.text;
+                let named = mv.uci.parse().ok().and_then(|uci| {
+                    let pos = parse_position(&self.fen, self.chess960)?;
+                    name_move(&pos, uci)
+                });
+                if let Some(named) = named {
+                    mv.san = named.name.to_string();
                 }
             }
             EventKind::LastMove { mv } => {
-                if let Some(m) = self.moves.last().filter(|m| m.uci == mv.uci) {
-                    mv.san.clone_from(&m.san);
+                if let Some(m) = self.moves.last().filter(|m| mv.uci.parse::<UciMove>().is_ok_and(|u| u == m.uci)) {
+                    mv.san = m.san.to_string();
                 }
             }
             _ => {}
@@ -578,7 +656,7 @@ impl BoardFeed {
     /// The game in PGN, with the team tags when the board is in a match.
     pub fn pgn(&self, team: Option<&BoardTeams>) -> String {
         let mut out = String::with_capacity(256 + self.moves.len() * 24);
-        let result = self.result.map_or("*", GameResult::as_str);
+        let result = GameResult::pgn(self.result);
         let t = &self.tags;
         let mut extra: Vec<(&str, String)> =
             players::pgn_tags(Color::White, t.white_title, t.white_elo, t.white_fide_id, t.white_federation)
@@ -612,8 +690,9 @@ impl BoardFeed {
         let start = parse_position(&self.start_fen, self.chess960);
         let number = start.as_ref().map_or(1, |p| p.fullmoves().get());
         let turn = start.as_ref().map_or(Color::White, |p| p.turn());
-        let moves = self.moves.iter().map(|m| pgn::Written {
-            san: &m.san,
+        let names: Vec<String> = self.moves.iter().map(|m| m.san.to_string()).collect();
+        let moves = self.moves.iter().zip(&names).map(|(m, san)| pgn::Written {
+            san,
             clock_ms: m.clock_ms,
             before: Vec::new(),
             comments: self.rulings_at(m.ply).collect(),
@@ -638,30 +717,28 @@ impl BoardFeed {
 
 /// A move named on a position, and the position after it.
 struct Named {
-    /// SAN when legal; otherwise the piece and its squares (`Ke1-e3`), as
-    /// the core writes an illegal move that stood (A.5.2).
-    text: String,
+    /// SAN when legal; otherwise the piece and its squares.
+    name: MoveName,
     next: Chess,
     legal: bool,
 }
 
 /// Plays a move given in UCI on `pos`: legally if it can, otherwise as the
-/// board shows it (the piece on `from` goes to `to`). `None` when the UCI
-/// cannot be read or no such position can exist.
-fn name_move(pos: &Chess, uci: &str) -> Option<Named> {
-    let uci: UciMove = uci.parse().ok()?;
+/// board shows it (the piece on `from` goes to `to`). `None` when no such
+/// move or position can be.
+fn name_move(pos: &Chess, uci: UciMove) -> Option<Named> {
     if let Ok(m) = uci.to_move(pos) {
         let mut next = pos.clone();
-        let text = SanPlus::from_move_and_play_unchecked(&mut next, m).to_string();
-        return Some(Named { text, next, legal: true });
+        let san = SanPlus::from_move_and_play_unchecked(&mut next, m);
+        return Some(Named { name: MoveName::San(san), next, legal: true });
     }
     let UciMove::Normal { from, to, .. } = uci else {
         return None;
     };
     let piece = pos.board().piece_at(from)?;
     let (next, captured) = tactus_core::game::play_anyway(pos, from, to)?;
-    let text = format!("{}{from}{}{to}", piece.role.upper_char(), if captured.is_some() { 'x' } else { '-' });
-    Some(Named { text, next, legal: false })
+    let name = MoveName::Stood { role: piece.role, from, to, capture: captured.is_some() };
+    Some(Named { name, next, legal: false })
 }
 
 /// The longest name of a move, a result or a clock text kept from a board.

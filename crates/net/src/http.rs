@@ -38,7 +38,7 @@ use crate::wire::{Control, MAX_ADDED_MS, MAX_CLOCK_SET_MS, check_arbiter_input, 
 
 mod round;
 
-pub use round::{BoardResult, RoundBoard, RoundDesk, RoundUnpaired, RoundView};
+pub use round::{BoardResult, NotABoardResult, RoundBoard, RoundDesk, RoundError, RoundUnpaired, RoundView};
 
 /// The environment variable that may hold the arbiter's token.
 pub const TOKEN_ENV: &str = "TACTUS_TOKEN";
@@ -761,7 +761,7 @@ const SEND_WAIT: Duration = Duration::from_secs(2);
 
 /// Sends an accepted action to the board's core.
 async fn send(state: &AppState, board: String, input: Input) -> Result<Response, Refused> {
-    check_arbiter_input(&input).map_err(bad)?;
+    check_arbiter_input(&input).map_err(|e| bad(e.to_string()))?;
     let unavailable = |why: String| Err(Refused(StatusCode::SERVICE_UNAVAILABLE, why));
     let known = state.hall.read(|h| h.feed(&board).map(|f| (f.seq, f.result)));
     let Some(known) = known else {

@@ -48,15 +48,15 @@ mod wire;
 
 pub use auth::{HallKey, MIN_KEY_BYTES, Refusals, SecretError, read_secret};
 pub use feed::{
-    Applied, ArbiterNote, BoardFeed, Change, Clocks, EngineView, FeedMove, Hall, Paired, SPOKEN_KEPT, Spoken, Tags,
-    Told, Trust,
+    Applied, ArbiterNote, BoardFeed, Change, Clocks, EngineView, FeedMove, Hall, MoveName, Paired, SPOKEN_KEPT, Spoken,
+    Tags, Told, Trust,
 };
 pub use http::{
-    AppState, BoardResult, Limits, MAX_HEAD, RoundBoard, RoundDesk, RoundUnpaired, RoundView, TOKEN_ENV, arbiter_token,
-    serve,
+    AppState, BoardResult, Limits, MAX_HEAD, NotABoardResult, RoundBoard, RoundDesk, RoundError, RoundUnpaired,
+    RoundView, TOKEN_ENV, arbiter_token, serve,
 };
 pub use lichess::{LichessPush, push_to_lichess};
-pub use lichess_view::{LichessBoard, LichessView, board_number};
+pub use lichess_view::{LichessBoard, LichessView, Unnumbered, board_number};
 pub use mqtt::{
     BoardPublisher, Broker, HallLink, LinkSettings, Login, MqttError, PASSWORD_ENV, SYSTEM_CA_FILE, SentPairing,
 };
@@ -65,5 +65,5 @@ pub use pairings::PairingSender;
 pub use players::{MAX_ELO, MAX_FIDE_ID, Title};
 pub use relay::{Changed, MAX_BOARDS, Relay, RelayOptions, RelayStats, UNTRUSTED, relay};
 pub use sse::{SharedHall, Update, UpdateKind};
-pub use teams::{BoardScore, BoardTeams, Games, HomeAway, MatchScore, Team, TeamMatch, TeamScore};
-pub use wire::{BadName, Control, check_arbiter_input, check_name};
+pub use teams::{BoardScore, BoardTeams, Games, HomeAway, MatchError, MatchScore, Team, TeamMatch, TeamScore};
+pub use wire::{BadName, Control, NotAnAction, check_arbiter_input, check_name};

@@ -13,13 +13,14 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use tactus_lichess::broadcast::{PushStatus, Pusher, RoundSpec};
+use tactus_lichess::broadcast::{GameError, PushStatus, Pusher, RoundSpec};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tracing::warn;
 
-use crate::lichess_view::{BoardNumbers, LichessBoard, LichessView, with_board_tag};
+use crate::lichess_view::{BoardNumbers, LichessBoard, LichessView, Unnumbered, with_board_tag};
 use crate::relay::Relay;
 use crate::sse::SharedHall;
 use crate::teams::TeamMatch;
@@ -40,9 +41,9 @@ impl LichessPush {
     }
 }
 
-/// Pushes the relay's boards with `pusher` (needs a Tokio runtime) until
-/// `stop`.
-pub fn push_to_lichess(relay: &Relay, pusher: Pusher, stop: &CancellationToken) -> LichessPush {
+/// Pushes the relay's boards with `pusher` (needs a Tokio runtime), on the
+/// owner's `tasks`, until `stop`.
+pub fn push_to_lichess(relay: &Relay, pusher: Pusher, tasks: &TaskTracker, stop: &CancellationToken) -> LichessPush {
     let rounds = pusher.rounds().to_vec();
     let view = LichessView { rounds: rounds.iter().map(ToString::to_string).collect(), ..LichessView::default() };
     let (tx, status) = watch::channel(view);
@@ -55,8 +56,17 @@ pub fn push_to_lichess(relay: &Relay, pusher: Pusher, stop: &CancellationToken) 
         refused: BTreeMap::new(),
         view: tx,
     };
-    let task = tokio::spawn(pushing.run(relay.changed.clone(), stop.clone()));
+    let task = tasks.spawn(pushing.run(relay.changed.clone(), stop.child_token()));
     LichessPush { status, task }
+}
+
+/// What keeps a board from being pushed, found by the relay.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum NotPushed {
+    #[error(transparent)]
+    Unnumbered(#[from] Unnumbered),
+    #[error(transparent)]
+    Game(#[from] GameError),
 }
 
 struct Pushing {
@@ -68,7 +78,7 @@ struct Pushing {
     numbers: BoardNumbers,
     /// What keeps a board from being pushed, found here: no number, or one
     /// in no round, or a game too large.
-    refused: BTreeMap<String, String>,
+    refused: BTreeMap<String, NotPushed>,
     view: watch::Sender<LichessView>,
 }
 
@@ -119,10 +129,11 @@ impl Pushing {
         let mut moved = false;
         for (id, pgn) in games {
             let known = self.numbers.of(&id).is_some();
-            let handed = self
+            let handed: Result<(), NotPushed> = self
                 .numbers
                 .number(&self.matches, &id)
-                .and_then(|n| self.pusher.set_game(n, with_board_tag(&pgn, n)).map_err(|e| e.to_string()));
+                .map_err(NotPushed::from)
+                .and_then(|n| Ok(self.pusher.set_game(n, with_board_tag(&pgn, n))?));
             moved |= !known;
             match handed {
                 Ok(()) => moved |= self.refused.remove(&id).is_some(),
@@ -147,12 +158,12 @@ impl Pushing {
                 board: b.to_string(),
                 number: Some(n),
                 round: round(n),
-                error: self.refused.get(b).or_else(|| status.errors.get(&n)).cloned(),
+                error: self.refused.get(b).map(ToString::to_string).or_else(|| status.errors.get(&n).cloned()),
             })
             .collect();
         for (b, why) in &self.refused {
             if !boards.iter().any(|x| x.board == *b) {
-                boards.push(LichessBoard { board: b.clone(), number: None, round: None, error: Some(why.clone()) });
+                boards.push(LichessBoard { board: b.clone(), number: None, round: None, error: Some(why.to_string()) });
             }
         }
         self.view.send_modify(|v| {

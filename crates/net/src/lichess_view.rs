@@ -76,6 +76,15 @@ fn id_number(board: &str) -> Option<u32> {
     board[board.len() - digits..].parse().ok().filter(|&n| n > 0)
 }
 
+/// Why a board has no number in the broadcast.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unnumbered {
+    #[error("board {board:?} has no number in the broadcast: end its id with one (b12), or list it in a team match")]
+    NoNumber { board: String },
+    #[error("board {board:?} would be number {number}, which is board {by:?}'s: give them other ids")]
+    Taken { board: String, number: u32, by: String },
+}
+
 /// The boards' numbers, kept for the relay's life: a board keeps the number
 /// it was first given, and no two boards share one.
 #[derive(Debug, Default)]
@@ -88,20 +97,14 @@ impl BoardNumbers {
     /// The game's number, given now if it has none yet; or why it has none.
     /// A pair's game takes over the number one of its boards had while it
     /// was shown alone (its partner not heard yet).
-    pub fn number(&mut self, matches: &[TeamMatch], board: &str) -> Result<u32, String> {
+    pub fn number(&mut self, matches: &[TeamMatch], board: &str) -> Result<u32, Unnumbered> {
         if let Some(&n) = self.of.get(board) {
             return Ok(n);
         }
-        let n = board_number(matches, board).ok_or_else(|| {
-            format!(
-                "board {board:?} has no number in the broadcast: end its id with one (b12), or list it in a team match"
-            )
-        })?;
+        let n = board_number(matches, board).ok_or_else(|| Unnumbered::NoNumber { board: board.to_owned() })?;
         let own = |other: &str| board.split_once('+').is_some_and(|(w, b)| other == w || other == b);
         if let Some(other) = self.boards.get(&n).filter(|other| !own(other)) {
-            return Err(format!(
-                "board {board:?} would be number {n}, which is board {other:?}'s: give them other ids"
-            ));
+            return Err(Unnumbered::Taken { board: board.to_owned(), number: n, by: other.clone() });
         }
         if let Some(alone) = self.boards.insert(n, board.to_string()) {
             self.of.remove(&alone);
@@ -166,9 +169,9 @@ mod tests {
         let mut numbers = BoardNumbers::default();
         assert_eq!(numbers.number(&matches, "b2"), Ok(2));
         assert_eq!(numbers.number(&matches, "x7"), Ok(7));
-        let e = numbers.number(&matches, "y7").unwrap_err();
+        let e = numbers.number(&matches, "y7").unwrap_err().to_string();
         assert!(e.contains("\"y7\"") && e.contains("\"x7\""), "{e}");
-        assert!(numbers.number(&matches, "alpha").unwrap_err().contains("no number"));
+        assert!(numbers.number(&matches, "alpha").unwrap_err().to_string().contains("no number"));
         assert_eq!(numbers.number(&matches, "x7"), Ok(7));
         assert_eq!(numbers.iter().collect::<Vec<_>>(), [(2, "b2"), (7, "x7")]);
     }

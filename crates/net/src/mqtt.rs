@@ -31,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{debug, warn};
 
-use crate::auth::{HallKey, SecretError, random_id, read_secret};
+use crate::auth::{HallKey, SecretError, read_secret};
 use crate::wire::BadName;
 
 mod publisher;
@@ -274,17 +274,17 @@ const RETRY_MAX: Duration = Duration::from_secs(15);
 /// When to try the broker again: soon after a connection that lasted,
 /// then twice as long after each attempt that fails or whose connection
 /// ends at once (a broker that closes on us must not be hammered), up to
-/// [`RETRY_MAX`]. Each wait is drawn from 80 % to 120 % of its step, so
-/// that a hall's boards do not all come back in the same instant.
+/// [`RETRY_MAX`]. Each wait is spread (tactus-retry), so that a hall's
+/// boards do not all come back in the same instant.
 #[derive(Debug)]
 pub(crate) struct Backoff {
-    step: Duration,
+    steps: tactus_retry::Backoff,
     connected_at: Option<Instant>,
 }
 
 impl Default for Backoff {
     fn default() -> Backoff {
-        Backoff { step: RETRY_FIRST, connected_at: None }
+        Backoff { steps: tactus_retry::Backoff::new(RETRY_FIRST, RETRY_MAX), connected_at: None }
     }
 }
 
@@ -297,12 +297,9 @@ impl Backoff {
     /// The connection failed or ended: how long to wait before the next attempt.
     pub fn failed(&mut self, now: Instant) -> Duration {
         if self.connected_at.take().is_some_and(|at| now.duration_since(at) >= RETRY_MAX) {
-            self.step = RETRY_FIRST;
+            self.steps.reset();
         }
-        let step = self.step;
-        self.step = (self.step * 2).min(RETRY_MAX);
-        let spread = random_id() % 401;
-        step * (800 + spread as u32) / 1000
+        self.steps.next_wait()
     }
 }
 

@@ -937,7 +937,7 @@ fn checked(mut frame: Frame) -> Result<Frame, String> {
         if !matches!(event.kind, EventKind::Irregularity(_) | EventKind::Penalty { .. }) {
             return Err("a ruling that is not an irregularity or a penalty".into());
         }
-        frame.msg = Some(PairMessage::Ruling { event: vet::event(event, false)? });
+        frame.msg = Some(PairMessage::Ruling { event: vet::event(event, false).map_err(|e| e.to_string())? });
     }
     if let Some(PairMessage::Press { clock_ms, .. }) = frame.msg
         && clock_ms < 0

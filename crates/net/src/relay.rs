@@ -390,7 +390,7 @@ impl Follower {
 
     /// A place for `board` in the hall: it has one, or there is one free,
     /// or the board with the least traffic makes room (see [`Places`]).
-    fn make_room(&mut self, board: &str, now: Instant) -> Result<(), String> {
+    fn make_room(&mut self, board: &str, now: Instant) -> Result<(), HallFull> {
         let max = self.options.max_boards;
         let (known, count) = self.shared.read(|h| (h.feed(board).is_some(), h.len()));
         if known || count < max {
@@ -400,9 +400,7 @@ impl Follower {
         // invented, and the cap is the operator's to keep.
         let replaceable = if self.link.key.is_some() { None } else { self.places.replaceable(now) };
         let Some(quiet) = replaceable else {
-            return Err(format!(
-                "this relay follows at most {max} boards (--max-boards), and all of them have been heard from lately"
-            ));
+            return Err(HallFull { max });
         };
         let quiet = quiet.to_string();
         self.shared.remove(&quiet);
@@ -412,6 +410,13 @@ impl Follower {
         });
         Ok(())
     }
+}
+
+/// A new board past the cap with no place to take.
+#[derive(Debug, thiserror::Error)]
+#[error("this relay follows at most {max} boards (--max-boards), and all of them have been heard from lately")]
+struct HallFull {
+    max: usize,
 }
 
 /// A message that passed the checks.

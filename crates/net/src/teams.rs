@@ -97,6 +97,19 @@ fn points_text(half: u32) -> String {
 }
 
 /// What a match needs of the hall it is played in.
+/// A team match that makes no sense, named.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MatchError {
+    #[error("team match {name:?}: no boards (list them under home.boards)")]
+    NoBoards { name: String },
+    #[error("team match {name:?}: home and away list different boards")]
+    BoardsDiffer { name: String },
+    #[error("team match {name:?}: board {board:?}: use the board's id (letters, digits, '-', '_')")]
+    NotAnId { name: String, board: String },
+    #[error("team match {name:?}: board {board:?} is listed twice")]
+    Twice { name: String, board: String },
+}
+
 pub trait Games {
     /// The game a listed board plays: its own, or its pair's.
     fn game_of<'a>(&'a self, board: &'a str) -> Cow<'a, str>;
@@ -112,23 +125,21 @@ impl TeamMatch {
 
     /// Whether the configuration makes sense: some boards, each once, and
     /// the same boards for both teams when both list them.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), MatchError> {
+        let name = || self.name.clone();
         let boards = self.boards();
         if boards.is_empty() {
-            return Err(format!("team match {:?}: no boards (list them under home.boards)", self.name));
+            return Err(MatchError::NoBoards { name: name() });
         }
         if !self.home.boards.is_empty() && !self.away.boards.is_empty() && self.home.boards != self.away.boards {
-            return Err(format!("team match {:?}: home and away list different boards", self.name));
+            return Err(MatchError::BoardsDiffer { name: name() });
         }
         for (i, b) in boards.iter().enumerate() {
             if check_name("board", b).is_err() {
-                return Err(format!(
-                    "team match {:?}: board {b:?}: use the board's id (letters, digits, '-', '_')",
-                    self.name
-                ));
+                return Err(MatchError::NotAnId { name: name(), board: b.clone() });
             }
             if boards[..i].contains(b) {
-                return Err(format!("team match {:?}: board {b:?} is listed twice", self.name));
+                return Err(MatchError::Twice { name: name(), board: b.clone() });
             }
         }
         Ok(())
@@ -311,7 +322,7 @@ mod tests {
         assert_eq!(school().check(), Ok(()));
         let mut twice = school();
         twice.home.boards[1] = "b1".into();
-        assert!(twice.check().unwrap_err().contains("twice"));
+        assert!(twice.check().unwrap_err().to_string().contains("twice"));
         let mut differ = school();
         differ.away.boards = vec!["x".into()];
         assert!(differ.check().is_err());

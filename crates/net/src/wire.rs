@@ -9,7 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use tactus_trace::{Entry, GameResult, Input, Record};
+use tactus_trace::{Entry, GameResult, Input, Record, TraceError};
 
 /// The wall clock in Unix ms: a publisher's run, a clock reading's stamp.
 pub(crate) fn unix_ms() -> u64 {
@@ -166,24 +166,31 @@ pub const MAX_CLOCK_SET_MS: u64 = *tactus_trace::range::CLOCK_MS.values.end();
 /// The most time one penalty or addition may give (FIDE's are minutes).
 pub const MAX_ADDED_MS: u64 = *tactus_trace::range::ADDED_MS.values.end();
 
+/// Why an arbiter's action is not taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotAnAction {
+    #[error("{key} {ms} ms is more than a clock shows (9:59:59 = {MAX_CLOCK_SET_MS} ms)")]
+    ClockBeyond { key: &'static str, ms: u64 },
+    #[error("time added must be more than 0 ms")]
+    NoTimeAdded,
+    #[error("{0} ms is more time than one addition gives (at most {MAX_ADDED_MS} ms, an hour)")]
+    TooMuchAdded(u64),
+    #[error("not an arbiter's action (result, set_clock, add_time, claim, pause, resume)")]
+    NotArbiters,
+}
+
 /// Checks an arbiter's action as the board will take it, from the page or
 /// over MQTT: only the actions of `API.md`, with values in range.
-pub fn check_arbiter_input(input: &Input) -> Result<(), String> {
-    let clock = |name: &str, ms: u64| {
-        if ms > MAX_CLOCK_SET_MS {
-            Err(format!("{name} {ms} ms is more than a clock shows (9:59:59 = {MAX_CLOCK_SET_MS} ms)"))
-        } else {
-            Ok(())
-        }
+pub fn check_arbiter_input(input: &Input) -> Result<(), NotAnAction> {
+    let clock = |key: &'static str, ms: u64| {
+        if ms > MAX_CLOCK_SET_MS { Err(NotAnAction::ClockBeyond { key, ms }) } else { Ok(()) }
     };
     match *input {
         Input::SetClock { white_ms, black_ms } => clock("white_ms", white_ms).and(clock("black_ms", black_ms)),
-        Input::AddTime { ms: 0, .. } => Err("time added must be more than 0 ms".into()),
-        Input::AddTime { ms, .. } if ms > MAX_ADDED_MS => {
-            Err(format!("{ms} ms is more time than one addition gives (at most {MAX_ADDED_MS} ms, an hour)"))
-        }
+        Input::AddTime { ms: 0, .. } => Err(NotAnAction::NoTimeAdded),
+        Input::AddTime { ms, .. } if ms > MAX_ADDED_MS => Err(NotAnAction::TooMuchAdded(ms)),
         Input::AddTime { .. } | Input::Result { .. } | Input::Claim { .. } | Input::Pause | Input::Resume => Ok(()),
-        _ => Err("not an arbiter's action (result, set_clock, add_time, claim, pause, resume)".into()),
+        _ => Err(NotAnAction::NotArbiters),
     }
 }
 
@@ -217,12 +224,24 @@ pub(crate) fn control_payload(input: Input) -> String {
     line
 }
 
-pub(crate) fn parse_control(payload: &[u8]) -> Result<Input, String> {
-    let text = std::str::from_utf8(payload).map_err(|e| e.to_string())?;
+/// A control whose body is not one input line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum NotAControl {
+    #[error(transparent)]
+    Utf8(#[from] std::str::Utf8Error),
+    #[error("not an input line")]
+    NotInput,
+    /// The line's error; its number is no news (a control is one line).
+    #[error("{}", .0.message)]
+    Line(TraceError),
+}
+
+pub(crate) fn parse_control(payload: &[u8]) -> Result<Input, NotAControl> {
+    let text = std::str::from_utf8(payload)?;
     match tactus_trace::parse_entry(1, text.trim()) {
         Ok(Entry { record: Record::Input(input), .. }) => Ok(input),
-        Ok(_) => Err("not an input line".to_string()),
-        Err(e) => Err(e.message),
+        Ok(_) => Err(NotAControl::NotInput),
+        Err(e) => Err(NotAControl::Line(e)),
     }
 }
 
@@ -243,15 +262,36 @@ pub(crate) mod opt_result {
     }
 }
 
+/// A move in UCI as the wire spells it (`e2e4`, `e7e8q`, `0000`), for
+/// `#[serde(with = "…")]`: anything else is an error naming it.
+pub(crate) mod uci_text {
+    use super::*;
+    use shakmaty::uci::UciMove;
+
+    pub fn serialize<S: Serializer>(uci: &UciMove, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(uci)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<UciMove, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(d)?;
+        text.parse().map_err(|_| {
+            let shown: String = text.chars().take(16).collect();
+            D::Error::custom(format!("{shown:?} is not a move in UCI"))
+        })
+    }
+}
+
 /// One of the trace's spelled words (a result, a claim, a reason), for
 /// `#[serde(deserialize_with = "…")]`: anything else is an error naming the
 /// word and the choices.
-pub(crate) fn spelled<'de, D: Deserializer<'de>, T: FromStr<Err = String>>(d: D) -> Result<T, D::Error> {
+pub(crate) fn spelled<'de, D: Deserializer<'de>, T: FromStr<Err: std::fmt::Display>>(d: D) -> Result<T, D::Error> {
     String::deserialize(d)?.parse().map_err(D::Error::custom)
 }
 
 /// [`spelled`], or `null`.
-pub(crate) fn opt_spelled<'de, D: Deserializer<'de>, T: FromStr<Err = String>>(d: D) -> Result<Option<T>, D::Error> {
+pub(crate) fn opt_spelled<'de, D: Deserializer<'de>, T: FromStr<Err: std::fmt::Display>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
     Option::<String>::deserialize(d)?.map(|text| text.parse().map_err(D::Error::custom)).transpose()
 }
 

@@ -215,8 +215,8 @@ async fn a_stranger_cannot_forge_a_board_or_the_feed() {
     forged.result = Some(GameResult::WhiteWins);
     forged.moves.push(tactus_net::FeedMove {
         ply: 1,
-        san: "e4 1-0\n\n[Event \"Injected\"]\n\n1. f3 e5 2. g4 Qh4# 0-1".into(),
-        uci: "e2e4".into(),
+        san: tactus_net::MoveName::Told("e4 1-0\n\n[Event \"Injected\"]\n\n1. f3 e5 2. g4 Qh4# 0-1".into()),
+        uci: "e2e4".parse().unwrap(),
         clock_ms: None,
         off_record: false,
     });

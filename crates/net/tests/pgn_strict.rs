@@ -54,7 +54,7 @@ fn hall() -> (Hall, Vec<Expected>) {
             hall.apply(id, ev, scribe.write(ev).as_deref());
         }
         let feed = hall.feed(id).unwrap();
-        let moves: Vec<String> = feed.moves.iter().map(|m| m.san.clone()).collect();
+        let moves: Vec<String> = feed.moves.iter().map(|m| m.san.to_string()).collect();
         let completed: Vec<String> = events
             .iter()
             .filter_map(|e| match &e.kind {

@@ -93,7 +93,7 @@ fn a_ruling_at_a_ply_taken_back_is_not_written_on_the_move_played_again() {
         feed.apply(e, text.as_deref());
     }
     assert_eq!(worded, 1, "the ruling came with its words");
-    assert_eq!(feed.moves.iter().map(|m| m.san.as_str()).collect::<Vec<_>>(), ["e4", "e5", "Nf3"]);
+    assert_eq!(feed.moves.iter().map(|m| m.san.to_string()).collect::<Vec<_>>(), ["e4", "e5", "Nf3"]);
     assert_eq!(feed.fen, g.session.game().fen());
     let pgn = feed.pgn(None);
     assert!(

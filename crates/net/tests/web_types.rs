@@ -22,7 +22,7 @@ use tactus_core::{
 };
 use tactus_net::{
     AppState, BoardFeed, BoardResult, Hall, HomeAway, LichessBoard, LichessView, Paired, RoundBoard, RoundDesk,
-    RoundUnpaired, RoundView, SharedHall, Tags, Team, TeamMatch, Title, serve,
+    RoundError, RoundUnpaired, RoundView, SharedHall, Tags, Team, TeamMatch, Title, serve,
 };
 use tactus_sim::Profile;
 use tactus_speech::{Lang, Scribe, Style, Words};
@@ -494,16 +494,16 @@ impl RoundDesk for Round {
         }
     }
 
-    fn trf(&self) -> Result<(String, Vec<u8>), String> {
-        Err("not served here".into())
+    fn trf(&self) -> Result<(String, Vec<u8>), RoundError> {
+        Err(RoundError::NoRound)
     }
 
-    fn set_result(&self, _: u32, _: Option<BoardResult>) -> Result<(), String> {
-        Err("not here".into())
+    fn set_result(&self, _: u32, _: Option<BoardResult>) -> Result<(), RoundError> {
+        Err(RoundError::NoRound)
     }
 
-    fn reload(&self, _: Option<u32>) -> Result<(), String> {
-        Err("not here".into())
+    fn reload(&self, _: Option<u32>) -> Result<(), RoundError> {
+        Err(RoundError::NoRound)
     }
 }
 

@@ -30,7 +30,7 @@ use std::str::FromStr;
 
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 use shakmaty::fen::Fen;
-use shakmaty::san::SanPlus;
+use shakmaty::san::{ParseSanError, SanError, SanPlus};
 use shakmaty::{ByColor, CastlingMode, Chess, Color, EnPassantMode, Move, Position, PositionError, Role};
 use tactus_trace::{Entry, GameResult, Header, Ms, Variant};
 
@@ -85,15 +85,28 @@ impl fmt::Display for Profile {
     }
 }
 
-impl FromStr for Profile {
-    type Err = String;
+/// A word that names no handling profile.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown profile {0:?} (clean, realistic, hostile, irregular, blitz)")]
+pub struct UnknownProfile(pub String);
 
-    fn from_str(s: &str) -> Result<Profile, String> {
-        Profile::ALL
-            .into_iter()
-            .find(|p| p.as_str() == s)
-            .ok_or_else(|| format!("unknown profile {s:?} (clean, realistic, hostile, irregular, blitz)"))
+impl FromStr for Profile {
+    type Err = UnknownProfile;
+
+    fn from_str(s: &str) -> Result<Profile, UnknownProfile> {
+        Profile::ALL.into_iter().find(|p| p.as_str() == s).ok_or_else(|| UnknownProfile(s.to_owned()))
     }
+}
+
+/// Why a game given in SAN cannot be played: the start, or the move (from 1).
+#[derive(Debug, thiserror::Error)]
+pub enum SanGameError {
+    #[error("start position: {0}")]
+    Start(#[from] Box<PositionError<Chess>>),
+    #[error("move {number}: {text:?}: {why}")]
+    NotSan { number: usize, text: String, why: ParseSanError },
+    #[error("move {number}: {text}: {why}")]
+    Illegal { number: usize, text: String, why: SanError },
 }
 
 /// A game to be played on the simulated board.
@@ -113,16 +126,15 @@ pub struct GameSpec {
 
 impl GameSpec {
     /// A game given as SAN moves from `start`, as a PGN gives it.
-    pub fn from_san(variant: Variant, start: Fen, sans: &[&str]) -> Result<GameSpec, String> {
+    pub fn from_san(variant: Variant, start: Fen, sans: &[&str]) -> Result<GameSpec, SanGameError> {
         let mut spec = GameSpec { variant, start, moves: Vec::new(), think_ms: Vec::new() };
-        let mut pos = spec.start_position().map_err(|e| format!("start position: {e}"))?;
+        let mut pos = spec.start_position()?;
         for (i, text) in sans.iter().enumerate() {
-            let m = text
-                .parse::<SanPlus>()
-                .map_err(|e| format!("move {}: {text:?}: {e}", i + 1))?
-                .san
-                .to_move(&pos)
-                .map_err(|e| format!("move {}: {text}: {e}", i + 1))?;
+            let (number, text) = (i + 1, (*text).to_owned());
+            let m = match text.parse::<SanPlus>() {
+                Ok(san) => san.san.to_move(&pos).map_err(|why| SanGameError::Illegal { number, text, why })?,
+                Err(why) => return Err(SanGameError::NotSan { number, text, why }),
+            };
             pos.play_unchecked(m);
             spec.moves.push(m);
         }

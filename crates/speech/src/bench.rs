@@ -23,10 +23,10 @@ pub struct Stats {
 }
 
 impl Stats {
-    fn of(mut times: Vec<Duration>) -> Stats {
-        times.sort();
-        let at = |q: f64| times.get(((times.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or_default();
-        Stats { count: times.len(), median: at(0.5), p90: at(0.9), max: at(1.0) }
+    fn of(times: Vec<Duration>) -> Stats {
+        let times = tactus_stats::Sorted::new(times);
+        let at = |p| times.percentile(p).unwrap_or_default();
+        Stats { count: times.len(), median: at(50), p90: at(90), max: at(100) }
     }
 }
 

@@ -53,12 +53,12 @@ fn main() {
         let how = if attack { "a client flooding 0x42, never reading" } else { "idle" };
         println!(
             "{how}: press -> complete event: p50 {:?}, p99 {:?}, max {:?} ({} presses); SIGTERM -> exit: p50 {:?}, max {:?} ({RUNS} runs)",
-            pct(&mut press, 0.5),
-            pct(&mut press, 0.99),
-            pct(&mut press, 1.0),
+            pct(&press, 50),
+            pct(&press, 99),
+            pct(&press, 100),
             press.len(),
-            pct(&mut term, 0.5),
-            pct(&mut term, 1.0),
+            pct(&term, 50),
+            pct(&term, 100),
         );
     }
 }
@@ -169,6 +169,6 @@ fn field_updates() {
     drop(board);
     let _ = daemon.wait();
     for (name, v) in [("edge -> FIELD_UPDATE", &mut edge), ("dump -> reply", &mut dump)] {
-        println!("{name}: p50 {:?}, p99 {:?}, max {:?} ({ROUNDS} rounds)", pct(v, 0.5), pct(v, 0.99), pct(v, 1.0));
+        println!("{name}: p50 {:?}, p99 {:?}, max {:?} ({ROUNDS} rounds)", pct(v, 50), pct(v, 99), pct(v, 100));
     }
 }

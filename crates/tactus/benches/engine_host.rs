@@ -121,22 +121,22 @@ fn main() {
         seed += 1;
     }
     let moves: f64 = games.iter().map(|g| g[0]).sum();
-    let mut p50: Vec<f64> = games.iter().map(|g| g[2]).collect();
-    let mut search: Vec<f64> = games.iter().map(|g| g[1]).collect();
+    let p50: Vec<f64> = games.iter().map(|g| g[2]).collect();
+    let search: Vec<f64> = games.iter().map(|g| g[1]).collect();
     let worst_p95 = games.iter().map(|g| g[3]).fold(0.0, f64::max);
     let max = games.iter().map(|g| g[4]).fold(0.0, f64::max);
     println!("press to opponent_move, {moves} engine moves in {} games:", games.len());
     println!(
         "  less the engine's search (the daemon's account): p50 {:.2} ms (median of the games'), p95 {:.2} ms (the worst game's), max {:.2} ms",
-        pct(&mut p50, 0.5),
+        pct(&p50, 50),
         worst_p95,
         max
     );
-    println!("  the engine's search: p50 {:.1} ms (median of the games')", pct(&mut search, 0.5));
+    println!("  the engine's search: p50 {:.1} ms (median of the games')", pct(&search, 50));
     println!(
         "  the whole, search and pipes included (the bench's view): p50 {:.1} ms, p95 {:.1} ms",
-        pct(&mut whole, 0.5),
-        pct(&mut whole, 0.95)
+        pct(&whole, 50),
+        pct(&whole, 95)
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

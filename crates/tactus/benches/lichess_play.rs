@@ -49,7 +49,7 @@ fn mono() -> f64 {
 
 fn summary(name: &str, v: &mut [f64], unit: &str) {
     let n = v.len();
-    let (p50, p95, max) = (pct(v, 0.5), pct(v, 0.95), pct(v, 1.0));
+    let (p50, p95, max) = (pct(v, 50), pct(v, 95), pct(v, 100));
     println!("{name}: n {n}, p50 {p50:.2} {unit}, p95 {p95:.2} {unit}, max {max:.2} {unit}");
 }
 

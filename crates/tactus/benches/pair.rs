@@ -254,25 +254,25 @@ fn main() {
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
-    let mut table = table_presses(n, &mut rng);
+    let table = table_presses(n, &mut rng);
     let count = latencies.len();
     println!(
         "pair: press on one board to opponent_move on the other, {count} moves: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
-        pct(&mut latencies, 0.5),
-        pct(&mut latencies, 0.95),
-        pct(&mut latencies, 1.0)
+        pct(&latencies, 50),
+        pct(&latencies, 95),
+        pct(&latencies, 100)
     );
     println!(
         "pair: a side SIGKILLed and started again, to the move made meanwhile announced on it, {} restarts: p50 {:.0} ms, max {:.0} ms",
         restarts.len(),
-        pct(&mut restarts, 0.5),
-        pct(&mut restarts, 1.0)
+        pct(&restarts, 50),
+        pct(&restarts, 100)
     );
     println!(
         "pair at one table: a press on board A to the move it completes on board B, {} presses: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
         table.len(),
-        pct(&mut table, 0.5),
-        pct(&mut table, 0.95),
-        pct(&mut table, 1.0)
+        pct(&table, 50),
+        pct(&table, 95),
+        pct(&table, 100)
     );
 }

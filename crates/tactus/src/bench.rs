@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use tactus_core::{EventKind, MateSearch, Policy, Session, replay, search_mate};
+use tactus_stats::Sorted;
 use tactus_trace::{Entry, Input, Record};
 
 #[derive(clap::Args)]
@@ -75,10 +76,6 @@ fn latencies(text: &str) -> anyhow::Result<Vec<u64>> {
         .collect())
 }
 
-fn percentile(sorted: &[u64], p: f64) -> u64 {
-    sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)]
-}
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.speech {
         let settings = tactus_speech::VoiceSettings { speed: args.rate, ..Default::default() };
@@ -126,18 +123,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for text in &texts {
         lat.extend(latencies(text)?);
     }
-    lat.sort_unstable();
-    if lat.is_empty() {
-        writeln!(out, "latency: no moves in traces without irregularities")?;
-    } else {
-        writeln!(
+    let lat = Sorted::new(lat);
+    match (lat.percentile(50), lat.percentile(95), lat.max()) {
+        (Some(p50), Some(p95), Some(max)) => writeln!(
             out,
-            "latency from the final settling edge to the move event: p50 {} ms, p95 {} ms, max {} ms over {} moves",
-            percentile(&lat, 0.5),
-            percentile(&lat, 0.95),
-            lat[lat.len() - 1],
+            "latency from the final settling edge to the move event: p50 {p50} ms, p95 {p95} ms, max {max} ms over {} moves",
             lat.len()
-        )?;
+        )?,
+        _ => writeln!(out, "latency: no moves in traces without irregularities")?,
     }
     revisions(&mut out, &profiles, &texts)?;
     mate_searches(&mut out, &texts)?;
@@ -169,17 +162,14 @@ fn mate_searches(out: &mut impl Write, texts: &[String]) -> anyhow::Result<()> {
             answer(&mut session, t);
         }
     }
-    times.sort_unstable();
-    match times.last() {
-        None => writeln!(out, "who can still mate: no full search asked for")?,
-        Some(max) => writeln!(
+    let times = Sorted::new(times);
+    match (times.percentile(50), times.percentile(99), times.max()) {
+        (Some(p50), Some(p99), Some(max)) => writeln!(
             out,
-            "who can still mate: {} full searches (off the game loop), p50 {} µs, p99 {} µs, max {} µs",
-            times.len(),
-            percentile(&times, 0.5),
-            percentile(&times, 0.99),
-            max
+            "who can still mate: {} full searches (off the game loop), p50 {p50} µs, p99 {p99} µs, max {max} µs",
+            times.len()
         )?,
+        _ => writeln!(out, "who can still mate: no full search asked for")?,
     }
     Ok(())
 }

@@ -125,7 +125,8 @@ struct Broadcast {
 }
 
 /// The flags over the config's `[lichess]`; `None` when no round is given.
-fn broadcast(args: &Args) -> anyhow::Result<Option<Broadcast>> {
+/// The client's connections are driven on `tasks`.
+fn broadcast(args: &Args, tasks: &TaskTracker) -> anyhow::Result<Option<Broadcast>> {
     let file = match &args.config {
         Some(path) => config::load(path)?.lichess,
         None => LichessConfig::default(),
@@ -142,7 +143,7 @@ fn broadcast(args: &Args) -> anyhow::Result<Option<Broadcast>> {
     })?;
     let token = Token::read(&token_file)?;
     let url = args.lichess_url.clone().unwrap_or_else(|| file.url.to_string());
-    let client = Client::new(token, Settings { url, ..Settings::default() })?;
+    let client = Client::new(token, Settings { url, tasks: tasks.clone(), ..Settings::default() })?;
     Ok(Some(Broadcast { client, options }))
 }
 
@@ -202,7 +203,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
         hall = hall.with_matches(matches);
     }
-    let broadcast = broadcast(&args)?;
+    // Every task of the relay's own: the server, the signal watcher, the
+    // Lichess pushing and its connections.
+    let tasks = TaskTracker::new();
+    let broadcast = broadcast(&args, &tasks)?;
     let round = round_args(&args)?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
@@ -248,12 +252,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     "relay: without a hall key, anyone who can publish on the broker can put games on the Lichess broadcast"
                 );
             }
-            tactus_net::push_to_lichess(&relay, Pusher::start(b.client, b.options), &stop)
+            let pusher = Pusher::start(b.client, b.options, &tasks, &stop);
+            tactus_net::push_to_lichess(&relay, pusher, &tasks, &stop)
         });
         if let Some(lichess) = &lichess {
             state = state.with_lichess(lichess.status.clone());
         }
-        let tasks = TaskTracker::new();
         let serving = tactus_net::serve(listener, state, &stop);
         tasks.spawn(async move {
             if let Err(e) = serving.await {

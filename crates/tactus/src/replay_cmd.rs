@@ -46,12 +46,17 @@ pub struct Args {
     touches: Touches,
 }
 
-fn parse_touches(s: &str) -> Result<Touches, String> {
+/// A `--touches` that names no choice.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?}: choose never, binding or all")]
+struct UnknownTouches(String);
+
+fn parse_touches(s: &str) -> Result<Touches, UnknownTouches> {
     match s {
         "never" => Ok(Touches::Never),
         "binding" => Ok(Touches::Binding),
         "all" => Ok(Touches::All),
-        _ => Err(format!("{s:?}: choose never, binding or all")),
+        _ => Err(UnknownTouches(s.to_owned())),
     }
 }
 

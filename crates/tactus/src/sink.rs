@@ -19,9 +19,14 @@ pub enum VoiceSink {
     None,
 }
 
+/// A `--voice` / `[voice] sink` that names no sink.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown voice {0:?}: choose sound, text, wav:DIR, text+wav:DIR or none")]
+pub struct UnknownSink(String);
+
 impl FromStr for VoiceSink {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownSink;
+    fn from_str(s: &str) -> Result<Self, UnknownSink> {
         match s {
             "sound" => Ok(VoiceSink::Sound),
             "text" => Ok(VoiceSink::Text),
@@ -29,7 +34,7 @@ impl FromStr for VoiceSink {
             _ => match (s.strip_prefix("wav:"), s.strip_prefix("text+wav:")) {
                 (Some(dir), _) if !dir.is_empty() => Ok(VoiceSink::Wav(dir.into())),
                 (_, Some(dir)) if !dir.is_empty() => Ok(VoiceSink::TextWav(dir.into())),
-                _ => Err(format!("unknown voice {s:?}: choose sound, text, wav:DIR, text+wav:DIR or none")),
+                _ => Err(UnknownSink(s.to_owned())),
             },
         }
     }

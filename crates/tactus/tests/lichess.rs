@@ -110,10 +110,6 @@ const GAMES: [(&str, &str); 12] = [
 ];
 const GAME_SECONDS: f64 = 90.0;
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
 /// The "done when": a hall of a dozen sim boards playing real
 /// games, through a real mosquitto with a hall key, ends with each board's
 /// game pushed whole (moves, clocks, result) to the test server, every
@@ -310,21 +306,22 @@ fn a_hall_of_a_dozen_sim_boards_is_pushed_whole_to_lichess() {
     };
     let paused_from = pushes.iter().filter(|p| p["t"].as_f64().unwrap() < t429).count();
     let pause_wall = (pushes[paused_from - 1]["wall"].as_f64().unwrap(), pushes[paused_from]["wall"].as_f64().unwrap());
-    let mut delays: Vec<f64> = moves
+    let delays: Vec<f64> = moves
         .lock()
         .unwrap()
         .iter()
         .filter(|(_, _, at)| *at < pause_wall.0 || *at > pause_wall.1)
         .filter_map(|&(b, ply, at)| pushed_at(b, ply).map(|t| t - at))
         .collect();
-    delays.sort_by(f64::total_cmp);
+    let delays = tactus_stats::Sorted::new(delays);
+    let at = |p| delays.percentile(p).expect("moves were pushed");
     let bytes: Vec<u64> = pushes.iter().map(|p| p["bytes"].as_u64().unwrap()).collect();
     eprintln!(
         "move → first push holding it: n={} p50 {:.3} s p95 {:.3} s max {:.3} s; {} pushes, {} to {} bytes",
         delays.len(),
-        percentile(&delays, 0.5),
-        percentile(&delays, 0.95),
-        delays.last().unwrap(),
+        at(50),
+        at(95),
+        at(100),
         pushes.len(),
         bytes.iter().min().unwrap(),
         bytes.iter().max().unwrap()

@@ -11,6 +11,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Color, File, Rank, Role, Square};
 
 use crate::Ms;
+use crate::error::FieldError;
 use crate::range::{self, Range};
 use crate::words::{Claim, GameResult, MateVerdict, OffBoardReason, OnlineAsk, Word};
 
@@ -60,34 +61,34 @@ impl Fields {
     }
 
     /// A string field, if given.
-    pub(crate) fn str(&self, key: &str) -> Result<Option<&str>, String> {
+    pub(crate) fn str(&self, key: &'static str) -> Result<Option<&str>, FieldError> {
         match self.get(key) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
-            Some(other) => Err(format!("{key} must be a string, not {other}")),
+            Some(other) => Err(FieldError::NotString { key, found: other.to_string() }),
         }
     }
 
     /// A `true` or `false` field, if given.
-    pub(crate) fn bool(&self, key: &str) -> Result<Option<bool>, String> {
+    pub(crate) fn bool(&self, key: &'static str) -> Result<Option<bool>, FieldError> {
         match self.get(key) {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(other) => Err(format!("{key} must be true or false, not {other}")),
+            Some(other) => Err(FieldError::NotFlag { key, found: other.to_string() }),
         }
     }
 
     /// What the input lacks: `"ms"`, and what it takes.
-    fn needs<T>(&self, key: &str, wants: &str) -> Result<T, String> {
-        Err(format!("{} needs \"{key}\": {wants}", self.input))
+    fn needs<T>(&self, key: &'static str, wants: impl Into<String>) -> Result<T, FieldError> {
+        Err(FieldError::Missing { input: self.input, key, wants: wants.into() })
     }
 }
 
 /// A whole number in its range: `t`, and the numbers of inputs and header.
-pub(crate) fn number(field: &str, v: &Value, range: &Range<u64>) -> Result<u64, String> {
+pub(crate) fn number(field: &'static str, v: &Value, range: &Range<u64>) -> Result<u64, FieldError> {
     match v.as_u64() {
         Some(n) => range.check(field, n),
-        None => Err(format!("{field} must be a whole number ≥ 0 ({}), not {v}", range.means)),
+        None => Err(FieldError::NotWholeNumber { key: field, means: range.means, found: v.to_string() }),
     }
 }
 
@@ -96,7 +97,7 @@ pub(crate) trait WireField<T> {
     /// Appends `, "key": value`; nothing for a value the line leaves out.
     fn write(v: &T, key: &str, out: &mut String);
     /// The field `key` of the line.
-    fn read(fields: &Fields, key: &str) -> Result<T, String>;
+    fn read(fields: &Fields, key: &'static str) -> Result<T, FieldError>;
 }
 
 /// `"white"` or `"black"`.
@@ -109,11 +110,11 @@ pub(crate) fn side_str(c: Color) -> &'static str {
     }
 }
 
-pub(crate) fn side_of(field: &str, text: &str) -> Result<Color, String> {
+pub(crate) fn side_of(field: &'static str, text: &str) -> Result<Color, FieldError> {
     match text {
         "white" => Ok(Color::White),
         "black" => Ok(Color::Black),
-        other => Err(format!("{field} must be \"white\" or \"black\", not {other:?}")),
+        other => Err(FieldError::NotSide { key: field, found: other.to_owned() }),
     }
 }
 
@@ -121,7 +122,7 @@ impl WireField<Color> for WireSide {
     fn write(v: &Color, key: &str, out: &mut String) {
         push(out, key, format_args!("\"{}\"", side_str(*v)));
     }
-    fn read(fields: &Fields, key: &str) -> Result<Color, String> {
+    fn read(fields: &Fields, key: &'static str) -> Result<Color, FieldError> {
         match fields.str(key)? {
             Some(text) => side_of(key, text),
             None => fields.needs(key, "\"white\" or \"black\""),
@@ -136,12 +137,12 @@ impl<T: Word> WireField<T> for WireWord {
     fn write(v: &T, key: &str, out: &mut String) {
         push(out, key, format_args!("\"{}\"", v.as_str()));
     }
-    fn read(fields: &Fields, key: &str) -> Result<T, String> {
+    fn read(fields: &Fields, key: &'static str) -> Result<T, FieldError> {
         match fields.str(key)? {
-            Some(text) => text.parse(),
+            Some(text) => Ok(text.parse::<T>()?),
             None => {
                 let choices: Vec<&str> = T::ALL.iter().map(|v| v.as_str()).collect();
-                fields.needs(key, &format!("one of {}", choices.join(", ")))
+                fields.needs(key, format!("one of {}", choices.join(", ")))
             }
         }
     }
@@ -155,9 +156,9 @@ impl<T: Word + Default> WireField<T> for WireWordOr {
     fn write(v: &T, key: &str, out: &mut String) {
         <WireWord as WireField<T>>::write(v, key, out);
     }
-    fn read(fields: &Fields, key: &str) -> Result<T, String> {
+    fn read(fields: &Fields, key: &'static str) -> Result<T, FieldError> {
         match fields.str(key)? {
-            Some(text) => text.parse(),
+            Some(text) => Ok(text.parse::<T>()?),
             None => Ok(T::default()),
         }
     }
@@ -187,11 +188,11 @@ ranged!(
 /// A whole number in the range `R`.
 pub(crate) struct WireNumber<R>(std::marker::PhantomData<R>);
 
-fn read_number<R: Ranged>(fields: &Fields, key: &str) -> Result<u64, String> {
+fn read_number<R: Ranged>(fields: &Fields, key: &'static str) -> Result<u64, FieldError> {
     match fields.get(key) {
         Some(v) => number(key, v, &R::RANGE),
         None => {
-            fields.needs(key, &format!("{} to {} {}", R::RANGE.values.start(), R::RANGE.values.end(), R::RANGE.means))
+            fields.needs(key, format!("{} to {} {}", R::RANGE.values.start(), R::RANGE.values.end(), R::RANGE.means))
         }
     }
 }
@@ -200,7 +201,7 @@ impl<R: Ranged> WireField<u64> for WireNumber<R> {
     fn write(v: &u64, key: &str, out: &mut String) {
         push(out, key, format_args!("{v}"));
     }
-    fn read(fields: &Fields, key: &str) -> Result<u64, String> {
+    fn read(fields: &Fields, key: &'static str) -> Result<u64, FieldError> {
         read_number::<R>(fields, key)
     }
 }
@@ -210,9 +211,9 @@ impl<R: Ranged> WireField<u32> for WireNumber<R> {
     fn write(v: &u32, key: &str, out: &mut String) {
         push(out, key, format_args!("{v}"));
     }
-    fn read(fields: &Fields, key: &str) -> Result<u32, String> {
+    fn read(fields: &Fields, key: &'static str) -> Result<u32, FieldError> {
         let v = read_number::<R>(fields, key)?;
-        u32::try_from(v).map_err(|_| format!("{key} {v} is out of range"))
+        u32::try_from(v).map_err(|_| FieldError::TooLarge { key, value: v })
     }
 }
 
@@ -220,9 +221,9 @@ impl<R: Ranged> WireField<u8> for WireNumber<R> {
     fn write(v: &u8, key: &str, out: &mut String) {
         push(out, key, format_args!("{v}"));
     }
-    fn read(fields: &Fields, key: &str) -> Result<u8, String> {
+    fn read(fields: &Fields, key: &'static str) -> Result<u8, FieldError> {
         let v = read_number::<R>(fields, key)?;
-        u8::try_from(v).map_err(|_| format!("{key} {v} is out of range"))
+        u8::try_from(v).map_err(|_| FieldError::TooLarge { key, value: v })
     }
 }
 
@@ -233,7 +234,7 @@ impl WireField<bool> for WireFlag {
     fn write(v: &bool, key: &str, out: &mut String) {
         push(out, key, format_args!("{v}"));
     }
-    fn read(fields: &Fields, key: &str) -> Result<bool, String> {
+    fn read(fields: &Fields, key: &'static str) -> Result<bool, FieldError> {
         match fields.bool(key)? {
             Some(b) => Ok(b),
             None => fields.needs(key, "true or false"),
@@ -248,13 +249,13 @@ impl WireField<Role> for WirePromotion {
     fn write(v: &Role, key: &str, out: &mut String) {
         push(out, key, format_args!("\"{}\"", v.char()));
     }
-    fn read(fields: &Fields, key: &str) -> Result<Role, String> {
+    fn read(fields: &Fields, key: &'static str) -> Result<Role, FieldError> {
         match fields.str(key)? {
             Some("q" | "Q") => Ok(Role::Queen),
             Some("r" | "R") => Ok(Role::Rook),
             Some("b" | "B") => Ok(Role::Bishop),
             Some("n" | "N") => Ok(Role::Knight),
-            Some(other) => Err(format!("a pawn promotes to q, r, b or n, not {other:?}")),
+            Some(other) => Err(FieldError::NotPromotion(other.to_owned())),
             None => fields.needs(key, "q, r, b or n"),
         }
     }
@@ -267,9 +268,9 @@ impl WireField<UciMove> for WireUci {
     fn write(v: &UciMove, key: &str, out: &mut String) {
         push(out, key, format_args!("\"{v}\""));
     }
-    fn read(fields: &Fields, key: &str) -> Result<UciMove, String> {
+    fn read(fields: &Fields, key: &'static str) -> Result<UciMove, FieldError> {
         match fields.str(key)? {
-            Some(text) => text.parse().map_err(|_| format!("{key} {text:?} is not a move in UCI notation")),
+            Some(text) => text.parse().map_err(|_| FieldError::NotUci { key, found: text.to_owned() }),
             None => fields.needs(key, "a move in UCI notation"),
         }
     }
@@ -293,26 +294,27 @@ impl WireField<Option<Eval>> for WireEval {
         }
         out.push(']');
     }
-    fn read(fields: &Fields, _: &str) -> Result<Option<Eval>, String> {
-        let int = |field: &str, v: &Value| -> Result<i32, String> {
-            v.as_i64().and_then(|v| i32::try_from(v).ok()).ok_or_else(|| format!("{field} {v} is not a whole number"))
+    fn read(fields: &Fields, _: &'static str) -> Result<Option<Eval>, FieldError> {
+        let int = |key: &'static str, v: &Value| -> Result<i32, FieldError> {
+            let found = || FieldError::NotInteger { key, found: v.to_string() };
+            v.as_i64().and_then(|v| i32::try_from(v).ok()).ok_or_else(found)
         };
         let score = match (fields.get("cp"), fields.get("mate")) {
             (None, None) => return Ok(None),
             (Some(cp), None) => Score::Cp(int("cp", cp)?),
             (None, Some(mate)) => Score::Mate(int("mate", mate)?),
-            (Some(_), Some(_)) => return Err("a score is cp or mate, not both".into()),
+            (Some(_), Some(_)) => return Err(FieldError::TwoScores),
         };
         let moves: &[Value] = match fields.get("pv") {
             None => &[],
             Some(Value::Array(moves)) => moves,
-            Some(other) => return Err(format!("pv must be a list of moves, not {other}")),
+            Some(other) => return Err(FieldError::PvNotList(other.to_string())),
         };
         // The line is kept to its first moves; the rest is not read.
         let mut pv = [None; PV_MAX];
         for (slot, m) in pv.iter_mut().zip(moves) {
             let parsed = m.as_str().and_then(|text| text.parse().ok());
-            *slot = Some(parsed.ok_or_else(|| format!("pv: {m} is not a move in UCI notation"))?);
+            *slot = Some(parsed.ok_or_else(|| FieldError::PvNotUci(m.to_string()))?);
         }
         Ok(Some(Eval { score, pv }))
     }
@@ -338,10 +340,10 @@ impl WireField<Request> for WireRequest {
             Request::Time | Request::Position | Request::LastMove | Request::MovesToControl | Request::Hint => {}
         }
     }
-    fn read(fields: &Fields, key: &str) -> Result<Request, String> {
+    fn read(fields: &Fields, key: &'static str) -> Result<Request, FieldError> {
         let what = fields.str(key)?.unwrap_or("time");
-        let field = |name: &str| -> Result<String, String> {
-            fields.str(name)?.map(str::to_owned).ok_or_else(|| format!("request {what} needs \"{name}\""))
+        let field = |key: &'static str| -> Result<String, FieldError> {
+            fields.str(key)?.map(str::to_owned).ok_or_else(|| FieldError::RequestNeeds { what: what.to_owned(), key })
         };
         let words: Vec<String> = match what {
             "pieces" => {
@@ -352,8 +354,8 @@ impl WireField<Request> for WireRequest {
             "rank" => {
                 let rank = match fields.get("rank") {
                     Some(Value::Number(n)) => n.to_string(),
-                    Some(other) => return Err(format!("a rank is a number 1 to 8, not {other}")),
-                    None => return Err("request rank needs \"rank\"".into()),
+                    Some(other) => return Err(FieldError::RankNotNumber(other.to_string())),
+                    None => return Err(FieldError::RequestNeeds { what: what.to_owned(), key: "rank" }),
                 };
                 vec![what.to_owned(), rank]
             }
@@ -405,13 +407,13 @@ macro_rules! inputs {
             }
 
             /// The input named `word`, from the line's fields.
-            pub(crate) fn read(word: &str, fields: &mut Fields) -> Result<Input, String> {
+            pub(crate) fn read(word: &str, fields: &mut Fields) -> Result<Input, FieldError> {
                 match word {
                     $($word => {
                         fields.input = $word;
                         Ok(input_shape!(read fields $variant $(($key: $ty as $codec))? $({ $($field: $fty as $fcodec),+ })?))
                     })+
-                    other => Err(format!("unknown input {other:?}")),
+                    other => Err(FieldError::UnknownInput(other.to_owned())),
                 }
             }
         }
@@ -600,14 +602,9 @@ impl Request {
     /// `moves_to_control`, `pieces white` (every white piece), `pieces black
     /// n` (the black knights), `rank 4`, `file e`, `square d5`. For typed
     /// commands on the sim board and the arbiter's console.
-    pub fn from_words(words: &[&str]) -> Result<Request, String> {
-        let usage = || {
-            "ask for time, position, last_move, moves_to_control, hint, pieces white|black [k|q|r|b|n|p], \
-             rank 1-8, file a-h or square a1-h8"
-                .to_owned()
-        };
+    pub fn from_words(words: &[&str]) -> Result<Request, FieldError> {
         match words {
-            [] => Err(usage()),
+            [] => Err(FieldError::NotAQuestion),
             ["pieces", side] => Ok(Request::Pieces { side: side_of("side", side)?, role: None }),
             ["pieces", side, role] => {
                 Ok(Request::Pieces { side: side_of("side", side)?, role: Some(role_word(role)?) })
@@ -616,50 +613,50 @@ impl Request {
             ["file", file] => file_word(file).map(Request::File),
             ["square", sq] => square_word(sq).map(Request::Square),
             [what] => what.parse(),
-            _ => Err(usage()),
+            _ => Err(FieldError::NotAQuestion),
         }
     }
 }
 
 /// The questions that need nothing more than their name.
 impl std::str::FromStr for Request {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = FieldError;
+    fn from_str(s: &str) -> Result<Self, FieldError> {
         match s {
             "time" => Ok(Request::Time),
             "position" => Ok(Request::Position),
             "last_move" => Ok(Request::LastMove),
             "moves_to_control" => Ok(Request::MovesToControl),
             "hint" => Ok(Request::Hint),
-            "pieces" => Err("request pieces needs a side (and may name a piece: pieces white n)".into()),
-            "rank" | "file" | "square" => Err(format!("request {s} needs which {s} (rank 4, file e, square d5)")),
-            other => Err(format!("unknown request {other:?} (one of {})", Request::KINDS.join(", "))),
+            "pieces" => Err(FieldError::PiecesNeedSide),
+            "rank" | "file" | "square" => Err(FieldError::NeedsWhich(s.to_owned())),
+            other => Err(FieldError::UnknownRequest { found: other.to_owned() }),
         }
     }
 }
 
-fn role_word(text: &str) -> Result<Role, String> {
+fn role_word(text: &str) -> Result<Role, FieldError> {
     let mut chars = text.chars();
     match (chars.next().and_then(Role::from_char), chars.next()) {
         (Some(role), None) => Ok(role),
-        _ => Err(format!("a piece is one of k, q, r, b, n, p, not {text:?}")),
+        _ => Err(FieldError::NotRole(text.to_owned())),
     }
 }
 
-fn rank_word(text: &str) -> Result<Rank, String> {
+fn rank_word(text: &str) -> Result<Rank, FieldError> {
     match text.as_bytes() {
         [c @ b'1'..=b'8'] => Ok(Rank::new(u32::from(c - b'1'))),
-        _ => Err(format!("a rank is 1 to 8, not {text:?}")),
+        _ => Err(FieldError::NotRank(text.to_owned())),
     }
 }
 
-fn file_word(text: &str) -> Result<File, String> {
+fn file_word(text: &str) -> Result<File, FieldError> {
     match text.as_bytes() {
         [c @ b'a'..=b'h'] => Ok(File::new(u32::from(c - b'a'))),
-        _ => Err(format!("a file is a to h, not {text:?}")),
+        _ => Err(FieldError::NotFile(text.to_owned())),
     }
 }
 
-pub(crate) fn square_word(text: &str) -> Result<Square, String> {
-    Square::from_ascii(text.as_bytes()).map_err(|_| format!("{text:?} is not a square (a1 … h8)"))
+pub(crate) fn square_word(text: &str) -> Result<Square, FieldError> {
+    Square::from_ascii(text.as_bytes()).map_err(|_| FieldError::NotSquare(text.to_owned()))
 }

@@ -11,18 +11,21 @@ use std::io::{self, BufRead, Write};
 use serde::Deserialize;
 use shakmaty::{Color, Piece, Role, Square};
 
+mod error;
 mod input;
 mod pairing;
 mod words;
 
+pub use error::FieldError;
 pub use input::{Eval, Input, PV_MAX, Request, Score};
 use input::{Fields, side_of, side_str};
 pub use pairing::{
-    Federation, MAX_BOARD, MAX_ELO, MAX_FIDE_ID, MAX_NAME, MAX_ROUND, MAX_TOURNAMENT, Pairing, Player, Title,
+    Federation, MAX_BOARD, MAX_ELO, MAX_FIDE_ID, MAX_NAME, MAX_ROUND, MAX_TOURNAMENT, NotAFederation, NotATitle,
+    Pairing, PairingError, Player, Title,
 };
 pub use words::{
-    BoardKind, Claim, GameResult, MateSearch, MateVerdict, OffBoardReason, OnlineAsk, Supervision, TableClock, Variant,
-    Word,
+    BoardKind, Claim, GameResult, MateSearch, MateVerdict, OffBoardReason, OnlineAsk, Supervision, TableClock,
+    UnknownWord, Variant, Word,
 };
 
 /// Milliseconds since the start of the trace.
@@ -39,6 +42,7 @@ pub const VERSION: u32 = 2;
 /// outside is an error that names its line.
 pub mod range {
     use super::Ms;
+    use crate::FieldError;
     use std::ops::RangeInclusive;
 
     /// A number's range, and what it stands for, for the error.
@@ -86,18 +90,14 @@ pub mod range {
     /// See [`DEFAULT_DEBOUNCE_MS`].
     pub const DEFAULT_PRESS_GRACE_MS: Ms = 250;
 
-    impl<T: PartialOrd + Copy + std::fmt::Display> Range<T> {
-        /// The value if it is in the range, else what is wrong with it.
-        pub fn check(&self, field: &str, v: T) -> Result<T, String> {
+    impl Range<u64> {
+        /// The value of `key` if it is in the range, else what is wrong with it.
+        pub fn check(&self, key: &'static str, v: u64) -> Result<u64, FieldError> {
             if self.values.contains(&v) {
                 Ok(v)
             } else {
-                Err(format!(
-                    "{field} {v} is out of range: {} to {} {}",
-                    self.values.start(),
-                    self.values.end(),
-                    self.means
-                ))
+                let (lo, hi) = (*self.values.start(), *self.values.end());
+                Err(FieldError::OutOfRange { key, value: v, lo, hi, means: self.means })
             }
         }
     }
@@ -281,8 +281,8 @@ fn read_header(text: &str) -> Result<(Header, u32), TraceError> {
     {
         return err(1, format!("time_control {tc:?}: {e}"));
     }
-    let ms = |field: &str, v: Option<serde_json::Value>, range: &range::Range<Ms>| {
-        v.map(|v| input::number(field, &v, range)).transpose().or_else(|e| err(1, e))
+    let ms = |field: &'static str, v: Option<serde_json::Value>, range: &range::Range<Ms>| {
+        v.map(|v| input::number(field, &v, range)).transpose().or_else(|e| err(1, e.to_string()))
     };
     let header = Header {
         variant: raw.variant.unwrap_or_default(),
@@ -299,7 +299,7 @@ fn read_header(text: &str) -> Result<(Header, u32), TraceError> {
         settle_ms: ms("settle_ms", raw.settle_ms, &range::SETTLE_MS)?,
         press_grace_ms: ms("press_grace_ms", raw.press_grace_ms, &range::PRESS_GRACE_MS)?,
         mate_search: raw.mate_search.unwrap_or_default(),
-        engine: raw.engine.map(|side| side_of("engine", &side)).transpose().or_else(|e| err(1, e))?,
+        engine: raw.engine.map(|side| side_of("engine", &side)).transpose().or_else(|e| err(1, e.to_string()))?,
         engine_override: raw.engine_override.unwrap_or(false),
         partner: raw.partner.unwrap_or(false),
         online: raw.online.unwrap_or(false),
@@ -307,7 +307,9 @@ fn read_header(text: &str) -> Result<(Header, u32), TraceError> {
         table_clock: raw.table_clock,
         // Version 1 knows no `board`: ignored there, as any unknown field.
         board: match raw.board {
-            Some(serde_json::Value::String(board)) if version >= 2 => Some(board.parse().or_else(|e| err(1, e))?),
+            Some(serde_json::Value::String(board)) if version >= 2 => {
+                Some(board.parse().or_else(|e: UnknownWord| err(1, e.to_string()))?)
+            }
             Some(other) if version >= 2 => return err(1, format!("board must be a string (\"dgt\"), not {other}")),
             _ => None,
         },
@@ -391,7 +393,7 @@ fn parse_json_entry(version: u32, line: usize, text: &str) -> Result<Entry, Trac
         Ok(fields) => fields,
         Err(e) => return err(line, format!("not a JSON object: {e}")),
     };
-    let at = |e: String| TraceError { line, message: e };
+    let at = |e: FieldError| TraceError { line, message: e.to_string() };
     let t = match fields.get("t") {
         Some(v) => input::number("t", v, &range::T).map_err(at)?,
         None => return err(line, "missing t"),

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Ms;
+use crate::{FieldError, Ms};
 
 /// The largest FIDE ID taken (they have at most nine digits).
 pub const MAX_FIDE_ID: u32 = 999_999_999;
@@ -54,14 +54,21 @@ impl Title {
     }
 }
 
-impl std::str::FromStr for Title {
-    type Err = String;
+/// A word that is not a FIDE title.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{found:?} is not a FIDE title: one of {}", Title::ALL.map(Title::as_str).join(", "))]
+pub struct NotATitle {
+    pub found: String,
+}
 
-    fn from_str(s: &str) -> Result<Title, String> {
-        Title::ALL.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(s)).ok_or_else(|| {
-            let all: Vec<&str> = Title::ALL.iter().map(|t| t.as_str()).collect();
-            format!("{s:?} is not a FIDE title: one of {}", all.join(", "))
-        })
+impl std::str::FromStr for Title {
+    type Err = NotATitle;
+
+    fn from_str(s: &str) -> Result<Title, NotATitle> {
+        Title::ALL
+            .into_iter()
+            .find(|t| t.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| NotATitle { found: s.to_owned() })
     }
 }
 
@@ -76,16 +83,23 @@ impl Federation {
     }
 }
 
+/// A word that is not a federation's code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{found:?} is not a federation: FIDE's three letters (POL)")]
+pub struct NotAFederation {
+    pub found: String,
+}
+
 impl std::str::FromStr for Federation {
-    type Err = String;
+    type Err = NotAFederation;
 
     /// Three letters, in either case.
-    fn from_str(s: &str) -> Result<Federation, String> {
+    fn from_str(s: &str) -> Result<Federation, NotAFederation> {
         match s.as_bytes() {
             &[a, b, c] if [a, b, c].iter().all(u8::is_ascii_alphabetic) => {
                 Ok(Federation([a, b, c].map(|l| l.to_ascii_uppercase())))
             }
-            _ => Err(format!("{s:?} is not a federation: FIDE's three letters (POL)")),
+            _ => Err(NotAFederation { found: s.to_owned() }),
         }
     }
 }
@@ -150,38 +164,58 @@ pub struct Pairing {
     pub black: Player,
 }
 
+/// A value of a pairing out of its range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PairingError {
+    /// `what`: the tournament, or a side's name.
+    #[error("{what} is empty")]
+    Empty { what: &'static str },
+    #[error("{what} has {chars} characters: at most {max}")]
+    TooLong { what: &'static str, chars: usize, max: usize },
+    #[error("{what} has a control character")]
+    Control { what: &'static str },
+    #[error("round {0} is out of range: 1 to {MAX_ROUND}")]
+    Round(u32),
+    #[error("board {0} is out of range: 1 to {MAX_BOARD}")]
+    Board(u32),
+    #[error("{side}'s rating {elo} is out of range: 1 to {MAX_ELO}")]
+    Rating { side: &'static str, elo: u16 },
+    #[error("{side}'s FIDE ID {id} is out of range: 1 to {MAX_FIDE_ID}")]
+    FideId { side: &'static str, id: u32 },
+}
+
 impl Pairing {
     /// Whether every value is in its range (`docs/trace-format.md`): what
     /// is wrong, for the error, when not.
-    pub fn check(&self) -> Result<(), String> {
-        let text = |what: &str, s: &str, max: usize, empty_ok: bool| {
+    pub fn check(&self) -> Result<(), PairingError> {
+        let text = |what: &'static str, s: &str, max: usize, empty_ok: bool| {
             let chars = s.chars().count();
             if !empty_ok && s.trim().is_empty() {
-                Err(format!("{what} is empty"))
+                Err(PairingError::Empty { what })
             } else if chars > max {
-                Err(format!("{what} has {chars} characters: at most {max}"))
+                Err(PairingError::TooLong { what, chars, max })
             } else if s.chars().any(char::is_control) {
-                Err(format!("{what} has a control character"))
+                Err(PairingError::Control { what })
             } else {
                 Ok(())
             }
         };
         if !(1..=MAX_ROUND).contains(&self.round) {
-            return Err(format!("round {} is out of range: 1 to {MAX_ROUND}", self.round));
+            return Err(PairingError::Round(self.round));
         }
         if !(1..=MAX_BOARD).contains(&self.board) {
-            return Err(format!("board {} is out of range: 1 to {MAX_BOARD}", self.board));
+            return Err(PairingError::Board(self.board));
         }
         if let Some(t) = &self.tournament {
             text("the tournament", t, MAX_TOURNAMENT, true)?;
         }
-        for (side, p) in [("white", &self.white), ("black", &self.black)] {
-            text(&format!("{side}'s name"), &p.name, MAX_NAME, false)?;
+        for (side, name, p) in [("white", "white's name", &self.white), ("black", "black's name", &self.black)] {
+            text(name, &p.name, MAX_NAME, false)?;
             if let Some(elo) = p.elo.filter(|e| !(1..=MAX_ELO).contains(e)) {
-                return Err(format!("{side}'s rating {elo} is out of range: 1 to {MAX_ELO}"));
+                return Err(PairingError::Rating { side, elo });
             }
             if let Some(id) = p.fide_id.filter(|id| !(1..=MAX_FIDE_ID).contains(id)) {
-                return Err(format!("{side}'s FIDE ID {id} is out of range: 1 to {MAX_FIDE_ID}"));
+                return Err(PairingError::FideId { side, id });
             }
         }
         Ok(())
@@ -198,9 +232,9 @@ impl Pairing {
     }
 
     /// From a line's `pairing` object, checked.
-    pub(crate) fn read(value: &serde_json::Value) -> Result<Pairing, String> {
-        let pairing = Pairing::deserialize(value).map_err(|e| format!("pairing: {e}"))?;
-        pairing.check().map_err(|e| format!("pairing: {e}"))?;
+    pub(crate) fn read(value: &serde_json::Value) -> Result<Pairing, FieldError> {
+        let pairing = Pairing::deserialize(value).map_err(|e| FieldError::NotAPairing(e.to_string()))?;
+        pairing.check()?;
         Ok(pairing)
     }
 }

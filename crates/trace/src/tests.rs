@@ -5,6 +5,16 @@ use shakmaty::{File, Rank};
 const HEADER: &str = r#"{"tactus_trace": 1, "variant": "standard", "start_fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "time_control": "5400+30", "white": "Howell, David", "black": "Moore, Graham J", "event": "GBR-ch 104th", "round": "1.1"}"#;
 
 #[test]
+fn a_result_is_spelled_as_pgn_and_shakmaty_spell_it() {
+    for &r in GameResult::ALL {
+        let known = shakmaty::KnownOutcome::from(r);
+        assert_eq!((known.as_str(), GameResult::from(known)), (r.as_str(), r));
+        assert_eq!(GameResult::pgn(Some(r)), r.as_str());
+    }
+    assert_eq!(GameResult::pgn(None), "*");
+}
+
+#[test]
 fn reads_the_spec_examples() {
     let text = format!(
         "{HEADER}\n{}\n{}\n\n{}\n{}\n{}\n",
@@ -480,8 +490,8 @@ fn typed_questions_read_the_same_as_trace_lines() {
     assert_eq!(words("file a"), Ok(Request::File(File::A)));
     assert_eq!(words("square h1"), Ok(Request::Square(Square::H1)));
     assert_eq!(words("moves_to_control"), Ok(Request::MovesToControl));
-    assert!(words("").unwrap_err().contains("pieces white|black"));
-    assert!(words("rank").unwrap_err().contains("needs which rank"));
+    assert!(words("").unwrap_err().to_string().contains("pieces white|black"));
+    assert!(words("rank").unwrap_err().to_string().contains("needs which rank"));
 }
 
 const DGT_HEADER: &str = r#"{"tactus_trace": 2, "board": "dgt", "time_control": "180+2"}"#;

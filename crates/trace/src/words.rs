@@ -6,10 +6,21 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A value spelled with one word of a fixed vocabulary.
-pub trait Word: Copy + std::str::FromStr<Err = String> + 'static {
+pub trait Word: Copy + std::str::FromStr<Err = UnknownWord> + 'static {
     /// Every value, in the order the error lists them.
     const ALL: &'static [Self];
     fn as_str(self) -> &'static str;
+}
+
+/// A word that is not one of its vocabulary's: what it was for, what it
+/// was, and the choices.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} {found:?} (one of {})", choices.join(", "))]
+pub struct UnknownWord {
+    /// What the word names: `variant`, `result`, …
+    pub what: &'static str,
+    pub found: String,
+    pub choices: &'static [&'static str],
 }
 
 macro_rules! spelled {
@@ -22,6 +33,8 @@ macro_rules! spelled {
 
         impl $name {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// Every value's word, in the order of [`Self::ALL`].
+            pub const WORDS: &'static [&'static str] = &[$($text),+];
 
             pub fn as_str(self) -> &'static str {
                 match self {
@@ -38,11 +51,12 @@ macro_rules! spelled {
         }
 
         impl std::str::FromStr for $name {
-            type Err = String;
-            fn from_str(s: &str) -> Result<Self, String> {
-                $name::ALL.iter().copied().find(|v| v.as_str() == s).ok_or_else(|| {
-                    let choices: Vec<&str> = $name::ALL.iter().map(|v| v.as_str()).collect();
-                    format!("unknown {} {s:?} (one of {})", $what, choices.join(", "))
+            type Err = UnknownWord;
+            fn from_str(s: &str) -> Result<Self, UnknownWord> {
+                $name::ALL.iter().copied().find(|v| v.as_str() == s).ok_or_else(|| UnknownWord {
+                    what: $what,
+                    found: s.to_owned(),
+                    choices: $name::WORDS,
                 })
             }
         }
@@ -171,6 +185,24 @@ impl GameResult {
             GameResult::BlackWins => Some(shakmaty::Color::Black),
             GameResult::Draw => None,
         }
+    }
+
+    /// The result as PGN's movetext and `Result` tag write it: `*` for a
+    /// game without one (yet).
+    pub fn pgn(result: Option<GameResult>) -> &'static str {
+        result.map_or(shakmaty::Outcome::Unknown.as_str(), GameResult::as_str)
+    }
+}
+
+impl From<shakmaty::KnownOutcome> for GameResult {
+    fn from(outcome: shakmaty::KnownOutcome) -> GameResult {
+        outcome.winner().map_or(GameResult::Draw, GameResult::win_for)
+    }
+}
+
+impl From<GameResult> for shakmaty::KnownOutcome {
+    fn from(result: GameResult) -> shakmaty::KnownOutcome {
+        shakmaty::KnownOutcome::from_winner(result.winner())
     }
 }
 

@@ -19,14 +19,16 @@ impl Hms {
     /// `ms` rounded up to the second (a clock shows 0:00 only when the time
     /// is gone), between 0:00:00 and 9:59:59.
     pub fn from_ms(ms: i64) -> Hms {
-        let secs = u64::try_from(ms).unwrap_or(0).div_ceil(1000).min(9 * 3600 + 59 * 60 + 59);
-        // Each part is below 60 after the clamp.
-        Hms { h: (secs / 3600) as u8, m: (secs / 60 % 60) as u8, s: (secs % 60) as u8 }
+        let face = tactus_clock::Hms::up(ms).min(tactus_clock::Hms { h: 9, m: 59, s: 59 });
+        // At most 9 after the clamp.
+        Hms { h: face.h as u8, m: face.m, s: face.s }
     }
 
     /// Back to milliseconds.
     pub fn ms(self) -> i64 {
-        (i64::from(self.h) * 3600 + i64::from(self.m) * 60 + i64::from(self.s)) * 1000
+        let seconds = tactus_clock::Hms { h: self.h.into(), m: self.m, s: self.s }.seconds();
+        // At most 9:255:255 in seconds.
+        seconds as i64 * 1000
     }
 }
 
@@ -299,14 +301,19 @@ impl ClockSide {
     }
 }
 
+/// A word that is not a side of the clock.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a side of the clock is \"left\" or \"right\", not {0:?}")]
+pub struct NotAClockSide(pub String);
+
 /// `left` or `right`, as the config spells it.
 impl std::str::FromStr for ClockSide {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = NotAClockSide;
+    fn from_str(s: &str) -> Result<Self, NotAClockSide> {
         match s {
             "left" => Ok(ClockSide::Left),
             "right" => Ok(ClockSide::Right),
-            other => Err(format!("a side of the clock is \"left\" or \"right\", not {other:?}")),
+            other => Err(NotAClockSide(other.to_owned())),
         }
     }
 }

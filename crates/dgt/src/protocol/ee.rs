@@ -88,8 +88,21 @@ impl EeEvent {
     }
 }
 
+/// A log that cannot be read back: at which byte, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum EeError {
+    #[error("byte {at}: {byte:#04x} starts no event")]
+    NoEvent { at: usize, byte: u8 },
+    #[error("byte {0}: event cut short")]
+    CutShort(usize),
+    #[error("byte {at}: field {field} above 63")]
+    NoField { at: usize, field: u8 },
+    #[error("byte {0}: bad piece code")]
+    NoPiece(usize),
+}
+
 /// Reads a log back; the error names the byte offset.
-pub fn decode(bytes: &[u8]) -> Result<Vec<EeEvent>, String> {
+pub fn decode(bytes: &[u8]) -> Result<Vec<EeEvent>, EeError> {
     let mut out = Vec::new();
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
@@ -97,13 +110,13 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<EeEvent>, String> {
             0x40..=0x5f => 2,
             0x60..=0x69 | 0x70..=0x79 => 3,
             0x6a..=0x6f | 0x7a..=0x7f | EE_NOP2 => 1,
-            _ => return Err(format!("byte {i}: {b:#04x} starts no event")),
+            _ => return Err(EeError::NoEvent { at: i, byte: b }),
         };
-        let Some(m) = bytes.get(i..i + need) else { return Err(format!("byte {i}: event cut short")) };
+        let Some(m) = bytes.get(i..i + need) else { return Err(EeError::CutShort(i)) };
         out.push(match need {
             2 => EeEvent::Field {
-                field: Field::new(m[1]).ok_or_else(|| format!("byte {}: field {} above 63", i + 1, m[1]))?,
-                occupant: Occupant::from_code(m[0] & 0x0f).ok_or_else(|| format!("byte {i}: bad piece code"))?,
+                field: Field::new(m[1]).ok_or(EeError::NoField { at: i + 1, field: m[1] })?,
+                occupant: Occupant::from_code(m[0] & 0x0f).ok_or(EeError::NoPiece(i))?,
                 quick: m[0] & 0x10 != 0,
             },
             3 => {
@@ -201,8 +214,8 @@ mod tests {
         let bytes = log.download();
         assert_eq!(bytes, [0x7f, 0x7f, 0x7f, 0x6a, 0x40, 52, 0x71, 0x23, 0x45, 0x6f, 0x6b]);
         assert_eq!(decode(&bytes).unwrap().len(), 8);
-        assert!(decode(&[0x40]).unwrap_err().contains("cut short"));
-        assert!(decode(&[0x80]).unwrap_err().contains("starts no event"));
+        assert_eq!(decode(&[0x40]).unwrap_err(), EeError::CutShort(0));
+        assert_eq!(decode(&[0x80]).unwrap_err().to_string(), "byte 0: 0x80 starts no event");
         for i in 0..10_000u32 {
             let field = Field::new((i % 64) as u8).unwrap();
             log.push(EeEvent::Field { field, occupant: Occupant::Empty, quick: true });

@@ -27,7 +27,7 @@ pub mod ee;
 mod message;
 mod split;
 
-pub use clock::{ClockAck, ClockCommand, ClockFaces, ClockSide, ClockStatus, Face, Hms};
+pub use clock::{ClockAck, ClockCommand, ClockFaces, ClockSide, ClockStatus, Face, Hms, NotAClockSide};
 pub use codes::{Field, Occupant, Orientation, Placement, Special};
 pub use command::{BusRequest, DGT_CLOCK_MESSAGE, DGT_SET_LEDS, HostCommand, HostParser, Request, checksum};
 pub use message::{

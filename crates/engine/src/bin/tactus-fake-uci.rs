@@ -31,20 +31,30 @@ struct Args {
     ignore_quit: bool,
 }
 
-fn parse_args() -> Result<Args, String> {
+/// Arguments the fake engine does not take.
+#[derive(Debug, thiserror::Error)]
+enum BadArgs {
+    #[error("{flag} needs {what}")]
+    Missing { flag: &'static str, what: &'static str },
+    #[error("unknown argument {0}")]
+    Unknown(String),
+}
+
+fn parse_args() -> Result<Args, BadArgs> {
     let mut args = Args { go: "move".into(), startup: "ok".into(), say: Vec::new(), times: None, ignore_quit: false };
     let mut it = std::env::args().skip(1);
+    let missing = |flag, what| BadArgs::Missing { flag, what };
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--go" => args.go = it.next().ok_or("--go needs a mode")?,
-            "--startup" => args.startup = it.next().ok_or("--startup needs a mode")?,
-            "--say" => args.say.push(it.next().ok_or("--say needs a line")?),
+            "--go" => args.go = it.next().ok_or(missing("--go", "a mode"))?,
+            "--startup" => args.startup = it.next().ok_or(missing("--startup", "a mode"))?,
+            "--say" => args.say.push(it.next().ok_or(missing("--say", "a line"))?),
             "--times" => {
-                let n = it.next().and_then(|n| n.parse().ok()).ok_or("--times needs a count")?;
-                args.times = Some((n, it.next().ok_or("--times needs a file")?.into()));
+                let n = it.next().and_then(|n| n.parse().ok()).ok_or(missing("--times", "a count"))?;
+                args.times = Some((n, it.next().ok_or(missing("--times", "a file"))?.into()));
             }
             "--ignore-quit" => args.ignore_quit = true,
-            other => return Err(format!("unknown argument {other}")),
+            other => return Err(BadArgs::Unknown(other.to_owned())),
         }
     }
     Ok(args)

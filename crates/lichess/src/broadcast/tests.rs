@@ -36,7 +36,7 @@ fn round_specs() {
         assert!(bad.parse::<RoundSpec>().is_err(), "{bad}");
     }
     let overlap = vec!["AbCd1234=1-100".parse().unwrap(), "Zz999999=100-150".parse().unwrap()];
-    assert!(PushOptions::new(overlap).unwrap_err().contains("share boards"));
+    assert!(PushOptions::new(overlap).unwrap_err().to_string().contains("share boards"));
     let twice = vec!["AbCd1234=1-10".parse().unwrap(), "AbCd1234=11-20".parse().unwrap()];
     assert!(PushOptions::new(twice).is_err());
     assert!(PushOptions::new(Vec::new()).is_err());

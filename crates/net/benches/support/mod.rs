@@ -105,11 +105,3 @@ pub fn publishers(link: &HallLink, hall: &str, boards: impl Iterator<Item = usiz
         })
         .collect()
 }
-
-/// The `p` percentile (0 to 1) of `sorted`; NaN when empty.
-pub fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}

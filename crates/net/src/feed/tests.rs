@@ -86,7 +86,7 @@ fn the_players_titles_ratings_and_fide_ids_are_tags() {
         head,
         ["[WhiteTitle \"GM\"]", "[WhiteElo \"2830\"]", "[WhiteFideId \"1503014\"]", "[BlackFideId \"24101605\"]"]
     );
-    assert!("XM".parse::<Title>().unwrap_err().contains("GM, IM, FM, CM, WGM, WIM, WFM, WCM"));
+    assert!("XM".parse::<Title>().unwrap_err().to_string().contains("GM, IM, FM, CM, WGM, WIM, WFM, WCM"));
     // As the wire carries them.
     let json = serde_json::to_value(&hall.feed("1").unwrap().tags).unwrap();
     assert_eq!((&json["white_title"], &json["white_elo"], &json.get("black_elo")), (&"GM".into(), &2830.into(), &None));
@@ -123,7 +123,13 @@ fn a_game_in_pgn_with_clocks_and_result() {
     assert_eq!(feed.fen, "r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3");
     assert_eq!(
         feed.moves[2],
-        FeedMove { ply: 3, san: "Nf3".into(), uci: "g1f3".into(), clock_ms: Some(298_000), off_record: false }
+        FeedMove {
+            ply: 3,
+            san: MoveName::read("Nf3"),
+            uci: "g1f3".parse().unwrap(),
+            clock_ms: Some(298_000),
+            off_record: false
+        }
     );
     assert_eq!(feed.end_reason, Some(EndReason::Resignation));
     assert_eq!(feed.clocks.running, None);
@@ -431,4 +437,30 @@ fn a_pairs_clocks_come_from_the_boards_that_keep_them() {
     assert_eq!(game.clocks.white_ms, Some(298_000), "White's time as A keeps it");
     assert_eq!(game.clocks.black_ms, Some(297_000), "Black's time as B keeps it");
     assert!(hall.game("B+A").is_none(), "White's board first");
+}
+
+/// A move's UCI and name are types inside the feed, read once where they
+/// come in; on the wire (the page, MQTT) they are the same strings as ever.
+#[test]
+fn a_moves_name_and_uci_are_typed_inside_and_text_on_the_wire() {
+    let mut feed = BoardFeed::new("b");
+    feed.apply(&start(0, STANDARD_FEN, false, None), None);
+    for e in line(STANDARD_FEN, false, &["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"], 1) {
+        feed.apply(&e, None);
+    }
+    let mate = &feed.moves[6];
+    assert!(matches!(&mate.san, MoveName::San(s) if s.to_string() == "Qxf7#"), "{:?}", mate.san);
+    assert_eq!(mate.uci, UciMove::Normal { from: Square::H5, to: Square::F7, promotion: None });
+    let json = serde_json::to_value(mate).unwrap();
+    assert_eq!(json, serde_json::json!({"ply": 7, "san": "Qxf7#", "uci": "h5f7", "clock_ms": 294_000}));
+    assert_eq!(serde_json::from_value::<FeedMove>(json).unwrap(), *mate);
+
+    // The three kinds of name, each read back as what it is.
+    let stood = MoveName::read("Ke1-e3");
+    assert_eq!(stood, MoveName::Stood { role: Role::King, from: Square::E1, to: Square::E3, capture: false });
+    assert_eq!((stood.to_string(), MoveName::read("Qd1xd7").to_string()), ("Ke1-e3".into(), "Qd1xd7".into()));
+    assert_eq!(MoveName::read("O-O-O+"), MoveName::San("O-O-O+".parse().unwrap()));
+    let told = MoveName::read("1-0\"]\n[Event \"forged\"] and much more than a move's name");
+    assert!(matches!(&told, MoveName::Told(t) if !t.contains('\n') && t.chars().count() <= 32), "{told:?}");
+    assert!(serde_json::from_value::<FeedMove>(serde_json::json!({"ply": 1, "san": "e4", "uci": "e2e4 1-0"})).is_err());
 }

@@ -15,7 +15,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::json;
-use tactus_trace::Player;
+use tactus_trace::{GameResult, Player};
 
 use super::{AppState, Arbiter, Refused, bad, error, json_text, parse};
 use crate::auth::same_secret;
@@ -50,12 +50,23 @@ impl BoardResult {
 
     pub fn as_str(self) -> &'static str {
         match self {
-            BoardResult::WhiteWins => "1-0",
-            BoardResult::Draw => "1/2-1/2",
-            BoardResult::BlackWins => "0-1",
+            BoardResult::WhiteWins => GameResult::WhiteWins.as_str(),
+            BoardResult::Draw => GameResult::Draw.as_str(),
+            BoardResult::BlackWins => GameResult::BlackWins.as_str(),
             BoardResult::WhiteWinsByForfeit => "+-",
             BoardResult::BlackWinsByForfeit => "-+",
             BoardResult::DoubleForfeit => "--",
+        }
+    }
+}
+
+impl From<GameResult> for BoardResult {
+    /// A game's result, played on the board.
+    fn from(result: GameResult) -> BoardResult {
+        match result {
+            GameResult::WhiteWins => BoardResult::WhiteWins,
+            GameResult::BlackWins => BoardResult::BlackWins,
+            GameResult::Draw => BoardResult::Draw,
         }
     }
 }
@@ -66,14 +77,16 @@ impl fmt::Display for BoardResult {
     }
 }
 
-impl FromStr for BoardResult {
-    type Err = String;
+/// A text that is none of [`BoardResult`]'s spellings.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a board's result: one of {all}", all = BoardResult::ALL.map(BoardResult::as_str).join(", "))]
+pub struct NotABoardResult(pub String);
 
-    fn from_str(s: &str) -> Result<BoardResult, String> {
-        BoardResult::ALL.into_iter().find(|r| r.as_str() == s).ok_or_else(|| {
-            let all: Vec<&str> = BoardResult::ALL.iter().map(|r| r.as_str()).collect();
-            format!("{s:?} is not a board's result: one of {}", all.join(", "))
-        })
+impl FromStr for BoardResult {
+    type Err = NotABoardResult;
+
+    fn from_str(s: &str) -> Result<BoardResult, NotABoardResult> {
+        BoardResult::ALL.into_iter().find(|r| r.as_str() == s).ok_or_else(|| NotABoardResult(s.to_string()))
     }
 }
 
@@ -138,18 +151,31 @@ pub struct RoundUnpaired {
     pub code: Option<String>,
 }
 
+/// Why a round's desk refuses what the arbiter asks.
+#[derive(Debug, thiserror::Error)]
+pub enum RoundError {
+    #[error("no round is loaded")]
+    NoRound,
+    #[error("round {round} has no board {board}")]
+    NoBoard { round: u32, board: u32 },
+    /// The round's file could not be read or written; the error names the
+    /// file, and the line and column where it can.
+    #[error(transparent)]
+    File(Box<dyn std::error::Error + Send + Sync>),
+}
+
 /// A round a relay plays, as the server reaches it.
 pub trait RoundDesk: Send + Sync + 'static {
     /// The round now.
     fn view(&self) -> RoundView;
     /// The file with the round's results written in, and the file's name.
-    fn trf(&self) -> Result<(String, Vec<u8>), String>;
+    fn trf(&self) -> Result<(String, Vec<u8>), RoundError>;
     /// The arbiter sets board `board`'s result, or corrects it; `None`
     /// takes the board's own again.
-    fn set_result(&self, board: u32, result: Option<BoardResult>) -> Result<(), String>;
+    fn set_result(&self, board: u32, result: Option<BoardResult>) -> Result<(), RoundError>;
     /// Reads the file again, for round `round` (the next when `None`); a
     /// file that fails keeps the round the relay had, and says why.
-    fn reload(&self, round: Option<u32>) -> Result<(), String>;
+    fn reload(&self, round: Option<u32>) -> Result<(), RoundError>;
 }
 
 fn no_round() -> Response {
@@ -202,7 +228,7 @@ pub(super) async fn round_trf(State(state): State<AppState>, headers: HeaderMap)
             ];
             (headers, bytes).into_response()
         }
-        Err(why) => error(StatusCode::SERVICE_UNAVAILABLE, why),
+        Err(why) => error(StatusCode::SERVICE_UNAVAILABLE, why.to_string()),
     }
 }
 
@@ -222,7 +248,7 @@ pub(super) async fn set_round_result(
 ) -> Result<Response, Refused> {
     let Some(desk) = &state.round else { return Ok(no_round()) };
     let SetBody { board, result } = parse(&headers, &body)?;
-    desk.set_result(board, result).map_err(bad)?;
+    desk.set_result(board, result).map_err(|why| bad(why.to_string()))?;
     Ok(axum::Json(json!({ "ok": true })).into_response())
 }
 
@@ -246,7 +272,7 @@ pub(super) async fn reload_round(
     let reloaded = tokio::task::spawn_blocking(move || desk.reload(round)).await;
     match reloaded {
         Ok(Ok(())) => Ok(axum::Json(json!({ "ok": true })).into_response()),
-        Ok(Err(why)) => Err(Refused(StatusCode::UNPROCESSABLE_ENTITY, why)),
+        Ok(Err(why)) => Err(Refused(StatusCode::UNPROCESSABLE_ENTITY, why.to_string())),
         Err(e) => Err(Refused(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())),
     }
 }

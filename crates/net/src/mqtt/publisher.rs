@@ -14,17 +14,18 @@ use rumqttc::v5::{AsyncClient, ConnectionError, EventLoop, Request};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use tactus_core::Event;
-use tactus_trace::{Input, Ms, Pairing};
+use tactus_trace::{Input, Ms, Pairing, PairingError};
 use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{error, info, warn};
 
 use super::{Connection, HallLink, LinkState, MqttError, Peer, describe, trim_pending};
-use crate::auth::{Counters, Refusals, unchecked_body};
+use crate::auth::{Counters, Refusals, Unsealed, unchecked_body};
 use crate::feed::{BoardFeed, Change, Spoken, Tags, Told};
 use crate::wire::{
-    Control, ControlSeal, Envelope, Leaf, Topic, check_arbiter_input, check_name, parse_control, unix_ms,
+    Control, ControlSeal, Envelope, Leaf, NotAControl, NotAnAction, Topic, check_arbiter_input, check_name,
+    parse_control, unix_ms,
 };
 
 /// Changes waiting for the broker; past this the oldest passing ones
@@ -137,11 +138,13 @@ impl Shared {
 ///
 /// It stops when its owner's token is cancelled, or on [`shutdown`], or
 /// when dropped: it hands the broker what it holds (for at most 2 s, or the
-/// time [`shutdown`] gives, and not at all while the broker is away), says
-/// goodbye, and waits for the broker to close the connection.
+/// time [`close_within`] or [`shutdown`] gives, and not at all while the
+/// broker is away), says goodbye, and waits for the broker to close the
+/// connection.
 /// [`stopped`] waits for all that.
 ///
 /// [`shutdown`]: BoardPublisher::shutdown
+/// [`close_within`]: BoardPublisher::close_within
 /// [`stopped`]: BoardPublisher::stopped
 pub struct BoardPublisher {
     shared: Arc<Shared>,
@@ -344,10 +347,17 @@ impl BoardPublisher {
     /// (not at all while the broker is away), says goodbye, and waits until
     /// the board's tasks have ended.
     pub async fn shutdown(&self, timeout: Duration) {
-        let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-        self.shared.close_within.store(ms, Ordering::Relaxed);
+        self.close_within(timeout);
         self.stop.cancel();
         self.stopped().await;
+    }
+
+    /// How long stopping goes on handing the broker what the board holds
+    /// (2 s unless set), however the stop comes: an owner whose token is
+    /// cancelled on a deadline of its own sets it to fit.
+    pub fn close_within(&self, within: Duration) {
+        let ms = u64::try_from(within.as_millis()).unwrap_or(u64::MAX);
+        self.shared.close_within.store(ms, Ordering::Relaxed);
     }
 
     /// Waits until the board has stopped (its owner's token cancelled, or
@@ -527,7 +537,7 @@ impl Link {
 
     /// A control, if it carries the hall key's seal for this board's run
     /// and is newer than its sender's last, and is an arbiter's action in range.
-    fn take_control(&self, p: &Publish) -> Result<Input, String> {
+    fn take_control(&self, p: &Publish) -> Result<Input, Refused> {
         let (seal, body) = self.open_for_this_run(&self.control, p)?;
         let input = parse_control(body).inspect_err(|_| {
             self.shared.malformed.fetch_add(1, Ordering::Relaxed);
@@ -539,11 +549,11 @@ impl Link {
 
     /// A round's pairing, if it carries the hall key's seal for this board's
     /// run, is newer than its sender's last, and its values are in range.
-    fn take_pairing(&self, p: &Publish) -> Result<SentPairing, String> {
+    fn take_pairing(&self, p: &Publish) -> Result<SentPairing, Refused> {
         let (seal, body) = self.open_for_this_run(&self.pairing, p)?;
         let pairing = serde_json::from_slice::<Pairing>(body)
-            .map_err(|e| e.to_string())
-            .and_then(|pairing| pairing.check().map(|()| pairing))
+            .map_err(|e| Refused::NotAPairing(e.to_string()))
+            .and_then(|pairing| Ok(pairing.check().map(|()| pairing)?))
             .inspect_err(|_| {
                 self.shared.malformed.fetch_add(1, Ordering::Relaxed);
             })?;
@@ -553,31 +563,57 @@ impl Link {
 
     /// A message for `topic` sealed with the hall key for this run of the
     /// board (never retained: a relay's messages to a board never are).
-    fn open_for_this_run<'p>(&self, topic: &str, p: &'p Publish) -> Result<(ControlSeal, &'p [u8]), String> {
+    fn open_for_this_run<'p>(&self, topic: &str, p: &'p Publish) -> Result<(ControlSeal, &'p [u8]), Refused> {
         if p.retain {
-            return Err("it was retained by the broker (a relay's messages to a board never are)".into());
+            return Err(Refused::Retained);
         }
-        let key = self.hall_link.key.as_ref().ok_or("no hall key")?;
-        let opened = key.open(topic, &p.payload).map_err(|e| e.to_string())?;
+        let key = self.hall_link.key.as_ref().ok_or(Refused::NoKey)?;
+        let opened = key.open(topic, &p.payload)?;
         let Some(seal) = ControlSeal::read(|name| opened.number(name)) else {
-            return Err("its seal lacks the board's run, the sender or the counter".into());
+            return Err(Refused::SealIncomplete);
         };
         let own = self.shared.lock().feed.epoch;
         if seal.epoch != own {
-            return Err(format!("it was sealed for run {} of the board, not this one ({own}): replayed?", seal.epoch));
+            return Err(Refused::OtherRun { epoch: seal.epoch, own });
         }
         Ok((seal, opened.body))
     }
 
     /// Takes the seal's number: each message once, and after its sender's
     /// earlier ones.
-    fn take_number(&self, seal: ControlSeal) -> Result<(), String> {
+    fn take_number(&self, seal: ControlSeal) -> Result<(), Refused> {
         if self.shared.counters.lock().unwrap_or_else(PoisonError::into_inner).take(seal.from, seal.n) {
             Ok(())
         } else {
-            Err(format!("its sender already sent number {} or a later one: replayed", seal.n))
+            Err(Refused::Replayed(seal.n))
         }
     }
+}
+
+/// Why a board refuses what came on its control or pairing topic.
+#[derive(Debug, thiserror::Error)]
+enum Refused {
+    #[error("it was retained by the broker (a relay's messages to a board never are)")]
+    Retained,
+    #[error("no hall key")]
+    NoKey,
+    #[error(transparent)]
+    Seal(#[from] Unsealed),
+    #[error("its seal lacks the board's run, the sender or the counter")]
+    SealIncomplete,
+    #[error("it was sealed for run {epoch} of the board, not this one ({own}): replayed?")]
+    OtherRun { epoch: u64, own: u64 },
+    #[error(transparent)]
+    Line(#[from] NotAControl),
+    #[error(transparent)]
+    Action(#[from] NotAnAction),
+    /// A pairing that is not one (serde's words).
+    #[error("{0}")]
+    NotAPairing(String),
+    #[error(transparent)]
+    Pairing(#[from] PairingError),
+    #[error("its sender already sent number {0} or a later one: replayed")]
+    Replayed(u64),
 }
 
 impl Peer for Link {

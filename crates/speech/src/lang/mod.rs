@@ -470,8 +470,8 @@ impl Lexicon {
     /// "1 hour 23 minutes", "45 minutes 10 seconds", "8 seconds": hours and
     /// minutes above an hour, minutes and seconds below, zero parts left out.
     pub fn duration(&self, ms: i64) -> String {
-        let s = u64::try_from(ms.max(0) / 1000).unwrap_or(0);
-        let (h, m, sec) = (s / 3600, s / 60 % 60, s % 60);
+        let t = tactus_clock::Hms::down(ms);
+        let (h, m, sec) = (t.h, u64::from(t.m), u64::from(t.s));
         let parts = if h > 0 {
             vec![(h, &self.hours), (m, &self.minutes)]
         } else if m > 0 {

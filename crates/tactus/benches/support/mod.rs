@@ -11,13 +11,10 @@ use std::time::Duration;
 /// goes on as long as wanted, no position standing five times.
 pub const KNIGHTS: [(&str, &str); 4] = [("g1f3", "w"), ("g8f6", "b"), ("f3g1", "w"), ("f6g8", "b")];
 
-/// The `p` percentile (0 to 1) of `v`, sorted in place; zero when empty.
-pub fn pct<T: Copy + Default + PartialOrd>(v: &mut [T], p: f64) -> T {
-    if v.is_empty() {
-        return T::default();
-    }
-    v.sort_by(|a, b| a.partial_cmp(b).expect("figures are numbers"));
-    v[((v.len() - 1) as f64 * p).round() as usize]
+/// The `p`th percentile (in percent) of `v`, by tactus-stats' one
+/// definition; zero when empty.
+pub fn pct<T: Copy + Default + PartialOrd>(v: &[T], p: u32) -> T {
+    tactus_stats::Sorted::new(v.iter().copied()).percentile(p).unwrap_or_default()
 }
 
 /// A duration in milliseconds, as the tables print it.

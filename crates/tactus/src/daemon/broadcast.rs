@@ -13,10 +13,14 @@ use tactus_speech::Scribe;
 use tactus_trace::Header;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use super::shutdown;
 use super::voice::OnSaid;
 use crate::config::{GameConfig, Plan};
+
+/// What the broker's goodbye is left of the shutdown's budget.
+const GOODBYE: Duration = Duration::from_millis(100);
 
 /// A game's tags as this board publishes them.
 fn board_tags(game: &GameConfig, pair: Option<&Paired>, header: &Header) -> Tags {
@@ -35,8 +39,10 @@ pub struct Broadcast {
     pair: Option<Paired>,
     hall: SharedHall,
     publisher: Option<Arc<BoardPublisher>>,
-    /// Stops the server and the publisher.
+    /// Stops the server and the publisher: a child of the daemon's stop
+    /// signal.
     stop: CancellationToken,
+    /// The server, on the daemon's tracker.
     server: Option<tokio::task::JoinHandle<()>>,
 }
 
@@ -54,7 +60,15 @@ pub fn web_dir(configured: Option<&PathBuf>) -> PathBuf {
 
 impl Broadcast {
     /// Starts what the config asks for; `None` when it asks for nothing.
-    pub async fn start(plan: &Plan, header: &Header, controls: mpsc::Sender<Control>) -> anyhow::Result<Option<Self>> {
+    /// The server is one of `tasks`; the server and the publisher begin to
+    /// stop, the orderly way, as soon as `stop` is cancelled.
+    pub async fn start(
+        plan: &Plan,
+        header: &Header,
+        controls: mpsc::Sender<Control>,
+        tasks: &TaskTracker,
+        stop: &CancellationToken,
+    ) -> anyhow::Result<Option<Self>> {
         let cfg = &plan.config;
         let access = cfg.mqtt.access();
         if cfg.http.listen.is_none() && access.is_none() {
@@ -67,7 +81,7 @@ impl Broadcast {
         let pair = plan.opponent.partner().map(|p| Paired { with: p.partner.to_string(), plays: p.side });
         let tags = board_tags(&cfg.game, pair.as_ref(), header);
         hall.set_tags(&board, tags.clone());
-        let stop = CancellationToken::new();
+        let stop = stop.child_token();
         if let Some(addr) = &cfg.http.listen {
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
@@ -89,7 +103,7 @@ impl Broadcast {
             }
             tracing::info!("http: serving on http://{}/", listener.local_addr()?);
             let serving = tactus_net::serve(listener, state, &stop);
-            server = Some(tokio::spawn(async move {
+            server = Some(tasks.spawn(async move {
                 if let Err(e) = serving.await {
                     tracing::error!("http: {e}");
                 }
@@ -101,6 +115,10 @@ impl Broadcast {
                 let link = access.link().map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
                 let p = BoardPublisher::start(&link, &hall_name, &board, Some(controls), &stop)
                     .map_err(|e| anyhow::anyhow!("mqtt: {e}"))?;
+                // Its stop may begin with the daemon's stop signal: its
+                // flush ends within the shutdown's budget, its goodbye in
+                // what is left.
+                p.close_within(shutdown::BUDGET - GOODBYE);
                 p.set_tags(tags);
                 Some(Arc::new(p))
             }
@@ -161,7 +179,7 @@ impl Broadcast {
             if let Some(p) = &self.publisher {
                 // Its flush waits for the broker; the rest (the goodbye)
                 // follows it.
-                p.shutdown(shutdown::left(deadline, Duration::from_millis(100))).await;
+                p.shutdown(shutdown::left(deadline, GOODBYE)).await;
             }
         };
         self.stop.cancel();

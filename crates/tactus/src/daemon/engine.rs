@@ -32,17 +32,21 @@ use tactus_core::{Device, EventKind, Session};
 use tactus_engine::conduct::Stance;
 use tactus_engine::protocol::{ClockTimes, Score as EngineScore};
 use tactus_engine::{EngineConfig, Level, Line, Opponent, OpponentConfig, OpponentError, Source};
+use tactus_retry::Backoff;
+use tactus_stats::Sorted;
 use tactus_trace::{Eval, Ms, PV_MAX, Score};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
-use super::percentile;
 use crate::config::EnginePlan;
 
 /// After a request the engine could not answer it is asked again after
 /// this, doubled at each failure up to [`RETRY_MAX`]: an engine that cannot
 /// be started is not started in a tight loop, and one that comes back is
-/// asked again within seconds.
+/// asked again within seconds. The steps are exact: the engine is this
+/// board's alone, so no crowd comes back with it.
 const RETRY_FIRST: Duration = Duration::from_secs(1);
 const RETRY_MAX: Duration = Duration::from_secs(10);
 
@@ -131,6 +135,9 @@ pub struct EngineHost {
     timings: std::collections::VecDeque<(Duration, Duration)>,
     /// The move chosen, until it is announced: timed then.
     choosing: Option<Choosing>,
+    /// Ends the engine's task: a child of the daemon's stop signal.
+    stop: CancellationToken,
+    /// On the daemon's tracker.
     task: JoinHandle<()>,
 }
 
@@ -163,8 +170,14 @@ const KEPT: usize = 10_000;
 
 impl EngineHost {
     /// Starts the engine: a bad path, or a program that does not speak UCI,
-    /// is reported now, naming it.
-    pub async fn start(plan: &EnginePlan, chess960: bool) -> anyhow::Result<EngineHost> {
+    /// is reported now, naming it. Its task is one of `tasks`, and ends
+    /// (quitting the engine) when `stop` is cancelled or the host stops.
+    pub async fn start(
+        plan: &EnginePlan,
+        chess960: bool,
+        tasks: &TaskTracker,
+        stop: &CancellationToken,
+    ) -> anyhow::Result<EngineHost> {
         let (path, level) = (&plan.path, plan.level);
         let mut config = OpponentConfig::new(EngineConfig::new(path), level);
         config.book = plan.book.clone();
@@ -193,7 +206,8 @@ impl EngineHost {
             replies: tx,
             accepts_draw: Arc::clone(&accepts_draw),
         };
-        let task = tokio::spawn(host.run(rx));
+        let stop = stop.child_token();
+        let task = tasks.spawn(host.run(rx, stop.clone()));
         Ok(EngineHost {
             side: plan.side,
             requests,
@@ -203,6 +217,7 @@ impl EngineHost {
             accepts_draw,
             timings: Default::default(),
             choosing: None,
+            stop,
             task,
         })
     }
@@ -330,19 +345,19 @@ impl EngineHost {
     /// `deadline`; one still there then is killed.
     pub async fn stop(self, deadline: Instant) {
         if !self.timings.is_empty() {
-            let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-            let (mut search, mut besides): (Vec<f64>, Vec<f64>) =
-                self.timings.iter().map(|&(s, b)| (ms(s), ms(b))).unzip();
+            let ms = |d: Option<Duration>| d.unwrap_or_default().as_secs_f64() * 1000.0;
+            let search = Sorted::new(self.timings.iter().map(|&(s, _)| s));
+            let besides = Sorted::new(self.timings.iter().map(|&(_, b)| b));
             tracing::info!(
                 "the engine made {} moves: search p50 {:.1} ms; besides the search p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
                 search.len(),
-                percentile(&mut search, 0.5),
-                percentile(&mut besides, 0.5),
-                percentile(&mut besides, 0.95),
-                percentile(&mut besides, 1.0)
+                ms(search.percentile(50)),
+                ms(besides.percentile(50)),
+                ms(besides.percentile(95)),
+                ms(besides.max())
             );
         }
-        drop(self.requests);
+        self.stop.cancel();
         drop(self.replies);
         let mut task = self.task;
         if tokio::time::timeout_at(deadline.into(), &mut task).await.is_err() {
@@ -428,10 +443,12 @@ impl Job {
 /// Whether the engine answers.
 enum Health {
     Up,
-    /// Since a request failed: the failures so far, and when to try again.
+    /// Since a request failed: the failures so far, when to try again, and
+    /// the waits after the next failures.
     Down {
         failures: u32,
         retry_at: Instant,
+        backoff: Backoff,
     },
 }
 
@@ -450,7 +467,7 @@ struct Host {
 }
 
 impl Host {
-    async fn run(mut self, mut requests: mpsc::Receiver<Request>) {
+    async fn run(mut self, mut requests: mpsc::Receiver<Request>, stop: CancellationToken) {
         'serving: loop {
             self.apply_quick();
             let Some(job) = self.next_job() else {
@@ -467,6 +484,7 @@ impl Host {
                         None => break 'serving,
                     },
                     () = sleep_until(retry_at) => {}
+                    () = stop.cancelled() => break 'serving,
                 }
                 continue;
             };
@@ -483,6 +501,7 @@ impl Host {
                             }
                             None => break 'serving,
                         },
+                        () = stop.cancelled() => break 'serving,
                     }
                 }
             };
@@ -490,12 +509,12 @@ impl Host {
                 // Dropped: the inbox holds what the game wants instead.
                 None => true,
                 Some(Ok(Ok(answer))) => self.done(&job, answer).await,
-                Some(Ok(Err(detail))) => self.failed(detail).await,
+                Some(Ok(Err(e))) => self.failed(Failed::Engine(e)).await,
                 Some(Err(panic)) => {
                     // Its state is unknown: dropped (its engine killed), and
                     // a fresh one started at the next try.
                     self.opponent = None;
-                    self.failed(format!("the engine's host failed: {panic}")).await
+                    self.failed(Failed::Host(panic)).await
                 }
             };
             if !replied {
@@ -587,20 +606,29 @@ impl Host {
 
     /// The engine could not do its work: the player is told once, and it
     /// is tried again later, and later still while it keeps failing.
-    async fn failed(&mut self, detail: String) -> bool {
-        let failures = match self.health {
-            Health::Up => 1,
-            Health::Down { failures, .. } => failures.saturating_add(1),
+    async fn failed(&mut self, why: Failed) -> bool {
+        let (failures, mut backoff) = match std::mem::replace(&mut self.health, Health::Up) {
+            Health::Up => (1, Backoff::new(RETRY_FIRST, RETRY_MAX)),
+            Health::Down { failures, backoff, .. } => (failures.saturating_add(1), backoff),
         };
-        let wait = RETRY_FIRST.saturating_mul(1 << (failures - 1).min(16)).min(RETRY_MAX);
-        self.health = Health::Down { failures, retry_at: Instant::now() + wait };
-        tracing::warn!("{detail}; trying the engine again in {:.0} s", wait.as_secs_f64());
+        let wait = backoff.next_step();
+        self.health = Health::Down { failures, retry_at: Instant::now() + wait, backoff };
+        tracing::warn!("{why}; trying the engine again in {:.0} s", wait.as_secs_f64());
         if failures > 1 {
             return true;
         }
-        let lost = EventKind::DeviceLost { device: Device::Engine, detail };
+        let lost = EventKind::DeviceLost { device: Device::Engine, detail: why.to_string() };
         self.replies.send(Reply::Notice(lost)).await.is_ok()
     }
+}
+
+/// Why the engine could not do the work asked of it.
+#[derive(Debug, thiserror::Error)]
+enum Failed {
+    #[error(transparent)]
+    Engine(OpponentError),
+    #[error("the engine's host failed: {0}")]
+    Host(Panicked),
 }
 
 /// Does `job` with the opponent, started first if a panic cost it. `Ok`:
@@ -610,14 +638,14 @@ async fn work(
     opponent: &mut Option<Opponent>,
     config: &OpponentConfig,
     chess960: bool,
-) -> Result<Option<Answer>, String> {
+) -> Result<Option<Answer>, OpponentError> {
     let opponent = match opponent {
         Some(opponent) => opponent,
         // The fresh one starts with the new game's variant.
         None if matches!(job, Job::NewGame(_)) => return Ok(None),
         None => {
-            let mut fresh = Opponent::start(config.clone()).await.map_err(|e| e.to_string())?;
-            fresh.new_game(chess960).await.map_err(|e| e.to_string())?;
+            let mut fresh = Opponent::start(config.clone()).await?;
+            fresh.new_game(chess960).await?;
             opponent.insert(fresh)
         }
     };
@@ -628,7 +656,7 @@ async fn work(
             }
             return Ok(None);
         }
-        Job::Revive => return opponent.revive().await.map(|()| None).map_err(|e| e.to_string()),
+        Job::Revive => return opponent.revive().await.map(|()| None),
         Job::Choose(wanted) => {
             let line = &wanted.line;
             let clock = wanted.clock.map(|c| c.after(line.position().turn(), wanted.at.elapsed()));
@@ -656,7 +684,7 @@ async fn work(
             tracing::error!("the engine was asked in a position without a legal move");
             Ok(None)
         }
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(e),
     }
 }
 
@@ -678,14 +706,19 @@ impl<'a, T> Guarded<'a, T> {
     }
 }
 
+/// A panic met while serving a request: what it said.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+struct Panicked(String);
+
 impl<T> Future for Guarded<'_, T> {
-    type Output = Result<T, String>;
+    type Output = Result<T, Panicked>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Self::Output> {
         match std::panic::catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
             Ok(Poll::Pending) => Poll::Pending,
             Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
-            Err(panic) => Poll::Ready(Err(panic_text(panic.as_ref()))),
+            Err(panic) => Poll::Ready(Err(Panicked(panic_text(panic.as_ref())))),
         }
     }
 }
@@ -766,7 +799,7 @@ mod tests {
                 panic!("the engine said nonsense");
             }
         });
-        assert_eq!(panicking.await, Err("the engine said nonsense".to_owned()));
+        assert_eq!(panicking.await, Err(Panicked("the engine said nonsense".to_owned())));
         assert_eq!(Guarded::new(async { 7 }).await, Ok(7));
     }
 

@@ -216,7 +216,8 @@ async fn start(plan: &Plan, opts: &Options, running: &mut Running) -> anyhow::Re
 
     running.outputs.events = events_log(opts.events.as_ref(), cfg.voice.say.lang)?;
     let (control_tx, controls) = mpsc::channel::<tactus_net::Control>(64);
-    running.outputs.broadcast = broadcast::Broadcast::start(plan, &setup.header, control_tx).await?;
+    running.outputs.broadcast =
+        broadcast::Broadcast::start(plan, &setup.header, control_tx, &running.tasks, &running.stop).await?;
     let said = running.outputs.broadcast.as_ref().map(|b| b.said());
     // Text goes to standard error when the events have standard output.
     running.outputs.voice = voice::VoiceThread::start(plan, events_to_stdout, said)?;
@@ -244,7 +245,8 @@ async fn start(plan: &Plan, opts: &Options, running: &mut Running) -> anyhow::Re
     match &plan.opponent {
         OpponentPlan::None => {}
         OpponentPlan::Engine(engine) => {
-            task.seat(Opponent::Engine(engine::EngineHost::start(engine, chess960).await?));
+            let host = engine::EngineHost::start(engine, chess960, &running.tasks, &running.stop).await?;
+            task.seat(Opponent::Engine(host));
         }
         OpponentPlan::Partner(pair) => {
             let partner = partner::PartnerHost::start(pair, &running.stop, recovered.is_some())?;
@@ -260,11 +262,12 @@ async fn start(plan: &Plan, opts: &Options, running: &mut Running) -> anyhow::Re
     Ok(Started { inputs, controls, recovered: recovered.is_some() })
 }
 
-/// The value at `p` (0 to 1) of `v`, by nearest rank: how the opponents'
-/// summaries at stop state their timings.
+/// The value at `p` (0 to 1) of `v`: the online opponent's and the
+/// partner's summaries at stop, by tactus-stats' one percentile (`p` to the
+/// nearest whole percent; NaN without values).
 fn percentile(v: &mut [f64], p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[((v.len() - 1) as f64 * p).round() as usize]
+    let percent = (p * 100.0).round().clamp(0.0, 100.0) as u32;
+    tactus_stats::Sorted::new(v.iter().copied()).percentile(percent).unwrap_or(f64::NAN)
 }
 
 /// Plays until the daemon is stopped, or a simulated board's game ends.

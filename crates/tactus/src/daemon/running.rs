@@ -13,9 +13,12 @@ use super::shutdown;
 
 pub struct Running {
     /// The one stop signal, watched by the board's threads, the signal
-    /// watcher and the game task.
+    /// watcher and the game task; the parts that start tasks take a child
+    /// of it (the engine's task, the HTTP server, the broker's publisher).
     pub stop: CancellationToken,
-    /// Tasks that end with the stop signal (the signal watcher).
+    /// The one tracker: every task the daemon starts that its parts do not
+    /// hold and await themselves (the signal watcher, the engine's task,
+    /// the HTTP server), waited for last.
     pub tasks: TaskTracker,
     /// The board's threads: stopped first, so that nothing more comes in.
     pub board: Option<BoardThreads>,

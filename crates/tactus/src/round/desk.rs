@@ -6,11 +6,12 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use tactus_net::{BoardFeed, BoardResult, Hall, RoundBoard, RoundUnpaired, RoundView, board_number};
-use tactus_trace::{GameResult, Pairing};
+use tactus_net::{BoardFeed, BoardResult, Hall, RoundBoard, RoundError, RoundUnpaired, RoundView, board_number};
+use tactus_retry::Backoff;
+use tactus_trace::Pairing;
 use tactus_trf::{Layout, Outcome};
 
-use super::load::Loaded;
+use super::load::{FileError, Loaded};
 
 /// The first wait before a pairing is sent again to a board that does not
 /// show it; it doubles up to [`RESEND_MAX`].
@@ -21,11 +22,13 @@ const RESEND_MAX: Duration = Duration::from_secs(60);
 pub type Send = (String, u64, Pairing);
 
 /// When a board was last sent its pairing, in which of its runs.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Sent {
     epoch: u64,
     next: Instant,
-    step: Duration,
+    /// The waits before the next sendings: exact steps, the desk being
+    /// pure (its tests give the time).
+    backoff: Backoff,
 }
 
 /// A round board's place in the hall, as last looked at.
@@ -89,10 +92,10 @@ impl Desk {
     }
 
     /// The arbiter sets board `board`'s result, or takes the game's again.
-    pub fn set_result(&mut self, board: u32, result: Option<BoardResult>) -> Result<(), String> {
-        let Some(loaded) = &self.loaded else { return Err("no round is loaded".into()) };
+    pub fn set_result(&mut self, board: u32, result: Option<BoardResult>) -> Result<(), RoundError> {
+        let Some(loaded) = &self.loaded else { return Err(RoundError::NoRound) };
         if !loaded.pairings.contains_key(&board) {
-            return Err(format!("round {} has no board {board}", loaded.round.number));
+            return Err(RoundError::NoBoard { round: loaded.round.number, board });
         }
         match result {
             Some(r) => self.arbiter.insert(board, r),
@@ -130,7 +133,7 @@ impl Desk {
             if seen.shown {
                 self.shown.insert((feed.id.clone(), feed.epoch));
                 if let Some(result) = feed.result {
-                    self.games.insert(n, of_game(result));
+                    self.games.insert(n, BoardResult::from(result));
                 }
                 continue;
             }
@@ -146,8 +149,9 @@ impl Desk {
             if sent.is_some_and(|s| now < s.next) {
                 continue;
             }
-            let step = sent.map_or(RESEND_FIRST, |s| (s.step * 2).min(RESEND_MAX));
-            self.sent.insert(feed.id.clone(), Sent { epoch: feed.epoch, next: now + step, step });
+            let mut backoff = sent.map_or(Backoff::new(RESEND_FIRST, RESEND_MAX), |s| s.backoff.clone());
+            let next = now + backoff.next_step();
+            self.sent.insert(feed.id.clone(), Sent { epoch: feed.epoch, next, backoff });
             out.push((feed.id.clone(), feed.epoch, pairing.clone()));
         }
         out
@@ -159,12 +163,14 @@ impl Desk {
     }
 
     /// The file with the round's results written in, and its name.
-    pub fn trf(&self) -> Result<(String, Vec<u8>), String> {
-        let Some(loaded) = &self.loaded else { return Err("no round is loaded".into()) };
+    pub fn trf(&self) -> Result<(String, Vec<u8>), RoundError> {
+        let Some(loaded) = &self.loaded else { return Err(RoundError::NoRound) };
         let results: BTreeMap<u32, Outcome> =
             loaded.pairings.keys().filter_map(|&n| self.result(n).map(|r| (n, outcome(r)))).collect();
-        let bytes =
-            loaded.trf.with_results(&loaded.round, &results).map_err(|e| format!("{}: {e}", loaded.file.display()))?;
+        let bytes = loaded
+            .trf
+            .with_results(&loaded.round, &results)
+            .map_err(|source| RoundError::File(Box::new(FileError::Trf { file: loaded.file.clone(), source })))?;
         let name = loaded.file.file_name().map_or("round.trf".into(), |n| n.to_string_lossy().into_owned());
         Ok((name, bytes))
     }
@@ -231,14 +237,6 @@ fn shows(feed: &BoardFeed, p: &Pairing) -> bool {
         && t.black.as_deref() == Some(p.black.name.as_str())
 }
 
-fn of_game(result: GameResult) -> BoardResult {
-    match result {
-        GameResult::WhiteWins => BoardResult::WhiteWins,
-        GameResult::BlackWins => BoardResult::BlackWins,
-        GameResult::Draw => BoardResult::Draw,
-    }
-}
-
 fn outcome(r: BoardResult) -> Outcome {
     match r {
         BoardResult::WhiteWins => Outcome::WhiteWins,
@@ -271,6 +269,7 @@ mod tests {
     use std::path::Path;
     use tactus_core::{Event, EventKind};
     use tactus_net::{Change, Tags};
+    use tactus_trace::GameResult;
 
     fn loaded() -> Loaded {
         let bytes =

@@ -5,8 +5,35 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use tactus_trace::{MAX_ELO, MAX_FIDE_ID, MAX_TOURNAMENT, Pairing, Player};
-use tactus_trf::{Trf, player::round_column};
+use tactus_trace::{MAX_ELO, MAX_FIDE_ID, MAX_TOURNAMENT, Pairing, PairingError, Player};
+use tactus_trf::{Trf, TrfError, player::round_column};
+
+/// A round's file that cannot be played, naming the file (and the line and
+/// column where it can).
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("{}: cannot read: {source}", file.display())]
+    Read { file: PathBuf, source: std::io::Error },
+    #[error("{}: {source}", file.display())]
+    Trf { file: PathBuf, source: TrfError },
+    #[error("{}: line {line}, column {column}: {refusal}", file.display())]
+    Refused { file: PathBuf, line: usize, column: usize, refusal: Refusal },
+}
+
+/// What a well-formed file holds that the hall cannot play.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("round {round} has {boards} boards: board {board} is beyond the hall's {hall_boards} (--max-boards)")]
+    BeyondTheHall { round: u32, boards: usize, board: u32, hall_boards: usize },
+    #[error("the tournament's name has {0} characters: at most {MAX_TOURNAMENT}")]
+    TournamentName(usize),
+    #[error("rating {0} is above any player's ({MAX_ELO})")]
+    Rating(u16),
+    #[error("FIDE number {0} is longer than a FIDE ID (nine digits)")]
+    FideId(u64),
+    #[error("board {board}: {error}")]
+    Pairing { board: u32, error: PairingError },
+}
 
 /// A round, read.
 #[derive(Debug, Clone)]
@@ -20,44 +47,46 @@ pub struct Loaded {
 
 /// Reads round `number` of a file's bytes for a hall of at most
 /// `hall_boards` boards.
-pub fn load(file: &Path, bytes: &[u8], number: u32, hall_boards: usize) -> Result<Loaded, String> {
-    let at =
-        |line: usize, column: usize, what: String| format!("{}: line {line}, column {column}: {what}", file.display());
-    let trf = Trf::parse(bytes).map_err(|e| format!("{}: {e}", file.display()))?;
-    let round = trf.round(number).map_err(|e| format!("{}: {e}", file.display()))?;
+pub fn load(file: &Path, bytes: &[u8], number: u32, hall_boards: usize) -> Result<Loaded, FileError> {
+    let at = |line: usize, column: usize, refusal: Refusal| FileError::Refused {
+        file: file.to_path_buf(),
+        line,
+        column,
+        refusal,
+    };
+    let trf = Trf::parse(bytes).map_err(|source| FileError::Trf { file: file.to_path_buf(), source })?;
+    let round = trf.round(number).map_err(|source| FileError::Trf { file: file.to_path_buf(), source })?;
     if let Some(beyond) = round.boards.get(hall_boards) {
         let line = trf.player(beyond.white).map_or(1, |p| p.line);
         return Err(at(
             line,
             round_column(number),
-            format!(
-                "round {number} has {} boards: board {} is beyond the hall's {hall_boards} (--max-boards)",
-                round.boards.len(),
-                beyond.number
-            ),
+            Refusal::BeyondTheHall { round: number, boards: round.boards.len(), board: beyond.number, hall_boards },
         ));
     }
     if let (Some(name), Some(line)) = (trf.tournament(), trf.tournament_line()) {
         let chars = name.chars().count();
         if chars > MAX_TOURNAMENT {
-            return Err(at(line, 5, format!("the tournament's name has {chars} characters: at most {MAX_TOURNAMENT}")));
+            return Err(at(line, 5, Refusal::TournamentName(chars)));
         }
     }
-    let player = |rank: u16| -> Result<Player, String> {
+    let player = |rank: u16| -> Result<Player, FileError> {
         let p = trf.player(rank).expect("a round's players are the file's");
         let elo = match p.rating {
             Some(r) if r > MAX_ELO => {
-                return Err(at(p.line, 49, format!("rating {r} is above any player's ({MAX_ELO})")));
+                return Err(at(p.line, 49, Refusal::Rating(r)));
             }
             r => r,
         };
-        let fide_id =
-            match p.fide_id {
-                Some(id) => Some(u32::try_from(id).ok().filter(|&id| id <= MAX_FIDE_ID).ok_or_else(|| {
-                    at(p.line, 58, format!("FIDE number {id} is longer than a FIDE ID (nine digits)"))
-                })?),
-                None => None,
-            };
+        let fide_id = match p.fide_id {
+            Some(id) => Some(
+                u32::try_from(id)
+                    .ok()
+                    .filter(|&id| id <= MAX_FIDE_ID)
+                    .ok_or_else(|| at(p.line, 58, Refusal::FideId(id)))?,
+            ),
+            None => None,
+        };
         Ok(Player {
             name: p.name.clone(),
             title: p.title.and_then(|t| t.as_str().parse().ok()),
@@ -75,9 +104,9 @@ pub fn load(file: &Path, bytes: &[u8], number: u32, hall_boards: usize) -> Resul
             white: player(b.white)?,
             black: player(b.black)?,
         };
-        pairing.check().map_err(|e| {
+        pairing.check().map_err(|error| {
             let line = trf.player(b.white).map_or(1, |p| p.line);
-            at(line, 15, format!("board {}: {e}", b.number))
+            at(line, 15, Refusal::Pairing { board: b.number, error })
         })?;
         pairings.insert(b.number, pairing);
     }
@@ -108,7 +137,7 @@ mod tests {
 
     #[test]
     fn a_round_larger_than_the_hall_is_refused_naming_the_board() {
-        let e = load(Path::new("open.trf"), &file("open-round1.trf"), 1, 3).unwrap_err();
+        let e = load(Path::new("open.trf"), &file("open-round1.trf"), 1, 3).unwrap_err().to_string();
         assert_eq!(
             e,
             "open.trf: line 20, column 92: round 1 has 4 boards: board 4 is beyond the hall's 3 (--max-boards)"
@@ -118,11 +147,15 @@ mod tests {
     #[test]
     fn what_a_pairing_cannot_carry_is_refused_naming_the_field() {
         let text = String::from_utf8(file("open-round1.trf")).unwrap();
-        let e = load(Path::new("x.trf"), text.replace("    4100018", " 1234567890").as_bytes(), 1, 256).unwrap_err();
+        let e = load(Path::new("x.trf"), text.replace("    4100018", " 1234567890").as_bytes(), 1, 256)
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("x.trf: line 12, column 58: FIDE number 1234567890"), "{e}");
-        let e = load(Path::new("x.trf"), text.replace(" 2601 RUS", " 3601 RUS").as_bytes(), 1, 256).unwrap_err();
+        let e = load(Path::new("x.trf"), text.replace(" 2601 RUS", " 3601 RUS").as_bytes(), 1, 256)
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("x.trf: line 12, column 49: rating 3601"), "{e}");
-        let e = load(Path::new("x.trf"), &file("open-round1.trf"), 2, 256).unwrap_err();
+        let e = load(Path::new("x.trf"), &file("open-round1.trf"), 2, 256).unwrap_err().to_string();
         assert!(e.starts_with("x.trf: line 12, column 102: round 2 is not paired"), "{e}");
     }
 }

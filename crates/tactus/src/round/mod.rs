@@ -19,12 +19,13 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use tactus_net::{BoardResult, HallLink, PairingSender, RoundDesk, RoundView, SharedHall};
+use tactus_net::{BoardResult, HallLink, PairingSender, RoundDesk, RoundError, RoundView, SharedHall};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use desk::Desk;
+use load::FileError;
 
 /// How often the relay looks at the hall for the round's boards.
 const LOOK_EVERY: Duration = Duration::from_secs(1);
@@ -48,8 +49,8 @@ impl Round {
     }
 
     /// Reads round `number` of the file.
-    fn read(file: &Path, number: u32, hall_boards: usize) -> Result<load::Loaded, String> {
-        let bytes = std::fs::read(file).map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
+    fn read(file: &Path, number: u32, hall_boards: usize) -> Result<load::Loaded, FileError> {
+        let bytes = std::fs::read(file).map_err(|source| FileError::Read { file: file.to_path_buf(), source })?;
         let loaded = load::load(file, &bytes, number, hall_boards)?;
         for w in loaded.trf.warnings() {
             tracing::warn!("round: {}: line {}, column {}: {}", file.display(), w.line, w.column, w.text);
@@ -58,7 +59,7 @@ impl Round {
     }
 
     /// Reads the file again for round `number` (the next when `None`).
-    fn read_again(&self, number: Option<u32>) -> Result<(), String> {
+    fn read_again(&self, number: Option<u32>) -> Result<(), FileError> {
         let number = number.unwrap_or_else(|| self.desk().number().map_or(1, |n| n + 1));
         match Round::read(&self.file, number, self.hall_boards) {
             Ok(loaded) => {
@@ -74,7 +75,7 @@ impl Round {
             Err(why) => {
                 let had = self.desk().number().map_or("none".to_string(), |n| format!("round {n}"));
                 tracing::error!("round: {why}; the relay keeps the round it had ({had})");
-                self.desk().error = Some(why.clone());
+                self.desk().error = Some(why.to_string());
                 Err(why)
             }
         }
@@ -86,19 +87,19 @@ impl RoundDesk for Round {
         self.desk().view(&self.name())
     }
 
-    fn trf(&self) -> Result<(String, Vec<u8>), String> {
+    fn trf(&self) -> Result<(String, Vec<u8>), RoundError> {
         self.desk().trf()
     }
 
-    fn set_result(&self, board: u32, result: Option<BoardResult>) -> Result<(), String> {
+    fn set_result(&self, board: u32, result: Option<BoardResult>) -> Result<(), RoundError> {
         self.desk().set_result(board, result)?;
         let said = result.map_or("the game's own".to_string(), |r| r.to_string());
         tracing::info!("round: the arbiter set board {board}'s result: {said}");
         Ok(())
     }
 
-    fn reload(&self, round: Option<u32>) -> Result<(), String> {
-        self.read_again(round)
+    fn reload(&self, round: Option<u32>) -> Result<(), RoundError> {
+        self.read_again(round).map_err(|e| RoundError::File(Box::new(e)))
     }
 }
 
@@ -131,7 +132,7 @@ pub fn start(
     if link.key.is_none() {
         anyhow::bail!("--round-trf needs the hall key (--hall-key): a board takes its pairing only sealed with it");
     }
-    let loaded = Round::read(file, number, hall_boards).map_err(anyhow::Error::msg)?;
+    let loaded = Round::read(file, number, hall_boards)?;
     tracing::info!("round: {} boards of round {number} from {}", loaded.round.boards.len(), file.display());
     let sender = PairingSender::start(link, hall.read(|h| h.name().to_string()).as_str(), stop)
         .map_err(|e| anyhow::anyhow!("round: {e}"))?;
