@@ -414,17 +414,27 @@ export type Online =
   | { what: 'takeback_offer'; open: boolean }
   | { what: 'taken_back'; ply: number }
   | { what: 'takeback_declined' }
-  | { what: 'refused'; ply: number; uci: string; san: string; why: string }
+  | { what: 'refused'; ply: number; uci: string; san: string; why: 'server' | 'superseded' | 'game_over' }
   | { what: 'opponent_gone'; gone: boolean; claim_in_s?: number }
-  | { what: 'ended'; status: string }
+  | { what: 'ended'; status: 'aborted' | 'timeout' | 'outoftime' | 'noStart' | 'other' }
   | { what: 'rate_limited'; for_s: number }
-  | { what: 'not_played'; game: string; reason: NotPlayedReason; why: string }
-  | { what: 'failed'; why: string }
+  | { what: 'not_played'; game: string; reason: NotPlayedReason }
+  | { what: 'failed'; why: FailedWhy }
   | { what: 'chat'; from: string; text: string }
   | { what: 'chat_held'; count: number }
   | { what: 'chat_lines'; lines: { from: string; text: string }[] }
   | { what: 'token'; state: 'refused' | 'unknown' | 'lacks_scope' | 'accepted' }
   | { what: 'asked'; ask: OnlineAsk; standing: boolean };
+
+/** Why the online server did not carry out a request. */
+export type FailedWhy =
+  | 'no_game'
+  | 'not_playable'
+  | 'busy'
+  | 'refused'
+  | 'network'
+  | 'token'
+  | 'rate_limited';
 
 /** Why a game on the online account is not played on the board. */
 export type NotPlayedReason =

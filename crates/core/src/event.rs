@@ -412,7 +412,7 @@ pub enum Online {
     /// to the position where `ply` is to be made.
     TakenBack { ply: u32 },
     /// The server refused the board's move: it is taken back on the board.
-    Refused { ply: u32, uci: String, san: String, why: String },
+    Refused { ply: u32, uci: String, san: String, why: RefusedWhy },
     /// The opponent left the game (`gone`) or came back; the win may be
     /// claimed in `claim_in_s` seconds (0: now).
     OpponentGone {
@@ -420,16 +420,15 @@ pub enum Online {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         claim_in_s: Option<u32>,
     },
-    /// The server ended the game with a status the board cannot tell
-    /// (Lichess's `status`: `aborted`, `timeout`, `outoftime`, `noStart`…).
-    Ended { status: String },
+    /// The server ended the game with a status the board cannot tell.
+    Ended { status: ServerEnd },
     /// Lichess asked for a pause: nothing is sent for this long.
     RateLimited { for_s: u64 },
-    /// A game on the account that the board does not play: the reason, and
-    /// `why` in full (with what to change) as the log says it.
-    NotPlayed { game: String, reason: NotPlayedReason, why: String },
-    /// A request the server did not carry out.
-    Failed { why: String },
+    /// A game on the account that the board does not play, and why (the
+    /// log says it in full, with the details).
+    NotPlayed { game: String, reason: NotPlayedReason },
+    /// A request the server did not carry out, and why.
+    Failed { why: FailedWhy },
     /// The opponent wrote in the game's chat (the players' room; Lichess
     /// keeps its lines short, and the board cuts them to 140 characters).
     Chat { from: String, text: String },
@@ -478,6 +477,58 @@ pub enum NotPlayedReason {
     StartPosition,
     /// The server does not give the game.
     Gone,
+}
+
+/// Why the server refused the board's move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefusedWhy {
+    /// The server said no (its words are in the log).
+    Server,
+    /// The server has another move at that ply (made on the website).
+    Superseded,
+    /// The game ended before the move counted.
+    GameOver,
+}
+
+/// How the server ended a game, where the board cannot tell it itself
+/// (its names are Lichess's `status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ServerEnd {
+    #[serde(rename = "aborted")]
+    Aborted,
+    /// The opponent left the game (`timeout`).
+    #[serde(rename = "timeout")]
+    OpponentLeft,
+    /// A flag fell (`outoftime`).
+    #[serde(rename = "outoftime")]
+    FlagFall,
+    /// The first move was not made in time (`noStart`).
+    #[serde(rename = "noStart")]
+    NoStart,
+    /// Any other (a cheat found, a variant's end, an end not known).
+    #[serde(rename = "other", other)]
+    Other,
+}
+
+/// Why the online server did not carry out a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailedWhy {
+    /// No game is being played on the server.
+    NoGame,
+    /// The board's move cannot be sent (not its turn, the game over…).
+    NotPlayable,
+    /// Too many requests are waiting.
+    Busy,
+    /// The server said no.
+    Refused,
+    /// The server could not be reached, even after tries.
+    Network,
+    /// The server refuses the board's token.
+    Token,
+    /// The server asked for a pause.
+    RateLimited,
 }
 
 /// The board's token as the online server takes it.

@@ -16,9 +16,9 @@ pub mod serde_chess;
 mod session;
 
 pub use event::{
-    Article, Attempt, CastleSide, ChatLine, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, Fix,
+    Article, Attempt, CastleSide, ChatLine, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, FailedWhy, Fix,
     GameResult, Irregularity, MoveInfo, Ms, NotNow, NotPlayedReason, OnBoard, Online, OnlineAsk, Pair, Placed, Reason,
-    Restarted, Slip, ToControl, TokenState,
+    RefusedWhy, Restarted, ServerEnd, Slip, ToControl, TokenState,
 };
 pub use policy::{MateSearch, Policy, Supervision};
 pub use session::{MateQuestion, Session, StartError, search_mate};

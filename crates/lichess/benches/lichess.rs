@@ -278,7 +278,8 @@ fn round_trips(server: &StubServer, games: u64) {
     let (move_tx, mut move_rx) = mpsc::unbounded_channel();
     *server.shared.moves.lock().unwrap() = Some(move_tx);
     rt.block_on(async {
-        let (play, mut updates) = Play::start(server.client(), PlayOptions::default());
+        let (play, mut updates) =
+            Play::start(server.client(), PlayOptions::default(), &tokio_util::sync::CancellationToken::new());
         let mut opponent_ms = Vec::new();
         let mut ours_ms = Vec::new();
         let mut events_open = false;
@@ -345,7 +346,7 @@ fn keep_alives(server: &StubServer, lines: usize) {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(async {
         *server.shared.events.lock().unwrap() = None;
-        let (play, mut updates) = Play::start(server.client(), PlayOptions::default());
+        let (play, mut updates) = Play::start(server.client(), PlayOptions::default(), &tokio_util::sync::CancellationToken::new());
         *server.shared.current.lock().unwrap() = ("KeepA001".into(), String::new());
         while server.shared.events.lock().unwrap().is_none() {
             tokio::time::sleep(Duration::from_millis(1)).await;

@@ -49,9 +49,30 @@ pub enum DeclineReason {
     Casual,
     Standard,
     Variant,
+    NoBot,
+    OnlyBot,
 }
 
 impl DeclineReason {
+    const ALL: [DeclineReason; 11] = [
+        DeclineReason::Generic,
+        DeclineReason::Later,
+        DeclineReason::TooFast,
+        DeclineReason::TooSlow,
+        DeclineReason::TimeControl,
+        DeclineReason::Rated,
+        DeclineReason::Casual,
+        DeclineReason::Standard,
+        DeclineReason::Variant,
+        DeclineReason::NoBot,
+        DeclineReason::OnlyBot,
+    ];
+
+    /// The reason of a key as Lichess spells it (`declineReasonKey`).
+    pub fn from_key(key: &str) -> Option<DeclineReason> {
+        Self::ALL.into_iter().find(|r| r.as_str() == key)
+    }
+
     fn as_str(self) -> &'static str {
         match self {
             DeclineReason::Generic => "generic",
@@ -63,6 +84,8 @@ impl DeclineReason {
             DeclineReason::Casual => "casual",
             DeclineReason::Standard => "standard",
             DeclineReason::Variant => "variant",
+            DeclineReason::NoBot => "noBot",
+            DeclineReason::OnlyBot => "onlyBot",
         }
     }
 }

@@ -28,7 +28,9 @@ use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{ByColor, CastlingMode, Chess, Color, KnownOutcome, Move, Outcome, Position};
 
-use crate::wire::{ClockSetup, GameEvent, GameFull, GameState, OpponentGone, Player, Status};
+use crate::wire::{
+    ClockSetup, GameEvent, GameFull, GameState, InitialFen, OpponentGone, Player, Room, Speed, Status, VariantKey,
+};
 
 /// Chat text longer than this is cut (Lichess's own limit is far lower).
 const MAX_CHAT: usize = 500;
@@ -83,7 +85,7 @@ pub enum Action {
         claim_win_in_s: Option<u32>,
     },
     Chat {
-        room: String,
+        room: Room,
         username: String,
         text: String,
     },
@@ -101,11 +103,11 @@ pub struct Started {
     pub black: Player,
     /// None: correspondence or unlimited.
     pub clock: Option<ClockSetup>,
-    pub speed: Option<String>,
+    pub speed: Option<Speed>,
     pub rated: bool,
-    pub variant: String,
+    pub variant: VariantKey,
     /// The start position, when it is not the standard one.
-    pub initial_fen: Option<String>,
+    pub initial_fen: Option<Fen>,
     /// The ply to be made now (1: White's first move).
     pub ply: u32,
     /// How many moves the server's list held when the board began
@@ -248,8 +250,8 @@ pub enum MoveError {
 /// What the server sent that cannot be followed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FollowError {
-    #[error("the variant {0:?} cannot be played on the board")]
-    Variant(String),
+    #[error("the variant {0} cannot be played on the board")]
+    Variant(VariantKey),
     #[error("the start position {0:?} is not one the board can set up")]
     Fen(String),
     #[error("the server's move {uci:?} at ply {ply} is not legal: its move list is skipped")]
@@ -301,18 +303,15 @@ struct Game {
 
 impl Game {
     fn new(full: &GameFull) -> Result<Game, FollowError> {
-        let mode = match full.variant.key.as_str() {
-            "standard" | "fromPosition" => CastlingMode::Standard,
-            "chess960" => CastlingMode::Chess960,
-            other => return Err(FollowError::Variant(other.to_string())),
+        let mode = match &full.variant.key {
+            VariantKey::Standard | VariantKey::FromPosition => CastlingMode::Standard,
+            VariantKey::Chess960 => CastlingMode::Chess960,
+            other => return Err(FollowError::Variant(other.clone())),
         };
-        let start: Chess = if full.initial_fen == "startpos" {
-            Chess::default()
-        } else {
-            Fen::from_ascii(full.initial_fen.as_bytes())
-                .ok()
-                .and_then(|f| f.into_position(mode).ok())
-                .ok_or_else(|| FollowError::Fen(full.initial_fen.clone()))?
+        let start: Chess = match &full.initial_fen {
+            InitialFen::StartPos => Chess::default(),
+            InitialFen::Fen(fen) => fen.clone().into_position(mode).map_err(|_| FollowError::Fen(fen.to_string()))?,
+            InitialFen::Unreadable(text) => return Err(FollowError::Fen(text.clone())),
         };
         let start_ply = (start.fullmoves().get() - 1) * 2 + u32::from(start.turn() == Color::Black);
         Ok(Game { id: full.id.clone(), pos: start.clone(), start, mode, start_ply, line: Vec::new() })
@@ -430,6 +429,14 @@ impl Follower {
         self.pending.as_ref().map(|p| p.ply)
     }
 
+    /// Our move whose POST Lichess has not answered with a 200 (not sent
+    /// yet, in flight, or its answer lost): its ply and UCI. A move Lichess
+    /// took (`Posted`) is not one.
+    pub fn unanswered(&self) -> Option<(u32, String)> {
+        let p = self.pending.as_ref().filter(|p| p.state != PendingState::Posted)?;
+        Some((p.ply, self.game.as_ref()?.uci(p.mv)))
+    }
+
     /// The board's game in UCI: every move it holds, ours pending included.
     pub fn line(&self) -> Vec<String> {
         let Some(g) = &self.game else { return Vec::new() };
@@ -466,7 +473,7 @@ impl Follower {
             GameEvent::GameState(state) => self.state(&state, false),
             GameEvent::ChatLine(c) => {
                 self.out.push(Action::Chat {
-                    room: c.room.chars().take(16).collect(),
+                    room: c.room,
                     username: c.username.chars().take(40).collect(),
                     text: c.text.chars().take(MAX_CHAT).collect(),
                 });
@@ -544,10 +551,13 @@ impl Follower {
                 white: full.white.clone(),
                 black: full.black.clone(),
                 clock: full.clock,
-                speed: full.speed.clone(),
+                speed: full.speed,
                 rated: full.rated,
                 variant: full.variant.key.clone(),
-                initial_fen: (full.initial_fen != "startpos").then(|| full.initial_fen.clone()),
+                initial_fen: match &full.initial_fen {
+                    InitialFen::Fen(fen) => Some(fen.clone()),
+                    InitialFen::StartPos | InitialFen::Unreadable(_) => None,
+                },
                 ply: game.ply(resumed_len),
                 played: server.moves.len() as u32,
             })));

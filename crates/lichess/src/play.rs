@@ -22,19 +22,28 @@
 //! change), never followed half-way. A game the actor stopped following
 //! (its stream refused) and that starts again is resumed with the moves
 //! the board has: the same game, nothing sent twice.
+//!
+//! Every task of the actor's — the actor itself, its streams, its requests —
+//! runs on one [`TaskTracker`] that [`Play`] holds, and ends by a token:
+//! streams by a child of the daemon's stop signal, at once; the board's
+//! requests by [`Play::stop`]'s deadline, so that the moves the journal has
+//! are sent, or their fate logged as unknown (the follower sends them after
+//! a restart if Lichess lacks them), never dropped unsaid.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::future::Future;
 use std::time::{Duration, Instant};
 
 use shakmaty::Color;
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
+use tokio_util::sync::{CancellationToken, DropGuard};
+use tokio_util::task::TaskTracker;
 
 use crate::api::{BOARD_PLAY, ChallengeSpec, DeclineReason, EndRequest, SeekSpec};
-use crate::follower::{Action, FollowError, Follower, Sent};
+use crate::follower::{Action, FollowError, Follower, MoveError, Sent};
 use crate::http::{Client, Error, Lines, StreamEnd};
 use crate::retry::{Backoff, Link, SteadyLink};
-use crate::wire::{AccountEvent, Challenge, GameEvent, GameFull, GameInfo};
+use crate::wire::{AccountEvent, Challenge, Declined, Direction, GameEvent, GameFull, GameInfo, VariantKey};
 
 /// Commands the owner may have queued at once.
 const COMMANDS: usize = 32;
@@ -126,7 +135,7 @@ pub enum Update {
     /// A challenge to the account (`incoming`), or by it.
     Challenge { challenge: Box<Challenge>, incoming: bool },
     /// A challenge was canceled, or declined (with the reason given).
-    ChallengeGone { id: String, declined: Option<String> },
+    ChallengeGone { id: String, declined: Option<Declined> },
     /// What the game's follower says: the game and everything in it.
     Game { id: String, action: Action },
     /// A game on the account that the board does not play (it plays one
@@ -136,7 +145,22 @@ pub enum Update {
     /// The seek ended: a game started, it expired, or it failed.
     SeekEnded { why: String },
     /// A command that could not be carried out.
-    Failed { command: Command, why: String },
+    Failed { command: Command, why: Failure },
+}
+
+/// Why a command was not carried out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Failure {
+    #[error("no game {0} is being played")]
+    NoGame(String),
+    /// The follower cannot send the board's move.
+    #[error(transparent)]
+    Move(#[from] MoveError),
+    #[error("too many requests are waiting")]
+    Busy,
+    /// Lichess's answer, or the network's, after the tries it was worth.
+    #[error(transparent)]
+    Lichess(#[from] Error),
 }
 
 /// The board's token as Lichess takes it.
@@ -168,7 +192,7 @@ pub enum NotPlayed {
     AnotherGame,
     /// Lichess's `compat.board` says the Board API cannot play it.
     NotBoardApi,
-    Variant(String),
+    Variant(VariantKey),
     /// Lichess did not say which side the account plays.
     NoSide,
     /// The account (its id) plays neither side of the game.
@@ -234,20 +258,41 @@ pub enum CommandError {
     Stopped,
 }
 
-/// The handle of a running actor; dropping it stops the actor.
+/// Before [`Play::stop`]'s deadline, the requests still in flight are
+/// given up this long, for their tasks to end by it.
+const GIVE_UP_BEFORE: Duration = Duration::from_millis(100);
+
+/// The handle of a running actor: stopped by [`Play::stop`] (or, dropped,
+/// its tasks are told to end).
 pub struct Play {
     commands: mpsc::Sender<Command>,
-    task: JoinHandle<()>,
+    /// The actor and every task of its.
+    tasks: TaskTracker,
+    /// A child of the daemon's stop signal: the streams close, and
+    /// nothing new is asked of Lichess but the game's requests.
+    stop: CancellationToken,
+    /// [`Play::stop`] began: the actor sends what it holds, then ends.
+    flush: CancellationToken,
+    /// The requests still in flight are given up.
+    give_up: CancellationToken,
 }
 
 impl Play {
-    /// Starts the actor; its updates come on the returned receiver.
-    pub fn start(client: Client, options: PlayOptions) -> (Play, mpsc::Receiver<Update>) {
+    /// Starts the actor, stopped with `stop` (the daemon's stop signal) or
+    /// [`Play::stop`]; its updates come on the returned receiver.
+    pub fn start(client: Client, options: PlayOptions, stop: &CancellationToken) -> (Play, mpsc::Receiver<Update>) {
         let (commands, command_rx) = mpsc::channel(COMMANDS);
         let (updates, update_rx) = mpsc::channel(UPDATES);
         let (internal, internal_rx) = mpsc::channel(INTERNAL);
+        let tasks = TaskTracker::new();
+        let stop = stop.child_token();
+        let (flush, give_up) = (CancellationToken::new(), CancellationToken::new());
         let actor = Actor {
             client,
+            tasks: tasks.clone(),
+            stop: stop.clone(),
+            flush: flush.clone(),
+            give_up: give_up.clone(),
             accept_from: options.accept_from.iter().map(|s| s.to_lowercase()).collect(),
             me: options.account.map(|a| a.to_lowercase()),
             resume: options.resume,
@@ -264,8 +309,28 @@ impl Play {
             refused: HashSet::new(),
             said_not_played: HashMap::new(),
         };
-        let task = tokio::spawn(actor.run(command_rx, internal_rx));
-        (Play { commands, task }, update_rx)
+        tasks.spawn(actor.run(command_rx, internal_rx));
+        (Play { commands, tasks, stop, flush, give_up }, update_rx)
+    }
+
+    /// Stops by `deadline`: the streams close at once; the board's acts
+    /// queued so far (its last move first) are sent, and the requests in
+    /// flight answered, until shortly before `deadline`; what has no answer
+    /// then is given up and logged (a move so left is sent after a restart
+    /// if Lichess lacks it). No update is read meanwhile: drop the
+    /// receiver first, so that the actor never waits on it.
+    pub async fn stop(self, deadline: Instant) {
+        self.stop.cancel();
+        self.flush.cancel();
+        self.tasks.close();
+        let give_up_at = deadline.checked_sub(GIVE_UP_BEFORE).unwrap_or(deadline);
+        if tokio::time::timeout_at(give_up_at.into(), self.tasks.wait()).await.is_ok() {
+            return;
+        }
+        self.give_up.cancel();
+        if tokio::time::timeout_at(deadline.into(), self.tasks.wait()).await.is_err() {
+            tracing::warn!("Lichess: a task did not end by the stop's deadline; left behind");
+        }
     }
 
     /// Queues a command; never waits.
@@ -279,7 +344,9 @@ impl Play {
 
 impl Drop for Play {
     fn drop(&mut self) {
-        self.task.abort();
+        self.stop.cancel();
+        self.flush.cancel();
+        self.give_up.cancel();
     }
 }
 
@@ -350,22 +417,13 @@ enum Internal {
     TokenChecked(Result<Option<crate::api::TokenCheck>, Error>),
 }
 
-/// A task of the actor's that ends with it.
-struct Owned(JoinHandle<()>);
-
-impl Drop for Owned {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
 /// A seek asked for, and once the event stream is open, standing.
 enum Seek {
     Wanted(SeekSpec),
     /// Held for its task: dropped, the seek's stream closes and Lichess
     /// cancels the seek.
     Running {
-        _task: Owned,
+        _task: DropGuard,
     },
 }
 
@@ -373,7 +431,8 @@ enum Seek {
 /// dropped), its task, and when to try again.
 struct Stream {
     generation: u64,
-    task: Option<Owned>,
+    /// Dropped, the stream's task ends.
+    task: Option<DropGuard>,
     retry_at: Option<Instant>,
     backoff: Backoff,
     opened_at: Instant,
@@ -499,6 +558,11 @@ struct GameRun {
 
 struct Actor {
     client: Client,
+    /// Where its tasks run; [`Play`] waits for them.
+    tasks: TaskTracker,
+    stop: CancellationToken,
+    flush: CancellationToken,
+    give_up: CancellationToken,
     accept_from: HashSet<String>,
     /// The account's id, lower case: known before any game is followed.
     me: Option<String>,
@@ -562,6 +626,7 @@ async fn pump<T: serde::de::DeserializeOwned>(
 
 impl Actor {
     async fn run(mut self, mut commands: mpsc::Receiver<Command>, mut internal: mpsc::Receiver<Internal>) {
+        let (flush, give_up) = (self.flush.clone(), self.give_up.clone());
         loop {
             let now = Instant::now();
             if let Some(link) = self.link.tick(now) {
@@ -573,12 +638,93 @@ impl Actor {
             tokio::select! {
                 command = commands.recv() => match command {
                     Some(c) => self.command(c).await,
-                    None => break,
+                    None => return,
                 },
                 Some(msg) = internal.recv() => self.internal(msg).await,
                 () = sleep_until(wake) => {}
+                () = flush.cancelled() => break,
+                () = give_up.cancelled() => return,
             }
         }
+        // Stopping: the commands queued before the flush are the board's
+        // last acts, journaled already.
+        while let Ok(c) = commands.try_recv() {
+            self.command(c).await;
+        }
+        self.finish(internal).await;
+    }
+
+    /// The daemon stops: no stream, challenge or seek any more; the game's
+    /// requests are sent and answered, until [`Play::stop`] gives them up.
+    /// Our move left without an answer is logged: known unsent.
+    async fn finish(mut self, mut internal: mpsc::Receiver<Internal>) {
+        self.events.stop();
+        self.seek = None;
+        self.challenge_jobs.queue.clear();
+        let give_up = self.give_up.clone();
+        loop {
+            // The game's requests only (streams stay closed).
+            self.start_due(Instant::now());
+            let Some(g) = &self.game else { return };
+            if !g.jobs.running && g.jobs.queue.is_empty() {
+                break;
+            }
+            let wake = g.jobs.not_before;
+            tokio::select! {
+                Some(msg) = internal.recv() => self.internal(msg).await,
+                () = sleep_until(wake) => {}
+                () = give_up.cancelled() => break,
+            }
+        }
+        let Some(g) = &self.game else { return };
+        match g.follower.unanswered() {
+            Some((ply, uci)) => tracing::warn!(
+                "Lichess: our move {uci} (ply {ply}) of game {} has no answer at the stop: after a restart it is sent if Lichess lacks it",
+                g.id
+            ),
+            None => tracing::info!("Lichess: every move of game {} the board made has Lichess's answer", g.id),
+        }
+        let unsent = g.jobs.queue.len() + usize::from(g.jobs.running);
+        if unsent > 0 {
+            tracing::warn!("Lichess: {unsent} request(s) of game {} not answered at the stop", g.id);
+        }
+    }
+
+    /// Spawns `work` on the actor's tracker, to end when `until` is cancelled.
+    fn spawn_until(&self, until: CancellationToken, work: impl Future<Output = ()> + Send + 'static) {
+        self.tasks.spawn(async move {
+            tokio::select! {
+                () = until.cancelled() => {}
+                () = work => {}
+            }
+        });
+    }
+
+    /// A stream's task: it ends when the returned guard is dropped, or the
+    /// daemon stops.
+    fn spawn_stream(&self, work: impl Future<Output = ()> + Send + 'static) -> DropGuard {
+        let token = self.stop.child_token();
+        self.spawn_until(token.clone(), work);
+        token.drop_guard()
+    }
+
+    /// Sends a request of the game; its outcome comes as
+    /// [`Internal::GameJobDone`]. It runs until answered, even as the
+    /// daemon stops, until [`Play::stop`] gives it up.
+    fn send_game_job(&self, id: String, job: Job) {
+        let client = self.client.clone();
+        let tx = self.internal.clone();
+        self.spawn_until(self.give_up.clone(), async move {
+            let Command::Game { what, .. } = &job.command else { return };
+            let result = match what {
+                GameCommand::Move { uci, offering_draw } => client.board_move(&id, uci, *offering_draw).await,
+                GameCommand::Draw(yes) => client.draw(&id, *yes).await,
+                GameCommand::Takeback(yes) => client.takeback(&id, *yes).await,
+                GameCommand::End(what) => client.game_end(&id, *what).await,
+                GameCommand::Chat(text) => client.chat(&id, false, text).await,
+            };
+            let _ = tx.send(Internal::GameJobDone { id, job, result }).await;
+        });
     }
 
     async fn say(&self, update: Update) {
@@ -636,7 +782,7 @@ impl Actor {
         if !std::mem::replace(&mut self.token.checking, true) {
             let client = self.client.clone();
             let tx = self.internal.clone();
-            tokio::spawn(async move {
+            self.spawn_until(self.stop.clone(), async move {
                 let _ = tx.send(Internal::TokenChecked(client.token_check().await)).await;
             });
         }
@@ -688,43 +834,40 @@ impl Actor {
         due
     }
 
-    /// Opens streams and starts requests that are due.
+    /// Opens streams and starts requests that are due; once the daemon
+    /// stops, the game's requests only.
     fn start_due(&mut self, now: Instant) {
-        if self.events.retry_at.is_some_and(|t| t <= now) {
+        let stopping = self.stop.is_cancelled();
+        if stopping {
+            // Nothing is opened again: nothing to wake for.
+            self.events.retry_at = None;
+            if let Some(g) = &mut self.game {
+                g.stream.retry_at = None;
+            }
+        }
+        if !stopping && self.events.retry_at.is_some_and(|t| t <= now) {
             self.open_events(now);
         }
         let reopen = self.game.as_ref().is_some_and(|g| g.stream.retry_at.is_some_and(|t| t <= now));
-        if reopen {
+        if !stopping && reopen {
             self.open_game_stream(now);
         }
         if let Some(g) = &mut self.game
             && let Some(job) = g.jobs.start(now)
         {
-            let client = self.client.clone();
-            let tx = self.internal.clone();
             let id = g.id.clone();
-            tokio::spawn(async move {
-                let Command::Game { what, .. } = &job.command else { return };
-                let result = match what {
-                    GameCommand::Move { uci, offering_draw } => client.board_move(&id, uci, *offering_draw).await,
-                    GameCommand::Draw(yes) => client.draw(&id, *yes).await,
-                    GameCommand::Takeback(yes) => client.takeback(&id, *yes).await,
-                    GameCommand::End(what) => client.game_end(&id, *what).await,
-                    GameCommand::Chat(text) => client.chat(&id, false, text).await,
-                };
-                let _ = tx.send(Internal::GameJobDone { id, job, result }).await;
-            });
+            self.send_game_job(id, job);
         }
         // A game that starts must find the event stream open (the seek's
         // reference says so): challenges and seeks wait for it.
-        if !self.events_open {
+        if stopping || !self.events_open {
             return;
         }
         if let Some(Seek::Wanted(spec)) = self.seek {
             let client = self.client.clone();
             let tx = self.internal.clone();
             self.seek = Some(Seek::Running {
-                _task: Owned(tokio::spawn(async move {
+                _task: self.spawn_stream(async move {
                     let why = match client.seek(&spec).await {
                         Ok(mut lines) => loop {
                             match lines.next().await {
@@ -736,13 +879,13 @@ impl Actor {
                         Err(e) => e.to_string(),
                     };
                     let _ = tx.send(Internal::SeekEnded { why }).await;
-                })),
+                }),
             });
         }
         if let Some(job) = self.challenge_jobs.start(now) {
             let client = self.client.clone();
             let tx = self.internal.clone();
-            tokio::spawn(async move {
+            self.spawn_until(self.stop.clone(), async move {
                 let result = match &job.command {
                     Command::Accept { challenge } => client.accept(challenge).await,
                     Command::Decline { challenge, reason } => client.decline(challenge, *reason).await,
@@ -765,7 +908,7 @@ impl Actor {
         let client = self.client.clone();
         let tx = self.internal.clone();
         let known = self.me.is_some();
-        self.events.task = Some(Owned(tokio::spawn(async move {
+        let task = self.spawn_stream(async move {
             if !known {
                 match client.account().await {
                     Ok(me) => {
@@ -796,7 +939,8 @@ impl Actor {
                     let _ = tx.send(Internal::AccountEnded { generation, end: Ended::Refused(e) }).await;
                 }
             }
-        })));
+        });
+        self.events.task = Some(task);
     }
 
     fn open_game_stream(&mut self, now: Instant) {
@@ -810,7 +954,7 @@ impl Actor {
         let client = self.client.clone();
         let tx = self.internal.clone();
         let id = g.id.clone();
-        g.stream.task = Some(Owned(tokio::spawn(async move {
+        let task = self.spawn_stream(async move {
             match client.game_stream(&id).await {
                 Ok(lines) => {
                     pump(
@@ -825,32 +969,35 @@ impl Actor {
                     let _ = tx.send(Internal::GameEnded { generation, end: Ended::Refused(e) }).await;
                 }
             }
-        })));
+        });
+        if let Some(g) = &mut self.game {
+            g.stream.task = Some(task);
+        }
     }
 
     async fn command(&mut self, command: Command) {
         match &command {
             Command::Game { id, what } => {
                 let Some(g) = self.game.as_mut().filter(|g| &g.id == id) else {
-                    let why = format!("no game {id} is being played");
+                    let why = Failure::NoGame(id.clone());
                     self.say(Update::Failed { command, why }).await;
                     return;
                 };
                 if let GameCommand::Move { uci, offering_draw } = what {
                     if let Err(e) = g.follower.our_move(uci, *offering_draw) {
-                        self.say(Update::Failed { command, why: e.to_string() }).await;
+                        self.say(Update::Failed { command, why: e.into() }).await;
                         return;
                     }
                     self.follow().await;
                 } else if g.jobs.queue.len() >= JOBS {
-                    self.say(Update::Failed { command, why: "too many requests are waiting".into() }).await;
+                    self.say(Update::Failed { command, why: Failure::Busy }).await;
                 } else {
                     g.jobs.queue.push_back(Job { command, ply: None, attempts: 0 });
                 }
             }
             Command::Accept { .. } | Command::Decline { .. } | Command::Challenge { .. } => {
                 if self.challenge_jobs.queue.len() >= JOBS {
-                    self.say(Update::Failed { command, why: "too many requests are waiting".into() }).await;
+                    self.say(Update::Failed { command, why: Failure::Busy }).await;
                 } else {
                     self.challenge_jobs.queue.push_back(Job { command, ply: None, attempts: 0 });
                 }
@@ -927,7 +1074,7 @@ impl Actor {
                     Err(e) => {
                         self.error(&e).await;
                         if let Some(job) = self.challenge_jobs.again(job, &e) {
-                            self.say(Update::Failed { command: job.command, why: e.to_string() }).await;
+                            self.say(Update::Failed { command: job.command, why: e.into() }).await;
                         }
                     }
                 }
@@ -1006,7 +1153,7 @@ impl Actor {
                 // A move is the follower's to try again (by its rule).
                 let g = self.game.as_mut().expect("checked above");
                 if let Some(job) = job.ply.is_none().then(|| g.jobs.again(job, &e)).flatten() {
-                    self.say(Update::Failed { command: job.command, why: e.to_string() }).await;
+                    self.say(Update::Failed { command: job.command, why: e.into() }).await;
                 }
             }
         }
@@ -1081,7 +1228,7 @@ impl Actor {
             AccountEvent::GameStart { game } => self.game_start(game).await,
             AccountEvent::GameFinish { .. } | AccountEvent::Other => {}
             AccountEvent::Challenge { challenge } => {
-                let incoming = challenge.direction.as_deref() != Some("out");
+                let incoming = challenge.direction != Some(Direction::Out);
                 if incoming && self.accept_from.contains(&challenge.challenger.id.to_lowercase()) {
                     let command = Command::Accept { challenge: challenge.id.clone() };
                     self.challenge_jobs.queue.push_back(Job { command, ply: None, attempts: 0 });
@@ -1092,7 +1239,7 @@ impl Actor {
                 self.say(Update::ChallengeGone { id: challenge.id, declined: None }).await
             }
             AccountEvent::ChallengeDeclined { challenge } => {
-                let why = challenge.decline_reason.unwrap_or_else(|| "declined".into());
+                let why = challenge.decline_reason.unwrap_or(Declined::Unlisted);
                 self.say(Update::ChallengeGone { id: challenge.id, declined: Some(why) }).await
             }
         }
@@ -1107,10 +1254,12 @@ impl Actor {
             Some(NotPlayed::AnotherGame)
         } else if info.compat.and_then(|c| c.board) == Some(false) {
             Some(NotPlayed::NotBoardApi)
-        } else if let Some(v) =
-            info.variant.as_ref().filter(|v| !matches!(v.key.as_str(), "standard" | "chess960" | "fromPosition"))
+        } else if let Some(v) = info
+            .variant
+            .as_ref()
+            .filter(|v| !matches!(v.key, VariantKey::Standard | VariantKey::Chess960 | VariantKey::FromPosition))
         {
-            Some(NotPlayed::Variant(v.key.chars().take(32).collect()))
+            Some(NotPlayed::Variant(v.key.clone()))
         } else if info.color.is_none() {
             Some(NotPlayed::NoSide)
         } else {

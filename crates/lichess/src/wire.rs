@@ -7,6 +7,9 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use shakmaty::fen::Fen;
+
+use crate::api::DeclineReason;
 
 /// A side, as the API spells it (`GameColor`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
@@ -66,7 +69,7 @@ pub struct GameInfo {
     #[serde(default)]
     pub variant: Option<Variant>,
     #[serde(default)]
-    pub speed: Option<String>,
+    pub speed: Option<Speed>,
     #[serde(default)]
     pub rated: Option<bool>,
     #[serde(default)]
@@ -92,7 +95,170 @@ pub struct Compat {
 /// `Variant`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Variant {
-    pub key: String,
+    pub key: VariantKey,
+}
+
+/// `VariantKey`: one the reference lists, or a newer one (its key kept,
+/// to be named in what the board cannot play).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(from = "String")]
+pub enum VariantKey {
+    Standard,
+    Chess960,
+    Crazyhouse,
+    Antichess,
+    Atomic,
+    Horde,
+    KingOfTheHill,
+    RacingKings,
+    ThreeCheck,
+    FromPosition,
+    Other(String),
+}
+
+impl VariantKey {
+    const LISTED: [VariantKey; 10] = [
+        VariantKey::Standard,
+        VariantKey::Chess960,
+        VariantKey::Crazyhouse,
+        VariantKey::Antichess,
+        VariantKey::Atomic,
+        VariantKey::Horde,
+        VariantKey::KingOfTheHill,
+        VariantKey::RacingKings,
+        VariantKey::ThreeCheck,
+        VariantKey::FromPosition,
+    ];
+
+    /// The key as Lichess spells it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            VariantKey::Standard => "standard",
+            VariantKey::Chess960 => "chess960",
+            VariantKey::Crazyhouse => "crazyhouse",
+            VariantKey::Antichess => "antichess",
+            VariantKey::Atomic => "atomic",
+            VariantKey::Horde => "horde",
+            VariantKey::KingOfTheHill => "kingOfTheHill",
+            VariantKey::RacingKings => "racingKings",
+            VariantKey::ThreeCheck => "threeCheck",
+            VariantKey::FromPosition => "fromPosition",
+            VariantKey::Other(key) => key,
+        }
+    }
+}
+
+impl From<String> for VariantKey {
+    fn from(key: String) -> VariantKey {
+        // A newer key is kept short: it is only named.
+        Self::LISTED
+            .into_iter()
+            .find(|v| v.as_str() == key)
+            .unwrap_or_else(|| VariantKey::Other(key.chars().take(32).collect()))
+    }
+}
+
+impl std::fmt::Display for VariantKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `Speed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Speed {
+    UltraBullet,
+    Bullet,
+    Blitz,
+    Rapid,
+    Classical,
+    Correspondence,
+    /// A speed newer than this crate.
+    #[serde(other)]
+    Unknown,
+}
+
+/// `ChallengeStatus`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChallengeStatus {
+    Created,
+    Offline,
+    Canceled,
+    Declined,
+    Accepted,
+    #[serde(other)]
+    Unknown,
+}
+
+/// The side a challenge asks for (`ChallengeJson.color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChallengeColor {
+    White,
+    Black,
+    Random,
+    #[serde(other)]
+    Unknown,
+}
+
+/// Whether a challenge is to the account or by it (`ChallengeJson.direction`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    In,
+    Out,
+    #[serde(other)]
+    Unknown,
+}
+
+/// Why a challenge was declined (`declineReasonKey`): a reason the
+/// reference lists, or one newer than this crate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(from = "String")]
+pub enum Declined {
+    For(DeclineReason),
+    Unlisted,
+}
+
+impl From<String> for Declined {
+    fn from(key: String) -> Declined {
+        DeclineReason::from_key(&key).map_or(Declined::Unlisted, Declined::For)
+    }
+}
+
+/// `ChatLineEvent.room`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Room {
+    Player,
+    Spectator,
+    #[serde(other)]
+    Unknown,
+}
+
+/// A game's start position (`GameFullEvent.initialFen`): the standard
+/// one (`startpos`), a FEN, or a text that is none (kept, to be named).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(from = "String")]
+pub enum InitialFen {
+    #[default]
+    StartPos,
+    Fen(Fen),
+    Unreadable(String),
+}
+
+impl From<String> for InitialFen {
+    fn from(text: String) -> InitialFen {
+        if text == "startpos" {
+            return InitialFen::StartPos;
+        }
+        match Fen::from_ascii(text.as_bytes()) {
+            Ok(fen) => InitialFen::Fen(fen),
+            Err(_) => InitialFen::Unreadable(text.chars().take(100).collect()),
+        }
+    }
 }
 
 /// `ChallengeJson` (and `ChallengeDeclinedJson`'s reason).
@@ -101,7 +267,7 @@ pub struct Variant {
 pub struct Challenge {
     pub id: String,
     #[serde(default)]
-    pub status: Option<String>,
+    pub status: Option<ChallengeStatus>,
     pub challenger: ChallengeUser,
     #[serde(default)]
     pub dest_user: Option<ChallengeUser>,
@@ -110,18 +276,18 @@ pub struct Challenge {
     #[serde(default)]
     pub rated: bool,
     #[serde(default)]
-    pub speed: Option<String>,
+    pub speed: Option<Speed>,
     #[serde(default)]
     pub time_control: Option<TimeControl>,
     #[serde(default)]
-    pub color: Option<String>,
+    pub color: Option<ChallengeColor>,
     #[serde(default)]
     pub final_color: Option<Side>,
     /// `in`: to the account; `out`: by it.
     #[serde(default)]
-    pub direction: Option<String>,
-    #[serde(default)]
-    pub decline_reason: Option<String>,
+    pub direction: Option<Direction>,
+    #[serde(default, rename = "declineReasonKey")]
+    pub decline_reason: Option<Declined>,
 }
 
 /// `ChallengeUser`.
@@ -176,19 +342,14 @@ pub struct GameFull {
     #[serde(default)]
     pub clock: Option<ClockSetup>,
     #[serde(default)]
-    pub speed: Option<String>,
+    pub speed: Option<Speed>,
     #[serde(default)]
     pub rated: bool,
     pub white: Player,
     pub black: Player,
-    /// `startpos` or a FEN.
-    #[serde(default = "startpos")]
-    pub initial_fen: String,
+    #[serde(default)]
+    pub initial_fen: InitialFen,
     pub state: GameState,
-}
-
-fn startpos() -> String {
-    "startpos".into()
 }
 
 /// The clock of a `GameFullEvent`, in milliseconds.
@@ -270,7 +431,7 @@ impl Status {
 /// `ChatLineEvent`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct ChatLine {
-    pub room: String,
+    pub room: Room,
     pub username: String,
     pub text: String,
 }
@@ -348,10 +509,12 @@ mod tests {
         let AccountEvent::Challenge { challenge } = serde_json::from_str(challenge).unwrap() else { panic!() };
         assert_eq!(challenge.time_control, Some(TimeControl::Clock { limit: 1800, increment: 5 }));
         assert_eq!(challenge.challenger.name, "Jan");
-        assert_eq!(challenge.direction.as_deref(), Some("in"));
+        assert_eq!(challenge.direction, Some(Direction::In));
+        assert_eq!((challenge.status, challenge.speed), (Some(ChallengeStatus::Created), Some(Speed::Rapid)));
+        assert_eq!(challenge.color, Some(ChallengeColor::White));
         let declined = r#"{"type":"challengeDeclined","challenge":{"id":"Zz99Yy88","url":"https://lichess.org/Zz99Yy88","status":"declined","challenger":{"id":"ola","name":"Ola"},"destUser":null,"variant":{"key":"standard","name":"Standard"},"rated":false,"speed":"correspondence","timeControl":{"type":"unlimited"},"color":"random","perf":{"icon":"","name":"Correspondence"},"declineReason":"Not now.","declineReasonKey":"later"}}"#;
         let AccountEvent::ChallengeDeclined { challenge } = serde_json::from_str(declined).unwrap() else { panic!() };
-        assert_eq!(challenge.decline_reason.as_deref(), Some("Not now."));
+        assert_eq!(challenge.decline_reason, Some(Declined::For(DeclineReason::Later)));
         assert_eq!(challenge.time_control, Some(TimeControl::Unlimited));
         let full = r#"{"type":"gameFull","id":"Ab12Cd34","variant":{"key":"standard","name":"Standard"},"speed":"rapid","perf":{"name":"Rapid"},"rated":false,"createdAt":1700000000000,"white":{"id":"kasia","name":"Kasia","title":null,"rating":1500},"black":{"id":"ola","name":"Ola","title":null,"rating":1322},"initialFen":"startpos","clock":{"initial":1800000,"increment":5000},"state":{"type":"gameState","moves":"e2e4 c7c5","wtime":1795000,"btime":1800000,"winc":5000,"binc":5000,"status":"started","bdraw":true}}"#;
         let GameEvent::GameFull(full) = serde_json::from_str(full).unwrap() else { panic!() };
@@ -359,6 +522,7 @@ mod tests {
         assert!(full.state.bdraw && !full.state.wdraw);
         assert_eq!(full.clock, Some(ClockSetup { initial: 1_800_000, increment: 5000 }));
         assert_eq!(full.white.name.as_deref(), Some("Kasia"));
+        assert_eq!((full.initial_fen, full.variant.key), (InitialFen::StartPos, VariantKey::Standard));
         let gone: GameEvent =
             serde_json::from_str(r#"{"type":"opponentGone","gone":true,"claimWinInSeconds":20}"#).unwrap();
         assert!(matches!(gone, GameEvent::OpponentGone(OpponentGone { gone: true, claim_win_in_seconds: Some(20) })));
@@ -379,5 +543,17 @@ mod tests {
                 .unwrap();
         assert_eq!(s.status, Status::Unknown);
         assert!(!s.status.is_ongoing());
+        // Every enumerated field: a value newer than this crate is no error.
+        let c = r#"{"id":"x","status":"pondering","challenger":{"id":"a","name":"A"},"variant":{"key":"spaceChess"},"speed":"warp","color":"purple","direction":"sideways","declineReasonKey":"tooPolite"}"#;
+        let c: Challenge = serde_json::from_str(c).unwrap();
+        assert_eq!(
+            (c.status, c.speed, c.color),
+            (Some(ChallengeStatus::Unknown), Some(Speed::Unknown), Some(ChallengeColor::Unknown))
+        );
+        assert_eq!((c.direction, c.decline_reason), (Some(Direction::Unknown), Some(Declined::Unlisted)));
+        assert_eq!(c.variant.unwrap().key, VariantKey::Other("spaceChess".into()));
+        let line: ChatLine = serde_json::from_str(r#"{"room":"lobby","username":"a","text":"b"}"#).unwrap();
+        assert_eq!(line.room, Room::Unknown);
+        assert_eq!(InitialFen::from("not a fen".to_string()), InitialFen::Unreadable("not a fen".into()));
     }
 }

@@ -304,13 +304,11 @@ fn vet_online(online: Online) -> Result<Online, Refused> {
         Online::ChallengeGone { id, declined } => Online::ChallengeGone { id: short(&id), declined },
         Online::Refused { ply, uci: u, san, why } => {
             uci(&u)?;
-            Online::Refused { ply, uci: u, san: clean(&san, 32), why: clean(&why, MAX_TEXT) }
+            Online::Refused { ply, uci: u, san: clean(&san, 32), why }
         }
-        Online::Ended { status } => Online::Ended { status: short(&status) },
-        Online::NotPlayed { game, reason, why } => {
-            Online::NotPlayed { game: short(&game), reason, why: clean(&why, MAX_TEXT) }
-        }
-        Online::Failed { why } => Online::Failed { why: clean(&why, MAX_TEXT) },
+        Online::Ended { status } => Online::Ended { status },
+        Online::NotPlayed { game, reason } => Online::NotPlayed { game: short(&game), reason },
+        Online::Failed { why } => Online::Failed { why },
         Online::Chat { from, text } => Online::Chat { from: short(&from), text: clean(&text, MAX_TEXT) },
         Online::ChatLines { lines } => Online::ChatLines {
             lines: lines

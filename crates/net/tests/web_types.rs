@@ -16,9 +16,9 @@ use std::time::Duration;
 use common::{Events, get, played, request};
 use shakmaty::{Color, File, Piece, Rank, Role, Square};
 use tactus_core::{
-    Article, Attempt, CastleSide, ChatLine, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, Fix,
-    Irregularity, MoveInfo, NotNow, NotPlayedReason, OnBoard, Online, OnlineAsk, Pair, Placed, Reason, Restarted, Slip,
-    ToControl, TokenState,
+    Article, Attempt, CastleSide, ChatLine, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, FailedWhy, Fix,
+    Irregularity, MoveInfo, NotNow, NotPlayedReason, OnBoard, Online, OnlineAsk, Pair, Placed, Reason, RefusedWhy,
+    Restarted, ServerEnd, Slip, ToControl, TokenState,
 };
 use tactus_net::{
     AppState, BoardFeed, BoardResult, Hall, HomeAway, LichessBoard, LichessView, Paired, RoundBoard, RoundDesk,
@@ -253,15 +253,14 @@ fn every_kind() -> Vec<Event> {
                 ply: 9,
                 uci: "e2e4".into(),
                 san: "e4".into(),
-                why: "Not your turn".into(),
+                why: if full { RefusedWhy::Superseded } else { RefusedWhy::Server },
             }),
             EventKind::Online(Online::OpponentGone { gone: true, claim_in_s: full.then_some(0) }),
-            EventKind::Online(Online::Ended { status: "aborted".into() }),
+            EventKind::Online(Online::Ended { status: if full { ServerEnd::NoStart } else { ServerEnd::Other } }),
             EventKind::Online(Online::RateLimited { for_s: 60 }),
             EventKind::Online(Online::NotPlayed {
                 game: "QwEr5678".into(),
                 reason: if full { NotPlayedReason::NotAPlayer } else { NotPlayedReason::AnotherGame },
-                why: "the board is playing another game".into(),
             }),
             EventKind::Online(Online::ChatHeld { count: 18 }),
             EventKind::Online(Online::ChatLines {
@@ -269,7 +268,7 @@ fn every_kind() -> Vec<Event> {
             }),
             EventKind::Online(Online::Token { state: if full { TokenState::LacksScope } else { TokenState::Refused } }),
             EventKind::Online(Online::Asked { ask: OnlineAsk::TakebackNo, standing: full }),
-            EventKind::Online(Online::Failed { why: "This game can no longer be aborted".into() }),
+            EventKind::Online(Online::Failed { why: if full { FailedWhy::Refused } else { FailedWhy::NoGame } }),
             EventKind::Pair(Pair::SameSide { partner: "B".into(), side: Color::White }),
             EventKind::Pair(Pair::TimeControl {
                 partner: "B".into(),

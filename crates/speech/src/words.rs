@@ -17,7 +17,7 @@ use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Rank, Role, Square};
 use tactus_core::pgn::{Commentary, MateVerdict, Settled};
 use tactus_core::{
     Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, MoveInfo, NotNow, OnBoard,
-    Online, Pair, Placed, Reason, Restarted, Slip, ToControl,
+    Online, Pair, Placed, Reason, Restarted, ServerEnd, Slip, ToControl,
 };
 
 use crate::lang::{Case, Lexicon, Persons, fill, gender_index, lexicon, side_index};
@@ -356,18 +356,18 @@ impl Words {
                 one(lex.opponent_gone[usize::from(*claim_in_s == Some(0))].to_owned())
             }
             Online::Ended { status } => {
-                let i = match status.as_str() {
-                    "aborted" => 0,
-                    "timeout" => 1,
-                    "outoftime" => 2,
-                    "noStart" => 3,
-                    _ => 4,
+                let i = match status {
+                    ServerEnd::Aborted => 0,
+                    ServerEnd::OpponentLeft => 1,
+                    ServerEnd::FlagFall => 2,
+                    ServerEnd::NoStart => 3,
+                    ServerEnd::Other => 4,
                 };
                 one(fill(lex.ended, &[("status", lex.statuses[i])]))
             }
             Online::RateLimited { for_s } => one(fill(lex.rate_limited, &[("seconds", &for_s.to_string())])),
             Online::NotPlayed { reason, .. } => one(lex.not_played_why[*reason as usize].to_owned()),
-            Online::Failed { .. } => one(lex.failed.to_owned()),
+            Online::Failed { why } => one(lex.failed_why[*why as usize].to_owned()),
             Online::ChatHeld { count } => {
                 let count = self.lex.count(u64::from(*count), &lex.chat_lines);
                 one(fill(lex.chat_held, &[("count", &count)]))

@@ -3,7 +3,8 @@
 
 use shakmaty::{Color, Piece, Role, Square};
 use tactus_core::{
-    CastleSide, ChatLine, Device, Event, EventKind, Fix, MoveInfo, NotPlayedReason, Online, OnlineAsk, TokenState,
+    CastleSide, ChatLine, Device, Event, EventKind, FailedWhy, Fix, MoveInfo, NotPlayedReason, Online, OnlineAsk,
+    RefusedWhy, ServerEnd, TokenState,
 };
 use tactus_speech::{Announcer, Choice, SpeechPolicy, Words};
 
@@ -29,17 +30,25 @@ fn every() -> Vec<Online> {
         Online::TakebackOffer { open: true },
         Online::TakebackOffer { open: false },
         Online::TakenBack { ply: 3 },
-        Online::Refused { ply: 1, uci: "e2e4".into(), san: "e4".into(), why: "Not your turn".into() },
+        Online::Refused { ply: 1, uci: "e2e4".into(), san: "e4".into(), why: RefusedWhy::Server },
         Online::OpponentGone { gone: true, claim_in_s: Some(30) },
         Online::OpponentGone { gone: true, claim_in_s: Some(0) },
         Online::OpponentGone { gone: false, claim_in_s: None },
-        Online::Ended { status: "aborted".into() },
-        Online::Ended { status: "outoftime".into() },
+        Online::Ended { status: ServerEnd::Aborted },
+        Online::Ended { status: ServerEnd::FlagFall },
         Online::RateLimited { for_s: 60 },
-        Online::NotPlayed { game: "y".into(), reason: NotPlayedReason::AnotherGame, why: "another game".into() },
-        Online::Failed { why: "no".into() },
+        Online::NotPlayed { game: "y".into(), reason: NotPlayedReason::AnotherGame },
+        Online::Failed { why: FailedWhy::NoGame },
         Online::TakebackDeclined,
         Online::Chat { from: "Magnus".into(), text: "good luck".into() },
+        // Each reason a request failed, and the server's other end.
+        Online::Failed { why: FailedWhy::NotPlayable },
+        Online::Failed { why: FailedWhy::Busy },
+        Online::Failed { why: FailedWhy::Refused },
+        Online::Failed { why: FailedWhy::Network },
+        Online::Failed { why: FailedWhy::Token },
+        Online::Failed { why: FailedWhy::RateLimited },
+        Online::Ended { status: ServerEnd::Other },
     ]
 }
 
@@ -61,6 +70,17 @@ fn every_online_notice_is_said_in_every_language_and_style() {
             assert!(texts[1].contains("Coach") && texts[1].contains("15+10"), "{choice}: {}", texts[1]);
             assert!(texts[18].contains("Magnus") && texts[18].contains("good luck"), "{choice}: {}", texts[18]);
             assert_ne!(texts[7], texts[17], "{choice}: a takeback agreed and declined");
+            // The reasons a request failed: each its own sentence.
+            let failed: Vec<&String> = every()
+                .iter()
+                .zip(&texts)
+                .filter(|(o, _)| matches!(o, Online::Failed { .. }))
+                .map(|(_, t)| t)
+                .collect();
+            assert_eq!(failed.len(), 7);
+            for (i, a) in failed.iter().enumerate() {
+                assert!(failed[i + 1..].iter().all(|b| a != b), "{choice}: {a} said for two reasons");
+            }
             let asked = said(&mut a, EventKind::TakeBackAsked { ply: 3 });
             assert!(!asked.is_empty() && !asked.contains('{') && asked != texts[17], "{choice}: {asked}");
             let lost = said(&mut a, EventKind::DeviceLost { device: Device::Online, detail: "reset".into() });
@@ -106,10 +126,8 @@ fn the_accounts_troubles_the_chats_budget_and_the_answers_are_said_in_every_lang
         let choice = format!("{lang}:natural");
         let mut a = announcer(&choice);
         let mut say = |o: Online| said(&mut a, EventKind::Online(o));
-        let not_played: Vec<String> = reasons
-            .iter()
-            .map(|&reason| say(Online::NotPlayed { game: "y".into(), reason, why: "x".into() }))
-            .collect();
+        let not_played: Vec<String> =
+            reasons.iter().map(|&reason| say(Online::NotPlayed { game: "y".into(), reason })).collect();
         let tokens: Vec<String> =
             [TokenState::Refused, TokenState::Unknown, TokenState::LacksScope, TokenState::Accepted]
                 .into_iter()

@@ -18,7 +18,7 @@ use shakmaty::{Chess, Color, Move, Position};
 mod common;
 use common::lichess::LichessServer;
 use common::moves::{carried_out, hands};
-use common::{EventStream, Guard, lines, secret, tactus_run, tempdir};
+use common::{EventStream, Guard, lines, secret, signal, tactus_run, tempdir};
 
 const TOKEN: &str = "lip_board_play";
 /// Lichess's rule after a 429, and the client's.
@@ -102,6 +102,24 @@ impl Daemon {
 
     fn type_line(&mut self, line: &str) {
         writeln!(self.stdin, "{line}").unwrap();
+    }
+
+    /// SIGTERM: the time to its exit, which is the orderly one.
+    fn terminate(self) -> Duration {
+        let Daemon { mut child, .. } = self;
+        let asked = std::time::Instant::now();
+        assert!(signal("-TERM", child.0.id()));
+        let end = asked + Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = child.0.try_wait().unwrap() {
+                break status;
+            }
+            assert!(std::time::Instant::now() < end, "SIGTERM did not end the daemon within 30 s");
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let took = asked.elapsed();
+        assert!(status.success(), "the daemon stopped the orderly way: {status}");
+        took
     }
 
     /// The board's input ends: the daemon stops on its own, and cleanly.
@@ -894,6 +912,60 @@ fn a_move_answered_after_30_s_is_not_sent_again() {
     assert_eq!(posts, 1, "POSTed once: {:?}", log(&lichess));
     assert!(seen(&d, "device_lost", None).is_empty(), "nothing failed: {:?}", seen(&d, "device_lost", None));
     assert!(seen(&d, "online", Some("refused")).is_empty());
+}
+
+/// The server's log entries of the POSTs of `uci` in game `id`.
+fn posts_of(lichess: &LichessServer, id: &str, uci: &str) -> Vec<serde_json::Value> {
+    let path = format!("/api/board/game/{id}/move/{uci}");
+    lichess.log().into_iter().filter(|e| e["method"] == "POST" && e["path"] == path.as_str()).collect()
+}
+
+/// Issue 32: SIGTERM with a move's POST in flight. Lichess holds e4's
+/// POST, then takes it: the daemon waits for the answer and exits within
+/// 2 s; restarted, it does not send e4 again. Nf3's POST is held past the
+/// stop's deadline: the daemon exits within 2 s all the same, and,
+/// restarted, sends Nf3 because the server lacks it. Each move reaches the
+/// server's game once.
+#[test]
+fn sigterm_with_a_move_post_in_flight_exits_in_2_s_and_the_move_reaches_the_server_once() {
+    let (lichess, state, id, mut d) = playing("sigterm-post", "white");
+    let mut pos = Chess::default();
+    // Held half a second: an answer well within the stop's deadline.
+    lichess.fault(json!({"method": "POST", "path": "/move/e2e4$", "delay": 0.5}));
+    d.our_move(&mut pos, "e2e4");
+    lichess.wait_received("move/e2e4", 1);
+    let took = d.terminate();
+    assert!(took <= Duration::from_secs(2), "SIGTERM with a POST in flight took {took:?}");
+    lichess.wait_answered("move/e2e4", 1);
+    let posts = posts_of(&lichess, &id, "e2e4");
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    assert_eq!(posts[0]["status"], 200, "{posts:?}");
+    assert_eq!(posts[0]["hung_up"], false, "the daemon waited for Lichess's answer to its move: {posts:?}");
+    let mut d = Daemon::start(&lichess, &state, CONFIG);
+    assert_eq!(d.playing(), id);
+    lichess.opponent(&id, "move/e7e5");
+    d.carry_out(&mut pos, "e7e5");
+    // Held far past the deadline: the daemon gives it up and exits.
+    lichess.fault(json!({"method": "POST", "path": "/move/g1f3$", "delay": 60}));
+    d.our_move(&mut pos, "g1f3");
+    lichess.wait_received("move/g1f3", 1);
+    let took = d.terminate();
+    assert!(took <= Duration::from_secs(2), "SIGTERM with a POST held by the server took {took:?}");
+    let mut d = Daemon::start(&lichess, &state, CONFIG);
+    assert_eq!(d.playing(), id);
+    lichess.wait_moves(&id, 3);
+    lichess.opponent(&id, "move/b8c6");
+    d.carry_out(&mut pos, "b8c6");
+    let played = ["e2e4", "e7e5", "g1f3", "b8c6"];
+    assert_eq!(lichess.game(&id)["moves"], json!(played), "board and server agree");
+    assert_eq!(posts_of(&lichess, &id, "e2e4").len(), 1, "e4 POSTed once: {:?}", log(&lichess));
+    let taken = moves_taken(&lichess, &id);
+    assert_eq!(taken.len(), 2, "{taken:?}");
+    assert!(taken.values().all(|&n| n == 1), "each move taken once: {taken:?}");
+    assert!(seen(&d, "online", Some("refused")).is_empty(), "no move said refused");
+    assert!(seen(&d, "take_back", None).is_empty(), "nothing taken back");
+    d.ends();
+    journal_replays_to(&state, &played);
 }
 
 /// Also seen in issue 29: a move made as the game starts on the server,

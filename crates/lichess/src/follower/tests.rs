@@ -264,7 +264,7 @@ fn opponent_gone_and_chat_pass_through() {
         vec![
             Action::OpponentGone { gone: true, claim_win_in_s: Some(10) },
             Action::OpponentGone { gone: true, claim_win_in_s: Some(0) },
-            Action::Chat { room: "player".into(), username: "them".into(), text: "hi".into() }
+            Action::Chat { room: crate::wire::Room::Player, username: "them".into(), text: "hi".into() }
         ]
     );
 }
@@ -402,7 +402,7 @@ fn what_cannot_be_followed_is_an_error_not_a_panic() {
     f.stream_opened();
     assert_eq!(
         f.server(ev(&full_json_from(&st(""), "atomic", "startpos"))),
-        Err(FollowError::Variant("atomic".into()))
+        Err(FollowError::Variant(crate::wire::VariantKey::Atomic))
     );
     assert!(matches!(f.server(ev(&full_json_from(&st(""), "standard", "not a fen"))), Err(FollowError::Fen(_))));
     full(&mut f, &st(""));

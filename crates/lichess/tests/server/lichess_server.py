@@ -51,6 +51,8 @@ import logging
 import queue
 import random
 import re
+import select
+import socket
 import string
 import sys
 import threading
@@ -420,13 +422,16 @@ class Handler(BaseHTTPRequestHandler):
 
     def reply(self, status, obj, ctype="application/json"):
         data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Access-Control-Allow-Origin", "*")
-        self.end_headers()
-        self.wfile.write(data)
-        self.answered(status)
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.end_headers()
+            self.wfile.write(data)
+        finally:
+            # Done, whether or not the client still reads (`hung_up`).
+            self.answered(status)
 
     def answered(self, status):
         # A long poll waiting for answered requests wakes.
@@ -491,6 +496,15 @@ class Handler(BaseHTTPRequestHandler):
             pass
         self.close_connection = True
 
+    def hung_up(self):
+        """Whether the client closed the connection: it is readable, and
+        there is nothing more to read."""
+        try:
+            ready, _, _ = select.select([self.connection], [], [], 0)
+            return bool(ready) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
     def fault(self, method, path):
         """A fault for the request, if one matches: answered with it (True),
         or held `delay` seconds and then served as usual (False)."""
@@ -505,6 +519,9 @@ class Handler(BaseHTTPRequestHandler):
                         time.sleep(delay)
                     finally:
                         LOCK.acquire()
+                    # Served all the same, as a server that took the
+                    # request does; the log says whether anyone waited.
+                    self.entry["hung_up"] = self.hung_up()
                     if f.get("status") is None:
                         return False
                 if f.get("drop"):

@@ -194,7 +194,15 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
             "die Partie wurde beendet",
         ],
         rate_limited: "Lichess bittet zu warten; die nächste Anfrage geht in {seconds} Sekunden.",
-        failed: "Lichess hat die Anfrage nicht ausgeführt.",
+        failed_why: [
+            "Lichess hat die Anfrage nicht ausgeführt: es läuft keine Partie.",
+            "Der Zug kann jetzt nicht an Lichess gesendet werden.",
+            "Lichess hat die Anfrage nicht ausgeführt: zu viele warten. Versuchen Sie es noch einmal.",
+            "Lichess hat die Anfrage abgelehnt.",
+            "Lichess war nicht erreichbar: die Anfrage wurde nicht ausgeführt.",
+            "Lichess lehnt den Token dieses Bretts ab: die Anfrage wurde nicht ausgeführt.",
+            "Lichess hat um eine Pause gebeten: die Anfrage wurde nicht ausgeführt.",
+        ],
         ai_name: "Lichess-KI Stufe {level}",
         not_played_why: [
             "Auf dem Konto hat eine weitere Partie begonnen; dieses Brett spielt eine Partie zur Zeit: spielen Sie sie auf der Website.",

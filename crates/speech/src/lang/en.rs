@@ -180,7 +180,15 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
             "the game was ended",
         ],
         rate_limited: "Lichess asks us to wait; the next request goes in {seconds} seconds.",
-        failed: "Lichess did not carry out the request.",
+        failed_why: [
+            "Lichess did not carry out the request: no game is being played.",
+            "The move cannot be sent to Lichess now.",
+            "Lichess did not carry out the request: too many are waiting. Try again.",
+            "Lichess refused the request.",
+            "Lichess could not be reached: the request was not carried out.",
+            "Lichess refuses this board's token: the request was not carried out.",
+            "Lichess asked for a pause: the request was not carried out.",
+        ],
         ai_name: "Lichess AI level {level}",
         not_played_why: [
             "Another game started on the account; this board plays one at a time: play it on the website.",

@@ -144,7 +144,10 @@ pub(crate) struct Online {
     pub statuses: [&'static str; 5],
     /// `{seconds}`.
     pub rate_limited: &'static str,
-    pub failed: &'static str,
+    /// A request not carried out, in the order of `FailedWhy`: no game,
+    /// a move that cannot be sent, too many waiting, refused, the network,
+    /// the token, a pause asked for.
+    pub failed_why: [&'static str; 7],
     /// Lichess's own AI as an opponent's name: `{level}`.
     pub ai_name: &'static str,
     /// Why a game is not played, with what to do, in the order of

@@ -206,7 +206,15 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
             "partia zakończona",
         ],
         rate_limited: "Lichess prosi o przerwę; następne żądanie za {seconds} sekund.",
-        failed: "Lichess nie wykonał żądania.",
+        failed_why: [
+            "Lichess nie wykonał żądania: żadna partia się nie toczy.",
+            "Tego posunięcia nie można teraz wysłać do Lichess.",
+            "Lichess nie wykonał żądania: czeka ich zbyt wiele. Spróbuj ponownie.",
+            "Lichess odrzucił żądanie.",
+            "Nie można połączyć się z Lichess: żądanie nie zostało wykonane.",
+            "Lichess nie przyjmuje tokenu tej planszy: żądanie nie zostało wykonane.",
+            "Lichess poprosił o przerwę: żądanie nie zostało wykonane.",
+        ],
         ai_name: "SI Lichess poziomu {level}",
         not_played_why: [
             "Na koncie zaczęła się kolejna partia; ta szachownica gra jedną naraz: zagraj ją na stronie.",

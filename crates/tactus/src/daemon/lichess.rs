@@ -26,17 +26,20 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use chat::Chat;
 use shakmaty::Color;
-use tactus_core::{ChatLine, Device, EventKind, NotPlayedReason, Online, Session, TokenState};
+use tactus_core::{
+    ChatLine, Device, EventKind, FailedWhy, NotPlayedReason, Online, RefusedWhy, ServerEnd, Session, TokenState,
+};
 use tactus_lichess::api::{ChallengeSpec, DeclineReason, EndRequest};
 use tactus_lichess::follower::{Action, Clocks, EndReason, Ending, OfferKind, Refusal, Started};
 use tactus_lichess::http::{Client, Error, Settings};
 use tactus_lichess::play::TokenState as Taken;
-use tactus_lichess::play::{Command, GameCommand, NotPlayed, Play, PlayOptions, Resume, TokenFault, Update};
+use tactus_lichess::play::{Command, Failure, GameCommand, NotPlayed, Play, PlayOptions, Resume, TokenFault, Update};
 use tactus_lichess::retry::Link;
 use tactus_lichess::token::Token;
-use tactus_lichess::wire::{Challenge, TimeControl};
+use tactus_lichess::wire::{Challenge, Room, TimeControl};
 use tactus_trace::{Entry, GameResult, Input, OffBoardReason, OnlineAsk, Record};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use super::opponent::{FromOpponent, NewGame, Now};
 use super::percentile;
@@ -126,7 +129,12 @@ impl LichessHost {
     /// account, and starts following it; `resume` is the game the journal
     /// holds. A token Lichess refuses stops the daemon with what to fix; a
     /// network that is down does not (the actor retries).
-    pub async fn start(l: &LichessPlan, resume: Option<Resume>) -> anyhow::Result<LichessHost> {
+    /// `stop` is the daemon's stop signal: the actor's streams close with it.
+    pub async fn start(
+        l: &LichessPlan,
+        resume: Option<Resume>,
+        stop: &CancellationToken,
+    ) -> anyhow::Result<LichessHost> {
         let token_file = &l.token_file;
         let token = Token::read(token_file)?;
         let client = Client::new(token, Settings { url: l.url.to_string(), ..Settings::default() })
@@ -151,7 +159,7 @@ impl LichessHost {
             tracing::info!("going on with the Lichess game {} ({} moves journaled)", r.game_id, r.moves.len());
         }
         let options = PlayOptions { accept_from: l.accept_from.clone(), resume, account };
-        let (play, updates) = Play::start(client, options);
+        let (play, updates) = Play::start(client, options, stop);
         let host = LichessHost {
             play,
             updates: Some(updates),
@@ -302,17 +310,14 @@ impl LichessHost {
                 }
                 say(Online::ChallengeGone { id, declined: declined.is_some() })
             }
-            Update::NotPlayed { id, why } => {
-                let reason = not_played_reason(&why);
-                say(Online::NotPlayed { game: id, reason, why: why.to_string() })
-            }
+            Update::NotPlayed { id, why } => say(Online::NotPlayed { game: id, reason: not_played_reason(&why) }),
             Update::SeekEnded { why } => {
                 tracing::info!("Lichess: {why}");
                 Vec::new()
             }
             Update::Failed { command, why } => {
                 tracing::warn!("Lichess did not carry out {command:?}: {why}");
-                say(Online::Failed { why })
+                say(Online::Failed { why: failed_why(&why) })
             }
             Update::Game { id, action } => {
                 let heard = self.action(id, action, session);
@@ -388,12 +393,12 @@ impl LichessHost {
                 Vec::new()
             }
             Action::Refused { ply, uci, why } => {
-                let why = match why {
-                    Refusal::Server(e) => e,
-                    Refusal::Superseded { uci } => format!("the server has {uci} there"),
-                    Refusal::GameOver => "the game is over".into(),
+                let (said, why) = match why {
+                    Refusal::Server(e) => (e, RefusedWhy::Server),
+                    Refusal::Superseded { uci } => (format!("the server has {uci} there"), RefusedWhy::Superseded),
+                    Refusal::GameOver => ("the game is over".into(), RefusedWhy::GameOver),
                 };
-                tracing::warn!("Lichess refused our move {uci} (ply {ply}): {why}");
+                tracing::warn!("Lichess refused our move {uci} (ply {ply}): {said}");
                 let san = san_of(session, ply).unwrap_or_else(|| uci.clone());
                 // The server never had it: the board goes back.
                 vec![
@@ -430,8 +435,8 @@ impl LichessHost {
                 say(Online::OpponentGone { gone, claim_in_s: claim_win_in_s })
             }
             Action::Chat { room, username, text } => {
-                tracing::info!("Lichess chat ({room}): {username}: {text}");
-                chat_line(&room, &username, &text, &g.opponent)
+                tracing::info!("Lichess chat ({room:?}): {username}: {text}");
+                chat_line(room, &username, &text, &g.opponent)
                     .and_then(|line| chat.line(line, Instant::now()))
                     .map_or_else(Vec::new, say)
             }
@@ -584,8 +589,17 @@ impl LichessHost {
         }
     }
 
-    /// Stops following the account (the streams close with the actor).
-    pub fn stop(self) {
+    /// Stops by `deadline`: the board's acts the journal has that the
+    /// actor has not been given yet (the commit that queued them synced the
+    /// journal) go to it, and it sends them and waits for Lichess's answers
+    /// until the deadline; a move left without one is logged, to be sent
+    /// after a restart if Lichess lacks it. The streams close at once.
+    pub async fn stop(mut self, deadline: Instant) {
+        // Nobody reads the updates any more: the actor never waits on them.
+        self.updates = None;
+        for what in std::mem::take(&mut self.outbox) {
+            self.game_command(what);
+        }
         if !self.opponent_timings.is_empty() {
             let mut ms: Vec<f64> = self.opponent_timings.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
             tracing::info!(
@@ -596,6 +610,7 @@ impl LichessHost {
                 percentile(&mut ms, 1.0)
             );
         }
+        self.play.stop(deadline).await;
     }
 }
 
@@ -616,8 +631,8 @@ fn challenge_said(c: &Challenge, incoming: bool) -> Online {
 /// A chat line as said: the opponent's in the players' room only (not
 /// Lichess's own notes, nor the spectators'), its first [`CHAT_SAID`]
 /// characters, and nothing the voice could take for markup.
-fn chat_line(room: &str, from: &str, text: &str, opponent: &str) -> Option<ChatLine> {
-    if room != "player" || !clean(from, NAME_SAID).eq_ignore_ascii_case(opponent) {
+fn chat_line(room: Room, from: &str, text: &str, opponent: &str) -> Option<ChatLine> {
+    if room != Room::Player || !clean(from, NAME_SAID).eq_ignore_ascii_case(opponent) {
         return None;
     }
     Some(ChatLine { from: clean(from, NAME_SAID), text: clean(text, CHAT_SAID) })
@@ -628,6 +643,19 @@ fn chat_line(room: &str, from: &str, text: &str, opponent: &str) -> Option<ChatL
 /// `max` characters.
 fn clean(text: &str, max: usize) -> String {
     text.chars().filter(|c| !c.is_control() && !matches!(c, '[' | ']' | '{' | '}')).take(max).collect()
+}
+
+/// Why a request was not carried out, as the player hears it.
+fn failed_why(why: &Failure) -> FailedWhy {
+    match why {
+        Failure::NoGame(_) => FailedWhy::NoGame,
+        Failure::Move(_) => FailedWhy::NotPlayable,
+        Failure::Busy => FailedWhy::Busy,
+        Failure::Lichess(Error::RateLimited(_)) => FailedWhy::RateLimited,
+        Failure::Lichess(e) if e.is_token() => FailedWhy::Token,
+        Failure::Lichess(e) if e.is_transient() => FailedWhy::Network,
+        Failure::Lichess(_) => FailedWhy::Refused,
+    }
 }
 
 /// Why a game is not played, as the player hears it.
@@ -675,15 +703,13 @@ fn server_clock(c: &Clocks, session: &Session) -> Option<Input> {
 /// The server's end of the game, as the game takes it. A mate or a
 /// stalemate the board ends itself once it shows the last move.
 fn ended(e: Ending, session: &Session) -> Vec<FromOpponent> {
-    let status = format!("{:?}", e.status);
     let status = match e.reason() {
-        EndReason::Aborted => "aborted",
-        EndReason::OpponentLeft => "timeout",
-        EndReason::FlagFall => "outoftime",
-        EndReason::NoStart => "noStart",
-        _ => status.as_str(),
-    }
-    .to_owned();
+        EndReason::Aborted => ServerEnd::Aborted,
+        EndReason::OpponentLeft => ServerEnd::OpponentLeft,
+        EndReason::FlagFall => ServerEnd::FlagFall,
+        EndReason::NoStart => ServerEnd::NoStart,
+        _ => ServerEnd::Other,
+    };
     if session.finished() {
         return Vec::new();
     }
@@ -755,9 +781,10 @@ mod tests {
         assert_eq!(resigned.len(), 1, "the game_over says a resignation: nothing more");
         let flag = end(Status::Outoftime, Some(Color::White));
         assert_eq!(result(&flag), Some((GameResult::WhiteWins, OffBoardReason::Arbiter)));
-        assert!(
-            matches!(&flag[0], FromOpponent::Notice(EventKind::Online(Online::Ended { status })) if status == "outoftime")
-        );
+        assert!(matches!(
+            &flag[0],
+            FromOpponent::Notice(EventKind::Online(Online::Ended { status: ServerEnd::FlagFall }))
+        ));
         let gone = end(Status::Timeout, None);
         assert_eq!(result(&gone), Some((GameResult::Draw, OffBoardReason::Arbiter)));
         let aborted = end(Status::Aborted, None);
@@ -773,13 +800,13 @@ mod tests {
     fn only_the_opponents_chat_is_said_cut_short_and_without_markup() {
         let said = |room, from: &str, text: &str| chat_line(room, from, text, "Magnus");
         assert_eq!(
-            said("player", "magnus", "gg [[h@]] {x}\n"),
+            said(Room::Player, "magnus", "gg [[h@]] {x}\n"),
             Some(ChatLine { from: "magnus".into(), text: "gg h@ x".into() })
         );
-        assert_eq!(said("spectator", "Magnus", "hi"), None, "the spectators' room");
-        assert_eq!(said("player", "lichess", "Takeback sent"), None, "Lichess's own note");
+        assert_eq!(said(Room::Spectator, "Magnus", "hi"), None, "the spectators' room");
+        assert_eq!(said(Room::Player, "lichess", "Takeback sent"), None, "Lichess's own note");
         let long = "a".repeat(600);
-        let Some(ChatLine { text, .. }) = said("player", "Magnus", &long) else { panic!("said") };
+        let Some(ChatLine { text, .. }) = said(Room::Player, "Magnus", &long) else { panic!("said") };
         assert_eq!(text.chars().count(), CHAT_SAID);
         // A name with markup is said without it.
         assert_eq!(clean("[[h@]]Coach", NAME_SAID), "h@Coach");
@@ -790,7 +817,7 @@ mod tests {
     fn host_playing_white() -> LichessHost {
         let token = Token::new("lip_test").unwrap();
         let client = Client::new(token, Settings { url: "http://127.0.0.1:9".into(), ..Settings::default() }).unwrap();
-        let (play, updates) = Play::start(client, PlayOptions::default());
+        let (play, updates) = Play::start(client, PlayOptions::default(), &CancellationToken::new());
         LichessHost {
             play,
             updates: Some(updates),

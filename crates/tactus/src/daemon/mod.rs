@@ -254,7 +254,7 @@ async fn start(plan: &Plan, opts: &Options, running: &mut Running) -> anyhow::Re
         }
         OpponentPlan::Lichess(online) => {
             let resume = recovered.as_ref().and_then(|_| task.online_resume(online.url.as_str()));
-            task.seat(Opponent::Lichess(lichess::LichessHost::start(online, resume).await?));
+            task.seat(Opponent::Lichess(lichess::LichessHost::start(online, resume, &running.stop).await?));
         }
     }
     // From here on Ctrl-C and SIGTERM stop the daemon the orderly way.

@@ -199,7 +199,7 @@ impl Opponent {
         match self {
             Opponent::Engine(engine) => engine.stop(deadline).await,
             Opponent::Partner(partner) => partner.stop(deadline).await,
-            Opponent::Lichess(online) => online.stop(),
+            Opponent::Lichess(online) => online.stop(deadline).await,
         }
     }
 }

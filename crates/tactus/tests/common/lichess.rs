@@ -89,6 +89,14 @@ impl LichessServer {
         assert!(got >= count, "{count} requests matching {pattern} were not answered: {:?}", self.log());
     }
 
+    /// Waits (a long poll on the server) until `count` requests matching
+    /// `pattern` came in, answered or not (one held is in flight).
+    pub fn wait_received(&self, pattern: &str, count: usize) {
+        let path = format!("/_test/wait?path={pattern}&count={count}&timeout=100");
+        let got = self.control("GET", &path, &Value::Null)["count"].as_u64().unwrap() as usize;
+        assert!(got >= count, "{count} requests matching {pattern} did not come: {:?}", self.log());
+    }
+
     /// Waits until game `id` has `count` moves on the server.
     pub fn wait_moves(&self, id: &str, count: usize) {
         let path = format!("/_test/wait?what=moves&game={id}&count={count}&timeout=100");
