@@ -477,6 +477,28 @@ export type OnlineEvent = At & {
   event: 'online';
 } & Online;
 
+/** Where the one clock at a table of two boards is, from a board. */
+export type TableClock = 'here' | 'partner';
+
+/**
+ * Two boards, one game: what the partner board's link says besides the
+ * game's messages — a partner that does not fit (each said once, on both
+ * boards, with what to change), a second daemon by this board's name, and
+ * after a restart how the game goes on.
+ */
+export type Pair =
+  | { what: 'same_side'; partner: string; side: Side }
+  | { what: 'time_control'; partner: string; ours?: string; theirs?: string }
+  | { what: 'table_clock'; partner: string; ours?: TableClock; theirs?: TableClock }
+  | { what: 'other_game'; partner: string }
+  | { what: 'twin'; board: string }
+  | { what: 'agreed'; partner: string }
+  | { what: 'goes_on'; to_move: Side; carrying?: boolean; clocks?: 'run' | 'stopped' | 'at_table' };
+
+export type PairEvent = At & {
+  event: 'pair';
+} & Pair;
+
 /**
  * A draw offered (9.1.2): by the engine with its move, or by a player;
  * `irregular` when not made after the offerer's move (9.1.2.1).
@@ -585,6 +607,7 @@ export type CoreEvent =
   | DeviceLostEvent
   | DeviceBackEvent
   | OnlineEvent
+  | PairEvent
   | EngineLevelEvent
   | PromotionChoiceEvent
   | NotNowEvent

@@ -570,6 +570,69 @@ pub enum TokenState {
     Accepted,
 }
 
+/// Two boards, one game: what the link with the partner board says besides
+/// the game's own messages — said by the daemon, not ruled by the game.
+/// Each mismatch is said once, on both boards, with what to change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "what", rename_all = "snake_case")]
+pub enum Pair {
+    /// The partner board plays `side` too: no game until one of them plays
+    /// the other side.
+    SameSide {
+        partner: String,
+        #[serde(with = "serde_chess::color")]
+        side: Color,
+    },
+    /// The partner board's game has another time control (none: no clock).
+    TimeControl {
+        partner: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ours: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        theirs: Option<String>,
+    },
+    /// The two boards disagree on where the one clock at the table is
+    /// (none: each board its own clock).
+    TableClock {
+        partner: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ours: Option<tactus_trace::TableClock>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        theirs: Option<tactus_trace::TableClock>,
+    },
+    /// The partner board plays another game than this board's (one of
+    /// them began anew): its moves are not taken here.
+    OtherGame { partner: String },
+    /// Another daemon on the hall's broker goes by this board's name: this
+    /// one stops playing with its partner.
+    Twin { board: String },
+    /// After a mismatch, the boards agree: the game goes on.
+    Agreed { partner: String },
+    /// The board restarted in the middle of the game: how it goes on —
+    /// `to_move` is on move, this board's player `carrying` out the
+    /// partner's move first; the clocks (none: a game without).
+    GoesOn {
+        #[serde(with = "serde_chess::color")]
+        to_move: Color,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        carrying: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clocks: Option<Restarted>,
+    },
+}
+
+/// The clocks of a game on two boards after a restart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Restarted {
+    /// They run on (each board keeps its own player's clock).
+    Run,
+    /// They stay stopped (6.11): the arbiter's pause stands.
+    Stopped,
+    /// The table's one clock waits for its next press.
+    AtTable,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum EventKind {
@@ -745,6 +808,8 @@ pub enum EventKind {
     },
     /// The online game's server says something besides the moves.
     Online(Online),
+    /// The partner board's link says something besides the game's messages.
+    Pair(Pair),
     /// `side` offers a draw (9.1.2): the engine with its move, or a player.
     /// The opponent accepts with an offer of their own; their move declines.
     DrawOffer {

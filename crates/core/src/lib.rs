@@ -17,8 +17,8 @@ mod session;
 
 pub use event::{
     Article, Attempt, CastleSide, ChatLine, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, FailedWhy, Fix,
-    GameResult, Irregularity, Lost, MoveInfo, Ms, NotNow, NotPlayedReason, OnBoard, Online, OnlineAsk, Placed, Reason,
-    RefusedWhy, ServerEnd, Slip, ToControl, TokenState,
+    GameResult, Irregularity, Lost, MoveInfo, Ms, NotNow, NotPlayedReason, OnBoard, Online, OnlineAsk, Pair, Placed,
+    Reason, RefusedWhy, Restarted, ServerEnd, Slip, ToControl, TokenState,
 };
 pub use policy::{MateSearch, Policy, Supervision};
 pub use session::{MateQuestion, Session, StartError, search_mate};

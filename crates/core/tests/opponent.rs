@@ -685,3 +685,83 @@ fn an_engine_s_move_carried_out_while_the_clocks_stand_hands_them_over() {
     game.feed(100, Record::Input(Input::Resume));
     assert_eq!(game.session.clock().unwrap().running(), Some(WHITE), "the player's clock runs again");
 }
+
+/// A game on two boards, this board playing White against the partner's
+/// Black.
+fn partner_game() -> Game {
+    let header = Header { time_control: Some("300+2".into()), engine: Some(BLACK), partner: true, ..Header::default() };
+    let mut session = Session::new(&header, Policy::default().with_recorded(&header)).unwrap();
+    let events = session.drain().collect();
+    Game { session, t: 0, events }
+}
+
+/// The clock times of the `complete` events, in order.
+fn completed_times(game: &Game) -> Vec<Option<i64>> {
+    game.events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Complete { clock_ms, .. } => Some(clock_ms),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Two boards, one game: the partner's move completes here with the time
+/// its own board's clock kept for it (a `partner_clock` input before the
+/// move), not the time this board ran for that player meanwhile — so both
+/// boards write the same time for every move. A `partner_clock` after the
+/// move (older journals) still sets the clock.
+#[test]
+fn the_partner_s_move_completes_with_the_time_its_board_kept() {
+    let mut g = partner_game();
+    g.lift("e2");
+    g.place("e4");
+    g.press(WHITE);
+    // Black's time ran here 7 s before the move came; its board kept 297.5 s.
+    g.wait(7000);
+    g.feed(0, Record::Input(Input::PartnerClock { side: BLACK, ms: 297_500 }));
+    g.choose("e7e5");
+    g.lift("e7");
+    g.place("e5");
+    g.wait(1000);
+    assert_eq!(completed_times(&g)[1], Some(297_500), "{:?}", completed_times(&g));
+    // Sent again (the partner's board restarted): the latest reading counts.
+    g.lift("g1");
+    g.place("f3");
+    g.press(WHITE);
+    g.feed(0, Record::Input(Input::PartnerClock { side: BLACK, ms: 250_000 }));
+    g.feed(0, Record::Input(Input::PartnerClock { side: BLACK, ms: 280_000 }));
+    g.choose("b8c6");
+    g.lift("b8");
+    g.place("c6");
+    g.wait(1000);
+    assert_eq!(completed_times(&g)[3], Some(280_000), "{:?}", completed_times(&g));
+    // After the move, as older journals have it: the clock shows it.
+    g.feed(0, Record::Input(Input::PartnerClock { side: BLACK, ms: 123_000 }));
+    assert_eq!(g.session.clock().unwrap().remaining(BLACK, g.t), 123_000);
+}
+
+/// Two boards, one game: an offer of this board's player stands until the
+/// partner's move comes, which declined it at the partner's board
+/// (9.1.2.3): said as the move comes, not once it is carried out here.
+#[test]
+fn the_partner_s_move_declines_an_offer_as_it_comes() {
+    let mut g = partner_game();
+    g.lift("e2");
+    g.place("e4");
+    g.feed(100, Record::Input(Input::DrawOffer { side: WHITE }));
+    g.press(WHITE);
+    let from = g.events.len();
+    g.choose("e7e5");
+    let kinds: Vec<&EventKind> = g.since(from).iter().map(|e| &e.kind).collect();
+    assert!(
+        matches!(kinds[..], [EventKind::OpponentMove { .. }, EventKind::DrawDeclined { side: BLACK }, ..]),
+        "{kinds:?}"
+    );
+    assert_eq!(g.session.draw_offered(), None);
+    g.lift("e7");
+    g.place("e5");
+    g.wait(1000);
+    let declined = g.count_since(from, |k| matches!(k, EventKind::DrawDeclined { .. }));
+    assert_eq!(declined, 1, "said once");
+}

@@ -60,7 +60,7 @@ pub use lichess_view::{LichessBoard, LichessView, Unnumbered, board_number};
 pub use mqtt::{
     BoardPublisher, Broker, HallLink, LinkSettings, Login, MqttError, PASSWORD_ENV, SYSTEM_CA_FILE, SentPairing,
 };
-pub use pair::{FromPartner, PairMessage, PartnerLink, UNACKED_KEPT};
+pub use pair::{FromPartner, PairGame, PairMessage, PartnerLink, Seat, UNACKED_KEPT};
 pub use pairings::PairingSender;
 pub use players::{MAX_ELO, MAX_FIDE_ID, Title};
 pub use relay::{Changed, MAX_BOARDS, Relay, RelayOptions, RelayStats, UNTRUSTED, relay};

@@ -316,6 +316,15 @@ impl Follower {
             None => unchecked_body(&p.payload),
         };
         let Some(vetted) = self.vet(topic, board, leaf, body) else { return };
+        // A run of the board's before the one the hall follows: its game is
+        // over for the hall (a board restarted, or a stranger playing back
+        // what went by). Refused, and said, rather than counted as stale.
+        let (run, following) = (vetted.epoch(), self.shared.read(|h| h.feed(board).map(|f| f.epoch)));
+        if let Some(following) = following
+            && run < following
+        {
+            return self.refuse(board, leaf, format!("of run {run}, before the board's run {following}: replayed?"));
+        }
         let now = Instant::now();
         if let Err(why) = self.make_room(board, now) {
             return self.refuse(board, leaf, why);
@@ -414,6 +423,16 @@ struct HallFull {
 enum Vetted {
     State(Box<BoardFeed>),
     Change { epoch: u64, seq: u64, change: Box<Change> },
+}
+
+impl Vetted {
+    /// The board's run it is of.
+    fn epoch(&self) -> u64 {
+        match self {
+            Vetted::State(feed) => feed.epoch,
+            Vetted::Change { epoch, .. } => *epoch,
+        }
+    }
 }
 
 /// How long a board's traffic takes to count half as much.

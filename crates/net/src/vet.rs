@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use tactus_core::{EngineEval, Event, EventKind, Online, Slip};
+use tactus_core::{EngineEval, Event, EventKind, Online, Pair, Slip};
 use tactus_trace::PairingError;
 
 use crate::feed::{
@@ -232,6 +232,7 @@ pub(crate) fn event(ev: Event, chess960: bool) -> Result<Event, Refused> {
         }
         EventKind::NotUnderstood { typed } => EventKind::NotUnderstood { typed: clean(&typed, MAX_TEXT) },
         EventKind::Online(online) => EventKind::Online(vet_online(online)?),
+        EventKind::Pair(pair) => EventKind::Pair(vet_pair(pair)),
         EventKind::TakeBack { ply, taken, white_ms, black_ms } => {
             if taken.is_empty() || taken.len() > MAX_TAKEN {
                 return Err(Refused::TakeBack);
@@ -327,6 +328,23 @@ fn vet_online(online: Online) -> Result<Online, Refused> {
         | Online::OpponentGone { .. }
         | Online::RateLimited { .. }) => online,
     })
+}
+
+/// What a board's partner link said: names and time controls capped.
+fn vet_pair(pair: Pair) -> Pair {
+    let name = |s: &str| clean(s, 64);
+    let tc = |tc: Option<String>| tc.map(|t| clean(&t, MAX_TAG));
+    match pair {
+        Pair::SameSide { partner, side } => Pair::SameSide { partner: name(&partner), side },
+        Pair::TimeControl { partner, ours, theirs } => {
+            Pair::TimeControl { partner: name(&partner), ours: tc(ours), theirs: tc(theirs) }
+        }
+        Pair::TableClock { partner, ours, theirs } => Pair::TableClock { partner: name(&partner), ours, theirs },
+        Pair::OtherGame { partner } => Pair::OtherGame { partner: name(&partner) },
+        Pair::Twin { board } => Pair::Twin { board: name(&board) },
+        Pair::Agreed { partner } => Pair::Agreed { partner: name(&partner) },
+        goes_on @ Pair::GoesOn { .. } => goes_on,
+    }
 }
 
 /// A core event and the board's words for it: the event checked, the

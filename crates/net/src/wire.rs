@@ -105,10 +105,42 @@ impl fmt::Display for Topic<'_> {
     }
 }
 
-/// The topic of what board `from` tells its partner `to` (either may be
-/// `+`, as a filter): `tactus/<hall>/pair/<from>/<to>`.
-pub(crate) fn pair_topic(hall: &str, from: &str, to: &str) -> String {
-    format!("tactus/{hall}/pair/{from}/{to}")
+/// The topic of what board `from` tells its partner `to` (two boards, one
+/// game): `tactus/<hall>/pair/<from>/<to>`. The one place it is spelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PairTopic<'a> {
+    pub hall: &'a str,
+    pub from: &'a str,
+    pub to: &'a str,
+}
+
+impl<'a> PairTopic<'a> {
+    pub fn new(hall: &'a str, from: &'a str, to: &'a str) -> PairTopic<'a> {
+        PairTopic { hall, from, to }
+    }
+
+    /// The filter for what any board of `hall` tells board `to`.
+    pub fn to_board(hall: &str, to: &str) -> String {
+        PairTopic::new(hall, "+", to).to_string()
+    }
+
+    /// Reads a topic as the broker passed it on; `None` when it is not a
+    /// pair topic.
+    pub fn parse(text: &'a str) -> Option<PairTopic<'a>> {
+        let mut levels = text.split('/');
+        let (Some("tactus"), Some(hall), Some("pair"), Some(from), Some(to), None) =
+            (levels.next(), levels.next(), levels.next(), levels.next(), levels.next(), levels.next())
+        else {
+            return None;
+        };
+        Some(PairTopic { hall, from, to })
+    }
+}
+
+impl fmt::Display for PairTopic<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tactus/{}/pair/{}/{}", self.hall, self.from, self.to)
+    }
 }
 
 /// One change on the `events` topic: `epoch` names the publisher's run (its
@@ -285,6 +317,17 @@ mod tests {
         assert_eq!(Topic::every_board("club", Leaf::Events), "tactus/club/+/events");
         for bad in ["tactus/club/b1", "tactus/club/b1/state/x", "other/club/b1/state", ""] {
             assert!(Topic::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn pair_topics_are_written_and_read_back() {
+        let topic = PairTopic::new("schools", "A", "B");
+        assert_eq!(topic.to_string(), "tactus/schools/pair/A/B");
+        assert_eq!(PairTopic::parse("tactus/schools/pair/A/B"), Some(topic));
+        assert_eq!(PairTopic::to_board("schools", "B"), "tactus/schools/pair/+/B");
+        for bad in ["tactus/schools/A/B/state", "tactus/schools/pair/A", "tactus/schools/pair/A/B/x", ""] {
+            assert_eq!(PairTopic::parse(bad), None, "{bad:?}");
         }
     }
 

@@ -17,8 +17,8 @@ use common::{Events, get, played, request};
 use shakmaty::{Color, File, Piece, Rank, Role, Square};
 use tactus_core::{
     Article, Attempt, CastleSide, ChatLine, ClaimKind, Device, EndReason, EngineEval, Event, EventKind, FailedWhy, Fix,
-    Irregularity, Lost, MoveInfo, NotNow, NotPlayedReason, OnBoard, Online, OnlineAsk, Placed, Reason, RefusedWhy,
-    ServerEnd, Slip, ToControl, TokenState,
+    Irregularity, Lost, MoveInfo, NotNow, NotPlayedReason, OnBoard, Online, OnlineAsk, Pair, Placed, Reason,
+    RefusedWhy, Restarted, ServerEnd, Slip, ToControl, TokenState,
 };
 use tactus_net::{
     AppState, BoardFeed, BoardResult, Hall, HomeAway, LichessBoard, LichessView, Paired, RoundBoard, RoundDesk,
@@ -75,6 +75,7 @@ fn kind_name(k: &EventKind) -> &'static str {
         EventKind::DeviceLost { .. } => "device_lost",
         EventKind::DeviceBack { .. } => "device_back",
         EventKind::Online(_) => "online",
+        EventKind::Pair(_) => "pair",
         EventKind::Pairing(_) => "pairing",
         EventKind::DrawDeclined { .. } => "draw_declined",
         EventKind::PromotionChoice { .. } => "promotion_choice",
@@ -276,6 +277,25 @@ fn every_kind() -> Vec<Event> {
             EventKind::Online(Online::Token { state: if full { TokenState::LacksScope } else { TokenState::Refused } }),
             EventKind::Online(Online::Asked { ask: OnlineAsk::TakebackNo, standing: full }),
             EventKind::Online(Online::Failed { why: if full { FailedWhy::Refused } else { FailedWhy::NoGame } }),
+            EventKind::Pair(Pair::SameSide { partner: "B".into(), side: Color::White }),
+            EventKind::Pair(Pair::TimeControl {
+                partner: "B".into(),
+                ours: full.then(|| "300+2".into()),
+                theirs: full.then(|| "600+5".into()),
+            }),
+            EventKind::Pair(Pair::TableClock {
+                partner: "B".into(),
+                ours: full.then_some(tactus_trace::TableClock::Here),
+                theirs: full.then_some(tactus_trace::TableClock::Partner),
+            }),
+            EventKind::Pair(Pair::OtherGame { partner: "B".into() }),
+            EventKind::Pair(Pair::Twin { board: "A".into() }),
+            EventKind::Pair(Pair::Agreed { partner: "B".into() }),
+            EventKind::Pair(Pair::GoesOn {
+                to_move: Color::Black,
+                carrying: full,
+                clocks: full.then_some(Restarted::Run),
+            }),
             EventKind::DrawDeclined { side: Color::White },
             EventKind::Pairing(Box::new(tactus_trace::Pairing {
                 tournament: full.then(|| "Hall Open 2025".into()),

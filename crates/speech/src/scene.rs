@@ -35,6 +35,8 @@ pub(crate) struct Scene {
     /// The opponent far away (an online game's), by name, or Lichess's AI
     /// by its level: their moves are said as theirs, not an engine's.
     pub online: Option<(String, Option<u8>)>,
+    /// The clocks were stopped (6.11, a restart) and not started since.
+    pub clocks_stopped: bool,
 }
 
 impl Scene {
@@ -50,6 +52,7 @@ impl Scene {
             control: None,
             moves: [0; 2],
             online: None,
+            clocks_stopped: false,
         }
     }
 
@@ -78,6 +81,8 @@ impl Scene {
                 self.online = Some((opponent.clone(), *ai_level));
                 self.listener = Some(*side);
             }
+            EventKind::Paused => self.clocks_stopped = true,
+            EventKind::Resumed | EventKind::GameOver { .. } => self.clocks_stopped = false,
             EventKind::Move { mv, .. } => self.announced = Some(mv.clone()),
             EventKind::Withdrawn { .. } => self.announced = None,
             EventKind::Complete { ply, side, .. } => {

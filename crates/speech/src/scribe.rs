@@ -91,6 +91,7 @@ fn told(kind: &EventKind) -> bool {
             | EventKind::DeviceLost { .. }
             | EventKind::DeviceBack { .. }
             | EventKind::Online(_)
+            | EventKind::Pair(_)
             | EventKind::DrawOffer { .. }
             | EventKind::DrawDeclined { .. }
             | EventKind::TakeBack { .. }

@@ -17,7 +17,7 @@ use shakmaty::{Bitboard, CastlingSide, Color, File, Piece, Rank, Role, Square};
 use tactus_core::pgn::{Commentary, MateVerdict, Settled};
 use tactus_core::{
     Article, ClaimKind, Device, EndReason, Event, EventKind, Fix, GameResult, Irregularity, Lost, MoveInfo, NotNow,
-    OnBoard, Online, Placed, Reason, ServerEnd, Slip, ToControl,
+    OnBoard, Online, Pair, Placed, Reason, Restarted, ServerEnd, Slip, ToControl,
 };
 
 use crate::lang::{Case, Lexicon, Persons, fill, gender_index, lexicon, side_index};
@@ -244,6 +244,8 @@ impl Words {
                 let mut out = fill(lex.time_readout, &[("times", &self.times(*white_ms, *black_ms, scene)), ("n", &n)]);
                 if let Some(side) = running {
                     out = format!("{out}, {}", self.person(&lex.to_play, *side, scene, &[]));
+                } else if scene.clocks_stopped {
+                    out = format!("{out}; {}", lex.time_stopped);
                 }
                 one(sentence(&format!("{out}.")))
             }
@@ -297,6 +299,7 @@ impl Words {
             EventKind::DeviceLost { device, why, .. } => one(self.device_lost(*device, *why)),
             EventKind::DeviceBack { device } => one(lex.device_back[device_index(*device)].to_owned()),
             EventKind::Online(online) => self.online(online),
+            EventKind::Pair(pair) => one(self.pair(pair, scene)),
             EventKind::DrawOffer { side, irregular: false } => one(self.said(&lex.draw_offer, *side, scene, &[])),
             EventKind::DrawOffer { side, irregular: true } => {
                 one(self.said(&lex.draw_offer_irregular, *side, scene, &[]))
@@ -324,6 +327,39 @@ impl Words {
             }
             EventKind::NotNow { why } => one(lex.not_now[not_now_index(*why)].to_owned()),
             EventKind::NotUnderstood { typed } => one(fill(lex.not_understood, &[("typed", typed)])),
+        }
+    }
+
+    /// What the partner board's link says besides the game's messages.
+    fn pair(&self, pair: &Pair, scene: &Scene) -> String {
+        let lex = &self.lex.pair;
+        let tc = |tc: &Option<String>| tc.clone().unwrap_or_else(|| lex.no_clock.to_owned());
+        match pair {
+            Pair::SameSide { partner, side } => {
+                fill(lex.same_side, &[("partner", partner), ("side", lex.sides[usize::from(*side == Color::Black)])])
+            }
+            Pair::TimeControl { partner, ours, theirs } => {
+                fill(lex.time_control, &[("partner", partner), ("ours", &tc(ours)), ("theirs", &tc(theirs))])
+            }
+            Pair::TableClock { partner, .. } => fill(lex.table_clock, &[("partner", partner)]),
+            Pair::OtherGame { partner } => fill(lex.other_game, &[("partner", partner)]),
+            Pair::Twin { board } => fill(lex.twin, &[("board", board)]),
+            Pair::Agreed { partner } => fill(lex.agreed, &[("partner", partner)]),
+            Pair::GoesOn { to_move, carrying, clocks } => {
+                let how = if *carrying { &lex.goes_on_carrying } else { &lex.goes_on };
+                let said = self.said(how, *to_move, scene, &[]);
+                match clocks {
+                    Some(clocks) => {
+                        let i = match clocks {
+                            Restarted::Run => 0,
+                            Restarted::Stopped => 1,
+                            Restarted::AtTable => 2,
+                        };
+                        format!("{said} {}", lex.clocks[i])
+                    }
+                    None => said,
+                }
+            }
         }
     }
 

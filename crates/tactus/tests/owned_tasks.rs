@@ -30,11 +30,6 @@ fn code(text: &str) -> String {
     text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
 }
 
-/// The daemon's files that make a token of their own, not a child of the
-/// one root, while they are reworked elsewhere (issue 32): the partner
-/// board's link.
-const OWN_TOKEN_YET: &[&str] = &["crates/tactus/src/daemon/partner.rs"];
-
 #[test]
 fn every_token_of_the_daemon_is_a_child_of_its_one_root() {
     let root = workspace();
@@ -45,8 +40,7 @@ fn every_token_of_the_daemon_is_a_child_of_its_one_root() {
     for file in &files {
         let name = file.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
         // The one root, that Ctrl-C and SIGTERM cancel.
-        if name.ends_with("daemon/running.rs") || name.ends_with("/tests.rs") || OWN_TOKEN_YET.contains(&name.as_str())
-        {
+        if name.ends_with("daemon/running.rs") || name.ends_with("/tests.rs") {
             continue;
         }
         let code = code(&std::fs::read_to_string(file).unwrap());

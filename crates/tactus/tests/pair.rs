@@ -22,6 +22,7 @@ use shakmaty::{CastlingMode, Chess, Color, Move, Position, Square};
 mod common;
 use common::http::get;
 use common::moves::{carried_out, hands};
+use common::stranger::{Recorder, play_back};
 use common::{EventStream, Guard, free_port, mosquitto, secret, tempdir, wait_for};
 
 /// Morphy's Opera game (Paris, 1858): captures, a check, castling long, mate.
@@ -77,6 +78,11 @@ struct Board {
     hall_dir: PathBuf,
     port: u16,
     time_control: &'static str,
+    /// `--voice`: `none`, or `text` (said lines in its log).
+    voice: &'static str,
+    /// What its state directory and log are named after (its id, unless a
+    /// second daemon goes by the same id).
+    files: &'static str,
     http: u16,
     state: PathBuf,
     child: Option<Guard>,
@@ -90,23 +96,37 @@ impl Board {
     }
 
     fn with_clock(hall: &Hall, id: &'static str, partner: &'static str, side: Color, clock: &'static str) -> Board {
-        let state = hall.dir.join(format!("state-{id}"));
-        let mut board = Board {
+        let mut board = Board::unstarted(hall, id, partner, side);
+        board.clock = clock;
+        board.spawn();
+        board
+    }
+
+    /// A board of `hall` not started yet, for settings of its own.
+    fn unstarted(hall: &Hall, id: &'static str, partner: &'static str, side: Color) -> Board {
+        Board {
             id,
             partner,
             side,
-            clock,
+            clock: "own",
             hall_dir: hall.dir.clone(),
             port: hall.port,
             time_control: hall.time_control,
+            voice: "none",
+            files: id,
             http: free_port(),
-            state,
+            state: hall.dir.join(format!("state-{id}")),
             child: None,
             stdin: None,
             events: EventStream::empty(),
-        };
-        board.spawn();
-        board
+        }
+    }
+
+    /// Named files of its own (a second daemon by the same id).
+    fn files(mut self, files: &'static str) -> Board {
+        self.files = files;
+        self.state = self.hall_dir.join(format!("state-{files}"));
+        self
     }
 
     fn spawn(&mut self) {
@@ -114,13 +134,13 @@ impl Board {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .open(self.hall_dir.join(format!("{}.log", self.id)))
+            .open(self.hall_dir.join(format!("{}.log", self.files)))
             .unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_tactus"))
             .arg("run")
             .arg("--config")
             .arg(self.hall_dir.join("config.toml"))
-            .args(["--board", "sim", "--time-control", self.time_control, "--voice", "none", "--events", "-"])
+            .args(["--board", "sim", "--time-control", self.time_control, "--voice", self.voice, "--events", "-"])
             .arg("--state-dir")
             .arg(&self.state)
             .args(["--http", &format!("127.0.0.1:{}", self.http)])
@@ -150,9 +170,9 @@ impl Board {
         drop(self.stdin.take());
     }
 
-    /// What the daemon wrote to its log.
+    /// What the daemon wrote to its log (and, with `--voice text`, said).
     fn log(&self) -> String {
-        std::fs::read_to_string(self.hall_dir.join(format!("{}.log", self.id))).unwrap_or_default()
+        std::fs::read_to_string(self.hall_dir.join(format!("{}.log", self.files))).unwrap_or_default()
     }
 
     fn get(&self, path: &str) -> Option<String> {
@@ -164,24 +184,25 @@ impl Board {
         self.replayed_with_clocks().into_iter().map(|(san, _)| san).collect()
     }
 
-    /// The board's journal.
-    fn journal(&self) -> String {
-        let trace = std::fs::read_dir(self.state.join("games"))
+    /// The board's latest game's journal.
+    fn journal_path(&self) -> PathBuf {
+        std::fs::read_dir(self.state.join("games"))
             .unwrap()
             .map(|e| e.unwrap().path())
-            .find(|p| p.to_string_lossy().ends_with(".trace.jsonl"))
-            .expect("a journal");
-        std::fs::read_to_string(trace).unwrap()
+            .filter(|p| p.to_string_lossy().ends_with(".trace.jsonl"))
+            .max_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap())
+            .expect("a journal")
+    }
+
+    /// The board's latest game's journal.
+    fn journal(&self) -> String {
+        std::fs::read_to_string(self.journal_path()).unwrap()
     }
 
     /// The moves of the board's game in its journal, replayed, with the
     /// mover's time after each.
     fn replayed_with_clocks(&self) -> Vec<(String, Option<i64>)> {
-        let trace = std::fs::read_dir(self.state.join("games"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.to_string_lossy().ends_with(".trace.jsonl"))
-            .expect("a journal");
+        let trace = self.journal_path();
         let r = tactus_core::replay::replay(
             std::io::BufReader::new(std::fs::File::open(&trace).unwrap()),
             tactus_core::Policy::default(),
@@ -323,6 +344,11 @@ fn publish(port: u16, topic: &str, payload: Vec<u8>) {
     let _ = client.disconnect();
 }
 
+/// The events of `kind` a board has said, since the `from`th event seen.
+fn count_since(board: &Board, from: usize, kind: &str) -> usize {
+    board.events.seen.borrow()[from..].iter().filter(|e| e["event"] == kind).count()
+}
+
 #[test]
 fn a_whole_game_on_two_boards_through_the_hall_s_broker() {
     let hall = Hall::new("game", "300+2");
@@ -368,13 +394,17 @@ fn a_whole_game_on_two_boards_through_the_hall_s_broker() {
             assert!(!["irregularity", "penalty"].contains(&kind), "a ruling on board {}: {e}", board.id);
         }
     }
-    // Both feeds, and both journals replayed, end with the same game.
+    // Both feeds, and both journals replayed, end with the same game, and
+    // the same time for every move (issue 30, item 5): each player's as
+    // their own board's clock kept it.
     let (pgn_a, pgn_b) = (a.get("/games.pgn").unwrap(), b.get("/games.pgn").unwrap());
     assert_eq!(movetext(&pgn_a), movetext(&pgn_b), "{pgn_a}\n{pgn_b}");
     assert!(movetext(&pgn_a).ends_with("17. Rd8# 1-0"), "{pgn_a}");
-    let replayed = a.replayed();
+    assert_eq!(clocks(&pgn_a).len(), sans.len(), "{pgn_a}");
+    assert_eq!(clocks(&pgn_a), clocks(&pgn_b), "{pgn_a}\n{pgn_b}");
+    let replayed = a.replayed_with_clocks();
     assert_eq!(replayed.len(), sans.len());
-    assert_eq!(replayed, b.replayed());
+    assert_eq!(replayed, b.replayed_with_clocks());
 }
 
 #[test]
@@ -1108,4 +1138,271 @@ fn a_draw_offer_lost_with_its_board_is_sent_again_after_the_restart() {
     let offers = b.events.seen.borrow().iter().filter(|e| e["event"] == "draw_offer" && e["side"] == "white").count();
     assert_eq!(offers, 1, "White's offer said once on Black's board");
     assert_eq!(a.replayed(), b.replayed());
+}
+
+/// Both daemons stopped (SIGKILL) and started again with their state: the
+/// last game was over, so a new game begins on both, and each hears the other.
+fn next_game(a: &mut Board, b: &mut Board) {
+    let heard = |board: &Board| board.log().matches(&format!("the partner board {} is heard", board.partner)).count();
+    let before = (heard(a), heard(b));
+    a.kill();
+    b.kill();
+    a.spawn();
+    b.spawn();
+    for board in [&*a, &*b] {
+        board.events.next("start");
+    }
+    wait_for("both boards to hear each other again", WAIT, || (heard(a), heard(b)) > before);
+}
+
+/// Issue 29, item 1: a stranger who may only publish on the broker (no
+/// hall key) records every sealed message of a game between boards A and
+/// B — moves, a draw offer, an incorrect claim and its penalty, the
+/// resignation — and plays them all back into the next game between the
+/// same two boards, twice, and that game's own messages too: nothing
+/// moves a piece, offers, claims or ends the new game, on either board.
+#[test]
+fn a_stranger_playing_back_an_earlier_game_changes_nothing_in_the_next() {
+    let hall = Hall::new("replay", "300+2");
+    let recorder = Recorder::start(hall.port, "tactus/schools/pair/#");
+    let (mut a, mut b) = pair(&hall);
+    let mut pos = Chess::default();
+    play(&mut a, &mut b, &mut pos, "e4", Carry::AsSaid);
+    play_offering(&mut b, &mut a, &mut pos, "e5");
+    play(&mut a, &mut b, &mut pos, "Nf3", Carry::AsSaid);
+    // An incorrect claim at Black's board: ruled on both, its time given on both.
+    b.act(&["claim black threefold".to_string()]);
+    a.events.next("penalty");
+    play(&mut b, &mut a, &mut pos, "Nc6", Carry::AsSaid);
+    a.act(&["result 0-1 resigns".to_string()]);
+    for board in [&a, &b] {
+        assert_eq!(board.events.next("game_over")["reason"], "resignation", "board {}", board.id);
+    }
+    let first_game = recorder.recorded();
+    let kinds: Vec<&str> = ["\"move\"", "\"draw_offer\"", "\"claim\"", "\"ruling\"", "\"over\"", "\"hello\""]
+        .into_iter()
+        .filter(|k| !first_game.iter().any(|(_, payload)| String::from_utf8_lossy(payload).contains(k)))
+        .collect();
+    assert!(kinds.is_empty(), "the recording holds every kind of message; it lacks {kinds:?}");
+
+    next_game(&mut a, &mut b);
+    let mut pos = Chess::default();
+    play(&mut a, &mut b, &mut pos, "d4", Carry::AsSaid);
+    play_back(hall.port, &first_game);
+    play(&mut b, &mut a, &mut pos, "d5", Carry::AsSaid);
+    play(&mut a, &mut b, &mut pos, "c4", Carry::AsSaid);
+    // The first game again, and this game's own messages so far.
+    play_back(hall.port, &recorder.recorded());
+    play(&mut b, &mut a, &mut pos, "e6", Carry::AsSaid);
+    play(&mut a, &mut b, &mut pos, "Nc3", Carry::AsSaid);
+    play(&mut b, &mut a, &mut pos, "Nf6", Carry::AsSaid);
+
+    for (board, theirs) in [(&a, ["d5", "e6", "Nf6"]), (&b, ["d4", "c4", "Nc3"])] {
+        let seen = board.events.seen.borrow();
+        let told: Vec<&str> =
+            seen.iter().filter(|e| e["event"] == "opponent_move").map(|e| e["san"].as_str().unwrap()).collect();
+        assert_eq!(told, theirs, "board {}: only the new game's moves, once each", board.id);
+        for e in seen.iter() {
+            let kind = e["event"].as_str().unwrap();
+            assert!(
+                !["game_over", "draw_offer", "penalty", "irregularity", "claimable"].contains(&kind),
+                "board {}: nothing of the earlier game: {e}",
+                board.id
+            );
+        }
+        assert!(board.log().contains("a pair message was ignored"), "board {}: the play-back refused", board.id);
+    }
+    assert_eq!(a.replayed(), ["d4", "d5", "c4", "e6", "Nc3", "Nf6"]);
+    assert_eq!(a.replayed(), b.replayed(), "both journals hold the new game alone");
+    for board in [&a, &b] {
+        let journal = board.journal();
+        assert!(!journal.contains("\"input\": \"result\""), "board {}: {journal}", board.id);
+        assert!(!journal.contains("\"input\": \"draw_offer\""), "board {}: {journal}", board.id);
+        assert!(!journal.contains("\"input\": \"claim\""), "board {}: {journal}", board.id);
+        assert_eq!(journal.matches("\"input\": \"pair_game\"").count(), 1, "board {}: {journal}", board.id);
+    }
+}
+
+/// Issue 29, item 7: a second daemon started by mistake with board A's
+/// name. Both daemons named A say so, and stop playing with B; they do not
+/// knock each other off the broker, and B hears its partner gone once —
+/// no storm of "cannot be reached" and "is back".
+#[test]
+fn a_second_daemon_by_the_same_board_name_is_refused_loudly_without_a_storm() {
+    let hall = Hall::new("twin", "300+2");
+    let (mut a, mut b) = pair(&hall);
+    let mut pos = Chess::default();
+    play(&mut a, &mut b, &mut pos, "e4", Carry::AsSaid);
+    let mut twin = Board::unstarted(&hall, "A", "B", Color::White).files("A-twin");
+    twin.spawn();
+    twin.events.next("start");
+    for board in [&a, &twin] {
+        let said = board.events.next("pair");
+        assert_eq!((said["what"].as_str(), said["board"].as_str()), (Some("twin"), Some("A")), "{said}");
+        wait_for("the error logged with what to change", WAIT, || {
+            board.log().contains("goes by this board's name") && board.log().contains("--board-id")
+        });
+    }
+    // Watched a while: no reconnection, no flapping presence on B.
+    std::thread::sleep(Duration::from_secs(4));
+    for board in [&a, &twin] {
+        let connects = board.log().matches("pair: connected to the MQTT broker").count();
+        assert_eq!(connects, 1, "{} connected once and stayed: {}", board.files, board.log());
+    }
+    b.act(&["request time".to_string()]);
+    b.events.next("time");
+    let said = |kind: &str| b.events.seen.borrow().iter().filter(|e| e["event"] == kind).count();
+    assert!(said("device_lost") <= 1 && said("device_back") <= 1, "B: {:?}", b.events.seen.borrow());
+}
+
+/// Issue 29, item 8: both boards set to play White (or with another time
+/// control): refused at the handshake, said on both boards with what to
+/// change; White's move made meanwhile goes nowhere. The board started
+/// again as Black: the two agree, and the move arrives.
+#[test]
+fn two_boards_that_do_not_fit_are_refused_at_the_handshake_until_one_changes() {
+    let hall = Hall::new("misfit", "300+2");
+    let a = Board::start(&hall, "A", "B", Color::White);
+    let mut b = Board::start(&hall, "B", "A", Color::White);
+    for board in [&a, &b] {
+        let said = board.events.next("pair");
+        assert_eq!((said["what"].as_str(), said["side"].as_str()), (Some("same_side"), Some("white")), "{said}");
+        wait_for("the error logged", WAIT, || board.log().contains("--plays"));
+    }
+    let mut a = a;
+    let pos = Chess::default();
+    let mv = next_move(&pos, "e4");
+    a.act(&hands(&pos, mv));
+    a.act(&["w".to_string()]);
+    assert_eq!(a.events.next("complete")["san"], "e4");
+    b.kill();
+    // Black now, with another time control (a new game, its state dir
+    // anew): refused the same way.
+    let mut b = Board::unstarted(&hall, "B", "A", Color::Black).files("B-600");
+    b.time_control = "600+5";
+    b.spawn();
+    let said = b.events.next("pair");
+    assert_eq!(
+        (said["what"].as_str(), said["ours"].as_str(), said["theirs"].as_str()),
+        (Some("time_control"), Some("600+5"), Some("300+2")),
+        "{said}"
+    );
+    let heard = a.events.next("pair");
+    assert_eq!(heard["what"], "time_control", "{heard}");
+    wait_for("the error logged", WAIT, || b.log().contains("--time-control"));
+    assert_eq!(count_since(&b, 0, "opponent_move"), 0, "no move of a game that does not fit");
+    // Set right: the boards agree, White's move comes, and the game goes on.
+    b.kill();
+    let mut b = Board::unstarted(&hall, "B", "A", Color::Black).files("B-300");
+    b.spawn();
+    let chosen = b.events.next("opponent_move");
+    assert_eq!(chosen["san"], "e4", "{chosen}");
+    assert_eq!(a.events.next("pair")["what"], "agreed");
+    b.act(&[carried_out(&chosen)]);
+    assert_eq!(b.events.next("complete")["san"], "e4");
+}
+
+/// Issue 30, item 3: a board killed while its player carries out the
+/// partner's move, and again between its player's move and the press.
+/// Started again, within 5 s it says the move again and how the game goes
+/// on; the player's own press then completes their move, which reaches the
+/// partner. Words as said, in English (the other languages: the speech
+/// crate's tests); a press while the partner is to move is answered with
+/// the partner's words, not an engine's.
+#[test]
+fn a_board_restarted_with_a_move_pending_says_it_again_and_how_to_go_on() {
+    let hall = Hall::new("pending", "300+2");
+    let mut a = Board::start(&hall, "A", "B", Color::White);
+    let mut b = Board::unstarted(&hall, "B", "A", Color::Black);
+    b.voice = "text";
+    b.spawn();
+    a.events.next("start");
+    b.events.next("start");
+    // A press at Black's board while White is to move: no engine's words
+    // (issue 29, item 9).
+    b.act(&["b".to_string()]);
+    assert_eq!(b.events.next("not_now")["why"], "engine_thinking");
+    wait_for("the partner's words", WAIT, || b.log().contains("Your opponent has not moved yet."));
+    assert!(!b.log().contains("The engine"), "{}", b.log());
+    let pos = Chess::default();
+    let mv = next_move(&pos, "e4");
+    a.act(&hands(&pos, mv));
+    a.act(&["w".to_string()]);
+    a.events.next("complete");
+    let chosen = b.events.next("opponent_move");
+    assert_eq!(chosen["san"], "e4");
+    b.kill();
+    let restarted = std::time::Instant::now();
+    b.spawn();
+    let again = b.events.next("opponent_move");
+    assert_eq!((again["san"].as_str(), again["ply"].as_u64()), (Some("e4"), Some(1)), "{again}");
+    let goes_on = b.events.next("pair");
+    assert!(restarted.elapsed() < Duration::from_secs(5), "said within 5 s: {:?}", restarted.elapsed());
+    assert_eq!(
+        (
+            goes_on["what"].as_str(),
+            goes_on["to_move"].as_str(),
+            goes_on["carrying"].as_bool(),
+            goes_on["clocks"].as_str()
+        ),
+        (Some("goes_on"), Some("white"), Some(true), Some("run")),
+        "{goes_on}"
+    );
+    // What the restarted board says, as said (its log follows the last start).
+    let since_restart = |b: &Board| b.log().rsplit("recovered the game").next().unwrap_or_default().to_string();
+    wait_for("the words said", WAIT, || {
+        let said = since_restart(&b);
+        said.contains("Opponent: e2 to e4.\nThe game goes on: first carry out your opponent's move. The clocks run.")
+    });
+    // A press before the move is carried out: the partner's move first.
+    b.act(&["b".to_string()]);
+    assert_eq!(b.events.next("not_now")["why"], "carry_out_first");
+    wait_for("the partner's words", WAIT, || since_restart(&b).contains("First carry out your opponent's move."));
+    b.act(&[carried_out(&again)]);
+    assert_eq!(b.events.next("complete")["san"], "e4");
+    let mut pos = pos;
+    pos.play_unchecked(mv);
+    // Black's move stands on the board, unpressed, as the board dies.
+    let mv = next_move(&pos, "c5");
+    b.act(&hands(&pos, mv));
+    assert_eq!(b.events.next("move")["san"], "c5");
+    b.kill();
+    b.spawn();
+    let goes_on = b.events.next("pair");
+    assert_eq!((goes_on["to_move"].as_str(), goes_on["carrying"].as_bool()), (Some("black"), None), "{goes_on}");
+    wait_for("the words said", WAIT, || {
+        since_restart(&b).contains("The game goes on: it is your move. The clocks run.")
+    });
+    // The player's own press completes the move, as before the restart.
+    b.act(&["b".to_string()]);
+    let done = b.events.next("complete");
+    assert_eq!(done["san"], "c5", "{done}");
+    assert!(done["clock_ms"].is_i64(), "{done}");
+    let chosen = a.events.next("opponent_move");
+    assert_eq!(chosen["san"], "c5", "the move reaches the partner");
+    a.act(&[carried_out(&chosen)]);
+    assert_eq!(a.events.next("complete")["san"], "c5");
+    assert_eq!(a.replayed(), b.replayed());
+}
+
+/// Issue 30, item 4: the partner's move declines this board's offer as it
+/// comes — said with the move, not once it is carried out here.
+#[test]
+fn the_partner_s_move_declines_an_offer_at_once() {
+    let hall = Hall::new("declined", "300+2");
+    let (mut a, mut b) = pair(&hall);
+    let mut pos = Chess::default();
+    play_offering(&mut a, &mut b, &mut pos, "e4");
+    assert_eq!(said(&b, "draw_offer")["side"], "white");
+    let mv = next_move(&pos, "e5");
+    b.act(&hands(&pos, mv));
+    b.act(&["b".to_string()]);
+    assert_eq!(b.events.next("complete")["san"], "e5");
+    let chosen = a.events.next("opponent_move");
+    let next = a.events.next_of(&["draw_declined", "complete"]);
+    assert_eq!((next["event"].as_str(), next["side"].as_str()), (Some("draw_declined"), Some("black")), "{next}");
+    assert_eq!(next["t"], chosen["t"], "with the move: {chosen} {next}");
+    a.act(&[carried_out(&chosen)]);
+    assert_eq!(a.events.next("complete")["san"], "e5");
+    assert_eq!(count_since(&a, 0, "draw_declined"), 1, "said once");
 }

@@ -182,6 +182,7 @@ ranged!(
     MovesRange = range::MOVES,
     PlyRange = range::PLY,
     LevelRange = range::LEVEL,
+    PairGameRange = range::PAIR_GAME,
 );
 
 /// A whole number in the range `R`.
@@ -476,6 +477,12 @@ inputs! {
     /// the clock over here, as no move (7.5.1, 7.5.3). The clock is as it
     /// was before that press.
     "press_ruled" => PressRuled { ply: u32 as WireNumber<PlyRange> },
+    /// Two boards, one game: the game this board and its partner agreed
+    /// to play, as each names it — the number White's board drew for it,
+    /// and Black's. A partner's message counts only for this game, so
+    /// nothing of an earlier game reaches this one; journaled, so a board
+    /// restarted goes on with the same game.
+    "pair_game" => PairGame { white: u64 as WireNumber<PairGameRange>, black: u64 as WireNumber<PairGameRange> },
     /// The arbiter adds time to one side (7.5.5, 9.5.3, 12.9.2).
     "add_time" => AddTime { side: Color as WireSide, ms: Ms as WireNumber<AddedMsRange> },
     /// Guidelines III.4: a 5-second increment for both from now on.

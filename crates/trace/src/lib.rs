@@ -77,6 +77,9 @@ pub mod range {
     /// The header's `press_grace_ms`: how long a press waits for a piece
     /// still in the hand.
     pub const PRESS_GRACE_MS: Range<Ms> = Range { values: 0..=10_000, means: "ms, ten seconds at most" };
+    /// `pair_game`: the number a board draws for its game of two boards,
+    /// never 0 (not known yet), and within what any JSON reader reads exactly.
+    pub const PAIR_GAME: Range<u64> = Range { values: 1..=(1 << 53) - 1, means: "a game's number, 1 to 2^53 - 1" };
 
     /// How a board rules in time when nothing says otherwise: a header
     /// without `debounce_ms`, `settle_ms` or `press_grace_ms` means these

@@ -238,6 +238,8 @@ fn arb_record() -> impl Strategy<Value = Record> {
             Record::Input(Input::ServerClock { white_ms, black_ms, running })
         }),
         PLIES.prop_map(|ply| Record::Input(Input::PressRuled { ply })),
+        (range::PAIR_GAME.values, range::PAIR_GAME.values)
+            .prop_map(|(white, black)| Record::Input(Input::PairGame { white, black })),
         (0u32..=10_000, 0u32..=10_000)
             .prop_map(|(white_moves, black_moves)| Record::Input(Input::SetMoves { white_moves, black_moves })),
         range::INCREMENT_MS.values.prop_map(|ms| Record::Input(Input::Increment { ms })),

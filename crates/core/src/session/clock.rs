@@ -5,8 +5,8 @@
 use shakmaty::{ByColor, Color};
 use tactus_trace::Input;
 
-use super::Session;
 use super::watch::Shown;
+use super::{Reported, Session};
 use crate::event::{Article, EndReason, EventKind, Ms};
 
 /// A server's clock that moves the board's by more than this is said: less
@@ -110,9 +110,16 @@ impl Session {
                 self.forget_clocks(t);
                 self.emit(t, EventKind::ClockSet { white_ms: white_ms as i64, black_ms: black_ms as i64 });
             }
+            Input::PartnerClock { side, ms } if self.engine_on_move() && side == self.game.turn() => {
+                // The partner's move of this ply is awaited or carried out:
+                // it completes here with the time the partner board's clock
+                // kept for it, so both boards write the same time.
+                self.reported = Some(Reported { ply: self.game.ply(), side, ms });
+            }
             Input::PartnerClock { side, ms } => {
-                // The other side's time stands as this board keeps it. Not
-                // said: both boards already show the same game.
+                // After the move (as older journals have it): the other
+                // side's time stands as this board keeps it. Not said: both
+                // boards already show the same game.
                 if let Some(c) = &mut self.clock {
                     let other = u64::try_from(c.remaining(!side, t)).unwrap_or(0);
                     let (white, black) = if side == Color::White { (ms, other) } else { (other, ms) };
@@ -154,7 +161,8 @@ impl Session {
             | Input::Online(_)
             | Input::ClockConnected(_)
             | Input::TablePress { .. }
-            | Input::PressRuled { .. } => {}
+            | Input::PressRuled { .. }
+            | Input::PairGame { .. } => {}
         }
     }
 

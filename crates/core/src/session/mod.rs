@@ -63,6 +63,7 @@ use crate::policy::Policy;
 use board::{BoardCheck, Sensors};
 use claims::Claimable;
 pub use mate::{MateQuestion, search as search_mate};
+use opponent::Reported;
 use press::Pressed;
 use watch::Watch;
 
@@ -175,6 +176,14 @@ pub struct Session {
     /// The presser's time as the table's clock read it, while its press
     /// from the partner board is taken (`table`).
     reading: Option<(shakmaty::Color, u64)>,
+    /// Two boards, one game: the partner's time after its move of this ply,
+    /// as the partner board's clock kept it, for that move's completion
+    /// here (`PartnerClock` before the move): both boards write the same
+    /// time for it.
+    reported: Option<Reported>,
+    /// Two boards, one game: the game the two boards agreed to play, as
+    /// each names it (`Input::PairGame`).
+    pair_game: Option<ByColor<u64>>,
     /// The side whose draw offer stands (9.1.2.3).
     draw_offer: Option<shakmaty::Color>,
     /// The latest time the session has seen.
@@ -221,6 +230,8 @@ impl Session {
             handed: None,
             server_stands: None,
             reading: None,
+            reported: None,
+            pair_game: None,
             now: 0,
             out: Vec::new(),
         };
@@ -292,6 +303,12 @@ impl Session {
     /// declined by the opponent's move.
     pub fn draw_offered(&self) -> Option<shakmaty::Color> {
         self.draw_offer
+    }
+
+    /// Two boards, one game: the game this board and its partner agreed to
+    /// play, as each names it (White's board's number, and Black's).
+    pub fn pair_game(&self) -> Option<ByColor<u64>> {
+        self.pair_game
     }
 
     /// The game is over or the recording ended: later inputs change nothing.
@@ -366,6 +383,12 @@ impl Session {
     pub fn handle(&mut self, entry: Entry) {
         self.advance(entry.t);
         self.now = self.now.max(entry.t);
+        if let Record::Input(Input::PairGame { white, black }) = entry.record {
+            // Whose messages count, not what happens in the game: kept in
+            // any phase, said nowhere.
+            self.pair_game = Some(ByColor { white, black });
+            return;
+        }
         let t = entry.t;
         match entry.record {
             Record::Pairing(pairing) => self.on_pairing(t, pairing),
@@ -462,7 +485,8 @@ impl Session {
             | Input::TakeBack { .. }
             | Input::WebsiteMove { .. }
             | Input::TablePress { .. }
-            | Input::PressRuled { .. } => {}
+            | Input::PressRuled { .. }
+            | Input::PairGame { .. } => {}
             _ => self.emit(t, EventKind::NotNow { why: crate::event::NotNow::GameOver }),
         }
     }
@@ -491,6 +515,8 @@ impl Session {
             Input::ClockConnected(connected) => self.on_clock_connected(t, connected),
             Input::TablePress { side, ms } => self.on_table_press(t, side, ms),
             Input::PressRuled { ply } => self.on_press_ruled(ply),
+            // Taken in `handle`, in any phase.
+            Input::PairGame { .. } => {}
             // Declined at the board: said at once, as a move would (9.1.2.3).
             Input::Online(tactus_trace::OnlineAsk::DrawNo) => self.decline_offer(t),
             // The daemon's to send; the server's answer comes as inputs.

@@ -61,6 +61,17 @@ impl Carrying {
     }
 }
 
+/// Two boards, one game: the partner's time after its move of ply `ply`,
+/// as the partner board's clock kept it (it keeps its player's clock). The
+/// move completes here with that time, so that both boards write the same
+/// time for every move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Reported {
+    pub ply: u32,
+    pub side: shakmaty::Color,
+    pub ms: u64,
+}
+
 impl Session {
     /// Whether the engine is on move: presses count for nothing then.
     pub(super) fn engine_on_move(&self) -> bool {
@@ -74,6 +85,11 @@ impl Session {
 
     pub(super) fn carrying(&self) -> bool {
         matches!(self.phase, Phase::Carrying(_))
+    }
+
+    /// The engine's (or the partner's) move is being carried out on the board.
+    pub fn carrying_move(&self) -> bool {
+        self.carrying()
     }
 
     /// The engine's choice for ply `ply`. A choice for another ply (taken
@@ -150,6 +166,13 @@ impl Session {
             t,
             EventKind::OpponentMove { mv: info, steps: steps.clone(), eval: eval.clone(), left: None, website },
         );
+        // The partner's player made the move at their board, which declined
+        // this board's player's offer there (9.1.2.3): said now, not once
+        // the move is carried out here.
+        if self.policy.partner && !website {
+            let mover = self.game.turn();
+            self.offer_after_move(t, mover);
+        }
         let mut carrying = Carrying { mv, exec, steps: steps.clone(), eval, told: None, clock_ran, forced, website };
         // Hands may already be at work on the board.
         carrying.exec.observe(self.board());

@@ -198,16 +198,25 @@ impl Session {
         // A move completed with no press: the board held still on it, or
         // it was the engine's (or the partner's) carried out.
         let unpressed = self.completed_by == CompletedBy::HeldStill || self.carrying();
+        // The partner's move: its time as the partner board's clock kept it.
+        let ply = self.game.ply();
+        let kept = self.reported.take().filter(|r| r.ply == ply && r.side == side && self.carrying()).map(|r| r.ms);
+        let press = |c: &mut tactus_clock::Clock| match kept {
+            Some(ms) => c.press_as_kept(t, side, ms),
+            None => c.press(t, side),
+        };
         let clock_ms = if unpressed && self.clock.as_ref().is_some_and(|c| c.running().is_none()) {
             // Stopped (6.11, or a restart), with no press to come that
             // would restart it: the move still hands it over, so that it
             // restarts for the side on move.
             self.clock.as_mut().and_then(|c| {
                 c.resume(t);
-                let press = c.press(t, side);
+                let pressed = press(c);
                 c.pause(t);
-                press.ok().map(|p| p.remaining_ms)
+                pressed.ok().map(|p| p.remaining_ms)
             })
+        } else if kept.is_some() {
+            self.clock.as_mut().and_then(|c| press(c).ok().map(|p| p.remaining_ms))
         } else {
             self.press_clock(t, side)
         };

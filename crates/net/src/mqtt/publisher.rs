@@ -4,7 +4,7 @@
 //! back when anyone else writes there.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -18,7 +18,7 @@ use tactus_trace::{Input, Ms, Pairing, PairingError};
 use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-use tracing::{info, warn};
+use tracing::{error, info, warn};
 
 use super::{Connection, HallLink, LinkState, MqttError, Peer, describe, trim_pending};
 use crate::auth::{Counters, Refusals, Unsealed, unchecked_body};
@@ -115,6 +115,10 @@ struct Shared {
     malformed: AtomicU64,
     refused: Refusals,
     counters: Mutex<Counters>,
+    /// A later run of this board's name writes its state: a second daemon
+    /// started by mistake. This one no longer puts its state back (a relay
+    /// follows the later run anyway), so the two never fight over it.
+    yielded: AtomicBool,
 }
 
 impl Shared {
@@ -165,7 +169,11 @@ impl BoardPublisher {
     ) -> Result<BoardPublisher, MqttError> {
         check_name("hall", hall)?;
         check_name("board", board)?;
-        let (client, eventloop) = AsyncClient::new(link.options(format!("tactus-{hall}-{board}"))?, CLIENT_QUEUE);
+        let epoch = next_epoch();
+        // The run's own client id: a second daemon by this board's name
+        // does not knock this one off the broker (nor this one it).
+        let (client, eventloop) =
+            AsyncClient::new(link.options(format!("tactus-{hall}-{board}-{epoch:x}"))?, CLIENT_QUEUE);
         let controls = match (controls, &link.key) {
             (Some(tx), Some(_)) => Some(tx),
             (Some(_), None) => {
@@ -185,7 +193,6 @@ impl BoardPublisher {
             }
             None => (None, None),
         };
-        let epoch = next_epoch();
         let shared = Arc::new(Shared {
             outbox: Mutex::new(Outbox {
                 link: LinkState::Connecting,
@@ -203,6 +210,7 @@ impl BoardPublisher {
             malformed: AtomicU64::new(0),
             refused: Refusals::default(),
             counters: Mutex::new(Counters::default()),
+            yielded: AtomicBool::new(false),
         });
         let connection = Connection::new(client, stop);
         let (stop, tasks) = (connection.stop.clone(), connection.tasks.clone());
@@ -461,13 +469,30 @@ impl Link {
                 return;
             }
         }
-        if !(p.retain && self.earlier_run(&p.payload)) {
-            self.shared.refused.warn(|| {
+        if self.shared.yielded.load(Ordering::Relaxed) {
+            return;
+        }
+        let own = self.shared.lock().feed.epoch;
+        match self.run_of(&p.payload) {
+            // An earlier run's state, retained by the broker: put right quietly.
+            Some(run) if p.retain && run < own => {}
+            // Sealed, live, and of a later run: only a second daemon makes one.
+            Some(run) if !p.retain && run > own && self.hall_link.key.is_some() => {
+                self.shared.yielded.store(true, Ordering::Relaxed);
+                error!(
+                    board = %self.board,
+                    "another daemon on the broker {} publishes as board {:?}, started after this one: this one no \
+                     longer puts its state back. Give each board its own name ([mqtt] board_id, --board-id)",
+                    self.hall_link.broker, self.board
+                );
+                return;
+            }
+            _ => self.shared.refused.warn(|| {
                 format!(
                     "board {}: someone else wrote to its state topic; the board's own state is put back",
                     self.board
                 )
-            });
+            }),
         }
         let mut out = self.shared.lock();
         let now = Instant::now();
@@ -496,22 +521,18 @@ impl Link {
         }
     }
 
-    /// Whether a state is this board's from an earlier run (as far as the
+    /// The run a state written on this board's topic names (as far as the
     /// hall key, or without one the payload, can tell).
-    fn earlier_run(&self, payload: &[u8]) -> bool {
+    fn run_of(&self, payload: &[u8]) -> Option<u64> {
         #[derive(Deserialize)]
         struct Run {
             epoch: u64,
         }
         let body = match &self.hall_link.key {
-            Some(key) => match key.open(&self.state, payload) {
-                Ok(opened) => opened.body,
-                Err(_) => return false,
-            },
+            Some(key) => key.open(&self.state, payload).ok()?.body,
             None => unchecked_body(payload),
         };
-        let own = self.shared.lock().feed.epoch;
-        serde_json::from_slice::<Run>(body).is_ok_and(|r| r.epoch < own)
+        serde_json::from_slice::<Run>(body).ok().map(|r| r.epoch)
     }
 
     /// A control, if it carries the hall key's seal for this board's run

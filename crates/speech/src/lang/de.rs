@@ -6,7 +6,7 @@
 use super::{
     Endings,
     Gender::{F, M},
-    Lexicon, Names, Online, Status, WrittenOnly, numerals_before, plural_one_many, respell,
+    Lexicon, Names, Online, PairWords, Status, WrittenOnly, numerals_before, plural_one_many, respell,
 };
 
 const PIECES: Names = Names {
@@ -261,6 +261,27 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
             "Keine Herausforderung wartet auf Antwort.",
         ],
     },
+    pair: PairWords {
+        sides: ["Weiß", "Schwarz"],
+        same_side: "Brett {partner} spielt ebenfalls {side}: ein Brett spielt Weiß, das andere Schwarz. Ändern Sie die Seite eines der beiden (pair.plays, --plays) und starten Sie es neu.",
+        time_control: "Brett {partner} spielt mit einer anderen Bedenkzeit: dort {theirs}, hier {ours}. Stellen Sie an beiden dieselbe ein (game.time_control, --time-control) und starten Sie eines neu.",
+        no_clock: "keine Uhr",
+        table_clock: "Brett {partner} sieht die Uhr am Tisch anderswo: pair.clock ist \"here\" am Brett mit der Uhr und \"partner\" am anderen, oder \"own\" an beiden.",
+        other_game: "Brett {partner} spielt eine andere Partie: seine Züge werden hier nicht übernommen. Beenden Sie eine der beiden Partien oder legen Sie sie beiseite.",
+        twin: "Ein anderes Brett am Server der Halle heißt ebenfalls {board}: dieses Brett spielt nicht mehr mit seinem Partner. Geben Sie jedem Brett einen eigenen Namen (mqtt.board_id, --board-id) und starten Sie es neu.",
+        agreed: "Brett {partner} stimmt jetzt überein: die Partie geht weiter.",
+        goes_on: [
+            "Die Partie geht weiter: {side} ist am Zug.",
+            "Die Partie geht weiter: Sie sind am Zug.",
+            "Die Partie geht weiter: Ihr Gegner ist am Zug.",
+        ],
+        goes_on_carrying: [
+            "Die Partie geht weiter: zuerst wird der Zug von {side} auf dem Brett ausgeführt.",
+            "Die Partie geht weiter: zuerst wird Ihr Zug auf dem anderen Brett ausgeführt.",
+            "Die Partie geht weiter: führen Sie zuerst den Zug Ihres Gegners aus.",
+        ],
+        clocks: ["Die Uhren laufen.", "Die Uhren stehen.", "Die Uhren stehen bis zum nächsten Drücken am Tisch."],
+    },
     draw_offer: ["{side} bietet Remis an.", "Sie bieten Remis an.", "Ihr Gegner bietet Remis an."],
     draw_offer_irregular: [
         "{side} bietet Remis an. Das Angebot gilt; richtig wäre es nach dem eigenen Zug, vor dem Drücken der Uhr.",
@@ -374,6 +395,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
 
     side_time: ["{side} {time}", "Sie {time}", "Ihr Gegner {time}"],
     time_readout: "{times}; Zug {n}",
+    time_stopped: "die Uhren stehen",
     to_play: ["{side} am Zug", "Sie sind am Zug", "Ihr Gegner ist am Zug"],
     time_warning: ["{side}: noch {time}.", "Sie haben noch {time}.", "Ihr Gegner hat noch {time}."],
     period_added: [

@@ -3,7 +3,7 @@
 //! the German as its phonemes go (it has no ü or ö: fuenf is said with the
 //! vowel of "foot", Koenig with that of "nurse").
 
-use super::{Endings, Gender::M, Lexicon, Names, Online, Status, WrittenOnly, plural_one_many, respell};
+use super::{Endings, Gender::M, Lexicon, Names, Online, PairWords, Status, WrittenOnly, plural_one_many, respell};
 
 pub(crate) static LEXICON: Lexicon = Lexicon {
     pieces: Names {
@@ -247,6 +247,31 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
             "No challenge waits for an answer.",
         ],
     },
+    pair: PairWords {
+        sides: ["White", "Black"],
+        same_side: "Board {partner} plays {side} too: one board plays White, the other Black. Change the side of one of them (pair.plays, --plays) and start it again.",
+        time_control: "Board {partner} plays with another time control: {theirs} there, {ours} here. Give both the same (game.time_control, --time-control) and start one of them again.",
+        no_clock: "no clock",
+        table_clock: "Board {partner} does not agree on where the clock at the table is: pair.clock is \"here\" on the board with the clock and \"partner\" on the other, or \"own\" on both.",
+        other_game: "Board {partner} plays another game: its moves are not taken here. Finish or set aside one of the two games.",
+        twin: "Another board on the hall's broker is also named {board}: this board stops playing with its partner. Give each board its own name (mqtt.board_id, --board-id) and start it again.",
+        agreed: "Board {partner} agrees now: the game goes on.",
+        goes_on: [
+            "The game goes on: {side} to move.",
+            "The game goes on: it is your move.",
+            "The game goes on: your opponent is to move.",
+        ],
+        goes_on_carrying: [
+            "The game goes on: {side_gen} move is carried out on the board first.",
+            "The game goes on: your move is carried out on the other board first.",
+            "The game goes on: first carry out your opponent's move.",
+        ],
+        clocks: [
+            "The clocks run.",
+            "The clocks are stopped.",
+            "The clocks are stopped until the next press at the table.",
+        ],
+    },
     draw_offer: ["{side} offers a draw.", "You offer a draw.", "Your opponent offers a draw."],
     draw_offer_irregular: [
         "{side} offers a draw. It stands, though an offer belongs after one's move, before the clock is pressed.",
@@ -356,6 +381,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
 
     side_time: ["{side} {time}", "you {time}", "your opponent {time}"],
     time_readout: "{times}; move {n}",
+    time_stopped: "the clocks are stopped",
     to_play: ["{side} to play", "your move", "your opponent's move"],
     time_warning: ["{side}: {time} left.", "You have {time} left.", "Your opponent has {time} left."],
     period_added: [

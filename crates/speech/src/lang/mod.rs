@@ -181,6 +181,34 @@ pub(crate) struct Online {
     pub nothing_to_answer: [&'static str; 4],
 }
 
+/// Two boards, one game: what the partner board's link says.
+pub(crate) struct PairWords {
+    /// The sides as "plays {side}" takes them: White, Black.
+    pub sides: [&'static str; 2],
+    /// The partner plays this board's side too: `{partner}`, `{side}`.
+    pub same_side: &'static str,
+    /// Another time control there: `{partner}`, `{ours}`, `{theirs}`.
+    pub time_control: &'static str,
+    /// A time control that is none, in `{ours}` or `{theirs}`.
+    pub no_clock: &'static str,
+    /// The boards disagree on where the clock at the table is: `{partner}`.
+    pub table_clock: &'static str,
+    /// The partner plays another game: `{partner}`.
+    pub other_game: &'static str,
+    /// Another daemon on the broker goes by this board's name: `{board}`.
+    pub twin: &'static str,
+    /// After a mismatch, the boards agree: `{partner}`.
+    pub agreed: &'static str,
+    /// After a restart, about the side on move: how the game goes on.
+    pub goes_on: Persons,
+    /// After a restart, the partner's move to carry out first; about the
+    /// side whose move it is.
+    pub goes_on_carrying: Persons,
+    /// After a restart: the clocks run, stay stopped (6.11), or wait for
+    /// the next press at the table.
+    pub clocks: [&'static str; 3],
+}
+
 pub(crate) struct Lexicon {
     pub pieces: Names,
     pub annex_pieces: Names,
@@ -335,6 +363,8 @@ pub(crate) struct Lexicon {
     pub status: Status,
     /// What the online game's server says besides the moves.
     pub online: Online,
+    /// Two boards, one game.
+    pub pair: PairWords,
     /// A draw offered (9.1.2), and declined by the move of the side offered it.
     pub draw_offer: Persons,
     /// A draw offered at another time than after the offerer's move (9.1.2.1).
@@ -393,6 +423,8 @@ pub(crate) struct Lexicon {
     pub side_time: Persons,
     /// `{times}`, `{n}`: the times and the number of the move being played.
     pub time_readout: &'static str,
+    /// Added to a readout while the clocks are stopped.
+    pub time_stopped: &'static str,
     pub to_play: Persons,
     /// `{time}`.
     pub time_warning: Persons,
@@ -656,7 +688,9 @@ mod tests {
         for lang in Lang::ALL {
             let lex = lexicon(lang);
             let e = &lex.endings;
-            let all: [&Persons; 36] = [
+            let all: [&Persons; 38] = [
+                &lex.pair.goes_on,
+                &lex.pair.goes_on_carrying,
                 &lex.last_move,
                 &lex.pending,
                 &lex.draw_offer_irregular,

@@ -10,7 +10,7 @@
 use super::{
     Endings,
     Gender::{F, M},
-    Lexicon, Names, Online, Status, WrittenOnly, numerals_before, plural_slavic, respell,
+    Lexicon, Names, Online, PairWords, Status, WrittenOnly, numerals_before, plural_slavic, respell,
 };
 
 pub(crate) static LEXICON: Lexicon = Lexicon {
@@ -273,6 +273,27 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
             "Żadne wyzwanie nie czeka na odpowiedź.",
         ],
     },
+    pair: PairWords {
+        sides: ["białymi", "czarnymi"],
+        same_side: "Szachownica {partner} też gra {side}: jedna szachownica gra białymi, druga czarnymi. Zmień stronę jednej z nich (pair.plays, --plays) i uruchom ją ponownie.",
+        time_control: "Szachownica {partner} ma inne tempo gry: tam {theirs}, tutaj {ours}. Ustaw to samo na obu (game.time_control, --time-control) i uruchom jedną z nich ponownie.",
+        no_clock: "bez zegara",
+        table_clock: "Szachownica {partner} inaczej określa, gdzie stoi zegar przy stole: pair.clock to \"here\" przy szachownicy z zegarem i \"partner\" przy drugiej, albo \"own\" na obu.",
+        other_game: "Szachownica {partner} gra inną partię: jej posunięcia nie są tu przyjmowane. Zakończ albo odłóż jedną z dwóch partii.",
+        twin: "Inna szachownica na serwerze sali też nazywa się {board}: ta szachownica przestaje grać z partnerem. Nadaj każdej szachownicy własną nazwę (mqtt.board_id, --board-id) i uruchom ją ponownie.",
+        agreed: "Szachownica {partner} jest teraz zgodna: partia toczy się dalej.",
+        goes_on: [
+            "Partia toczy się dalej: ruch mają {side}.",
+            "Partia toczy się dalej: twój ruch.",
+            "Partia toczy się dalej: ruch przeciwnika.",
+        ],
+        goes_on_carrying: [
+            "Partia toczy się dalej: najpierw na szachownicy wykonuje się posunięcie {side_gen}.",
+            "Partia toczy się dalej: najpierw twoje posunięcie wykonuje się na drugiej szachownicy.",
+            "Partia toczy się dalej: najpierw wykonaj posunięcie przeciwnika.",
+        ],
+        clocks: ["Zegary chodzą.", "Zegary stoją.", "Zegary stoją do następnego naciśnięcia przy stole."],
+    },
     draw_offer: ["{side} proponują remis.", "Proponujesz remis.", "Przeciwnik proponuje remis."],
     draw_offer_irregular: [
         "{side} proponują remis. Propozycja obowiązuje, choć należy ją składać po swoim posunięciu, przed naciśnięciem zegara.",
@@ -386,6 +407,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
 
     side_time: ["{side}: {time}", "twój czas: {time}", "czas przeciwnika: {time}"],
     time_readout: "{times}; posunięcie {n}",
+    time_stopped: "zegary stoją",
     to_play: ["{side} na posunięciu", "jesteś na posunięciu", "przeciwnik na posunięciu"],
     time_warning: ["Czas {side_gen}: {time}.", "Twój czas: {time}.", "Czas przeciwnika: {time}."],
     period_added: [

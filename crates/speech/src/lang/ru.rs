@@ -11,7 +11,7 @@
 use super::{
     Endings,
     Gender::{F, M},
-    Lexicon, Names, Online, Status, WrittenOnly, map_words, numerals_before, plural_slavic, respell,
+    Lexicon, Names, Online, PairWords, Status, WrittenOnly, map_words, numerals_before, plural_slavic, respell,
 };
 
 pub(crate) static LEXICON: Lexicon = Lexicon {
@@ -262,6 +262,27 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
             "Вызова, ждущего ответа, нет.",
         ],
     },
+    pair: PairWords {
+        sides: ["белыми", "чёрными"],
+        same_side: "Доска {partner} тоже играет {side}: одна доска играет белыми, другая чёрными. Измените сторону одной из них (pair.plays, --plays) и запустите её снова.",
+        time_control: "На доске {partner} другой контроль времени: там {theirs}, здесь {ours}. Установите одинаковый на обеих (game.time_control, --time-control) и перезапустите одну из них.",
+        no_clock: "без часов",
+        table_clock: "Доска {partner} иначе указывает, где стоят часы за столом: pair.clock — \"here\" у доски с часами и \"partner\" у другой, или \"own\" у обеих.",
+        other_game: "Доска {partner} играет другую партию: её ходы здесь не принимаются. Завершите или отложите одну из двух партий.",
+        twin: "Другая доска на сервере зала тоже называется {board}: эта доска больше не играет с партнёром. Дайте каждой доске своё имя (mqtt.board_id, --board-id) и запустите её снова.",
+        agreed: "Доска {partner} теперь согласна: партия продолжается.",
+        goes_on: [
+            "Партия продолжается: ходят {side}.",
+            "Партия продолжается: ваш ход.",
+            "Партия продолжается: ход соперника.",
+        ],
+        goes_on_carrying: [
+            "Партия продолжается: сначала на доске выполняется ход {side_gen}.",
+            "Партия продолжается: сначала ваш ход выполняется на другой доске.",
+            "Партия продолжается: сначала выполните на доске ход соперника.",
+        ],
+        clocks: ["Часы идут.", "Часы остановлены.", "Часы остановлены до следующего нажатия за столом."],
+    },
     draw_offer: ["{side} предлагают ничью.", "Вы предлагаете ничью.", "Соперник предлагает ничью."],
     draw_offer_irregular: [
         "{side} предлагают ничью. Предложение действует, хотя делать его следует после своего хода, до нажатия часов.",
@@ -375,6 +396,7 @@ pub(crate) static LEXICON: Lexicon = Lexicon {
 
     side_time: ["у {side_gen} {time}", "у вас {time}", "у соперника {time}"],
     time_readout: "{times}; ход {n}",
+    time_stopped: "часы остановлены",
     to_play: ["ходят {side}", "ваш ход", "ход соперника"],
     time_warning: ["Время {side_gen}: {time}.", "Ваше время: {time}.", "Время соперника: {time}."],
     period_added: [

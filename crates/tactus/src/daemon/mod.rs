@@ -209,6 +209,7 @@ async fn start(plan: &Plan, opts: &Options, running: &mut Running) -> anyhow::Re
         speed,
         draw_board: opts.terminal,
         status_line: (opts.terminal && !typed_at_terminal).then_some(cfg.voice.say.lang),
+        stops_clocks_on_recovery: plan.opponent.partner().is_none_or(|pair| pair.table_clock.is_some()),
         online: cfg.lichess.token_file.is_some(),
     };
     setup.start_occupancy().context("the game's start position")?;

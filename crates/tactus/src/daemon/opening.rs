@@ -34,6 +34,12 @@ pub struct Setup {
     /// second (not while moves are typed there: the typing would run into
     /// it), in the player's language.
     pub status_line: Option<tactus_speech::Lang>,
+    /// A recovered game's clocks stay stopped until a player resumes
+    /// (6.11, as after a power cut). Not on a board paired with its partner
+    /// where each keeps its own player's clock: the partner's never
+    /// stopped, and the player goes on as before the restart — the time
+    /// the daemon was away is charged to no one.
+    pub stops_clocks_on_recovery: bool,
     /// The games are an online server's: the board's own game before one
     /// starts is a stand-in, not announced, and what the board shows then
     /// (a move made as the server's game starts) goes into the server's.
@@ -124,13 +130,15 @@ pub async fn open(setup: &Setup, shows: Option<Bitboard>, out: &mut Outputs) -> 
             out.restore(&past);
             let journal = JournalThread::start(r.journal)?;
             let mut opened = Opened { session, journal, last_t, header: r.header, recovered: Some(r.entries) };
-            // The clocks stay stopped until a player resumes.
-            let pause = Entry { t: last_t, record: Record::Input(Input::Pause) };
-            opened.journal.append(pause.clone()).await?;
-            opened.session.handle(pause);
-            let events: Vec<Event> = opened.session.drain().collect();
-            opened.journal.sync().await?;
-            out.publish(&events).await;
+            if setup.stops_clocks_on_recovery {
+                // The clocks stay stopped until a player resumes.
+                let pause = Entry { t: last_t, record: Record::Input(Input::Pause) };
+                opened.journal.append(pause.clone()).await?;
+                opened.session.handle(pause);
+                let events: Vec<Event> = opened.session.drain().collect();
+                opened.journal.sync().await?;
+                out.publish(&events).await;
+            }
             return Ok(opened);
         }
     }
@@ -169,6 +177,7 @@ mod tests {
             speed: Speed::REAL_TIME,
             draw_board: false,
             status_line: None,
+            stops_clocks_on_recovery: true,
             online: false,
         };
         // 1. e4, journaled, then the power went.

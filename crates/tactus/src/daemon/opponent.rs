@@ -95,7 +95,7 @@ impl Opponent {
         Ok(Some(match plan {
             OpponentPlan::None => return Ok(None),
             OpponentPlan::Engine(engine) => Opponent::Engine(EngineHost::start(engine, chess960, tasks, stop).await?),
-            OpponentPlan::Partner(pair) => Opponent::Partner(PartnerHost::start(pair)?),
+            OpponentPlan::Partner(pair) => Opponent::Partner(PartnerHost::start(pair, stop, recovered.is_some())?),
             OpponentPlan::Lichess(online) => {
                 let resume = recovered.and_then(|game| {
                     let moves = game.session.game().played.iter().map(|p| p.info.uci.clone()).collect();

@@ -10,6 +10,7 @@ pub mod http;
 pub mod lichess;
 pub mod moves;
 pub mod page;
+pub mod stranger;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};

@@ -355,6 +355,7 @@ mod tests {
             speed,
             draw_board: false,
             status_line: None,
+            stops_clocks_on_recovery: true,
             online: false,
         };
         let kept = Kept::default();
@@ -427,6 +428,7 @@ mod tests {
             speed,
             draw_board: false,
             status_line: None,
+            stops_clocks_on_recovery: true,
             online: false,
         };
         let player = |name: &str| tactus_trace::Player {
