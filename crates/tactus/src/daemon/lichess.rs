@@ -37,12 +37,12 @@ use tactus_lichess::play::{Command, Failure, GameCommand, NotPlayed, Play, PlayO
 use tactus_lichess::retry::Link;
 use tactus_lichess::token::Token;
 use tactus_lichess::wire::{Challenge, Room, TimeControl};
+use tactus_stats::Sorted;
 use tactus_trace::{Entry, GameResult, Input, OffBoardReason, OnlineAsk, Record};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::opponent::{FromOpponent, NewGame, Now};
-use super::percentile;
 use crate::config::LichessPlan;
 
 /// How long the account is asked for at start; the game does not wait on
@@ -604,14 +604,11 @@ impl LichessHost {
         for what in std::mem::take(&mut self.outbox) {
             self.game_command(what);
         }
-        if !self.opponent_timings.is_empty() {
-            let mut ms: Vec<f64> = self.opponent_timings.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+        let ms = Sorted::new(self.opponent_timings.iter().map(|d| d.as_secs_f64() * 1000.0));
+        if let (Some(p50), Some(p95), Some(max)) = (ms.percentile(50), ms.percentile(95), ms.max()) {
             tracing::info!(
-                "the online opponent made {} moves: update to event p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
+                "the online opponent made {} moves: update to event p50 {p50:.2} ms, p95 {p95:.2} ms, max {max:.2} ms",
                 ms.len(),
-                percentile(&mut ms, 0.5),
-                percentile(&mut ms, 0.95),
-                percentile(&mut ms, 1.0)
             );
         }
         self.play.stop(deadline).await;

@@ -252,14 +252,6 @@ async fn start(plan: &Plan, opts: &Options, running: &mut Running) -> anyhow::Re
     Ok(Started { inputs, controls, recovered: recovered.is_some() })
 }
 
-/// The value at `p` (0 to 1) of `v`: the online opponent's and the
-/// partner's summaries at stop, by tactus-stats' one percentile (`p` to the
-/// nearest whole percent; NaN without values).
-fn percentile(v: &mut [f64], p: f64) -> f64 {
-    let percent = (p * 100.0).round().clamp(0.0, 100.0) as u32;
-    tactus_stats::Sorted::new(v.iter().copied()).percentile(percent).unwrap_or(f64::NAN)
-}
-
 /// Plays until the daemon is stopped, or a simulated board's game ends.
 async fn play(running: &mut Running, started: Started) -> anyhow::Result<()> {
     let Some(task) = &mut running.game else { return Ok(()) };

@@ -24,11 +24,11 @@ use std::time::{Duration, Instant};
 use shakmaty::Color;
 use tactus_core::{EventKind, Session};
 use tactus_net::{PairGame, PartnerLink};
+use tactus_stats::Sorted;
 use tactus_trace::Entry;
 use tokio_util::sync::CancellationToken;
 
 use super::opponent::{FromOpponent, Now};
-use super::percentile;
 use crate::config::PartnerPlan;
 use rules::{PartnerRules, Said, Setup};
 
@@ -105,14 +105,12 @@ impl PartnerHost {
     /// the partner's moves waited here for the board to be ready.
     pub async fn stop(self, deadline: Instant) {
         let (waits, other_games) = self.rules.summary();
-        if !waits.is_empty() {
-            let mut ms: Vec<f64> = waits.iter().map(|d: &Duration| d.as_secs_f64() * 1000.0).collect();
+        let ms = Sorted::new(waits.iter().map(|d: &Duration| d.as_secs_f64() * 1000.0));
+        if let (Some(p50), Some(max)) = (ms.percentile(50), ms.max()) {
             tracing::info!(
-                "the partner's {} latest moves waited here p50 {:.1} ms, max {:.1} ms; {} messages from the broker \
-                 refused, {} of another game",
+                "the partner's {} latest moves waited here p50 {p50:.1} ms, max {max:.1} ms; {} messages from the \
+                 broker refused, {} of another game",
                 ms.len(),
-                percentile(&mut ms, 0.5),
-                percentile(&mut ms, 1.0),
                 self.link.refused(),
                 other_games,
             );
