@@ -468,7 +468,10 @@ impl LichessHost {
             side: !s.color,
             white,
             black,
-            time_control: s.clock.map(|c| format!("{}+{}", c.initial / 1000, c.increment / 1000)),
+            time_control: s
+                .clock
+                .and_then(|c| tactus_clock::TimeControl::with_increment(c.initial, c.increment))
+                .map(|t| t.to_string()),
             site: format!("{}/{}", self.url, s.id),
         };
         self.game = Some(Playing {
@@ -714,12 +717,7 @@ fn ended(e: Ending, session: &Session) -> Vec<FromOpponent> {
     if session.finished() {
         return Vec::new();
     }
-    let result = match e.result() {
-        "1-0" => Some(GameResult::WhiteWins),
-        "0-1" => Some(GameResult::BlackWins),
-        "1/2-1/2" => Some(GameResult::Draw),
-        _ => None,
-    };
+    let result = e.outcome().known().map(GameResult::from);
     let reason = match e.reason() {
         EndReason::Checkmate | EndReason::Stalemate => return Vec::new(),
         EndReason::Resignation => OffBoardReason::Resignation,
