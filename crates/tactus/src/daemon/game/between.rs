@@ -338,26 +338,31 @@ mod tests {
         inputs
     }
 
-    /// `inputs` played in a 180+2 game on a sensor board, game after game,
-    /// with a clock to press or none (`clock_connected`), its state in
-    /// `dir`: the events written, as JSON Lines.
-    fn played_on_a_sensor_board(dir: &std::path::Path, clock_connected: bool, inputs: Vec<Incoming>) -> String {
-        let _ = std::fs::remove_dir_all(dir);
+    /// A 180+2 game on a sensor board at a thousand times real speed, its
+    /// state in `dir`, with a clock to press or none.
+    fn sensor_board_setup(dir: &std::path::Path, clock_connected: bool) -> Setup {
         let cfg = crate::config::Config::default();
-        let speed = Speed::try_from(1000.0).unwrap();
-        let setup = Setup {
+        Setup {
             header: Header { time_control: Some("180+2".into()), ..Header::default() },
             policy: Policy::default(),
             source: Origin::of(&cfg, None),
             state_dir: dir.to_path_buf(),
             real_board: true,
             clock_connected,
-            speed,
+            speed: Speed::try_from(1000.0).unwrap(),
             draw_board: false,
             status_line: None,
             stops_clocks_on_recovery: true,
             online: false,
-        };
+        }
+    }
+
+    /// `inputs` played in a 180+2 game on a sensor board, game after game,
+    /// with a clock to press or none (`clock_connected`), its state in
+    /// `dir`: the events written, as JSON Lines.
+    fn played_on_a_sensor_board(dir: &std::path::Path, clock_connected: bool, inputs: Vec<Incoming>) -> String {
+        let _ = std::fs::remove_dir_all(dir);
+        let setup = sensor_board_setup(dir, clock_connected);
         let kept = Kept::default();
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async {
@@ -365,7 +370,7 @@ mod tests {
             let mut out = Outputs { events: Some(log), voice: None, broadcast: None, dgt: None };
             let start = setup.start_occupancy().unwrap();
             let opened = open(&setup, Some(start), &mut out).await.unwrap();
-            let time = GameTime::new(0, speed);
+            let time = GameTime::new(0, setup.speed);
             let mut task = GameTask::new(setup, opened, out, time);
             task.begin(false).await.unwrap();
             let (tx, rx) = mpsc::channel(64);
@@ -416,21 +421,7 @@ mod tests {
     fn a_pairing_that_comes_between_games_is_the_next_games() {
         let dir = std::env::temp_dir().join(format!("tactus-pairing-between-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let cfg = crate::config::Config::default();
-        let speed = Speed::try_from(1000.0).unwrap();
-        let setup = Setup {
-            header: Header { time_control: Some("180+2".into()), ..Header::default() },
-            policy: Policy::default(),
-            source: Origin::of(&cfg, None),
-            state_dir: dir.clone(),
-            real_board: true,
-            clock_connected: true,
-            speed,
-            draw_board: false,
-            status_line: None,
-            stops_clocks_on_recovery: true,
-            online: false,
-        };
+        let setup = sensor_board_setup(&dir, true);
         let player = |name: &str| tactus_trace::Player {
             name: name.into(),
             title: None,
@@ -455,7 +446,8 @@ mod tests {
             let mut out = Outputs { events: Some(log), voice: None, broadcast: None, dgt: None };
             let start = setup.start_occupancy().unwrap();
             let opened = open(&setup, Some(start), &mut out).await.unwrap();
-            let mut task = GameTask::new(setup, opened, out, GameTime::new(0, speed));
+            let time = GameTime::new(0, setup.speed);
+            let mut task = GameTask::new(setup, opened, out, time);
             task.begin(false).await.unwrap();
             let (tx, rx) = mpsc::channel(64);
             let (pairings_tx, pairings) = mpsc::channel(4);
