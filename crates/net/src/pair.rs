@@ -59,6 +59,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use tactus_clock::TimeControl;
 use tactus_core::{Event, EventKind};
+use tactus_retry::Backoff;
 use tactus_trace::{Claim, GameResult, OffBoardReason, TableClock};
 use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
@@ -509,7 +510,9 @@ struct State {
     ack_due: Option<Ack>,
     /// When the unacknowledged are sent again, and the wait after that.
     resend_at: Option<Instant>,
-    resend_step: Duration,
+    /// The waits before unacknowledged messages go again: exact steps,
+    /// the partner being the link's only peer.
+    resend: Backoff,
     /// When anything was last handed to the client.
     said_at: Instant,
 }
@@ -578,7 +581,7 @@ impl PartnerLink {
                 handed: 0,
                 ack_due: None,
                 resend_at: None,
-                resend_step: RESEND_FIRST,
+                resend: Backoff::new(RESEND_FIRST, RESEND_MAX),
                 said_at: Instant::now(),
             }),
             wake: Notify::new(),
@@ -733,9 +736,9 @@ impl Side {
             .map(|to| Frame::beacon(run, to, None))
             .collect();
         if s.resend_at.is_some_and(|at| now >= at) {
-            // Nothing acknowledged in time: all again, waiting longer.
+            // Nothing acknowledged in time: all again, waiting longer (the
+            // back-off's next step).
             s.handed = 0;
-            s.resend_step = (s.resend_step * 2).min(RESEND_MAX);
             s.resend_at = None;
         }
         let ack_due = s.ack_due.take();
@@ -749,7 +752,7 @@ impl Side {
             s.handed = last.seq;
         }
         if !s.outbox.unacked.is_empty() && s.resend_at.is_none() {
-            s.resend_at = Some(now + s.resend_step);
+            s.resend_at = Some(now + s.resend.next_step());
         }
         // An acknowledgement rides on a message when there is one; with
         // none, a beacon carries it — and says, now and then, that the
@@ -901,7 +904,7 @@ impl Side {
         if let Some(ack) = frame.ack
             && s.outbox.acked(ack)
         {
-            s.resend_step = RESEND_FIRST;
+            s.resend.reset();
             s.resend_at = None;
             s.handed = s.handed.max(ack.seq);
         }
@@ -966,7 +969,7 @@ impl Peer for Side {
         s.link = LinkState::Up;
         s.handed = 0;
         s.resend_at = None;
-        s.resend_step = RESEND_FIRST;
+        s.resend.reset();
         // Said at once: the partner learns this run without waiting.
         s.said_at = Instant::now() - HEARTBEAT;
         drop(s);
