@@ -171,10 +171,9 @@ fn the_accounts_troubles_the_chats_budget_and_the_answers_are_said_in_every_lang
     );
 }
 
-/// Issue 30, item 6: Lichess's AI is named in the player's language, in
-/// the game's start and in its moves.
-#[test]
-fn lichess_ai_is_named_in_every_language() {
+/// Black's 1...Nf6, as the opponent's move to carry out: the move and the
+/// board's one step.
+fn black_knight_to_f6() -> (MoveInfo, Vec<Fix>) {
     let knight = Piece { color: Color::Black, role: Role::Knight };
     let mv = MoveInfo {
         ply: 2,
@@ -191,7 +190,14 @@ fn lichess_ai_is_named_in_every_language() {
         check: false,
         mate: false,
     };
-    let steps = vec![Fix { piece: Some(knight), from: Some(Square::G8), to: Some(Square::F6) }];
+    (mv, vec![Fix { piece: Some(knight), from: Some(Square::G8), to: Some(Square::F6) }])
+}
+
+/// Issue 30, item 6: Lichess's AI is named in the player's language, in
+/// the game's start and in its moves.
+#[test]
+fn lichess_ai_is_named_in_every_language() {
+    let (mv, steps) = black_knight_to_f6();
     for (lang, name) in [
         ("en", "Lichess AI level 3"),
         ("de", "Lichess-KI Stufe 3"),
@@ -218,23 +224,7 @@ fn lichess_ai_is_named_in_every_language() {
 
 #[test]
 fn the_online_opponents_move_is_said_as_theirs_not_an_engines() {
-    let knight = Piece { color: Color::Black, role: Role::Knight };
-    let mv = MoveInfo {
-        ply: 2,
-        side: Color::Black,
-        san: "Nf6".into(),
-        uci: "g8f6".into(),
-        piece: knight,
-        from: Square::G8,
-        to: Square::F6,
-        capture: None,
-        promotion: None,
-        castle: None,
-        en_passant: false,
-        check: false,
-        mate: false,
-    };
-    let steps = vec![Fix { piece: Some(knight), from: Some(Square::G8), to: Some(Square::F6) }];
+    let (mv, steps) = black_knight_to_f6();
     let opponent_move =
         || EventKind::OpponentMove { mv: mv.clone(), steps: steps.clone(), eval: None, left: None, website: false };
     for lang in ["en", "de", "ru", "pl"] {
