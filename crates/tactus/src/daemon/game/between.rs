@@ -357,6 +357,18 @@ mod tests {
         }
     }
 
+    /// The game task of `setup`, its events written to `kept`, begun.
+    async fn begun(setup: Setup, kept: &Kept) -> GameTask {
+        let log = EventLog::start(Box::new(kept.clone()), "test".into(), tactus_speech::Lang::En).unwrap();
+        let mut out = Outputs { events: Some(log), voice: None, broadcast: None, dgt: None };
+        let start = setup.start_occupancy().unwrap();
+        let opened = open(&setup, Some(start), &mut out).await.unwrap();
+        let time = GameTime::new(0, setup.speed);
+        let mut task = GameTask::new(setup, opened, out, time);
+        task.begin(false).await.unwrap();
+        task
+    }
+
     /// `inputs` played in a 180+2 game on a sensor board, game after game,
     /// with a clock to press or none (`clock_connected`), its state in
     /// `dir`: the events written, as JSON Lines.
@@ -366,13 +378,7 @@ mod tests {
         let kept = Kept::default();
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async {
-            let log = EventLog::start(Box::new(kept.clone()), "test".into(), tactus_speech::Lang::En).unwrap();
-            let mut out = Outputs { events: Some(log), voice: None, broadcast: None, dgt: None };
-            let start = setup.start_occupancy().unwrap();
-            let opened = open(&setup, Some(start), &mut out).await.unwrap();
-            let time = GameTime::new(0, setup.speed);
-            let mut task = GameTask::new(setup, opened, out, time);
-            task.begin(false).await.unwrap();
+            let mut task = begun(setup, &kept).await;
             let (tx, rx) = mpsc::channel(64);
             let (_controls_tx, controls) = mpsc::channel(1);
             let stop = CancellationToken::new();
@@ -442,13 +448,7 @@ mod tests {
         let kept = Kept::default();
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async {
-            let log = EventLog::start(Box::new(kept.clone()), "test".into(), tactus_speech::Lang::En).unwrap();
-            let mut out = Outputs { events: Some(log), voice: None, broadcast: None, dgt: None };
-            let start = setup.start_occupancy().unwrap();
-            let opened = open(&setup, Some(start), &mut out).await.unwrap();
-            let time = GameTime::new(0, setup.speed);
-            let mut task = GameTask::new(setup, opened, out, time);
-            task.begin(false).await.unwrap();
+            let mut task = begun(setup, &kept).await;
             let (tx, rx) = mpsc::channel(64);
             let (pairings_tx, pairings) = mpsc::channel(4);
             task.take_pairings(pairings);
