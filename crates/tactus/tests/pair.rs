@@ -1348,8 +1348,14 @@ fn a_board_restarted_with_a_move_pending_says_it_again_and_how_to_go_on() {
         (Some("goes_on"), Some("white"), Some(true), Some("run")),
         "{goes_on}"
     );
-    // What the restarted board says, as said (its log follows the last start).
-    let since_restart = |b: &Board| b.log().rsplit("recovered the game").next().unwrap_or_default().to_string();
+    // What the restarted board says, as said: its spoken lines since the
+    // last start, without the daemon's own log lines, which other tasks
+    // write between them.
+    let since_restart = |b: &Board| {
+        let log = b.log();
+        let last = log.rsplit("recovered the game").next().unwrap_or_default();
+        last.lines().filter(|line| !line.starts_with("tactus: ")).collect::<Vec<_>>().join("\n")
+    };
     wait_for("the words said", WAIT, || {
         let said = since_restart(&b);
         said.contains("Opponent: e2 to e4.\nThe game goes on: first carry out your opponent's move. The clocks run.")
