@@ -8,7 +8,8 @@ use shakmaty::Color;
 use tactus_clockdev::sim::{Saw, SimClock};
 use tactus_clockdev::{Button, ClockLink, ClockReport, ClockSide, DeviceKind, Display};
 
-const WAIT: Duration = Duration::from_secs(3);
+/// A bound for failure only (a loaded machine is slow, never wrong).
+const WAIT: Duration = Duration::from_secs(30);
 const KINDS: [DeviceKind; 2] = [DeviceKind::Open, DeviceKind::Dgt3000 { white: ClockSide::Right }];
 
 struct Rig {

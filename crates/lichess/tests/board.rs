@@ -21,7 +21,9 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 const PAUSE: Duration = Duration::from_secs(2);
-const SILENCE: Duration = Duration::from_secs(2);
+/// Ten keep-alives' time (the server sends one each 0.5 s): a server or a
+/// client slowed by a loaded machine, or by qemu, is not taken for silent.
+const SILENCE: Duration = Duration::from_secs(5);
 /// Only for failure: every wait ends on an update long before.
 const LIMIT: Duration = Duration::from_secs(90);
 

@@ -237,7 +237,9 @@ async fn after_a_429_nothing_is_pushed_for_the_pause() {
 async fn the_first_push_after_a_429_holds_what_changed_during_the_pause() {
     let server = Server::start(7.0);
     server.post("/_test/fault", json!({"path": "/push$", "status": 429})).await;
-    let pause = Duration::from_secs(5);
+    // Long enough that the pause is still on when a loaded machine has
+    // noticed it (4 s to spare).
+    let pause = Duration::from_secs(8);
     let client = server.client(STUDY_TOKEN, pause, Duration::from_secs(20));
     let options = PushOptions::new(vec!["Round001".parse().unwrap()]).unwrap();
     let pusher = Pusher::start(client, options, &TaskTracker::new(), &CancellationToken::new());

@@ -44,12 +44,22 @@ fn with_serial_clock(clock: &Path, state: &Path) -> Child {
 
 /// Reads the daemon's events as they come; `complete` ones land in `done`.
 fn collect(child: &mut Child, done: Arc<Mutex<BTreeMap<u64, String>>>) -> std::thread::JoinHandle<Vec<Value>> {
+    collect_told(child, done, std::sync::mpsc::channel().0)
+}
+
+/// [`collect`], telling `first` when the first event comes.
+fn collect_told(
+    child: &mut Child,
+    done: Arc<Mutex<BTreeMap<u64, String>>>,
+    first: std::sync::mpsc::Sender<()>,
+) -> std::thread::JoinHandle<Vec<Value>> {
     let stdout = child.stdout.take().unwrap();
     std::thread::spawn(move || {
         let mut all = Vec::new();
         for line in BufReader::new(stdout).lines() {
             let Ok(line) = line else { break };
             let v: Value = serde_json::from_str(&line).expect("each line is one JSON event");
+            let _ = first.send(());
             if v["event"] == "start" {
                 // A new game (a recovered one begins with `paused` instead):
                 // the one before ended, perhaps just before a kill.
@@ -149,8 +159,16 @@ fn sigkill_at_a_hundred_random_instants_loses_no_completed_move_and_says_nothing
     let mut said: std::collections::HashSet<String> = std::collections::HashSet::new();
     while kills < 100 {
         let mut child = daemon(&trace, "300", &state);
-        let reader = collect(&mut child, done.clone());
-        let after = Duration::from_millis(5 + next() % 300);
+        let (first, began) = std::sync::mpsc::channel();
+        let reader = collect_told(&mut child, done.clone(), first);
+        // One kill in four falls while the daemon starts; the others after
+        // its first event, so that on a slow or loaded machine they still
+        // fall while moves are completed.
+        let roll = next();
+        if roll % 4 != 0 {
+            let _ = began.recv_timeout(Duration::from_secs(60));
+        }
+        let after = Duration::from_millis(5 + (roll >> 2) % 300);
         std::thread::sleep(after);
         if child.try_wait().unwrap().is_none() {
             child.kill().unwrap(); // SIGKILL

@@ -284,7 +284,7 @@ impl Mosquitto {
         let program = find_program("mosquitto", &["/usr/sbin/mosquitto"]);
         let conf = dir.path().join("mosquitto.conf");
         std::fs::write(&conf, text).unwrap();
-        let child = Command::new(program)
+        let mut child = Command::new(program)
             .arg("-c")
             .arg(&conf)
             .stdin(Stdio::null())
@@ -292,9 +292,14 @@ impl Mosquitto {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("mosquitto starts");
+        // A bound for failure only; a mosquitto that exited (its port taken
+        // meanwhile, say) is said at once.
         let start = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(start.elapsed() < Duration::from_secs(5), "mosquitto did not listen on {port}");
+            if let Some(status) = child.try_wait().unwrap() {
+                panic!("mosquitto exited ({status}) before it listened on {port}");
+            }
+            assert!(start.elapsed() < Duration::from_secs(60), "mosquitto did not listen on {port}");
             std::thread::sleep(Duration::from_millis(20));
         }
         Mosquitto { child, port, ca_file, dir }

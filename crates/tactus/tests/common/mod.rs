@@ -89,9 +89,22 @@ impl Drop for Guard {
     }
 }
 
-/// Sends `kill -SIGNAL` (`"-TERM"`, `"-STOP"`) to `pid`; whether it went.
+/// Sends the signal `kill -NAME` would (`"-TERM"`, `"-STOP"`) to `pid`;
+/// whether it went. Sent from this process, not by starting `kill`: a test
+/// that times a SIGTERM times the daemon, not a program's start.
 pub fn signal(name: &str, pid: impl std::fmt::Display) -> bool {
-    Command::new("kill").args([name, &pid.to_string()]).status().unwrap().success()
+    use rustix::process::{Pid, Signal, kill_process};
+    let signal = match name {
+        "-TERM" => Signal::TERM,
+        "-KILL" => Signal::KILL,
+        "-STOP" => Signal::STOP,
+        "-CONT" => Signal::CONT,
+        "-HUP" => Signal::HUP,
+        "-INT" => Signal::INT,
+        other => panic!("no such signal here: {other}"),
+    };
+    let Some(pid) = pid.to_string().trim().parse().ok().and_then(Pid::from_raw) else { return false };
+    kill_process(pid, signal).is_ok()
 }
 
 /// Polls `check` until it holds; fails after `timeout` (a bound for
