@@ -102,20 +102,42 @@ pub struct Args {
     /// The round the file pairs, to play now.
     #[arg(long, value_name = "N")]
     round: Option<config::RoundNumber>,
+    /// Where the round's results are kept, so that a restarted relay has
+    /// them (default: the config's [state] dir with --config, else
+    /// $XDG_STATE_HOME/tactus or ~/.local/state/tactus).
+    #[arg(long, value_name = "DIR")]
+    state_dir: Option<PathBuf>,
 }
 
-/// The round to play: the flags, else the config's `[round]`.
-fn round_args(args: &Args) -> anyhow::Result<Option<(PathBuf, u32)>> {
-    let file = match &args.config {
-        Some(path) => config::load(path)?.round,
-        None => config::RoundConfig::default(),
+/// The round to play: the flags, else the config's `[round]`; and where its
+/// results are kept.
+fn round_args(args: &Args) -> anyhow::Result<Option<(PathBuf, u32, PathBuf)>> {
+    let (file, state_dir) = match &args.config {
+        Some(path) => {
+            let config = config::load(path)?;
+            (config.round, Some(config.state.dir))
+        }
+        None => (config::RoundConfig::default(), None),
+    };
+    let state_dir = match args.state_dir.clone().or(state_dir) {
+        Some(dir) => dir,
+        None => user_state_dir()?,
     };
     match (args.round_trf.clone().or(file.trf), args.round.or(file.number)) {
-        (Some(trf), Some(n)) => Ok(Some((trf, n.get()))),
+        (Some(trf), Some(n)) => Ok(Some((trf, n.get(), state_dir))),
         (None, None) => Ok(None),
         (Some(_), None) => anyhow::bail!("a round's file needs the round it plays: --round N (or [round] number)"),
         (None, Some(_)) => anyhow::bail!("--round needs the round's file: --round-trf FILE (or [round] trf)"),
     }
+}
+
+/// A user's own state directory (XDG): for a relay run by hand.
+fn user_state_dir() -> anyhow::Result<PathBuf> {
+    let xdg = std::env::var_os("XDG_STATE_HOME").filter(|d| !d.is_empty()).map(PathBuf::from);
+    let home = || std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".local/state"));
+    xdg.or_else(home)
+        .map(|d| d.join("tactus"))
+        .ok_or_else(|| anyhow::anyhow!("where to keep the round's results: give --state-dir DIR (no HOME)"))
 }
 
 /// What the relay needs to push the hall to Lichess: checked before it starts.
@@ -234,7 +256,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             state = state.with_token(token);
         }
         let round = match &round {
-            Some((file, n)) => Some(crate::round::start(file, *n, &link, &relay.hall, max_boards, &stop)?),
+            Some((file, n, state_dir)) => {
+                Some(crate::round::start(file, *n, state_dir, &link, &relay.hall, max_boards, &stop)?)
+            }
             None => None,
         };
         if let Some(round) = &round {

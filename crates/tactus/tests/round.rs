@@ -56,6 +56,8 @@ fn relay(dir: &Path, broker: &str, port: u16, key: &Path, trf: &Path, round: u32
             .arg("--round-trf")
             .arg(trf)
             .args(["--round", &round.to_string()])
+            .arg("--state-dir")
+            .arg(dir.join("relay-state"))
             .stderr(std::fs::File::create(dir.join("relay.log")).unwrap())
             .spawn()
             .unwrap(),
@@ -402,4 +404,44 @@ fn the_arbiter_sets_the_results_on_the_page_and_downloads_the_file() {
     common::page::node("round.mjs", &[&url, TOKEN, "--expect", expected.to_str().unwrap()]);
     // What the page set is what the server holds.
     assert_eq!(round_trf(port), std::fs::read(&expected).unwrap());
+}
+
+/// A relay killed in the middle of the round (a power cut: nothing said,
+/// nothing flushed) and started again has every result it had, the
+/// arbiter's included, kept on disk as they came.
+#[test]
+fn a_relay_killed_mid_round_has_its_results_when_started_again() {
+    let dir = tempdir("kept");
+    let (_broker, broker, key) = hall(&dir);
+    let trf = dir.join("open.trf");
+    std::fs::copy(trf_file("open-round1.trf"), &trf).unwrap();
+    let port = free_port();
+    let first = relay(&dir, &broker, port, &key, &trf, 1);
+    wait_for("the relay's round", Duration::from_secs(60), || get_json(port, "/api/round").is_some());
+    for (board, result) in [(1, "1-0"), (2, "1/2-1/2"), (3, "0-1"), (4, "-+")] {
+        let body = format!(r#"{{"board": {board}, "result": "{result}"}}"#);
+        let (status, body) = arbiter(port, "POST", "/api/round/result", &body);
+        assert_eq!(status, 200, "{body}");
+    }
+    let before = round_trf(port);
+    assert_eq!(before, std::fs::read(trf_file("open-round1.results.trf")).unwrap());
+    // On disk: the one file of the round's results, once it has all four.
+    let kept = || -> Option<String> {
+        let entries = std::fs::read_dir(dir.join("relay-state")).ok()?;
+        let file =
+            entries.filter_map(Result::ok).map(|e| e.path()).find(|p| p.extension().is_some_and(|e| e == "json"))?;
+        std::fs::read_to_string(file).ok()
+    };
+    wait_for("the four results kept", Duration::from_secs(60), || {
+        kept().is_some_and(|k| ["\"1-0\"", "\"1/2-1/2\"", "\"0-1\"", "\"-+\""].iter().all(|r| k.contains(r)))
+    });
+    drop(first); // SIGKILL
+    let port = free_port();
+    let _again = relay(&dir, &broker, port, &key, &trf, 1);
+    wait_for("the relay's round again", Duration::from_secs(60), || get_json(port, "/api/round").is_some());
+    assert_eq!(round_trf(port), before, "the file with every result, as before the kill");
+    let log = std::fs::read_to_string(dir.join("relay.log")).unwrap();
+    assert!(log.contains("the results of 4 boards taken back"), "{log}");
+    let round = get_json(port, "/api/round").unwrap();
+    assert_eq!(round["boards"][3]["arbiter"], "-+", "{round}");
 }

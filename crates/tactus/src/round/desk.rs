@@ -11,6 +11,7 @@ use tactus_retry::Backoff;
 use tactus_trace::Pairing;
 use tactus_trf::{Layout, Outcome};
 
+use super::kept::{Kept, KeptBoard};
 use super::load::{FileError, Loaded};
 
 /// The first wait before a pairing is sent again to a board that does not
@@ -155,6 +156,54 @@ impl Desk {
             out.push((feed.id.clone(), feed.epoch, pairing.clone()));
         }
         out
+    }
+
+    /// The results to keep on disk: each board's that has one, with its
+    /// players.
+    pub fn kept(&self) -> Option<Kept> {
+        let loaded = self.loaded.as_ref()?;
+        let boards = loaded
+            .round
+            .boards
+            .iter()
+            .filter_map(|b| {
+                let game = self.games.get(&b.number).copied();
+                let arbiter = self.arbiter.get(&b.number).copied();
+                (game.is_some() || arbiter.is_some()).then_some(KeptBoard {
+                    board: b.number,
+                    white: b.white,
+                    black: b.black,
+                    game,
+                    arbiter,
+                })
+            })
+            .collect();
+        Some(Kept { trf: loaded.file.clone(), round: loaded.round.number, boards })
+    }
+
+    /// Results kept before a restart taken back: those of this round of this
+    /// file whose board has the same two players (as [`Desk::replace`]
+    /// keeps them). How many boards had some.
+    pub fn restore(&mut self, kept: &Kept) -> usize {
+        let Some(loaded) = &self.loaded else { return 0 };
+        if kept.trf != loaded.file || kept.round != loaded.round.number {
+            return 0;
+        }
+        let mut taken = 0;
+        for k in &kept.boards {
+            let same = loaded.round.board(k.board).is_some_and(|b| (b.white, b.black) == (k.white, k.black));
+            if !same {
+                continue;
+            }
+            if let Some(r) = k.game {
+                self.games.insert(k.board, r);
+            }
+            if let Some(r) = k.arbiter {
+                self.arbiter.insert(k.board, r);
+            }
+            taken += 1;
+        }
+        taken
     }
 
     /// A board's result as the file gets it: the arbiter's, else the game's.
@@ -368,5 +417,31 @@ mod tests {
         // The same round read again keeps them; the next starts afresh.
         desk.replace(loaded());
         assert_eq!(desk.view("f").boards[1].result, Some(BoardResult::WhiteWins));
+    }
+
+    #[test]
+    fn the_results_kept_are_taken_back_for_the_same_players_only() {
+        let mut desk = Desk::new(loaded());
+        assert_eq!(desk.kept().unwrap().boards, [], "nothing to keep yet");
+        desk.games.insert(1, BoardResult::Draw);
+        desk.set_result(1, Some(BoardResult::WhiteWins)).unwrap();
+        desk.set_result(4, Some(BoardResult::DoubleForfeit)).unwrap();
+        let kept = desk.kept().unwrap();
+        assert_eq!((kept.trf.as_path(), kept.round, kept.boards.len()), (Path::new("/srv/open.trf"), 1, 2));
+        // A relay restarted: the same file, the same round.
+        let mut restarted = Desk::new(loaded());
+        assert_eq!(restarted.restore(&kept), 2);
+        assert_eq!(restarted.trf().unwrap(), desk.trf().unwrap());
+        assert_eq!(restarted.view("f").boards[0].game, Some(BoardResult::Draw));
+        // A board whose players are not those kept, another round, another file: nothing.
+        let mut other = kept.clone();
+        other.boards[0].black += 1;
+        let mut fresh = Desk::new(loaded());
+        assert_eq!(fresh.restore(&other), 1, "board 4 only");
+        assert_eq!(fresh.view("f").boards[0].result, None);
+        for wrong in [Kept { round: 2, ..kept.clone() }, Kept { trf: "/srv/other.trf".into(), ..kept.clone() }] {
+            let mut fresh = Desk::new(loaded());
+            assert_eq!(fresh.restore(&wrong), 0);
+        }
     }
 }

@@ -8,10 +8,12 @@
 //! round; a file that fails keeps the round the relay had, and says why,
 //! naming the line and the column.
 //!
-//! The relay keeps the results in memory: restarted, it knows those the
-//! boards still show. Download `/round.trf` before restarting it.
+//! The results are kept on disk as they come (`kept`, in the relay's state
+//! directory): a relay restarted in the middle of the round has them all,
+//! the arbiter's included.
 
 mod desk;
+mod kept;
 mod load;
 
 use std::path::{Path, PathBuf};
@@ -95,6 +97,8 @@ impl RoundDesk for Round {
         self.desk().set_result(board, result)?;
         let said = result.map_or("the game's own".to_string(), |r| r.to_string());
         tracing::info!("round: the arbiter set board {board}'s result: {said}");
+        // Kept on disk now, not at the next look.
+        self.look.notify_one();
         Ok(())
     }
 
@@ -118,12 +122,72 @@ impl Playing {
     }
 }
 
+/// The results of a round kept before: taken back into `desk` if they are
+/// of its round; a kept file that cannot be read is set aside and said.
+fn take_back(desk: &mut Desk, file: &Path) {
+    match kept::read(file) {
+        Ok(None) => {}
+        Ok(Some(k)) => match desk.restore(&k) {
+            0 => tracing::info!("round: {} holds no result of this round", file.display()),
+            n => tracing::info!("round: the results of {n} boards taken back from {}", file.display()),
+        },
+        Err(why) => match kept::set_aside(file) {
+            Ok(aside) => tracing::error!("round: {why}; set aside as {}, the round begins without it", aside.display()),
+            Err(e) => tracing::error!("round: {why}; cannot set it aside ({e})"),
+        },
+    }
+}
+
+/// Where the round's results are written as they change, by the round's
+/// task only: the last written, and the last failure (said once).
+struct Keeper {
+    file: PathBuf,
+    written: Option<kept::Kept>,
+    failed: Option<String>,
+}
+
+impl Keeper {
+    /// Writes what `round` holds now if it changed; a failure is said once
+    /// and the next change (or look) tries again: nothing is lost while
+    /// the relay runs, `/round.trf` has it.
+    async fn keep(&mut self, round: &Arc<Round>) {
+        let now = round.desk().kept();
+        if now == self.written {
+            return;
+        }
+        let Some(k) = now.clone() else { return };
+        let file = self.file.clone();
+        let written = tokio::task::spawn_blocking(move || kept::write(&file, &k)).await;
+        match written {
+            Ok(Ok(())) => {
+                self.written = now;
+                if self.failed.take().is_some() {
+                    tracing::info!("round: the results are kept in {} again", self.file.display());
+                }
+            }
+            Ok(Err(why)) => {
+                let why = why.to_string();
+                if self.failed.as_ref() != Some(&why) {
+                    tracing::error!(
+                        "round: {why}: a restarted relay would not have the newest results (download /round.trf)"
+                    );
+                }
+                self.failed = Some(why);
+            }
+            Err(e) => tracing::error!("round: keeping the results: {e}"),
+        }
+    }
+}
+
 /// Reads round `number` of `file` (an error names the line and column, and
-/// the relay does not start) and plays it until `stop`: each board of the
-/// hall told its pairing, SIGHUP reading the file again for the next round.
+/// the relay does not start), takes back the results kept in `state_dir`
+/// for it, and plays it until `stop`: each board of the hall told its
+/// pairing, SIGHUP reading the file again for the next round, the results
+/// kept as they come.
 pub fn start(
     file: &Path,
     number: u32,
+    state_dir: &Path,
     link: &HallLink,
     hall: &SharedHall,
     hall_boards: usize,
@@ -132,17 +196,18 @@ pub fn start(
     if link.key.is_none() {
         anyhow::bail!("--round-trf needs the hall key (--hall-key): a board takes its pairing only sealed with it");
     }
+    // Absolute: the kept results name the file they are of.
+    let file = &std::path::absolute(file).with_context(|| format!("{}: no such path", file.display()))?;
     let loaded = Round::read(file, number, hall_boards)?;
     tracing::info!("round: {} boards of round {number} from {}", loaded.round.boards.len(), file.display());
+    let kept_file = kept::path(state_dir, file);
+    let mut desk = Desk::new(loaded);
+    take_back(&mut desk, &kept_file);
     let sender = PairingSender::start(link, hall.read(|h| h.name().to_string()).as_str(), stop)
         .map_err(|e| anyhow::anyhow!("round: {e}"))?;
     let sender = Arc::new(sender);
-    let round = Arc::new(Round {
-        file: file.to_path_buf(),
-        hall_boards,
-        desk: Mutex::new(Desk::new(loaded)),
-        look: Notify::new(),
-    });
+    let round = Arc::new(Round { file: file.to_path_buf(), hall_boards, desk: Mutex::new(desk), look: Notify::new() });
+    let mut keeper = Keeper { file: kept_file, written: None, failed: None };
     let mut hangups = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
         .context("round: cannot listen for SIGHUP")?;
     let tasks = TaskTracker::new();
@@ -153,7 +218,11 @@ pub fn start(
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
-                () = stop.cancelled() => return,
+                () = stop.cancelled() => {
+                    // What changed since the last look, kept before the relay ends.
+                    keeper.keep(&task_round).await;
+                    return;
+                }
                 _ = ticks.tick() => {}
                 () = task_round.look.notified() => {}
                 Some(()) = hangups.recv() => {
@@ -169,6 +238,7 @@ pub fn start(
                     tracing::warn!("round: board {board}'s pairing waits for the broker; sent again later");
                 }
             }
+            keeper.keep(&task_round).await;
         }
     });
     tasks.close();
