@@ -38,7 +38,7 @@ use crate::wire::{Control, MAX_ADDED_MS, MAX_CLOCK_SET_MS, check_arbiter_input, 
 
 mod round;
 
-pub use round::{BoardResult, NotABoardResult, RoundBoard, RoundDesk, RoundError, RoundUnpaired, RoundView};
+pub use round::{RoundBoard, RoundDesk, RoundError, RoundUnpaired, RoundView};
 
 /// The environment variable that may hold the arbiter's token.
 pub const TOKEN_ENV: &str = "TACTUS_TOKEN";

@@ -52,8 +52,8 @@ pub use feed::{
     Tags, Told, Trust,
 };
 pub use http::{
-    AppState, BoardResult, Limits, MAX_HEAD, NotABoardResult, RoundBoard, RoundDesk, RoundError, RoundUnpaired,
-    RoundView, TOKEN_ENV, arbiter_token, serve,
+    AppState, Limits, MAX_HEAD, RoundBoard, RoundDesk, RoundError, RoundUnpaired, RoundView, TOKEN_ENV, arbiter_token,
+    serve,
 };
 pub use lichess::{LichessPush, push_to_lichess};
 pub use lichess_view::{LichessBoard, LichessView, Unnumbered, board_number};

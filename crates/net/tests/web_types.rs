@@ -21,11 +21,12 @@ use tactus_core::{
     RefusedWhy, Restarted, ServerEnd, Slip, ToControl, TokenState,
 };
 use tactus_net::{
-    AppState, BoardFeed, BoardResult, Hall, HomeAway, LichessBoard, LichessView, Paired, RoundBoard, RoundDesk,
-    RoundError, RoundUnpaired, RoundView, SharedHall, Tags, Team, TeamMatch, Title, serve,
+    AppState, BoardFeed, Hall, HomeAway, LichessBoard, LichessView, Paired, RoundBoard, RoundDesk, RoundError,
+    RoundUnpaired, RoundView, SharedHall, Tags, Team, TeamMatch, Title, serve,
 };
 use tactus_sim::Profile;
 use tactus_speech::{Lang, Scribe, Style, Words};
+use tactus_trf::Outcome;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
@@ -483,9 +484,9 @@ impl RoundDesk for Round {
             id: full.then(|| format!("b{number}")),
             problem: (!full).then(|| "the ids of boards b2, x2 all end in 2: give them others".into()),
             shown: full,
-            game: full.then_some(BoardResult::BlackWins),
-            arbiter: full.then_some(BoardResult::BlackWinsByForfeit),
-            result: full.then_some(BoardResult::BlackWinsByForfeit),
+            game: full.then_some(Outcome::BlackWins),
+            arbiter: full.then_some(Outcome::BlackWinsByForfeit),
+            result: full.then_some(Outcome::BlackWinsByForfeit),
         };
         RoundView {
             file: "open.trf".into(),
@@ -505,7 +506,7 @@ impl RoundDesk for Round {
         Err(RoundError::NoRound)
     }
 
-    fn set_result(&self, _: u32, _: Option<BoardResult>) -> Result<(), RoundError> {
+    fn set_result(&self, _: u32, _: Option<Outcome>) -> Result<(), RoundError> {
         Err(RoundError::NoRound)
     }
 

@@ -38,7 +38,7 @@ pub use player::{Code, Entry, Player, Title, Warning};
 pub use round::{Board, Colour, MAX_ROUND, Round, Unpaired};
 pub use scoring::{Points, Scoring};
 pub use text::Encoding;
-pub use write::Outcome;
+pub use write::{NotAnOutcome, Outcome};
 
 use text::Text;
 

@@ -2,6 +2,10 @@
 //! the pairing program reads the file again and pairs the next round.
 
 use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::Trf;
 use crate::error::{Problem, TrfError};
@@ -27,6 +31,44 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    pub const ALL: [Outcome; 6] = [
+        Outcome::WhiteWins,
+        Outcome::Draw,
+        Outcome::BlackWins,
+        Outcome::WhiteWinsByForfeit,
+        Outcome::BlackWinsByForfeit,
+        Outcome::DoubleForfeit,
+    ];
+
+    /// As the arbiter's page and the hall's wire spell it: a game's result
+    /// as PGN spells it, a forfeit as TRF-26 does.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::WhiteWins => "1-0",
+            Outcome::Draw => "1/2-1/2",
+            Outcome::BlackWins => "0-1",
+            Outcome::WhiteWinsByForfeit => "+-",
+            Outcome::BlackWinsByForfeit => "-+",
+            Outcome::DoubleForfeit => "--",
+        }
+    }
+
+    /// What a file exported with some of the round played holds for a
+    /// board: White's code and Black's, read back (the other way round from
+    /// [`Outcome::codes`]); `None` when they say no result.
+    pub fn of_codes(white: Option<Code>, black: Option<Code>) -> Option<Outcome> {
+        use Code::*;
+        Some(match (white?, black?) {
+            (Win | WinUnrated, Loss | LossUnrated) => Outcome::WhiteWins,
+            (Loss | LossUnrated, Win | WinUnrated) => Outcome::BlackWins,
+            (Draw | DrawUnrated, Draw | DrawUnrated) => Outcome::Draw,
+            (ForfeitWin, ForfeitLoss) => Outcome::WhiteWinsByForfeit,
+            (ForfeitLoss, ForfeitWin) => Outcome::BlackWinsByForfeit,
+            (ForfeitLoss, ForfeitLoss) => Outcome::DoubleForfeit,
+            _ => return None,
+        })
+    }
+
     /// White's code and Black's.
     pub fn codes(self) -> (Code, Code) {
         match self {
@@ -37,6 +79,37 @@ impl Outcome {
             Outcome::BlackWinsByForfeit => (Code::ForfeitLoss, Code::ForfeitWin),
             Outcome::DoubleForfeit => (Code::ForfeitLoss, Code::ForfeitLoss),
         }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A text that is none of [`Outcome`]'s spellings.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a board's result: one of {all}", all = Outcome::ALL.map(Outcome::as_str).join(", "))]
+pub struct NotAnOutcome(pub String);
+
+impl FromStr for Outcome {
+    type Err = NotAnOutcome;
+
+    fn from_str(s: &str) -> Result<Outcome, NotAnOutcome> {
+        Outcome::ALL.into_iter().find(|r| r.as_str() == s).ok_or_else(|| NotAnOutcome(s.to_string()))
+    }
+}
+
+impl Serialize for Outcome {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Outcome {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -115,5 +188,22 @@ impl Trf {
         }
         out.extend_from_slice(&self.text.bytes[copied..]);
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_outcome_is_spelled_once_and_read_back_from_its_spelling_and_its_codes() {
+        for outcome in Outcome::ALL {
+            assert_eq!(outcome.as_str().parse(), Ok(outcome));
+            let (white, black) = outcome.codes();
+            assert_eq!(Outcome::of_codes(Some(white), Some(black)), Some(outcome));
+        }
+        assert_eq!("1-0 ".parse::<Outcome>(), Err(NotAnOutcome("1-0 ".into())));
+        assert_eq!(Outcome::of_codes(Some(Code::Win), None), None, "unplayed");
+        assert_eq!(Outcome::of_codes(Some(Code::Win), Some(Code::Win)), None, "no game ends so");
     }
 }

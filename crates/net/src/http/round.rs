@@ -5,102 +5,18 @@
 //! `tactus relay`'s to read and write (tactus-trf): the server knows the
 //! round only as a [`RoundDesk`].
 
-use std::fmt;
-use std::str::FromStr;
-
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::header::{self, HeaderValue};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tactus_trace::{GameResult, Player};
+use tactus_trace::Player;
+use tactus_trf::Outcome;
 
 use super::{AppState, Arbiter, Refused, bad, error, json_text, parse};
 use crate::auth::same_secret;
-
-/// A board's result as a round's file holds it: a game played, or a
-/// forfeit the arbiter set, spelled as FIDE's TRF-26 spells forfeits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BoardResult {
-    /// `1-0`
-    WhiteWins,
-    /// `1/2-1/2`
-    Draw,
-    /// `0-1`
-    BlackWins,
-    /// `+-`: Black did not play; White wins by forfeit.
-    WhiteWinsByForfeit,
-    /// `-+`
-    BlackWinsByForfeit,
-    /// `--`: neither played.
-    DoubleForfeit,
-}
-
-impl BoardResult {
-    pub const ALL: [BoardResult; 6] = [
-        BoardResult::WhiteWins,
-        BoardResult::Draw,
-        BoardResult::BlackWins,
-        BoardResult::WhiteWinsByForfeit,
-        BoardResult::BlackWinsByForfeit,
-        BoardResult::DoubleForfeit,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BoardResult::WhiteWins => GameResult::WhiteWins.as_str(),
-            BoardResult::Draw => GameResult::Draw.as_str(),
-            BoardResult::BlackWins => GameResult::BlackWins.as_str(),
-            BoardResult::WhiteWinsByForfeit => "+-",
-            BoardResult::BlackWinsByForfeit => "-+",
-            BoardResult::DoubleForfeit => "--",
-        }
-    }
-}
-
-impl From<GameResult> for BoardResult {
-    /// A game's result, played on the board.
-    fn from(result: GameResult) -> BoardResult {
-        match result {
-            GameResult::WhiteWins => BoardResult::WhiteWins,
-            GameResult::BlackWins => BoardResult::BlackWins,
-            GameResult::Draw => BoardResult::Draw,
-        }
-    }
-}
-
-impl fmt::Display for BoardResult {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A text that is none of [`BoardResult`]'s spellings.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0:?} is not a board's result: one of {all}", all = BoardResult::ALL.map(BoardResult::as_str).join(", "))]
-pub struct NotABoardResult(pub String);
-
-impl FromStr for BoardResult {
-    type Err = NotABoardResult;
-
-    fn from_str(s: &str) -> Result<BoardResult, NotABoardResult> {
-        BoardResult::ALL.into_iter().find(|r| r.as_str() == s).ok_or_else(|| NotABoardResult(s.to_string()))
-    }
-}
-
-impl Serialize for BoardResult {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for BoardResult {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
-    }
-}
 
 /// The round as the arbiter's page shows it (`GET /api/round`).
 #[derive(Debug, Clone, Default, Serialize)]
@@ -134,11 +50,11 @@ pub struct RoundBoard {
     /// The board shows the pairing (its tags are the pairing's).
     pub shown: bool,
     /// The result the board's game ended with.
-    pub game: Option<BoardResult>,
+    pub game: Option<Outcome>,
     /// The result the arbiter set or corrected here.
-    pub arbiter: Option<BoardResult>,
+    pub arbiter: Option<Outcome>,
     /// What `/round.trf` holds: the arbiter's, else the game's, else the file's.
-    pub result: Option<BoardResult>,
+    pub result: Option<Outcome>,
 }
 
 /// A player the round gives no board.
@@ -172,7 +88,7 @@ pub trait RoundDesk: Send + Sync + 'static {
     fn trf(&self) -> Result<(String, Vec<u8>), RoundError>;
     /// The arbiter sets board `board`'s result, or corrects it; `None`
     /// takes the board's own again.
-    fn set_result(&self, board: u32, result: Option<BoardResult>) -> Result<(), RoundError>;
+    fn set_result(&self, board: u32, result: Option<Outcome>) -> Result<(), RoundError>;
     /// Reads the file again, for round `round` (the next when `None`); a
     /// file that fails keeps the round the relay had, and says why.
     fn reload(&self, round: Option<u32>) -> Result<(), RoundError>;
@@ -236,7 +152,7 @@ pub(super) async fn round_trf(State(state): State<AppState>, headers: HeaderMap)
 #[serde(deny_unknown_fields)]
 struct SetBody {
     board: u32,
-    result: Option<BoardResult>,
+    result: Option<Outcome>,
 }
 
 /// `POST /api/round/result`: `{"board": 3, "result": "1-0" | … | null}`.

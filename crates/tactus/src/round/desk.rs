@@ -6,9 +6,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use tactus_net::{BoardFeed, BoardResult, Hall, RoundBoard, RoundError, RoundUnpaired, RoundView, board_number};
+use tactus_net::{BoardFeed, Hall, RoundBoard, RoundError, RoundUnpaired, RoundView, board_number};
 use tactus_retry::Backoff;
-use tactus_trace::Pairing;
+use tactus_trace::{GameResult, Pairing};
 use tactus_trf::{Layout, Outcome};
 
 use super::kept::{Kept, KeptBoard};
@@ -47,9 +47,9 @@ pub struct Desk {
     pub error: Option<String>,
     /// The results the boards' games ended with, kept once seen: a board's
     /// next game clears its record in the hall.
-    games: BTreeMap<u32, BoardResult>,
+    games: BTreeMap<u32, Outcome>,
     /// The results the arbiter set or corrected.
-    arbiter: BTreeMap<u32, BoardResult>,
+    arbiter: BTreeMap<u32, Outcome>,
     boards: BTreeMap<u32, Seen>,
     sent: HashMap<String, Sent>,
     /// The boards that showed their pairing, in which run.
@@ -93,7 +93,7 @@ impl Desk {
     }
 
     /// The arbiter sets board `board`'s result, or takes the game's again.
-    pub fn set_result(&mut self, board: u32, result: Option<BoardResult>) -> Result<(), RoundError> {
+    pub fn set_result(&mut self, board: u32, result: Option<Outcome>) -> Result<(), RoundError> {
         let Some(loaded) = &self.loaded else { return Err(RoundError::NoRound) };
         if !loaded.pairings.contains_key(&board) {
             return Err(RoundError::NoBoard { round: loaded.round.number, board });
@@ -134,7 +134,7 @@ impl Desk {
             if seen.shown {
                 self.shown.insert((feed.id.clone(), feed.epoch));
                 if let Some(result) = feed.result {
-                    self.games.insert(n, BoardResult::from(result));
+                    self.games.insert(n, played(result));
                 }
                 continue;
             }
@@ -207,7 +207,7 @@ impl Desk {
     }
 
     /// A board's result as the file gets it: the arbiter's, else the game's.
-    fn result(&self, board: u32) -> Option<BoardResult> {
+    fn result(&self, board: u32) -> Option<Outcome> {
         self.arbiter.get(&board).or_else(|| self.games.get(&board)).copied()
     }
 
@@ -215,7 +215,7 @@ impl Desk {
     pub fn trf(&self) -> Result<(String, Vec<u8>), RoundError> {
         let Some(loaded) = &self.loaded else { return Err(RoundError::NoRound) };
         let results: BTreeMap<u32, Outcome> =
-            loaded.pairings.keys().filter_map(|&n| self.result(n).map(|r| (n, outcome(r)))).collect();
+            loaded.pairings.keys().filter_map(|&n| self.result(n).map(|r| (n, r))).collect();
         let bytes = loaded
             .trf
             .with_results(&loaded.round, &results)
@@ -245,7 +245,7 @@ impl Desk {
                     shown: seen.shown,
                     game: self.games.get(&b.number).copied(),
                     arbiter: self.arbiter.get(&b.number).copied(),
-                    result: self.result(b.number).or_else(|| of_codes(b.white_code, b.black_code)),
+                    result: self.result(b.number).or_else(|| Outcome::of_codes(b.white_code, b.black_code)),
                 }
             })
             .collect();
@@ -286,30 +286,13 @@ fn shows(feed: &BoardFeed, p: &Pairing) -> bool {
         && t.black.as_deref() == Some(p.black.name.as_str())
 }
 
-fn outcome(r: BoardResult) -> Outcome {
-    match r {
-        BoardResult::WhiteWins => Outcome::WhiteWins,
-        BoardResult::Draw => Outcome::Draw,
-        BoardResult::BlackWins => Outcome::BlackWins,
-        BoardResult::WhiteWinsByForfeit => Outcome::WhiteWinsByForfeit,
-        BoardResult::BlackWinsByForfeit => Outcome::BlackWinsByForfeit,
-        BoardResult::DoubleForfeit => Outcome::DoubleForfeit,
+/// A game's result, played on the board.
+fn played(result: GameResult) -> Outcome {
+    match result {
+        GameResult::WhiteWins => Outcome::WhiteWins,
+        GameResult::Draw => Outcome::Draw,
+        GameResult::BlackWins => Outcome::BlackWins,
     }
-}
-
-/// What the file held for a board before the relay wrote any (a file
-/// exported with some of the round played).
-fn of_codes(white: Option<tactus_trf::Code>, black: Option<tactus_trf::Code>) -> Option<BoardResult> {
-    use tactus_trf::Code::*;
-    Some(match (white?, black?) {
-        (Win | WinUnrated, Loss | LossUnrated) => BoardResult::WhiteWins,
-        (Loss | LossUnrated, Win | WinUnrated) => BoardResult::BlackWins,
-        (Draw | DrawUnrated, Draw | DrawUnrated) => BoardResult::Draw,
-        (ForfeitWin, ForfeitLoss) => BoardResult::WhiteWinsByForfeit,
-        (ForfeitLoss, ForfeitWin) => BoardResult::BlackWinsByForfeit,
-        (ForfeitLoss, ForfeitLoss) => BoardResult::DoubleForfeit,
-        _ => return None,
-    })
 }
 
 #[cfg(test)]
@@ -375,7 +358,7 @@ mod tests {
         let view = desk.view("open.trf");
         assert_eq!(
             (view.boards[2].game, view.boards[2].result, view.boards[2].shown),
-            (Some(BoardResult::BlackWins), Some(BoardResult::BlackWins), false)
+            (Some(Outcome::BlackWins), Some(Outcome::BlackWins), false)
         );
     }
 
@@ -396,43 +379,47 @@ mod tests {
         let (name, same) = desk.trf().unwrap();
         assert_eq!(name, "open.trf");
         assert_eq!(same, desk.loaded.as_ref().unwrap().trf.bytes(), "no result yet: the file as it was");
-        desk.games.insert(1, BoardResult::WhiteWins);
-        desk.games.insert(2, BoardResult::Draw);
-        desk.set_result(3, Some(BoardResult::BlackWins)).unwrap();
-        desk.set_result(4, Some(BoardResult::BlackWinsByForfeit)).unwrap();
+        desk.games.insert(1, Outcome::WhiteWins);
+        desk.games.insert(2, Outcome::Draw);
+        desk.set_result(3, Some(Outcome::BlackWins)).unwrap();
+        desk.set_result(4, Some(Outcome::BlackWinsByForfeit)).unwrap();
         let expected =
             std::fs::read(format!("{}/../trf/tests/files/open-round1.results.trf", env!("CARGO_MANIFEST_DIR")))
                 .unwrap();
         assert_eq!(desk.trf().unwrap().1, expected);
         // A correction, and one taken back.
-        desk.set_result(2, Some(BoardResult::WhiteWins)).unwrap();
+        desk.set_result(2, Some(Outcome::WhiteWins)).unwrap();
         desk.set_result(4, None).unwrap();
         let view = desk.view("open.trf");
-        assert_eq!(
-            (view.boards[1].result, view.boards[1].game),
-            (Some(BoardResult::WhiteWins), Some(BoardResult::Draw))
-        );
+        assert_eq!((view.boards[1].result, view.boards[1].game), (Some(Outcome::WhiteWins), Some(Outcome::Draw)));
         assert_eq!(view.boards[3].result, None);
         assert!(desk.set_result(9, None).is_err());
         // The same round read again keeps them; the next starts afresh.
         desk.replace(loaded());
-        assert_eq!(desk.view("f").boards[1].result, Some(BoardResult::WhiteWins));
+        assert_eq!(desk.view("f").boards[1].result, Some(Outcome::WhiteWins));
+    }
+
+    #[test]
+    fn a_game_s_result_is_spelled_on_the_page_as_in_its_pgn() {
+        for result in [GameResult::WhiteWins, GameResult::Draw, GameResult::BlackWins] {
+            assert_eq!(played(result).as_str(), result.as_str());
+        }
     }
 
     #[test]
     fn the_results_kept_are_taken_back_for_the_same_players_only() {
         let mut desk = Desk::new(loaded());
         assert_eq!(desk.kept().unwrap().boards, [], "nothing to keep yet");
-        desk.games.insert(1, BoardResult::Draw);
-        desk.set_result(1, Some(BoardResult::WhiteWins)).unwrap();
-        desk.set_result(4, Some(BoardResult::DoubleForfeit)).unwrap();
+        desk.games.insert(1, Outcome::Draw);
+        desk.set_result(1, Some(Outcome::WhiteWins)).unwrap();
+        desk.set_result(4, Some(Outcome::DoubleForfeit)).unwrap();
         let kept = desk.kept().unwrap();
         assert_eq!((kept.trf.as_path(), kept.round, kept.boards.len()), (Path::new("/srv/open.trf"), 1, 2));
         // A relay restarted: the same file, the same round.
         let mut restarted = Desk::new(loaded());
         assert_eq!(restarted.restore(&kept), 2);
         assert_eq!(restarted.trf().unwrap(), desk.trf().unwrap());
-        assert_eq!(restarted.view("f").boards[0].game, Some(BoardResult::Draw));
+        assert_eq!(restarted.view("f").boards[0].game, Some(Outcome::Draw));
         // A board whose players are not those kept, another round, another file: nothing.
         let mut other = kept.clone();
         other.boards[0].black += 1;

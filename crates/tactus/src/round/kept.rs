@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use tactus_net::BoardResult;
+use tactus_trf::Outcome;
 
 /// What a kept file says it is, and its version.
 const FORMAT: &str = "tactus_round_results";
@@ -40,10 +40,10 @@ pub struct KeptBoard {
     pub black: u16,
     /// The result the board's game ended with.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub game: Option<BoardResult>,
+    pub game: Option<Outcome>,
     /// The result the arbiter set.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub arbiter: Option<BoardResult>,
+    pub arbiter: Option<Outcome>,
 }
 
 /// The file on disk: a header naming the format, then the results (not
@@ -153,8 +153,8 @@ mod tests {
             trf: "/srv/open.trf".into(),
             round: 3,
             boards: vec![
-                KeptBoard { board: 1, white: 4, black: 1, game: Some(BoardResult::Draw), arbiter: None },
-                KeptBoard { board: 2, white: 2, black: 3, game: None, arbiter: Some(BoardResult::BlackWinsByForfeit) },
+                KeptBoard { board: 1, white: 4, black: 1, game: Some(Outcome::Draw), arbiter: None },
+                KeptBoard { board: 2, white: 2, black: 3, game: None, arbiter: Some(Outcome::BlackWinsByForfeit) },
             ],
         }
     }

@@ -21,7 +21,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use tactus_net::{BoardResult, HallLink, PairingSender, RoundDesk, RoundError, RoundView, SharedHall};
+use tactus_net::{HallLink, PairingSender, RoundDesk, RoundError, RoundView, SharedHall};
+use tactus_trf::Outcome;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -93,7 +94,7 @@ impl RoundDesk for Round {
         self.desk().trf()
     }
 
-    fn set_result(&self, board: u32, result: Option<BoardResult>) -> Result<(), RoundError> {
+    fn set_result(&self, board: u32, result: Option<Outcome>) -> Result<(), RoundError> {
         self.desk().set_result(board, result)?;
         let said = result.map_or("the game's own".to_string(), |r| r.to_string());
         tracing::info!("round: the arbiter set board {board}'s result: {said}");
