@@ -104,7 +104,8 @@ pub struct Args {
     round: Option<config::RoundNumber>,
     /// Where the round's results are kept, so that a restarted relay has
     /// them (default: the config's [state] dir with --config, else
-    /// $XDG_STATE_HOME/tactus or ~/.local/state/tactus).
+    /// systemd's $STATE_DIRECTORY, $XDG_STATE_HOME/tactus or
+    /// ~/.local/state/tactus).
     #[arg(long, value_name = "DIR")]
     state_dir: Option<PathBuf>,
 }
@@ -119,24 +120,32 @@ fn round_args(args: &Args) -> anyhow::Result<Option<(PathBuf, u32, PathBuf)>> {
         }
         None => (config::RoundConfig::default(), None),
     };
-    let state_dir = match args.state_dir.clone().or(state_dir) {
-        Some(dir) => dir,
-        None => user_state_dir()?,
-    };
     match (args.round_trf.clone().or(file.trf), args.round.or(file.number)) {
-        (Some(trf), Some(n)) => Ok(Some((trf, n.get(), state_dir))),
+        (Some(trf), Some(n)) => {
+            let state_dir = match args.state_dir.clone().or(state_dir) {
+                Some(dir) => dir,
+                None => default_state_dir()?,
+            };
+            Ok(Some((trf, n.get(), state_dir)))
+        }
         (None, None) => Ok(None),
         (Some(_), None) => anyhow::bail!("a round's file needs the round it plays: --round N (or [round] number)"),
         (None, Some(_)) => anyhow::bail!("--round needs the round's file: --round-trf FILE (or [round] trf)"),
     }
 }
 
-/// A user's own state directory (XDG): for a relay run by hand.
-fn user_state_dir() -> anyhow::Result<PathBuf> {
-    let xdg = std::env::var_os("XDG_STATE_HOME").filter(|d| !d.is_empty()).map(PathBuf::from);
-    let home = || std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".local/state"));
-    xdg.or_else(home)
-        .map(|d| d.join("tactus"))
+/// Where a relay given no state directory keeps a round's results: the
+/// one systemd made for its unit (`StateDirectory=`), else the user's own
+/// (XDG), for a relay run by hand.
+fn default_state_dir() -> anyhow::Result<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|d| !d.is_empty()).map(PathBuf::from);
+    // systemd may list several, separated by colons: the first is the unit's own.
+    let systemd = var("STATE_DIRECTORY").and_then(|d| d.to_str().and_then(|d| d.split(':').next()).map(PathBuf::from));
+    let xdg = || var("XDG_STATE_HOME").map(|d| d.join("tactus"));
+    let home = || var("HOME").map(|h| h.join(".local/state/tactus"));
+    systemd
+        .or_else(xdg)
+        .or_else(home)
         .ok_or_else(|| anyhow::anyhow!("where to keep the round's results: give --state-dir DIR (no HOME)"))
 }
 

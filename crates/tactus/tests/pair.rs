@@ -1339,11 +1339,12 @@ fn a_board_restarted_with_a_move_pending_says_it_again_and_how_to_go_on() {
     assert_eq!(chosen["san"], "e4");
     b.kill();
     b.spawn();
-    let again = b.events.next("opponent_move");
-    // Timed from the restarted daemon's first words, not from its start:
+    // Timed from the restarted daemon's first event, not from its start:
     // how long a debug build takes to start on a loaded machine is no
     // part of what a player waits for on a Pi.
+    let first = b.events.next_any();
     let restarted = std::time::Instant::now();
+    let again = if first["event"] == "opponent_move" { first } else { b.events.next("opponent_move") };
     assert_eq!((again["san"].as_str(), again["ply"].as_u64()), (Some("e4"), Some(1)), "{again}");
     let goes_on = b.events.next("pair");
     assert!(restarted.elapsed() < Duration::from_secs(5), "said within 5 s: {:?}", restarted.elapsed());

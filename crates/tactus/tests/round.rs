@@ -445,3 +445,21 @@ fn a_relay_killed_mid_round_has_its_results_when_started_again() {
     let round = get_json(port, "/api/round").unwrap();
     assert_eq!(round["boards"][3]["arbiter"], "-+", "{round}");
 }
+
+/// A state directory where the results cannot be kept stops the relay at
+/// its start, naming it — not found at the round's first result.
+#[test]
+fn a_relay_that_cannot_keep_the_results_says_so_at_its_start() {
+    let dir = tempdir("unkept");
+    let (_broker, broker, key) = hall(&dir);
+    let trf = dir.join("open.trf");
+    std::fs::copy(trf_file("open-round1.trf"), &trf).unwrap();
+    // Where the directory should be, a file.
+    std::fs::write(dir.join("relay-state"), "").unwrap();
+    let mut relay = relay(&dir, &broker, free_port(), &key, &trf, 1);
+    let status = relay.0.wait().unwrap();
+    assert!(!status.success());
+    let log = std::fs::read_to_string(dir.join("relay.log")).unwrap();
+    let named = format!("the results cannot be kept in {}", dir.join("relay-state").display());
+    assert!(log.contains(&named) && log.contains("--state-dir"), "{log}");
+}

@@ -4,12 +4,14 @@
 //! its next game no longer shows its last — and, above all, those the
 //! arbiter set, which nothing else holds.
 //!
-//! One small JSON file per round's file (its name from a hash of the
-//! file's path, so that two relays on one machine keep theirs apart),
-//! written whole to a temporary file and renamed over the last: a crash
-//! leaves the last one or the new one, never half of one. A board's results
-//! are taken back only for the same round of the same file and the same
-//! two players at that board, as when the file is read again.
+//! One small JSON file per round of a round's file (`round-HASH-rN.json`,
+//! the hash of the file's path, so that two relays on one machine keep
+//! theirs apart, and a relay started again on an earlier round does not
+//! write over a later one's), written whole to a temporary file and renamed
+//! over the last: a crash leaves the last one or the new one, never half
+//! of one. A board's results are taken back only for the same round of the
+//! same file and the same two players at that board, as when the file is
+//! read again.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -23,7 +25,7 @@ const FORMAT: &str = "tactus_round_results";
 const VERSION: u32 = 1;
 
 /// The results of a round, as kept.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Kept {
     /// The round's file, as the relay was given it (made absolute).
     pub trf: PathBuf,
@@ -64,8 +66,8 @@ pub enum KeptError {
     Read { file: PathBuf, source: std::io::Error },
     #[error("{}: line {}, column {}: {}", file.display(), source.line(), source.column(), without_place(source))]
     Json { file: PathBuf, source: serde_json::Error },
-    #[error("{}: not a file of the round's results ({FORMAT} {VERSION})", file.display())]
-    Format { file: PathBuf },
+    #[error("{}: {found:?} is not a file of the round's results ({FORMAT} {VERSION})", file.display())]
+    Format { file: PathBuf, found: String },
     #[error("{}: cannot write: {source}", file.display())]
     Write { file: PathBuf, source: std::io::Error },
 }
@@ -77,24 +79,28 @@ fn without_place(e: &serde_json::Error) -> String {
     text.strip_suffix(&place).unwrap_or(&text).to_string()
 }
 
-/// Where the results of the round read from `trf` are kept in `dir`.
-pub fn path(dir: &Path, trf: &Path) -> PathBuf {
+/// Where the results of round `round` of the file `trf` are kept in `dir`.
+pub fn path(dir: &Path, trf: &Path, round: u32) -> PathBuf {
     let digest = Sha256::digest(trf.as_os_str().as_encoded_bytes());
     let short: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-    dir.join(format!("round-{short}.json"))
+    dir.join(format!("round-{short}-r{round}.json"))
 }
 
 /// The kept results in `file`; `None` when there are none yet.
 pub fn read(file: &Path) -> Result<Option<Kept>, KeptError> {
     let bytes = match std::fs::read(file) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        // No directory yet, or a file in its place (said when it is written).
+        Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
+            return Ok(None);
+        }
         Err(source) => return Err(KeptError::Read { file: file.to_path_buf(), source }),
     };
     let on_disk: OnDisk =
         serde_json::from_slice(&bytes).map_err(|source| KeptError::Json { file: file.to_path_buf(), source })?;
     if on_disk.format != FORMAT || on_disk.version != VERSION {
-        return Err(KeptError::Format { file: file.to_path_buf() });
+        let found = format!("{} {}", on_disk.format, on_disk.version);
+        return Err(KeptError::Format { file: file.to_path_buf(), found });
     }
     Ok(Some(Kept { trf: on_disk.trf, round: on_disk.round, boards: on_disk.boards }))
 }
@@ -128,10 +134,14 @@ pub fn write(file: &Path, kept: &Kept) -> Result<(), KeptError> {
     written.map_err(failed)
 }
 
-/// A kept file that cannot be read set aside (`….bad`), so that the next
-/// write does not lose what it held; where it went.
+/// A kept file that cannot be read set aside (`….json.bad`, or
+/// `….json.bad.2` and on when that is taken), so that the next write does
+/// not lose what it held; where it went.
 pub fn set_aside(file: &Path) -> std::io::Result<PathBuf> {
-    let aside = file.with_extension("json.bad");
+    let aside = (1..)
+        .map(|n| if n == 1 { file.with_extension("json.bad") } else { file.with_extension(format!("json.bad.{n}")) })
+        .find(|p| !p.exists())
+        .expect("a free name");
     std::fs::rename(file, &aside)?;
     Ok(aside)
 }
@@ -162,20 +172,22 @@ mod tests {
     #[test]
     fn written_and_read_back_whole() {
         let dir = tempdir("whole");
-        let file = path(&dir, Path::new("/srv/open.trf"));
+        let file = path(&dir, Path::new("/srv/open.trf"), 3);
         assert_eq!(read(&file).unwrap(), None, "nothing kept yet");
         write(&file, &kept()).unwrap();
         assert_eq!(read(&file).unwrap(), Some(kept()));
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(text.contains("\"format\": \"tactus_round_results\"") && text.contains("\"-+\""), "{text}");
         assert!(!file.with_extension("json.part").exists(), "no part left");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
-    fn two_files_are_kept_apart() {
+    fn two_files_and_two_rounds_are_kept_apart() {
         let dir = Path::new("/var/lib/tactus");
-        assert_ne!(path(dir, Path::new("/srv/a.trf")), path(dir, Path::new("/srv/b.trf")));
-        assert_eq!(path(dir, Path::new("/srv/a.trf")), path(dir, Path::new("/srv/a.trf")));
+        assert_ne!(path(dir, Path::new("/srv/a.trf"), 1), path(dir, Path::new("/srv/b.trf"), 1));
+        assert_ne!(path(dir, Path::new("/srv/a.trf"), 1), path(dir, Path::new("/srv/a.trf"), 2));
+        assert_eq!(path(dir, Path::new("/srv/a.trf"), 1), path(dir, Path::new("/srv/a.trf"), 1));
     }
 
     #[test]
@@ -189,9 +201,15 @@ mod tests {
         assert!(!error.contains(" at line"), "the place said once: {error}");
         std::fs::write(&file, r#"{"format": "something else", "version": 1, "trf": "/a", "round": 1, "boards": []}"#)
             .unwrap();
-        assert!(matches!(read(&file), Err(KeptError::Format { .. })));
+        let error = read(&file).unwrap_err().to_string();
+        assert!(error.contains("\"something else 1\" is not a file of the round's results"), "{error}");
         let aside = set_aside(&file).unwrap();
         assert!(aside.exists() && !file.exists());
+        // A second one set aside does not take the first's place.
+        std::fs::write(&file, "{").unwrap();
+        let second = set_aside(&file).unwrap();
+        assert!(aside.exists() && second.exists() && second != aside, "{second:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -202,5 +220,6 @@ mod tests {
         let file = blocked.join("round-x.json");
         let error = write(&file, &kept()).unwrap_err().to_string();
         assert!(error.starts_with(&format!("{}: cannot write", file.display())), "{error}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -113,36 +113,44 @@ pub struct Playing {
     pub round: Arc<Round>,
     tasks: TaskTracker,
     sender: Arc<PairingSender>,
+    keeper: Arc<tokio::sync::Mutex<Keeper>>,
 }
 
 impl Playing {
-    /// Waits until the round's task and its sender have stopped.
+    /// Waits until the round's task and its sender have stopped, then keeps
+    /// the results once more: the relay awaits this after its server has
+    /// ended, so a result the arbiter set in the last instant is kept too.
     pub async fn stopped(&self) {
         self.tasks.wait().await;
         self.sender.stopped().await;
+        self.keeper.lock().await.keep(&self.round).await;
     }
 }
 
-/// The results of a round kept before: taken back into `desk` if they are
-/// of its round; a kept file that cannot be read is set aside and said.
-fn take_back(desk: &mut Desk, file: &Path) {
+/// The results of a round kept before: taken back into `desk` if there are
+/// some of its round. A kept file that is damaged is set aside (the next
+/// write would lose it) and said; one that cannot be read, or set aside,
+/// stops the relay.
+fn take_back(desk: &mut Desk, file: &Path) -> anyhow::Result<()> {
     match kept::read(file) {
         Ok(None) => {}
         Ok(Some(k)) => match desk.restore(&k) {
-            0 => tracing::info!("round: {} holds no result of this round", file.display()),
+            0 => tracing::info!("round: {} holds no result of this round's boards", file.display()),
             n => tracing::info!("round: the results of {n} boards taken back from {}", file.display()),
         },
-        Err(why) => match kept::set_aside(file) {
-            Ok(aside) => tracing::error!("round: {why}; set aside as {}, the round begins without it", aside.display()),
-            Err(e) => tracing::error!("round: {why}; cannot set it aside ({e})"),
-        },
+        Err(why @ kept::KeptError::Read { .. }) => anyhow::bail!("round: {why}"),
+        Err(why) => {
+            let aside = kept::set_aside(file).with_context(|| format!("round: {why}; cannot set it aside"))?;
+            tracing::error!("round: {why}; set aside as {}, the round begins without it", aside.display());
+        }
     }
+    Ok(())
 }
 
-/// Where the round's results are written as they change, by the round's
-/// task only: the last written, and the last failure (said once).
+/// Where the round's results are written as they change, one file per
+/// round of a file: the last written, and the last failure (said once).
 struct Keeper {
-    file: PathBuf,
+    dir: PathBuf,
     written: Option<kept::Kept>,
     failed: Option<String>,
 }
@@ -157,13 +165,14 @@ impl Keeper {
             return;
         }
         let Some(k) = now.clone() else { return };
-        let file = self.file.clone();
-        let written = tokio::task::spawn_blocking(move || kept::write(&file, &k)).await;
+        let file = kept::path(&self.dir, &k.trf, k.round);
+        let to = file.clone();
+        let written = tokio::task::spawn_blocking(move || kept::write(&to, &k)).await;
         match written {
             Ok(Ok(())) => {
                 self.written = now;
                 if self.failed.take().is_some() {
-                    tracing::info!("round: the results are kept in {} again", self.file.display());
+                    tracing::info!("round: the results are kept in {} again", file.display());
                 }
             }
             Ok(Err(why)) => {
@@ -182,7 +191,8 @@ impl Keeper {
 
 /// Reads round `number` of `file` (an error names the line and column, and
 /// the relay does not start), takes back the results kept in `state_dir`
-/// for it, and plays it until `stop`: each board of the hall told its
+/// for it (a directory where they cannot be kept stops the relay, naming
+/// it), and plays it until `stop`: each board of the hall told its
 /// pairing, SIGHUP reading the file again for the next round, the results
 /// kept as they come.
 pub fn start(
@@ -197,33 +207,38 @@ pub fn start(
     if link.key.is_none() {
         anyhow::bail!("--round-trf needs the hall key (--hall-key): a board takes its pairing only sealed with it");
     }
-    // Absolute: the kept results name the file they are of.
-    let file = &std::path::absolute(file).with_context(|| format!("{}: no such path", file.display()))?;
+    // The kept results name the file they are of: one path for it however
+    // it is spelled (links, `..`).
+    let file = &std::fs::canonicalize(file).with_context(|| format!("{}: cannot read", file.display()))?;
     let loaded = Round::read(file, number, hall_boards)?;
     tracing::info!("round: {} boards of round {number} from {}", loaded.round.boards.len(), file.display());
-    let kept_file = kept::path(state_dir, file);
+    let kept_file = kept::path(state_dir, file, number);
     let mut desk = Desk::new(loaded);
-    take_back(&mut desk, &kept_file);
+    take_back(&mut desk, &kept_file)?;
+    // Written once now: a directory where the results cannot be kept is
+    // said before the round begins, not found at its first result.
+    let now = desk.kept();
+    if let Some(k) = &now {
+        kept::write(&kept_file, k).with_context(|| {
+            format!("round: the results cannot be kept in {} (give --state-dir DIR)", state_dir.display())
+        })?;
+    }
+    let keeper = Arc::new(tokio::sync::Mutex::new(Keeper { dir: state_dir.to_path_buf(), written: now, failed: None }));
     let sender = PairingSender::start(link, hall.read(|h| h.name().to_string()).as_str(), stop)
         .map_err(|e| anyhow::anyhow!("round: {e}"))?;
     let sender = Arc::new(sender);
     let round = Arc::new(Round { file: file.to_path_buf(), hall_boards, desk: Mutex::new(desk), look: Notify::new() });
-    let mut keeper = Keeper { file: kept_file, written: None, failed: None };
     let mut hangups = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
         .context("round: cannot listen for SIGHUP")?;
     let tasks = TaskTracker::new();
-    let (task_round, hall, stop) = (round.clone(), hall.clone(), stop.clone());
+    let (task_round, hall, stop, task_keeper) = (round.clone(), hall.clone(), stop.clone(), keeper.clone());
     let pairings = sender.clone();
     tasks.spawn(async move {
         let mut ticks = tokio::time::interval(LOOK_EVERY);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
-                () = stop.cancelled() => {
-                    // What changed since the last look, kept before the relay ends.
-                    keeper.keep(&task_round).await;
-                    return;
-                }
+                () = stop.cancelled() => return,
                 _ = ticks.tick() => {}
                 () = task_round.look.notified() => {}
                 Some(()) = hangups.recv() => {
@@ -239,9 +254,9 @@ pub fn start(
                     tracing::warn!("round: board {board}'s pairing waits for the broker; sent again later");
                 }
             }
-            keeper.keep(&task_round).await;
+            task_keeper.lock().await.keep(&task_round).await;
         }
     });
     tasks.close();
-    Ok(Playing { round, tasks, sender })
+    Ok(Playing { round, tasks, sender, keeper })
 }

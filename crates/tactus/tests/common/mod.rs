@@ -266,18 +266,27 @@ impl EventStream {
 
     /// The next event of any of `kinds`, skipping others.
     pub fn next_of(&self, kinds: &[&str]) -> Value {
+        self.next_where(&format!("{kinds:?}"), |e| kinds.iter().any(|k| e["event"] == *k))
+    }
+
+    /// The next event, whatever its kind.
+    pub fn next_any(&self) -> Value {
+        self.next_where("any", |_| true)
+    }
+
+    fn next_where(&self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
         loop {
             match self.rx.recv_timeout(Duration::from_secs(60)) {
                 Ok(e) => {
                     self.seen.borrow_mut().push(e.clone());
-                    if kinds.iter().any(|k| e["event"] == *k) {
+                    if wanted(&e) {
                         return e;
                     }
                 }
                 Err(e) => {
                     let seen = self.seen.borrow();
                     let last: Vec<String> = seen.iter().rev().take(12).rev().map(Value::to_string).collect();
-                    panic!("no {kinds:?} event: {e}; the last events:\n{}", last.join("\n"))
+                    panic!("no {what} event: {e}; the last events:\n{}", last.join("\n"))
                 }
             }
         }
