@@ -8,7 +8,7 @@
 use shakmaty::Color;
 use shakmaty::fen::Fen;
 use tactus_clock::TimeControl;
-use tactus_core::{Article, Event, EventKind, MoveInfo, Online};
+use tactus_core::{Article, Event, EventKind, MoveInfo, Online, Pair, Restarted};
 
 use crate::lang::side_index;
 
@@ -83,6 +83,11 @@ impl Scene {
             }
             EventKind::Paused => self.clocks_stopped = true,
             EventKind::Resumed | EventKind::GameOver { .. } => self.clocks_stopped = false,
+            // A board restarted says how its clocks go on: the arbiter's
+            // stop (6.11) stands over the restart, which heard no `Paused`.
+            EventKind::Pair(Pair::GoesOn { clocks, .. }) => {
+                self.clocks_stopped = *clocks == Some(Restarted::Stopped);
+            }
             EventKind::Move { mv, .. } => self.announced = Some(mv.clone()),
             EventKind::Withdrawn { .. } => self.announced = None,
             EventKind::Complete { ply, side, .. } => {

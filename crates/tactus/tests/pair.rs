@@ -1401,6 +1401,40 @@ fn a_board_restarted_with_a_move_pending_says_it_again_and_how_to_go_on() {
     assert_eq!(a.replayed(), b.replayed());
 }
 
+/// Issue 30, item 3: a board restarted with its clocks stopped by the
+/// arbiter (6.11) says so, and `request time` says the clocks are stopped
+/// — until the arbiter starts them again.
+#[test]
+fn a_board_restarted_with_its_clocks_stopped_says_so_when_asked_the_time() {
+    let hall = Hall::new("stopped", "300+2");
+    let mut a = Board::start(&hall, "A", "B", Color::White);
+    let mut b = Board::unstarted(&hall, "B", "A", Color::Black);
+    b.voice = "text";
+    b.spawn();
+    a.events.next("start");
+    b.events.next("start");
+    let mut pos = Chess::default();
+    play(&mut a, &mut b, &mut pos, "e4", Carry::AsSaid);
+    b.act(&["pause".to_string()]);
+    b.events.next("paused");
+    b.kill();
+    b.spawn();
+    let goes_on = b.events.next("pair");
+    assert_eq!((goes_on["what"].as_str(), goes_on["clocks"].as_str()), (Some("goes_on"), Some("stopped")), "{goes_on}");
+    b.act(&["request time".to_string()]);
+    let time = b.events.next("time");
+    assert!(time["running"].is_null(), "{time}");
+    wait_for("the time said with the clocks stopped", WAIT, || {
+        let log = b.log();
+        let since = log.rsplit("recovered the game").next().unwrap_or_default();
+        since.lines().any(|l| l.starts_with("You ") && l.ends_with("; the clocks are stopped."))
+    });
+    b.act(&["resume".to_string()]);
+    b.events.next("resumed");
+    b.act(&["request time".to_string()]);
+    assert_eq!(b.events.next("time")["running"], "black");
+}
+
 /// Issue 30, item 4: the partner's move declines this board's offer as it
 /// comes — said with the move, not once it is carried out here.
 #[test]
