@@ -175,6 +175,15 @@ impl Board {
         std::fs::read_to_string(self.hall_dir.join(format!("{}.log", self.files))).unwrap_or_default()
     }
 
+    /// What it said since it last recovered its game: the spoken lines
+    /// only, without the daemon's own log lines, which other tasks write
+    /// between them.
+    fn said_since_restart(&self) -> String {
+        let log = self.log();
+        let last = log.rsplit("recovered the game").next().unwrap_or_default();
+        last.lines().filter(|line| !line.starts_with("tactus: ")).collect::<Vec<_>>().join("\n")
+    }
+
     fn get(&self, path: &str) -> Option<String> {
         get(self.http, path)
     }
@@ -278,6 +287,17 @@ fn play(mover: &mut Board, other: &mut Board, pos: &mut Chess, san: &str, carry:
 fn pair(hall: &Hall) -> (Board, Board) {
     let a = Board::start(hall, "A", "B", Color::White);
     let b = Board::start(hall, "B", "A", Color::Black);
+    a.events.next("start");
+    b.events.next("start");
+    (a, b)
+}
+
+/// [`pair`], Black's board saying its words as text in its log.
+fn pair_speaking_black(hall: &Hall) -> (Board, Board) {
+    let a = Board::start(hall, "A", "B", Color::White);
+    let mut b = Board::unstarted(hall, "B", "A", Color::Black);
+    b.voice = "text";
+    b.spawn();
     a.events.next("start");
     b.events.next("start");
     (a, b)
@@ -1318,12 +1338,7 @@ fn two_boards_that_do_not_fit_are_refused_at_the_handshake_until_one_changes() {
 #[test]
 fn a_board_restarted_with_a_move_pending_says_it_again_and_how_to_go_on() {
     let hall = Hall::new("pending", "300+2");
-    let mut a = Board::start(&hall, "A", "B", Color::White);
-    let mut b = Board::unstarted(&hall, "B", "A", Color::Black);
-    b.voice = "text";
-    b.spawn();
-    a.events.next("start");
-    b.events.next("start");
+    let (mut a, mut b) = pair_speaking_black(&hall);
     // A press at Black's board while White is to move: no engine's words
     // (issue 29, item 9).
     b.act(&["b".to_string()]);
@@ -1358,22 +1373,14 @@ fn a_board_restarted_with_a_move_pending_says_it_again_and_how_to_go_on() {
         (Some("goes_on"), Some("white"), Some(true), Some("run")),
         "{goes_on}"
     );
-    // What the restarted board says, as said: its spoken lines since the
-    // last start, without the daemon's own log lines, which other tasks
-    // write between them.
-    let since_restart = |b: &Board| {
-        let log = b.log();
-        let last = log.rsplit("recovered the game").next().unwrap_or_default();
-        last.lines().filter(|line| !line.starts_with("tactus: ")).collect::<Vec<_>>().join("\n")
-    };
     wait_for("the words said", WAIT, || {
-        let said = since_restart(&b);
+        let said = b.said_since_restart();
         said.contains("Opponent: e2 to e4.\nThe game goes on: first carry out your opponent's move. The clocks run.")
     });
     // A press before the move is carried out: the partner's move first.
     b.act(&["b".to_string()]);
     assert_eq!(b.events.next("not_now")["why"], "carry_out_first");
-    wait_for("the partner's words", WAIT, || since_restart(&b).contains("First carry out your opponent's move."));
+    wait_for("the partner's words", WAIT, || b.said_since_restart().contains("First carry out your opponent's move."));
     b.act(&[carried_out(&again)]);
     assert_eq!(b.events.next("complete")["san"], "e4");
     let mut pos = pos;
@@ -1387,7 +1394,7 @@ fn a_board_restarted_with_a_move_pending_says_it_again_and_how_to_go_on() {
     let goes_on = b.events.next("pair");
     assert_eq!((goes_on["to_move"].as_str(), goes_on["carrying"].as_bool()), (Some("black"), None), "{goes_on}");
     wait_for("the words said", WAIT, || {
-        since_restart(&b).contains("The game goes on: it is your move. The clocks run.")
+        b.said_since_restart().contains("The game goes on: it is your move. The clocks run.")
     });
     // The player's own press completes the move, as before the restart.
     b.act(&["b".to_string()]);
@@ -1407,12 +1414,7 @@ fn a_board_restarted_with_a_move_pending_says_it_again_and_how_to_go_on() {
 #[test]
 fn a_board_restarted_with_its_clocks_stopped_says_so_when_asked_the_time() {
     let hall = Hall::new("stopped", "300+2");
-    let mut a = Board::start(&hall, "A", "B", Color::White);
-    let mut b = Board::unstarted(&hall, "B", "A", Color::Black);
-    b.voice = "text";
-    b.spawn();
-    a.events.next("start");
-    b.events.next("start");
+    let (mut a, mut b) = pair_speaking_black(&hall);
     let mut pos = Chess::default();
     play(&mut a, &mut b, &mut pos, "e4", Carry::AsSaid);
     b.act(&["pause".to_string()]);
@@ -1425,9 +1427,7 @@ fn a_board_restarted_with_its_clocks_stopped_says_so_when_asked_the_time() {
     let time = b.events.next("time");
     assert!(time["running"].is_null(), "{time}");
     wait_for("the time said with the clocks stopped", WAIT, || {
-        let log = b.log();
-        let since = log.rsplit("recovered the game").next().unwrap_or_default();
-        since.lines().any(|l| l.starts_with("You ") && l.ends_with("; the clocks are stopped."))
+        b.said_since_restart().lines().any(|l| l.starts_with("You ") && l.ends_with("; the clocks are stopped."))
     });
     b.act(&["resume".to_string()]);
     b.events.next("resumed");
