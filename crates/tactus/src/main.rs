@@ -1,5 +1,6 @@
 //! `tactus`: the sensor chessboard daemon and its tools.
 
+mod atomic_file;
 mod bench;
 mod calibrate;
 mod config;

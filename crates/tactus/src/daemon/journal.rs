@@ -48,20 +48,6 @@ fn current_file(state_dir: &Path) -> PathBuf {
     state_dir.join("current")
 }
 
-/// Writes `contents` to `path` so that a crash leaves either the old or the
-/// new file, never a torn one.
-fn write_atomically(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    let mut f = File::create(&tmp)?;
-    f.write_all(contents)?;
-    f.sync_all()?;
-    fs::rename(&tmp, path)?;
-    if let Some(dir) = path.parent() {
-        File::open(dir)?.sync_all()?;
-    }
-    Ok(())
-}
-
 /// The header line: the trace's header with the board's `source` added
 /// (readers ignore fields they do not know).
 fn header_line(header: &Header, source: &Origin) -> anyhow::Result<Vec<u8>> {
@@ -96,7 +82,7 @@ impl Journal {
         }
         fs::rename(&partial, &path).with_context(|| format!("cannot create {}", path.display()))?;
         File::open(&games)?.sync_all()?;
-        write_atomically(&current_file(state_dir), format!("games/{name}.trace.jsonl\n").as_bytes())?;
+        crate::atomic_file::write(&current_file(state_dir), format!("games/{name}.trace.jsonl\n").as_bytes())?;
         // The entries in the header's version: a DGT game's with its pieces.
         let out = TraceWriter::appending(file, header);
         Ok(Journal { path, state_dir: state_dir.to_path_buf(), out, unsynced: false })

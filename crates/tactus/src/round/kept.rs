@@ -7,13 +7,11 @@
 //! One small JSON file per round of a round's file (`round-HASH-rN.json`,
 //! the hash of the file's path, so that two relays on one machine keep
 //! theirs apart, and a relay started again on an earlier round does not
-//! write over a later one's), written whole to a temporary file and renamed
-//! over the last: a crash leaves the last one or the new one, never half
-//! of one. A board's results are taken back only for the same round of the
+//! write over a later one's), written whole (`crate::atomic_file`): a
+//! crash leaves the last one or the new one, never half of one. A board's results are taken back only for the same round of the
 //! same file and the same two players at that board, as when the file is
 //! read again.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -119,19 +117,7 @@ pub fn write(file: &Path, kept: &Kept) -> Result<(), KeptError> {
     };
     let mut bytes = serde_json::to_vec_pretty(&on_disk).expect("the results serialise");
     bytes.push(b'\n');
-    let part = file.with_extension("json.part");
-    let written = (|| {
-        let mut f = std::fs::File::create(&part)?;
-        f.write_all(&bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&part, file)?;
-        // The rename itself on disk, not only in the cache.
-        std::fs::File::open(dir)?.sync_all()
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&part);
-    }
-    written.map_err(failed)
+    crate::atomic_file::write(file, &bytes).map_err(failed)
 }
 
 /// A kept file that cannot be read set aside (`….json.bad`, or
@@ -178,7 +164,7 @@ mod tests {
         assert_eq!(read(&file).unwrap(), Some(kept()));
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(text.contains("\"format\": \"tactus_round_results\"") && text.contains("\"-+\""), "{text}");
-        assert!(!file.with_extension("json.part").exists(), "no part left");
+        assert!(!file.with_extension("tmp").exists(), "no part left");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
