@@ -908,7 +908,7 @@ fn a_move_answered_after_30_s_is_not_sent_again() {
     lichess.wait_answered("move/e2e4", 1);
     lichess.opponent(&id, "move/e7e5");
     d.carry_out(&mut pos, "e7e5");
-    let posts = log(&lichess).iter().filter(|(_, w, _)| w.ends_with("/move/e2e4")).count();
+    let posts = posts_of(&lichess, &id, "e2e4").len();
     assert_eq!(posts, 1, "POSTed once: {:?}", log(&lichess));
     assert!(seen(&d, "device_lost", None).is_empty(), "nothing failed: {:?}", seen(&d, "device_lost", None));
     assert!(seen(&d, "online", Some("refused")).is_empty());
